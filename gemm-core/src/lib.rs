@@ -1,1 +1,30 @@
-//! gemm-core
+//! `gemm-core`: the vocabulary every crate of the library speaks.
+//!
+//! * [`DType`] and the storage types ([`half::f16`], [`half::bf16`] and the four fp8 kinds in
+//!   [`fp8`]), tied together by the [`Element`] trait;
+//! * [`MatRef`]/[`MatMut`]: strided, bounds-checked matrix views (every layout and transpose lowers
+//!   to one of these);
+//! * [`GemmProblem`] with its single [`GemmProblem::validate`], [`StridedBatch`] and grouped
+//!   problems;
+//! * [`Arch`] and its capabilities;
+//! * the typed [`Error`];
+//! * [`reference`]: a GEMM that accumulates in f64, the yardstick of every test.
+//!
+//! No I/O, no `unsafe`.
+#![forbid(unsafe_code)]
+
+pub mod arch;
+pub mod dtype;
+pub mod error;
+pub mod fp8;
+pub mod problem;
+pub mod reference;
+pub mod view;
+
+pub use arch::{Arch, FpFlavour};
+pub use dtype::{DType, Element};
+pub use error::{Error, Operand, Result};
+pub use fp8::{Fp8E4M3, Fp8E4M3Fnuz, Fp8E5M2, Fp8E5M2Fnuz};
+pub use half::{bf16, f16};
+pub use problem::{GemmProblem, Layout, StridedBatch, Transpose};
+pub use view::{MatMut, MatRef};

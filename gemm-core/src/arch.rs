@@ -1,0 +1,229 @@
+//! The two GPU architectures and what a kernel or a report needs to know about them.
+//!
+//! Figures from `shared/reference/ARCH.md` (ROCm gpu-specs, the AMD matrix-cores blog) and
+//! `shared/reference/ISA.md` (LDS sizes checked with llc-22, MFMA cycles from LLVM's SISchedule.td).
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+
+/// A GPU instruction-set architecture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u32)]
+pub enum Arch {
+    /// CDNA3: MI300X, MI325X.
+    Gfx942 = 0,
+    /// CDNA4: MI350X, MI355X.
+    Gfx950 = 1,
+}
+
+/// Which fp8 encoding an architecture's matrix cores read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FpFlavour {
+    /// E4M3FNUZ / E5M2FNUZ (gfx942).
+    Fnuz,
+    /// OCP E4M3FN / E5M2 (gfx950).
+    Ocp,
+}
+
+/// One MFMA shape: `D(m x n, f32) = A(m x k) * B(k x n) + C` per wave.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MfmaShape {
+    /// LLVM mnemonic.
+    pub name: &'static str,
+    pub m: u32,
+    pub n: u32,
+    pub k: u32,
+    /// Input family: F32, F16, Bf16, or an fp8 dtype standing for both fp8 kinds of the arch.
+    pub input: DType,
+    /// Issue cycles (passes x 4).
+    pub cycles: u32,
+}
+
+/// Capabilities of an architecture (figures for its flagship part).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ArchCaps {
+    pub arch: Arch,
+    pub name: &'static str,
+    /// The product the peak figures describe.
+    pub product: &'static str,
+    pub compute_units: u32,
+    /// Bytes of LDS one workgroup may allocate.
+    pub lds_bytes: u32,
+    pub lds_banks: u32,
+    pub peak_clock_mhz: u32,
+    pub wavefront_size: u32,
+    /// Bytes per lane a direct global->LDS load moves (4 on gfx942, 16 on gfx950).
+    pub lds_dma_bytes_per_lane: u32,
+    pub fp8: FpFlavour,
+    /// Peak dense matrix TFLOP/s for f32, f16/bf16 and fp8.
+    pub peak_tflops_f32: f64,
+    pub peak_tflops_f16: f64,
+    pub peak_tflops_fp8: f64,
+    pub hbm_bytes: u64,
+    pub hbm_tbps: f64,
+    pub mfma: &'static [MfmaShape],
+}
+
+const fn shape(name: &'static str, m: u32, n: u32, k: u32, input: DType, cycles: u32) -> MfmaShape {
+    MfmaShape { name, m, n, k, input, cycles }
+}
+
+const GFX942_MFMA: &[MfmaShape] = &[
+    shape("v_mfma_f32_32x32x2_f32", 32, 32, 2, DType::F32, 64),
+    shape("v_mfma_f32_16x16x4_f32", 16, 16, 4, DType::F32, 32),
+    shape("v_mfma_f32_32x32x8_f16", 32, 32, 8, DType::F16, 32),
+    shape("v_mfma_f32_16x16x16_f16", 16, 16, 16, DType::F16, 16),
+    shape("v_mfma_f32_32x32x8_bf16", 32, 32, 8, DType::Bf16, 32),
+    shape("v_mfma_f32_16x16x16_bf16", 16, 16, 16, DType::Bf16, 16),
+    shape("v_mfma_f32_32x32x16_fp8_fp8", 32, 32, 16, DType::Fp8E4M3Fnuz, 32),
+    shape("v_mfma_f32_16x16x32_fp8_fp8", 16, 16, 32, DType::Fp8E4M3Fnuz, 16),
+];
+
+const GFX950_MFMA: &[MfmaShape] = &[
+    shape("v_mfma_f32_32x32x2_f32", 32, 32, 2, DType::F32, 64),
+    shape("v_mfma_f32_16x16x4_f32", 16, 16, 4, DType::F32, 32),
+    shape("v_mfma_f32_32x32x8_f16", 32, 32, 8, DType::F16, 32),
+    shape("v_mfma_f32_16x16x16_f16", 16, 16, 16, DType::F16, 16),
+    shape("v_mfma_f32_32x32x8_bf16", 32, 32, 8, DType::Bf16, 32),
+    shape("v_mfma_f32_16x16x16_bf16", 16, 16, 16, DType::Bf16, 16),
+    // The double-rate shapes: twice the K in the same cycles. The old ones run at half peak here.
+    shape("v_mfma_f32_32x32x16_f16", 32, 32, 16, DType::F16, 32),
+    shape("v_mfma_f32_16x16x32_f16", 16, 16, 32, DType::F16, 16),
+    shape("v_mfma_f32_32x32x16_bf16", 32, 32, 16, DType::Bf16, 32),
+    shape("v_mfma_f32_16x16x32_bf16", 16, 16, 32, DType::Bf16, 16),
+    shape("v_mfma_f32_32x32x16_fp8_fp8", 32, 32, 16, DType::Fp8E4M3, 32),
+    shape("v_mfma_f32_16x16x32_fp8_fp8", 16, 16, 32, DType::Fp8E4M3, 16),
+    shape("v_mfma_scale_f32_16x16x128_f8f6f4", 16, 16, 128, DType::Fp8E4M3, 32),
+    shape("v_mfma_scale_f32_32x32x64_f8f6f4", 32, 32, 64, DType::Fp8E4M3, 64),
+];
+
+const GFX942: ArchCaps = ArchCaps {
+    arch: Arch::Gfx942,
+    name: "gfx942",
+    product: "MI300X",
+    compute_units: 304,
+    lds_bytes: 65536,
+    lds_banks: 32,
+    peak_clock_mhz: 2100,
+    wavefront_size: 64,
+    lds_dma_bytes_per_lane: 4,
+    fp8: FpFlavour::Fnuz,
+    peak_tflops_f32: 163.4,
+    peak_tflops_f16: 1307.4,
+    peak_tflops_fp8: 2614.9,
+    hbm_bytes: 192_000_000_000,
+    hbm_tbps: 5.3,
+    mfma: GFX942_MFMA,
+};
+
+const GFX950: ArchCaps = ArchCaps {
+    arch: Arch::Gfx950,
+    name: "gfx950",
+    product: "MI355X",
+    compute_units: 256,
+    lds_bytes: 163840,
+    lds_banks: 64,
+    peak_clock_mhz: 2400,
+    wavefront_size: 64,
+    lds_dma_bytes_per_lane: 16,
+    fp8: FpFlavour::Ocp,
+    peak_tflops_f32: 157.3,
+    peak_tflops_f16: 2516.6,
+    peak_tflops_fp8: 5033.0,
+    hbm_bytes: 288_000_000_000,
+    hbm_tbps: 8.0,
+    mfma: GFX950_MFMA,
+};
+
+impl Arch {
+    pub const ALL: [Arch; 2] = [Arch::Gfx942, Arch::Gfx950];
+
+    pub const fn caps(self) -> &'static ArchCaps {
+        match self {
+            Arch::Gfx942 => &GFX942,
+            Arch::Gfx950 => &GFX950,
+        }
+    }
+
+    pub const fn name(self) -> &'static str {
+        self.caps().name
+    }
+
+    /// Parses `gfx942`, or a full target id such as `gfx942:sramecc+:xnack-` as HIP reports it.
+    pub fn from_target_id(s: &str) -> Result<Self> {
+        let base = s.split(':').next().unwrap_or("").trim().to_ascii_lowercase();
+        Self::ALL.into_iter().find(|a| a.name() == base).ok_or_else(|| Error::UnknownArch(s.to_string()))
+    }
+
+    /// Whether the matrix cores read this dtype (fp8 only in the arch's own flavour).
+    pub fn supports(self, d: DType) -> bool {
+        match d {
+            DType::F32 | DType::F16 | DType::Bf16 => true,
+            DType::Fp8E4M3Fnuz | DType::Fp8E5M2Fnuz => self.caps().fp8 == FpFlavour::Fnuz,
+            DType::Fp8E4M3 | DType::Fp8E5M2 => self.caps().fp8 == FpFlavour::Ocp,
+        }
+    }
+
+    /// Peak dense TFLOP/s for inputs of `d`.
+    pub fn peak_tflops(self, d: DType) -> f64 {
+        let c = self.caps();
+        match d {
+            DType::F32 => c.peak_tflops_f32,
+            DType::F16 | DType::Bf16 => c.peak_tflops_f16,
+            _ => c.peak_tflops_fp8,
+        }
+    }
+}
+
+impl core::fmt::Display for Arch {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl core::str::FromStr for Arch {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        Self::from_target_id(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Peak = 2*M*N*K per MFMA x matrix cores (4 per CU) x clock / cycles, the formula of the AMD
+    /// matrix-cores blog; the tabled figures must agree with their own MFMA tables.
+    #[test]
+    fn peak_figures_follow_from_the_mfma_tables() {
+        for arch in Arch::ALL {
+            let c = arch.caps();
+            let best = |d: DType| {
+                c.mfma
+                    .iter()
+                    .filter(|s| s.input == d || (d.is_fp8() && s.input.is_fp8() && !s.name.contains("scale")))
+                    .map(|s| {
+                        2.0 * f64::from(s.m * s.n * s.k)
+                            * f64::from(4 * c.compute_units)
+                            * f64::from(c.peak_clock_mhz)
+                            * 1e6
+                            / f64::from(s.cycles)
+                            / 1e12
+                    })
+                    .fold(0.0, f64::max)
+            };
+            assert!((best(DType::Bf16) - c.peak_tflops_f16).abs() / c.peak_tflops_f16 < 0.001, "{arch}");
+            assert!((best(DType::F32) - c.peak_tflops_f32).abs() / c.peak_tflops_f32 < 0.001, "{arch}");
+        }
+    }
+
+    #[test]
+    fn target_ids_parse() {
+        assert_eq!(Arch::from_target_id("gfx942:sramecc+:xnack-").unwrap(), Arch::Gfx942);
+        assert_eq!("gfx950".parse::<Arch>().unwrap(), Arch::Gfx950);
+        assert!(Arch::from_target_id("gfx90a").is_err());
+        assert!(Arch::Gfx942.supports(DType::Fp8E4M3Fnuz));
+        assert!(!Arch::Gfx942.supports(DType::Fp8E4M3));
+        assert!(Arch::Gfx950.supports(DType::Fp8E5M2));
+    }
+}
