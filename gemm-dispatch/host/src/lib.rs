@@ -1,0 +1,1 @@
+//! gemm-host: the CPU GEMM engine.
