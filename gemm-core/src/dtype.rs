@@ -101,7 +101,7 @@ impl core::str::FromStr for DType {
 /// Conversions go through f32 because that is what the hardware does (MFMA reads the storage type
 /// and accumulates in f32; results are rounded from f32 to the output type with round-to-nearest
 /// even).
-pub trait Element: Copy + Send + Sync + Default + PartialEq + core::fmt::Debug + 'static {
+pub trait Element: bytemuck::Pod + Send + Sync + Default + PartialEq + core::fmt::Debug + 'static {
     /// The dtype this type stores.
     const DTYPE: DType;
     /// Exact widening to f32.

@@ -155,7 +155,7 @@ fn pow2(e: i32) -> f32 {
 macro_rules! fp8_type {
     ($(#[$doc:meta])* $name:ident, $format:expr) => {
         $(#[$doc])*
-        #[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+        #[derive(Clone, Copy, Default, PartialEq, Eq, Hash, bytemuck::Pod, bytemuck::Zeroable)]
         #[repr(transparent)]
         pub struct $name(pub u8);
 
