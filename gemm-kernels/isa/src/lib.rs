@@ -1,1 +1,61 @@
-//! gemm-isa
+//! gemm-isa: the CDNA3 (gfx942) / CDNA4 (gfx950) instruction set as data.
+//!
+//! One table ([`table::TABLE`], one row per instruction) drives the encoder
+//! ([`Inst::encode`]), the decoder ([`decode_all`]), the LLVM-syntax printer
+//! (`Display for Inst`) and the assembler ([`parse_line`], [`assemble`]). LLVM 22
+//! (`llvm-mc-22`) is the oracle for every byte; see the crate's tests.
+//!
+//! ```
+//! use gemm_isa::{Arch, Inst, Op, operand::{ar, vr}};
+//! let mfma = Inst::new(Op::V_MFMA_F32_32X32X8_BF16, &[ar(0, 16), vr(0, 2), vr(2, 2), ar(0, 16)]);
+//! assert_eq!(mfma.encode(Arch::Gfx942).unwrap(), vec![0xD3E08000, 0x04020500]);
+//! assert_eq!(mfma.to_string(), "v_mfma_f32_32x32x8_bf16 a[0:15], v[0:1], v[2:3], a[0:15]");
+//! let bytes = mfma.encode_bytes(Arch::Gfx942).unwrap();
+//! let decoded = gemm_isa::decode_all(&bytes, Arch::Gfx942).unwrap();
+//! assert_eq!(decoded[0].1, mfma);
+//! ```
+
+pub mod asm;
+pub mod decode;
+pub mod encode;
+pub mod error;
+pub mod inst;
+mod lookup;
+pub mod operand;
+pub mod print;
+pub mod table;
+
+pub use asm::{assemble, parse_line};
+pub use decode::{decode_all, decode_one};
+pub use error::{AsmError, DecodeError, EncodeError};
+pub use inst::{Dpp, Enc, Inst, Mods, Sdwa};
+pub use operand::{Operand, Reg, RegFile, Special, Ty};
+pub use table::{Format, InstDef, Op, TABLE};
+
+use std::fmt;
+
+/// Target architecture. The discriminant indexes `InstDef::opcodes`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Arch {
+    /// CDNA3: MI300X/MI325X.
+    Gfx942 = 0,
+    /// CDNA4: MI355X.
+    Gfx950 = 1,
+}
+
+impl Arch {
+    pub const ALL: [Arch; 2] = [Arch::Gfx942, Arch::Gfx950];
+    /// The `-mcpu` name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Arch::Gfx942 => "gfx942",
+            Arch::Gfx950 => "gfx950",
+        }
+    }
+}
+
+impl fmt::Display for Arch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
