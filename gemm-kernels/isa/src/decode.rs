@@ -45,15 +45,12 @@ pub fn decode_one(code: &[u8], offset: usize, arch: Arch) -> R<(Inst, usize)> {
             _ => (Space::Vop2, b(30, 25), false),
         }
     } else if w0 >> 30 == 0b10 {
-        if w0 >> 28 == 0xB {
-            (Space::Sopk, b(27, 23), false)
-        } else {
-            match w0 >> 23 {
-                0x17D => (Space::Sop1, b(15, 8), false),
-                0x17E => (Space::Sopc, b(22, 16), false),
-                0x17F => (Space::Sopp, b(22, 16), false),
-                _ => (Space::Sop2, b(29, 23), false),
-            }
+        match w0 >> 23 {
+            0x17D => (Space::Sop1, b(15, 8), false),
+            0x17E => (Space::Sopc, b(22, 16), false),
+            0x17F => (Space::Sopp, b(22, 16), false),
+            _ if w0 >> 28 == 0xB => (Space::Sopk, b(27, 23), false),
+            _ => (Space::Sop2, b(29, 23), false),
         }
     } else {
         match w0 >> 26 {
@@ -151,10 +148,10 @@ pub fn decode_one(code: &[u8], offset: usize, arch: Arch) -> R<(Inst, usize)> {
         }
         (_, Enc::Sdwa) => {
             let s = Sdwa {
-                dst_sel: if fmt == Format::Vopc { 6 } else { c(10, 8) as u8 },
-                dst_unused: if fmt == Format::Vopc { 2 } else { c(12, 11) as u8 },
+                dst_sel: if fmt == Format::Vopc || def.has(SDWA_SRC_ONLY) { 6 } else { c(10, 8) as u8 },
+                dst_unused: if fmt == Format::Vopc || def.has(SDWA_SRC_ONLY) { 2 } else { c(12, 11) as u8 },
                 src0_sel: c(18, 16) as u8,
-                src1_sel: c(26, 24) as u8,
+                src1_sel: if fmt == Format::Vop1 { 6 } else { c(26, 24) as u8 },
                 src0_sext: c(19, 19) == 1,
                 src1_sext: c(27, 27) == 1,
             };
@@ -312,7 +309,7 @@ pub fn decode_one(code: &[u8], offset: usize, arch: Arch) -> R<(Inst, usize)> {
                 match f {
                     Field::Vdst => vreg(c(31, 24), acc_mem),
                     Field::Data => vreg(c(15, 8), acc_mem),
-                    Field::Vaddr => return_v(c(7, 0), false, if saddr == 0x7F { 2 } else { 1 }),
+                    Field::Vaddr => return_v(c(7, 0), false, if saddr == 0x7F || fmt == Format::Flat { 2 } else { 1 }),
                     _ => {
                         if saddr == 0x7F {
                             Operand::Off

@@ -183,7 +183,7 @@ fn check_operand(cx: &Ctx, i: usize) -> R<()> {
     match s.class {
         Class::Sreg => check_sreg(cx, i, o, s),
         Class::Ssrc => {
-            if konst {
+            if konst || (s.field == Field::SmemOffset && matches!(o, Operand::Imm(_))) {
                 Ok(())
             } else if let Operand::Special(sp) = o {
                 if sp.count() != s.dwords.max(1) && sp.writable() {
@@ -664,18 +664,20 @@ fn enc_mubuf(cx: &Ctx, op: u32, _arch: Arch) -> R<Vec<u32>> {
     if !(0..=4095).contains(&m.offset) {
         return Err(cx.range("offset", m.offset as i64));
     }
-    let (vi, vaddr, _) = cx.get(Field::Vaddr).ok_or_else(|| cx.bad(0, "missing vaddr"))?;
     let want = m.offen as u8 + m.idxen as u8;
-    match vaddr {
-        Operand::Off if want != 0 => return Err(cx.bad(vi, "offen/idxen need a VGPR address")),
-        Operand::Reg(r) if r.count != want => return Err(cx.bad(vi, "vaddr width must match offen/idxen")),
+    match cx.get(Field::Vaddr) {
+        Some((vi, Operand::Off, _)) if want != 0 => return Err(cx.bad(vi, "offen/idxen need a VGPR address")),
+        Some((vi, Operand::Reg(r), _)) if r.count != want => {
+            return Err(cx.bad(vi, "vaddr width must match offen/idxen"))
+        }
+        None if want != 0 || m.offset != 0 || m.nt || m.lds => {
+            // buffer_wbl2 / buffer_inv take only sc0/sc1.
+            return Err(cx.modifier("offen/idxen/offset/nt/lds"));
+        }
         _ => {}
     }
-    if m.lds && m.sc0 && m.sc1 && m.nt {
-        // accepted by LLVM; nothing special
-    }
     let srsrc = cx.get(Field::Srsrc).map(|(i, _, _)| scode(cx, i) >> 2).unwrap_or(0);
-    let soff = cx.get(Field::Soffset).map(|(i, _, _)| scode(cx, i)).unwrap_or(0x80);
+    let soff = cx.get(Field::Soffset).map(|(i, _, _)| scode(cx, i)).unwrap_or(0);
     if let Some((i, Operand::Lit(_), _)) = cx.get(Field::Soffset) {
         return Err(cx.bad(i, "soffset cannot be a literal"));
     }
@@ -702,11 +704,12 @@ fn enc_flat(cx: &Ctx, op: u32) -> R<Vec<u32>> {
     }
     let saddr = cx.get(Field::Saddr);
     let saddr_code = match saddr {
-        Some((_, Operand::Off, _)) | None => 0x7F,
+        None => 0,
+        Some((_, Operand::Off, _)) => 0x7F,
         Some((i, _, _)) => scode(cx, i),
     };
     let (vi, vaddr, _) = cx.get(Field::Vaddr).ok_or_else(|| cx.bad(0, "missing vaddr"))?;
-    let want = if saddr_code == 0x7F { 2 } else { 1 };
+    let want = if saddr_code == 0x7F || !global { 2 } else { 1 };
     match vaddr {
         Operand::Reg(r) if r.count == want => {}
         _ => return Err(cx.bad(vi, "vaddr must be a VGPR pair without saddr, one VGPR with saddr")),
@@ -725,10 +728,8 @@ fn enc_flat(cx: &Ctx, op: u32) -> R<Vec<u32>> {
 
 /// SDWA/DPP are only for 32-bit VOP1/VOP2(/VOPC) forms without literals.
 fn check_ext(cx: &Ctx, what: &'static str) -> R<()> {
-    let bad = cx.slots.iter().any(|s| s.dwords > 1 || s.field == Field::KImm)
-        || cx.def.operands.iter().any(|s| s.class == Class::Agpr || (s.field == Field::Vdst && s.class == Class::Sreg))
-        || cx.def.has(NO_E64);
-    if bad {
+    let flag = if what == "_sdwa" { SDWA } else { DPP };
+    if !cx.def.has(flag) {
         return Err(EncodeError::NoSuchEncoding { op: cx.name(), enc: what });
     }
     if cx.ops.iter().any(|o| matches!(o, Operand::Lit(_))) {
@@ -773,7 +774,7 @@ fn enc_sdwa(cx: &Ctx, op: u32) -> R<Vec<u32>> {
         | (n & 1) << 20
         | (a & 1) << 21
         | s0s << 23
-        | (s.src1_sel as u32) << 24
+        | if cx.def.format == Format::Vop1 { 0 } else { (s.src1_sel as u32) << 24 }
         | (s.src1_sext as u32) << 27
         | (n >> 1 & 1) << 28
         | (a >> 1 & 1) << 29
@@ -791,7 +792,14 @@ fn enc_sdwa(cx: &Ctx, op: u32) -> R<Vec<u32>> {
         if cx.def.format == Format::Vop1 && s.src1_sel != 6 || cx.def.format == Format::Vop1 && s.src1_sext {
             return Err(cx.modifier("src1_sel"));
         }
-        w1 |= (s.dst_sel as u32) << 8 | (s.dst_unused as u32) << 11 | (m.clamp as u32) << 13 | (m.omod as u32) << 14;
+        if cx.def.has(SDWA_SRC_ONLY) {
+            if s.dst_sel != 6 || s.dst_unused != 2 || m.clamp || m.omod != 0 {
+                return Err(cx.modifier("dst_sel/dst_unused/clamp/omod"));
+            }
+            w1 |= 6 << 8;
+        } else {
+            w1 |= (s.dst_sel as u32) << 8 | (s.dst_unused as u32) << 11 | (m.clamp as u32) << 13 | (m.omod as u32) << 14;
+        }
     }
     Ok(vec![w0, w1])
 }

@@ -23,6 +23,7 @@ pub mod inst;
 mod lookup;
 pub mod operand;
 pub mod print;
+pub mod sample;
 pub mod table;
 
 pub use asm::{assemble, parse_line};

@@ -209,7 +209,7 @@ impl fmt::Display for Inst {
                     _ => {}
                 }
                 let w = &m.sdwa;
-                if d.format != Format::Vopc {
+                if d.format != Format::Vopc && !d.has(SDWA_SRC_ONLY) {
                     let _ = write!(s, " dst_sel:{} dst_unused:{}", SEL[w.dst_sel as usize % 7], UNUSED[w.dst_unused as usize % 3]);
                 }
                 let _ = write!(s, " src0_sel:{}", SEL[w.src0_sel as usize % 7]);
