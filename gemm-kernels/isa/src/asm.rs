@@ -184,7 +184,12 @@ fn parse_modifier(t: &str, m: &mut Mods, nsrc: usize, fmt: Format) -> R<()> {
             "neg_hi" => m.neg_hi = bit_list(v)?,
             "op_sel" => {
                 let b = bit_list(v)?;
-                m.op_sel = if fmt == Format::Vop3p { b } else { (b & ((1 << nsrc) - 1)) | ((b >> nsrc) & 1) << 3 };
+                let entries = v.matches(',').count() + 1;
+                m.op_sel = if fmt == Format::Vop3p || entries == 4 {
+                    b
+                } else {
+                    (b & ((1 << nsrc) - 1)) | ((b >> nsrc) & 1) << 3
+                };
             }
             "op_sel_hi" => {
                 let b = bit_list(v)?;

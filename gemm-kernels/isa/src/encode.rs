@@ -157,6 +157,12 @@ fn check_reg(cx: &Ctx, i: usize, r: Reg, dwords: u8) -> R<()> {
 }
 
 fn check_sreg(cx: &Ctx, i: usize, o: Operand, s: &Opnd) -> R<()> {
+    // SMEM data, base and MUBUF rsrc are SReg_*_XM0_XEXEC in LLVM: no m0/exec.
+    if matches!(s.field, Field::Sdata | Field::Sbase | Field::Srsrc)
+        && matches!(o, Operand::Special(sp) if !matches!(sp, crate::operand::Special::Vcc | crate::operand::Special::VccLo | crate::operand::Special::VccHi))
+    {
+        return Err(cx.bad(i, "m0/exec/special registers not allowed here"));
+    }
     match o {
         Operand::Reg(r @ Reg { file: RegFile::Sgpr | RegFile::Ttmp, .. }) => check_reg(cx, i, r, s.dwords),
         Operand::Special(sp) => {
@@ -317,7 +323,8 @@ fn check_mods(cx: &Ctx, arch: Arch) -> R<()> {
             return Err(cx.modifier("op_sel_hi"));
         }
     } else {
-        if m.op_sel != 0 && !(vop3ish && d.has(OPSEL) && m.op_sel & !(src_mask | 8) == 0) {
+        let opsel_mask = if d.has(OPSEL4) { 0xF } else { src_mask | 8 };
+        if m.op_sel != 0 && !(vop3ish && d.has(OPSEL) && m.op_sel & !opsel_mask == 0) {
             return Err(cx.modifier("op_sel"));
         }
         if vop && m.op_sel_hi != 0 || (!vop && m.op_sel_hi != 0) {
@@ -336,8 +343,27 @@ fn check_mods(cx: &Ctx, arch: Arch) -> R<()> {
     if !matches!(d.format, Format::Mubuf | Format::Flat | Format::Global) && (m.sc0 || m.sc1 || m.nt) {
         return Err(cx.modifier("sc0/sc1/nt"));
     }
-    if m.glc && d.format != Format::Smem {
+    // SMEM glc: loads only (LLVM rejects it on stores, cache ops and memtime).
+    let smem_load = d.format == Format::Smem
+        && d.operands.iter().any(|s| s.field == Field::SmemOffset)
+        && d.operands.iter().any(|s| s.field == Field::Sdata && s.access == Access::Write);
+    if m.glc && !smem_load {
         return Err(cx.modifier("glc"));
+    }
+    if sdwa {
+        let dst_float = cx.slots.iter().any(|s| s.field == Field::Vdst && s.ty.is_float());
+        if m.clamp && d.format == Format::Vopc {
+            return Err(cx.modifier("clamp"));
+        }
+        if m.omod != 0 && !dst_float {
+            return Err(cx.modifier("omod"));
+        }
+    }
+    if m.op_sel & 8 != 0 {
+        let packed_dst = cx.slots.iter().any(|s| s.field == Field::Vdst && matches!(s.ty, crate::operand::Ty::V2F16 | crate::operand::Ty::V2B16 | crate::operand::Ty::V2BF16));
+        if packed_dst {
+            return Err(cx.modifier("op_sel (destination)"));
+        }
     }
     if m.gds {
         // ISA.md §3.3 / TSV: "gds modifier is not supported on this GPU" (gfx942, gfx950).
@@ -437,9 +463,10 @@ fn enc_smem(cx: &Ctx, op: u32) -> R<Vec<u32>> {
 /// The constant bus: at most one distinct SGPR or literal among the sources of a VALU
 /// instruction on gfx9 (LLVM `validateConstantBusLimitations`; inline constants are free).
 fn check_constant_bus(cx: &Ctx, implicit_vcc: bool) -> R<()> {
-    let mut seen: Vec<(u16, bool)> = Vec::new();
+    // Key: (code, width, literal?) — LLVM treats vcc_lo and vcc as different reads.
+    let mut seen: Vec<(u32, u8, bool)> = Vec::new();
     if implicit_vcc {
-        seen.push((106, false));
+        seen.push((106, 2, false));
     }
     for (i, s) in cx.slots.iter().enumerate() {
         if s.access == Access::Write {
@@ -448,16 +475,17 @@ fn check_constant_bus(cx: &Ctx, implicit_vcc: bool) -> R<()> {
         if !matches!(s.field, Field::Src0 | Field::Src1 | Field::Src2 | Field::CarryIn | Field::KImm) {
             continue;
         }
-        let o = cx.ops[i];
-        let key = match o {
-            Operand::Lit(l) => (l as u16, true),
-            _ if s.field == Field::KImm => (imm_of(o) as u16, true),
-            _ if o.is_scalar_reg() => (o.src_code().unwrap_or(0), false),
-            _ => continue,
-        };
         if s.field == Field::CarryIn && cx.inst.enc != Enc::E64 {
             continue; // counted through implicit_vcc
         }
+        let o = cx.ops[i];
+        let key = match o {
+            Operand::Lit(l) => (l, 1, true),
+            _ if s.field == Field::KImm => (imm_of(o) as u32, 1, true),
+            Operand::Reg(r) if o.is_scalar_reg() => (o.src_code().unwrap_or(0) as u32, r.count, false),
+            Operand::Special(sp) if o.is_scalar_reg() => (sp.code() as u32, sp.count(), false),
+            _ => continue,
+        };
         if !seen.contains(&key) {
             seen.push(key);
         }
@@ -539,7 +567,7 @@ fn enc_vop3(cx: &Ctx, op: u32) -> R<Vec<u32>> {
     if cx.ops.iter().any(|o| matches!(o, Operand::Lit(_))) || cx.get(Field::KImm).is_some() {
         return Err(EncodeError::Literal { op: cx.name() });
     }
-    check_constant_bus(cx, false)?;
+    check_constant_bus(cx, cx.def.has(READS_VCC))?;
     let src = |f: Field| cx.get(f).map(|(i, _, _)| scode(cx, i)).unwrap_or(0);
     let src2 = if cx.get(Field::CarryIn).is_some() { src(Field::CarryIn) } else { src(Field::Src2) };
     let vopc = cx.def.format == Format::Vopc;
@@ -602,6 +630,14 @@ fn enc_mai(cx: &Ctx, op: u32) -> R<Vec<u32>> {
             return Err(cx.bad(ci, "src2 must be in the same register file as vdst"));
         }
     }
+    // LLVM: "source 2 operand must not partially overlap with dst".
+    if let (Some(dr), Some(cr)) = (d.reg(), c.reg()) {
+        let (d0, d1) = (dr.index, dr.index + dr.count as u16);
+        let (c0, c1) = (cr.index, cr.index + cr.count as u16);
+        if dr.file == cr.file && d0 < c1 && c0 < d1 && d0 != c0 {
+            return Err(cx.bad(ci, "src2 must not partially overlap vdst"));
+        }
+    }
     let _ = di;
     let src = |f: Field| cx.get(f).map(|(i, _, _)| scode(cx, i)).unwrap_or(0);
     let acc = |f: Field| cx.get(f).map(|(_, o, _)| (file_of(o) == Some(RegFile::Agpr)) as u32).unwrap_or(0);
@@ -639,6 +675,9 @@ fn vidx(cx: &Ctx, f: Field) -> u32 {
 fn enc_ds(cx: &Ctx, op: u32) -> R<Vec<u32>> {
     let m = &cx.inst.mods;
     let acc = mem_acc(cx)?;
+    if cx.def.operands.is_empty() && (m.offset != 0 || m.offset1 != 0) {
+        return Err(cx.modifier("offset")); // ds_nop
+    }
     let (o0, o1) = if cx.def.has(DS_2OFF) {
         if !(0..=255).contains(&m.offset) {
             return Err(cx.range("offset0", m.offset as i64));

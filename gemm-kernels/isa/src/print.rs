@@ -38,6 +38,16 @@ fn bits_list(bits: u8, n: usize) -> String {
     format!("[{}]", v.join(","))
 }
 
+/// Operand text for a slot of type `ty`: 1/(2π) needs full f64 precision in 64-bit
+/// slots, or LLVM reads it as a different (non-inline) value.
+pub fn operand_text(o: &Operand, ty: crate::operand::Ty) -> String {
+    use crate::operand::{InlineFloat, Ty};
+    match o {
+        Operand::Float(InlineFloat::InvTwoPi) if matches!(ty, Ty::F64 | Ty::B64) => "0.15915494309189532".into(),
+        _ => o.to_string(),
+    }
+}
+
 /// DPP control text (LLVM spelling).
 pub fn dpp_ctrl_text(c: u16) -> String {
     match c {
@@ -83,7 +93,7 @@ impl fmt::Display for Inst {
                 (Field::Src0 | Field::Src1 | Field::Src2, _) => {
                     let i = src_idx;
                     src_idx += 1;
-                    let mut t = o.to_string();
+                    let mut t = operand_text(o, slot.ty);
                     if self.enc == Enc::Sdwa {
                         let sext = if i == 0 { m.sdwa.src0_sext } else { m.sdwa.src1_sext };
                         if sext {
@@ -95,12 +105,14 @@ impl fmt::Display for Inst {
                             t = format!("|{t}|");
                         }
                         if m.neg >> i & 1 == 1 {
-                            t = format!("-{t}");
+                            // `-5` would parse as the integer -5: constants use neg(..).
+                            let konst = matches!(o, Operand::Int(_) | Operand::Float(_) | Operand::Lit(_));
+                            t = if konst && m.abs >> i & 1 == 0 { format!("neg({t})") } else { format!("-{t}") };
                         }
                     }
                     t
                 }
-                _ => o.to_string(),
+                _ => operand_text(o, slot.ty),
             };
             ops.push(text);
         }
@@ -184,6 +196,15 @@ impl fmt::Display for Inst {
                 }
             }
             _ if vop3 => {
+                // LLVM wants op_sel before clamp/omod.
+                if m.op_sel != 0 {
+                    if d.has(OPSEL4) || nsrc == 3 {
+                        let _ = write!(s, " op_sel:{}", bits_list(m.op_sel, 4));
+                    } else {
+                        let bits = (m.op_sel & ((1 << nsrc) - 1)) | ((m.op_sel >> 3) & 1) << nsrc;
+                        let _ = write!(s, " op_sel:{}", bits_list(bits, nsrc + 1));
+                    }
+                }
                 if m.clamp {
                     s.push_str(" clamp");
                 }
@@ -192,10 +213,6 @@ impl fmt::Display for Inst {
                     2 => s.push_str(" mul:4"),
                     3 => s.push_str(" div:2"),
                     _ => {}
-                }
-                if m.op_sel != 0 {
-                    let bits = (m.op_sel & ((1 << nsrc) - 1)) | ((m.op_sel >> 3) & 1) << nsrc;
-                    let _ = write!(s, " op_sel:{}", bits_list(bits, nsrc + 1));
                 }
             }
             _ if self.enc == Enc::Sdwa => {

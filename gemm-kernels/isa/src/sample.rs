@@ -129,7 +129,11 @@ fn generate(op: Op, arch: Arch, enc: Enc, g: &mut G) -> Inst {
     let nsrc = d.num_vop_srcs() as u32;
     // Modifiers.
     match d.format {
-        Format::Smem => m.glc = g.chance(1, 4),
+        Format::Smem => {
+            m.glc = d.operands.iter().any(|s| s.field == Field::SmemOffset)
+                && d.operands.iter().any(|s| s.field == Field::Sdata && s.access == Access::Write)
+                && g.chance(1, 4)
+        }
         Format::Ds => {
             if d.has(DS_2OFF) {
                 m.offset = g.below(256) as i32;
@@ -201,7 +205,8 @@ fn generate(op: Op, arch: Arch, enc: Enc, g: &mut G) -> Inst {
             m.abs = g.below(8) as u8 & float_mask;
         }
         if d.has(OPSEL) && g.chance(1, 3) {
-            m.op_sel = g.below(16) as u8 & (((1 << nsrc) - 1) | 8);
+            let packed = d.operands.iter().any(|s| s.field == Field::Vdst && matches!(s.ty, Ty::V2F16 | Ty::V2B16 | Ty::V2BF16));
+            m.op_sel = g.below(16) as u8 & if d.has(OPSEL4) { 0xF } else { ((1 << nsrc) - 1) | if packed { 0 } else { 8 } };
         }
     }
     if enc == Enc::Sdwa {
@@ -221,8 +226,9 @@ fn generate(op: Op, arch: Arch, enc: Enc, g: &mut G) -> Inst {
         if d.has(ABS) && g.chance(1, 3) {
             m.abs = g.below(4) as u8 & float_mask;
         }
-        m.clamp = d.has(CLAMP) && !d.has(SDWA_SRC_ONLY) && g.chance(1, 4);
-        m.omod = if d.format != Format::Vopc && !d.has(SDWA_SRC_ONLY) && d.has(OMOD) && g.chance(1, 4) { 1 + g.below(3) as u8 } else { 0 };
+        let dst_float = d.operands.iter().any(|s| s.field == Field::Vdst && s.ty.is_float());
+        m.clamp = d.format != Format::Vopc && d.has(CLAMP) && !d.has(SDWA_SRC_ONLY) && g.chance(1, 4);
+        m.omod = if d.format != Format::Vopc && !d.has(SDWA_SRC_ONLY) && dst_float && d.has(OMOD) && g.chance(1, 4) { 1 + g.below(3) as u8 } else { 0 };
     }
     if enc == Enc::Dpp {
         let ctrls = [0xE4u16, 0x1B, 0x101, 0x10F, 0x111, 0x118, 0x121, 0x130, 0x134, 0x138, 0x13C, 0x140, 0x141, 0x142, 0x143];
@@ -241,7 +247,9 @@ fn generate(op: Op, arch: Arch, enc: Enc, g: &mut G) -> Inst {
     }
     let mods = inst.mods;
     // Operands.
-    let agpr_mem = g.chance(1, 4);
+    // AGPR data with atomics hits LLVM quirks (packed atomics reject AGPRs; the AGPR
+    // returning forms drop sc1), so the generator keeps atomics in VGPRs.
+    let agpr_mem = !d.has(ATOMIC) && g.chance(1, 4);
     let mai_cd_acc = !g.chance(1, 4);
     let saddr_off = g.chance(1, 2);
     let native_vop = enc != Enc::E64 && matches!(d.format, Format::Vop1 | Format::Vop2 | Format::Vopc);
@@ -264,6 +272,7 @@ fn generate(op: Op, arch: Arch, enc: Enc, g: &mut G) -> Inst {
                 }
             }
             (Class::Sreg, Field::Srsrc) => g.reg(RegFile::Sgpr, 4, 102),
+            (Class::Sreg, Field::Sdata | Field::Sbase) => g.reg(RegFile::Sgpr, n, 102),
             (Class::Sreg, _) => g.sreg(n, write),
             (Class::Ssrc, Field::SmemOffset) => {
                 if g.chance(1, 3) {

@@ -329,6 +329,11 @@ pub mod flags {
     /// fp8/bf8 → f32 conversions: SDWA form has only `src0_sel` (dst_sel DWORD,
     /// dst_unused PAD fixed; LLVM `VOP1_SDWA9_fp8` profile).
     pub const SDWA_SRC_ONLY: u32 = 1 << 17;
+    /// Reads VCC implicitly (`v_div_fmas_*`): counts against the constant bus.
+    pub const READS_VCC: u32 = 1 << 18;
+    /// VOP3 op_sel list has four entries whatever the source count (`v_cvt_sr_*`: the
+    /// byte select lives in op_sel[3:2]).
+    pub const OPSEL4: u32 = 1 << 19;
 }
 use flags::*;
 
@@ -692,7 +697,7 @@ isa_table! {
     V_MUL_F32 = "v_mul_f32", Vop2, 0x05, 0x05, [vd(F32), vs0(F32), vs1(F32)], CLAMP | OMOD | NEG | ABS | SDWA | DPP;
     V_MIN_F32 = "v_min_f32", Vop2, 0x0A, 0x0A, [vd(F32), vs0(F32), vs1(F32)], CLAMP | OMOD | NEG | ABS | SDWA | DPP;
     V_MAX_F32 = "v_max_f32", Vop2, 0x0B, 0x0B, [vd(F32), vs0(F32), vs1(F32)], CLAMP | OMOD | NEG | ABS | SDWA | DPP;
-    V_LDEXP_F32 = "v_ldexp_f32", Vop3, 0x288, 0x288, [vd(F32), vs0(F32), vs1(F32)], CLAMP | OMOD | NEG | ABS;
+    V_LDEXP_F32 = "v_ldexp_f32", Vop3, 0x288, 0x288, [vd(F32), vs0(F32), vs1(B32)], CLAMP | OMOD | NEG | ABS;
     V_MUL_I32_I24 = "v_mul_i32_i24", Vop2, 0x06, 0x06, [vd(B32), vs0(B32), vs1(B32)], CLAMP | SDWA | DPP;
     V_MUL_HI_I32_I24 = "v_mul_hi_i32_i24", Vop2, 0x07, 0x07, [vd(B32), vs0(B32), vs1(B32)], SDWA | DPP;
     V_MUL_U32_U24 = "v_mul_u32_u24", Vop2, 0x08, 0x08, [vd(B32), vs0(B32), vs1(B32)], CLAMP | SDWA | DPP;
@@ -747,7 +752,7 @@ isa_table! {
     V_DOT2C_I32_I16 = "v_dot2c_i32_i16", Vop2, 0x38, 0x38, [vdrw(B32), vs0(B32), vs1(B32)], CLAMP | DPP;
     V_DOT4C_I32_I8 = "v_dot4c_i32_i8", Vop2, 0x39, 0x39, [vdrw(B32), vs0(B32), vs1(B32)], CLAMP | DPP;
     V_DOT8C_I32_I4 = "v_dot8c_i32_i4", Vop2, 0x3A, 0x3A, [vdrw(B32), vs0(B32), vs1(B32)], CLAMP | DPP;
-    V_PK_FMAC_F16 = "v_pk_fmac_f16", Vop2, 0x3C, 0x3C, [vdrw(V2F16), vs0(V2F16), vs1(V2F16)], CLAMP | OMOD | NEG | ABS | OPSEL | SDWA | DPP;
+    V_PK_FMAC_F16 = "v_pk_fmac_f16", Vop2, 0x3C, 0x3C, [vdrw(V2F16), vs0(V2F16), vs1(V2F16)], CLAMP | OMOD | NEG | ABS | SDWA | DPP;
     V_CMP_CLASS_F16 = "v_cmp_class_f16", Vopc, 0x14, 0x14, [sdc(), vs0(F16), vs1(B32)], NEG | ABS | SDWA;
     V_CMPX_CLASS_F16 = "v_cmpx_class_f16", Vopc, 0x15, 0x15, [sdc(), vs0(F16), vs1(B32)], NEG | ABS | SDWA;
     V_CMP_CLASS_F32 = "v_cmp_class_f32", Vopc, 0x10, 0x10, [sdc(), vs0(F32), vs1(B32)], NEG | ABS | SDWA;
@@ -951,10 +956,10 @@ isa_table! {
     V_MAX3_F32 = "v_max3_f32", Vop3, 0x1D3, 0x1D3, [vd(F32), vs0(F32), vs1(F32), vs2(F32)], CLAMP | OMOD | NEG | ABS;
     V_MED3_F32 = "v_med3_f32", Vop3, 0x1D6, 0x1D6, [vd(F32), vs0(F32), vs1(F32), vs2(F32)], CLAMP | OMOD | NEG | ABS;
     V_DIV_FIXUP_F32 = "v_div_fixup_f32", Vop3, 0x1DE, 0x1DE, [vd(F32), vs0(F32), vs1(F32), vs2(F32)], CLAMP | OMOD | NEG | ABS;
-    V_DIV_FMAS_F32 = "v_div_fmas_f32", Vop3, 0x1E2, 0x1E2, [vd(F32), vs0(F32), vs1(F32), vs2(F32)], CLAMP | OMOD | NEG | ABS;
+    V_DIV_FMAS_F32 = "v_div_fmas_f32", Vop3, 0x1E2, 0x1E2, [vd(F32), vs0(F32), vs1(F32), vs2(F32)], CLAMP | OMOD | NEG | ABS | READS_VCC;
     V_FMA_F64 = "v_fma_f64", Vop3, 0x1CC, 0x1CC, [vd(F64), vs0(F64), vs1(F64), vs2(F64)], CLAMP | OMOD | NEG | ABS;
     V_DIV_FIXUP_F64 = "v_div_fixup_f64", Vop3, 0x1DF, 0x1DF, [vd(F64), vs0(F64), vs1(F64), vs2(F64)], CLAMP | OMOD | NEG | ABS;
-    V_DIV_FMAS_F64 = "v_div_fmas_f64", Vop3, 0x1E3, 0x1E3, [vd(F64), vs0(F64), vs1(F64), vs2(F64)], CLAMP | OMOD | NEG | ABS;
+    V_DIV_FMAS_F64 = "v_div_fmas_f64", Vop3, 0x1E3, 0x1E3, [vd(F64), vs0(F64), vs1(F64), vs2(F64)], CLAMP | OMOD | NEG | ABS | READS_VCC;
     V_MAD_I32_I24 = "v_mad_i32_i24", Vop3, 0x1C2, 0x1C2, [vd(B32), vs0(B32), vs1(B32), vs2(B32)], CLAMP;
     V_MAD_U32_U24 = "v_mad_u32_u24", Vop3, 0x1C3, 0x1C3, [vd(B32), vs0(B32), vs1(B32), vs2(B32)], CLAMP;
     V_BFE_U32 = "v_bfe_u32", Vop3, 0x1C8, 0x1C8, [vd(B32), vs0(B32), vs1(B32), vs2(B32)], NONE;
@@ -1034,8 +1039,8 @@ isa_table! {
     V_CVT_PK_BF8_F32 = "v_cvt_pk_bf8_f32", Vop3, 0x2A3, 0x2A3, [vd(B32), vs0(F32), vs1(F32)], NEG | ABS | OPSEL;
     V_CVT_PK_BF16_F32 = "v_cvt_pk_bf16_f32", Vop3, NA, 0x268, [vd(B32), vs0(F32), vs1(F32)], CLAMP | OMOD | NEG | ABS;
     V_CVT_PK_F16_F32 = "v_cvt_pk_f16_f32", Vop3, NA, 0x267, [vd(B32), vs0(F32), vs1(F32)], CLAMP | OMOD | NEG | ABS;
-    V_CVT_SR_FP8_F32 = "v_cvt_sr_fp8_f32", Vop3, 0x2A4, 0x2A4, [vd(B32), vs0(F32), vs1(B32)], NEG | ABS | OPSEL;
-    V_CVT_SR_BF8_F32 = "v_cvt_sr_bf8_f32", Vop3, 0x2A5, 0x2A5, [vd(B32), vs0(F32), vs1(B32)], NEG | ABS | OPSEL;
+    V_CVT_SR_FP8_F32 = "v_cvt_sr_fp8_f32", Vop3, 0x2A4, 0x2A4, [vd(B32), vs0(F32), vs1(B32)], NEG | ABS | OPSEL | OPSEL4;
+    V_CVT_SR_BF8_F32 = "v_cvt_sr_bf8_f32", Vop3, 0x2A5, 0x2A5, [vd(B32), vs0(F32), vs1(B32)], NEG | ABS | OPSEL | OPSEL4;
     V_CVT_SR_BF16_F32 = "v_cvt_sr_bf16_f32", Vop3, NA, 0x2A7, [vd(B32), vs0(F32), vs1(B32)], NEG | ABS | OPSEL;
     V_CVT_SR_F16_F32 = "v_cvt_sr_f16_f32", Vop3, NA, 0x2A6, [vd(B32), vs0(F32), vs1(B32)], NEG | ABS | OPSEL;
     V_PACK_B32_F16 = "v_pack_b32_f16", Vop3, 0x2A0, 0x2A0, [vd(B32), vs0(F16), vs1(F16)], CLAMP | NEG | ABS | OPSEL;
