@@ -193,12 +193,7 @@ impl<'a> Bytes<'a> {
 
     /// `len` bytes at `offset`, or an error.
     pub fn slice(&self, offset: u64, len: u64) -> Result<&'a [u8], ElfError> {
-        let err = ElfError::OutOfBounds {
-            what: self.what,
-            offset,
-            len,
-            size: self.len(),
-        };
+        let err = ElfError::OutOfBounds { what: self.what, offset, len, size: self.len() };
         let end = offset.checked_add(len).ok_or(err.clone())?;
         if end > self.len() {
             return Err(err);
@@ -245,17 +240,8 @@ impl<'a> Bytes<'a> {
             size: self.len(),
         })?;
         let tail = self.slice(offset, len)?;
-        let n = tail
-            .iter()
-            .position(|&b| b == 0)
-            .ok_or(ElfError::UnterminatedString {
-                what: self.what,
-                offset,
-            })?;
-        std::str::from_utf8(&tail[..n]).map_err(|_| ElfError::InvalidUtf8 {
-            what: self.what,
-            offset,
-        })
+        let n = tail.iter().position(|&b| b == 0).ok_or(ElfError::UnterminatedString { what: self.what, offset })?;
+        std::str::from_utf8(&tail[..n]).map_err(|_| ElfError::InvalidUtf8 { what: self.what, offset })
     }
 }
 
@@ -515,8 +501,7 @@ pub fn sysv_hash(name: &[u8]) -> u32 {
 
 /// The GNU hash (`.gnu.hash`): Bernstein's `h * 33 + c` from 5381.
 pub fn gnu_hash(name: &[u8]) -> u32 {
-    name.iter()
-        .fold(5381u32, |h, &c| h.wrapping_mul(33).wrapping_add(u32::from(c)))
+    name.iter().fold(5381u32, |h, &c| h.wrapping_mul(33).wrapping_add(u32::from(c)))
 }
 
 /// Appends a little-endian u16.
@@ -564,14 +549,10 @@ pub fn parse_notes<'a>(b: &Bytes<'a>) -> Result<Vec<Note<'a>>, ElfError> {
         let name_off = off.checked_add(12).ok_or(ElfError::Overflow("note"))?;
         let name_raw = b.slice(name_off, namesz)?;
         let name = name_raw.strip_suffix(&[0]).unwrap_or(name_raw);
-        let desc_off = name_off
-            .checked_add(align_up(namesz, 4))
-            .ok_or(ElfError::Overflow("note"))?;
+        let desc_off = name_off.checked_add(align_up(namesz, 4)).ok_or(ElfError::Overflow("note"))?;
         let desc = b.slice(desc_off, descsz)?;
         notes.push(Note { name, n_type, desc });
-        off = desc_off
-            .checked_add(align_up(descsz, 4))
-            .ok_or(ElfError::Overflow("note"))?;
+        off = desc_off.checked_add(align_up(descsz, 4)).ok_or(ElfError::Overflow("note"))?;
     }
     Ok(notes)
 }

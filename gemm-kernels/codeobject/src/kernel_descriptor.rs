@@ -181,8 +181,7 @@ pub struct RegisterUsage {
 impl RegisterUsage {
     /// The first AccVGPR's index in the unified file (`.amdhsa_accum_offset`).
     pub fn accum_offset(&self) -> u32 {
-        self.accum_offset
-            .unwrap_or_else(|| self.vgprs.max(1).next_multiple_of(4))
+        self.accum_offset.unwrap_or_else(|| self.vgprs.max(1).next_multiple_of(4))
     }
 
     /// Unified VGPR count (`.amdhsa_next_free_vgpr` and the metadata `.vgpr_count`): with
@@ -197,8 +196,7 @@ impl RegisterUsage {
 
     /// SGPRs including the extra ones (metadata `.sgpr_count`).
     pub fn total_sgprs(&self, target: &Target) -> u32 {
-        self.sgprs
-            .saturating_add(extra_sgprs(target, self.uses_vcc, self.uses_flat_scratch))
+        self.sgprs.saturating_add(extra_sgprs(target, self.uses_vcc, self.uses_flat_scratch))
     }
 }
 
@@ -227,18 +225,11 @@ pub struct UserSgprs {
 impl UserSgprs {
     /// `USER_SGPR_COUNT` as LLVM derives it from the enabled user SGPRs.
     pub fn count(&self) -> u32 {
-        let pairs = [
-            self.dispatch_ptr,
-            self.queue_ptr,
-            self.kernarg_segment_ptr,
-            self.dispatch_id,
-        ]
-        .iter()
-        .filter(|&&b| b)
-        .count() as u32;
-        (2 * pairs)
-            .saturating_add(self.kernarg_preload_length)
-            .saturating_add(u32::from(self.private_segment_size))
+        let pairs = [self.dispatch_ptr, self.queue_ptr, self.kernarg_segment_ptr, self.dispatch_id]
+            .iter()
+            .filter(|&&b| b)
+            .count() as u32;
+        (2 * pairs).saturating_add(self.kernarg_preload_length).saturating_add(u32::from(self.private_segment_size))
     }
 }
 
@@ -322,10 +313,7 @@ impl FloatMode {
 impl Default for FloatMode {
     /// The assembler's defaults for `.amdhsa_float_*`: note `denorm_mode_32` 0 (flush).
     fn default() -> Self {
-        FloatMode {
-            denorm_mode_32: 0,
-            ..FloatMode::LLC_DEFAULT
-        }
+        FloatMode { denorm_mode_32: 0, ..FloatMode::LLC_DEFAULT }
     }
 }
 
@@ -442,18 +430,10 @@ impl KernelDescriptor {
     ) -> Result<KernelDescriptor, DescriptorError> {
         let r = &cfg.registers;
         if r.vgprs > 256 {
-            return Err(DescriptorError::TooManyVgprs {
-                what: "ArchVGPRs",
-                value: r.vgprs,
-                limit: 256,
-            });
+            return Err(DescriptorError::TooManyVgprs { what: "ArchVGPRs", value: r.vgprs, limit: 256 });
         }
         if r.agprs > 256 {
-            return Err(DescriptorError::TooManyVgprs {
-                what: "AccVGPRs",
-                value: r.agprs,
-                limit: 256,
-            });
+            return Err(DescriptorError::TooManyVgprs { what: "AccVGPRs", value: r.agprs, limit: 256 });
         }
         let total = r.total_vgprs();
         if total > target.arch.total_vgprs() {
@@ -469,11 +449,7 @@ impl KernelDescriptor {
             || accum < r.vgprs.next_multiple_of(4)
             || accum > total.max(1).next_multiple_of(4)
         {
-            return Err(DescriptorError::BadAccumOffset {
-                accum_offset: accum,
-                vgprs: r.vgprs,
-                total,
-            });
+            return Err(DescriptorError::BadAccumOffset { accum_offset: accum, vgprs: r.vgprs, total });
         }
         if r.sgprs > target.arch.addressable_sgprs() {
             return Err(DescriptorError::TooManySgprs(r.sgprs));
@@ -505,18 +481,12 @@ impl KernelDescriptor {
         }
         let s = &cfg.system_sgprs;
         if (cfg.private_segment_fixed_size > 0 || cfg.uses_dynamic_stack) && !s.private_segment {
-            return Err(DescriptorError::PrivateSegmentNotEnabled(
-                cfg.private_segment_fixed_size,
-            ));
+            return Err(DescriptorError::PrivateSegmentNotEnabled(cfg.private_segment_fixed_size));
         }
 
         let mut rsrc1 = 0u32;
         set_field(&mut rsrc1, rsrc1::GRANULATED_WORKITEM_VGPR_COUNT, vgpr_granule(total));
-        set_field(
-            &mut rsrc1,
-            rsrc1::GRANULATED_WAVEFRONT_SGPR_COUNT,
-            sgpr_granule(r.total_sgprs(target)),
-        );
+        set_field(&mut rsrc1, rsrc1::GRANULATED_WAVEFRONT_SGPR_COUNT, sgpr_granule(r.total_sgprs(target)));
         set_field(&mut rsrc1, rsrc1::FLOAT_ROUND_MODE_32, fm.round_mode_32.into());
         set_field(&mut rsrc1, rsrc1::FLOAT_ROUND_MODE_16_64, fm.round_mode_16_64.into());
         set_field(&mut rsrc1, rsrc1::FLOAT_DENORM_MODE_32, fm.denorm_mode_32.into());
@@ -543,15 +513,9 @@ impl KernelDescriptor {
         for (on, bit) in [
             (u.dispatch_ptr, code_properties::ENABLE_SGPR_DISPATCH_PTR),
             (u.queue_ptr, code_properties::ENABLE_SGPR_QUEUE_PTR),
-            (
-                u.kernarg_segment_ptr,
-                code_properties::ENABLE_SGPR_KERNARG_SEGMENT_PTR,
-            ),
+            (u.kernarg_segment_ptr, code_properties::ENABLE_SGPR_KERNARG_SEGMENT_PTR),
             (u.dispatch_id, code_properties::ENABLE_SGPR_DISPATCH_ID),
-            (
-                u.private_segment_size,
-                code_properties::ENABLE_SGPR_PRIVATE_SEGMENT_SIZE,
-            ),
+            (u.private_segment_size, code_properties::ENABLE_SGPR_PRIVATE_SEGMENT_SIZE),
             (cfg.uses_dynamic_stack, code_properties::USES_DYNAMIC_STACK),
         ] {
             if on {
@@ -717,10 +681,7 @@ impl fmt::Debug for KernelDescriptor {
             .field("compute_pgm_rsrc1", &format_args!("{:#010x}", self.compute_pgm_rsrc1))
             .field("compute_pgm_rsrc2", &format_args!("{:#010x}", self.compute_pgm_rsrc2))
             .field("compute_pgm_rsrc3", &format_args!("{:#010x}", self.compute_pgm_rsrc3))
-            .field(
-                "kernel_code_properties",
-                &format_args!("{:#06x}", self.kernel_code_properties),
-            )
+            .field("kernel_code_properties", &format_args!("{:#06x}", self.kernel_code_properties))
             .field("kernarg_preload", &format_args!("{:#06x}", self.kernarg_preload))
             .field("vgpr_granule", &self.vgpr_granule())
             .field("sgpr_granule", &self.sgpr_granule())
@@ -750,11 +711,9 @@ mod tests {
         }
         // next_free_sgpr -> granule, with the 6 extra SGPRs.
         let t = Target::new(Arch::Gfx942);
-        for (n, g) in [(0, 0), (2, 0), (3, 1), (8, 1), (10, 1), (11, 2), (16, 2), (24, 3), (40, 5), (96, 12), (102, 13)] {
-            let r = RegisterUsage {
-                sgprs: n,
-                ..Default::default()
-            };
+        for (n, g) in [(0, 0), (2, 0), (3, 1), (8, 1), (10, 1), (11, 2), (16, 2), (24, 3), (40, 5), (96, 12), (102, 13)]
+        {
+            let r = RegisterUsage { sgprs: n, ..Default::default() };
             assert_eq!(sgpr_granule(r.total_sgprs(&t)), g, "sgprs {n}");
         }
     }
@@ -773,12 +732,7 @@ mod tests {
         let cfg = DescriptorConfig {
             group_segment_fixed_size: 4096,
             kernarg_size: 280,
-            registers: RegisterUsage {
-                vgprs: 6,
-                sgprs: 9,
-                uses_vcc: true,
-                ..Default::default()
-            },
+            registers: RegisterUsage { vgprs: 6, sgprs: 9, uses_vcc: true, ..Default::default() },
             user_sgprs: UserSgprs {
                 dispatch_ptr: true,
                 queue_ptr: true,
@@ -786,11 +740,7 @@ mod tests {
                 dispatch_id: true,
                 ..Default::default()
             },
-            system_sgprs: SystemSgprs {
-                workgroup_id_y: true,
-                workgroup_id_z: true,
-                ..SystemSgprs::default()
-            },
+            system_sgprs: SystemSgprs { workgroup_id_y: true, workgroup_id_z: true, ..SystemSgprs::default() },
             workitem_ids: WorkitemIds::Xyz,
             float_mode: FloatMode::LLC_DEFAULT,
             ..Default::default()
@@ -805,40 +755,17 @@ mod tests {
         let t = Target::new(Arch::Gfx950);
         let mut cfg = DescriptorConfig::default();
         cfg.registers.sgprs = 103;
-        assert_eq!(
-            KernelDescriptor::build(&t, &cfg, 0),
-            Err(DescriptorError::TooManySgprs(103))
-        );
-        cfg.registers = RegisterUsage {
-            vgprs: 8,
-            accum_offset: Some(12),
-            ..Default::default()
-        };
-        assert!(matches!(
-            KernelDescriptor::build(&t, &cfg, 0),
-            Err(DescriptorError::BadAccumOffset { .. })
-        ));
-        cfg.registers = RegisterUsage {
-            vgprs: 256,
-            agprs: 257,
-            ..Default::default()
-        };
-        assert!(matches!(
-            KernelDescriptor::build(&t, &cfg, 0),
-            Err(DescriptorError::TooManyVgprs { .. })
-        ));
+        assert_eq!(KernelDescriptor::build(&t, &cfg, 0), Err(DescriptorError::TooManySgprs(103)));
+        cfg.registers = RegisterUsage { vgprs: 8, accum_offset: Some(12), ..Default::default() };
+        assert!(matches!(KernelDescriptor::build(&t, &cfg, 0), Err(DescriptorError::BadAccumOffset { .. })));
+        cfg.registers = RegisterUsage { vgprs: 256, agprs: 257, ..Default::default() };
+        assert!(matches!(KernelDescriptor::build(&t, &cfg, 0), Err(DescriptorError::TooManyVgprs { .. })));
         cfg.registers = RegisterUsage::default();
         cfg.user_sgprs.kernarg_preload_length = 15;
         cfg.user_sgprs.kernarg_segment_ptr = true;
-        assert_eq!(
-            KernelDescriptor::build(&t, &cfg, 0),
-            Err(DescriptorError::TooManyUserSgprs(17))
-        );
+        assert_eq!(KernelDescriptor::build(&t, &cfg, 0), Err(DescriptorError::TooManyUserSgprs(17)));
         cfg.user_sgprs = UserSgprs::default();
         cfg.private_segment_fixed_size = 16;
-        assert!(matches!(
-            KernelDescriptor::build(&t, &cfg, 0),
-            Err(DescriptorError::PrivateSegmentNotEnabled(16))
-        ));
+        assert!(matches!(KernelDescriptor::build(&t, &cfg, 0), Err(DescriptorError::PrivateSegmentNotEnabled(16))));
     }
 }

@@ -41,8 +41,7 @@ pub mod target;
 pub mod writer;
 
 pub use kernel_descriptor::{
-    DescriptorConfig, DescriptorError, FloatMode, KernelDescriptor, RegisterUsage, SystemSgprs,
-    UserSgprs, WorkitemIds,
+    DescriptorConfig, DescriptorError, FloatMode, KernelDescriptor, RegisterUsage, SystemSgprs, UserSgprs, WorkitemIds,
 };
 pub use metadata::{AddressSpace, KernelArg, KernelMetadata, Metadata, MetadataError, ValueKind};
 pub use reader::{CodeObject, Kernel, ReadError};

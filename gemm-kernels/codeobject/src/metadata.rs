@@ -240,11 +240,9 @@ impl KernelArg {
         if let Some(a) = self.pointee_align {
             e.push((".pointee_align", Value::UInt(a.into())));
         }
-        for (k, v) in [
-            (".is_const", self.is_const),
-            (".is_restrict", self.is_restrict),
-            (".is_volatile", self.is_volatile),
-        ] {
+        for (k, v) in
+            [(".is_const", self.is_const), (".is_restrict", self.is_restrict), (".is_volatile", self.is_volatile)]
+        {
             if let Some(b) = v {
                 e.push((k, Value::Bool(b)));
             }
@@ -346,19 +344,15 @@ impl KernelMetadata {
         if let Some(k) = &self.kind {
             e.push((".kind", Value::Str(k.clone())));
         }
-        for (k, v) in [
-            (".reqd_workgroup_size", self.reqd_workgroup_size),
-            (".workgroup_size_hint", self.workgroup_size_hint),
-        ] {
+        for (k, v) in
+            [(".reqd_workgroup_size", self.reqd_workgroup_size), (".workgroup_size_hint", self.workgroup_size_hint)]
+        {
             if let Some(xyz) = v {
                 e.push((k, Value::Array(xyz.iter().map(|&x| u(x)).collect())));
             }
         }
         if !self.args.is_empty() {
-            e.push((
-                ".args",
-                Value::Array(self.args.iter().map(KernelArg::to_value).collect()),
-            ));
+            e.push((".args", Value::Array(self.args.iter().map(KernelArg::to_value).collect())));
         }
         Value::sorted_map(e)
     }
@@ -420,23 +414,14 @@ impl Metadata {
     /// The map, keys in LLVM's order.
     pub fn to_value(&self) -> Value {
         let mut e: Vec<(&str, Value)> = vec![
-            (
-                "amdhsa.version",
-                Value::Array(self.version.iter().map(|&x| Value::UInt(x.into())).collect()),
-            ),
-            (
-                "amdhsa.kernels",
-                Value::Array(self.kernels.iter().map(KernelMetadata::to_value).collect()),
-            ),
+            ("amdhsa.version", Value::Array(self.version.iter().map(|&x| Value::UInt(x.into())).collect())),
+            ("amdhsa.kernels", Value::Array(self.kernels.iter().map(KernelMetadata::to_value).collect())),
         ];
         if let Some(t) = &self.target {
             e.push(("amdhsa.target", Value::Str(t.clone())));
         }
         if let Some(p) = &self.printf {
-            e.push((
-                "amdhsa.printf",
-                Value::Array(p.iter().map(|s| Value::Str(s.clone())).collect()),
-            ));
+            e.push(("amdhsa.printf", Value::Array(p.iter().map(|s| Value::Str(s.clone())).collect())));
         }
         Value::sorted_map(e)
     }
@@ -450,11 +435,7 @@ impl Metadata {
         let version = match m.get("amdhsa.version") {
             Some(Value::Array(a)) => a
                 .iter()
-                .map(|x| {
-                    x.as_u64()
-                        .and_then(|x| u32::try_from(x).ok())
-                        .ok_or_else(|| m.bad("amdhsa.version", x))
-                })
+                .map(|x| x.as_u64().and_then(|x| u32::try_from(x).ok()).ok_or_else(|| m.bad("amdhsa.version", x)))
                 .collect::<Result<_, _>>()?,
             Some(other) => return Err(m.bad("amdhsa.version", other)),
             None => return Err(m.missing("amdhsa.version")),
@@ -472,29 +453,17 @@ impl Metadata {
             None => None,
             Some(Value::Array(a)) => Some(
                 a.iter()
-                    .map(|s| {
-                        s.as_str()
-                            .map(str::to_owned)
-                            .ok_or_else(|| m.bad("amdhsa.printf", s))
-                    })
+                    .map(|s| s.as_str().map(str::to_owned).ok_or_else(|| m.bad("amdhsa.printf", s)))
                     .collect::<Result<_, _>>()?,
             ),
             Some(other) => return Err(m.bad("amdhsa.printf", other)),
         };
-        Ok(Metadata {
-            version,
-            target: m.opt_str("amdhsa.target")?,
-            printf,
-            kernels,
-        })
+        Ok(Metadata { version, target: m.opt_str("amdhsa.target")?, printf, kernels })
     }
 
     /// The kernel whose `.symbol` or `.name` matches.
     pub fn kernel(&self, name: &str) -> Option<&KernelMetadata> {
-        self.kernels
-            .iter()
-            .find(|k| k.name == name)
-            .or_else(|| self.kernels.iter().find(|k| k.symbol == name))
+        self.kernels.iter().find(|k| k.name == name).or_else(|| self.kernels.iter().find(|k| k.symbol == name))
     }
 }
 
@@ -528,26 +497,15 @@ impl<'a> Fields<'a> {
             found.truncate(cut);
             found.push('…');
         }
-        MetadataError::BadValue {
-            context: self.ctx.to_owned(),
-            key,
-            found,
-        }
+        MetadataError::BadValue { context: self.ctx.to_owned(), key, found }
     }
     fn missing(&self, key: &'static str) -> MetadataError {
-        MetadataError::MissingKey {
-            context: self.ctx.to_owned(),
-            key,
-        }
+        MetadataError::MissingKey { context: self.ctx.to_owned(), key }
     }
     fn opt_u32(&self, key: &'static str) -> Result<Option<u32>, MetadataError> {
         match self.get(key) {
             None => Ok(None),
-            Some(v) => v
-                .as_u64()
-                .and_then(|x| u32::try_from(x).ok())
-                .map(Some)
-                .ok_or_else(|| self.bad(key, v)),
+            Some(v) => v.as_u64().and_then(|x| u32::try_from(x).ok()).map(Some).ok_or_else(|| self.bad(key, v)),
         }
     }
     fn req_u32(&self, key: &'static str) -> Result<u32, MetadataError> {
@@ -577,10 +535,7 @@ impl<'a> Fields<'a> {
                 let a = v.as_array().filter(|a| a.len() == 3).ok_or_else(|| self.bad(key, v))?;
                 let mut out = [0u32; 3];
                 for (o, x) in out.iter_mut().zip(a) {
-                    *o = x
-                        .as_u64()
-                        .and_then(|x| u32::try_from(x).ok())
-                        .ok_or_else(|| self.bad(key, v))?;
+                    *o = x.as_u64().and_then(|x| u32::try_from(x).ok()).ok_or_else(|| self.bad(key, v))?;
                 }
                 Ok(Some(out))
             }
@@ -659,13 +614,7 @@ mod tests {
         let Value::Map(k) = &mut ks[0] else { panic!() };
         k.retain(|(key, _)| key.as_str() != Some(".sgpr_count"));
         let err = Metadata::from_value(&v).unwrap_err();
-        assert_eq!(
-            err,
-            MetadataError::MissingKey {
-                context: "kernel 0".into(),
-                key: ".sgpr_count"
-            }
-        );
+        assert_eq!(err, MetadataError::MissingKey { context: "kernel 0".into(), key: ".sgpr_count" });
         assert_eq!(Metadata::from_value(&Value::UInt(3)), Err(MetadataError::NotAMap("integer")));
         let bad = Value::sorted_map([("amdhsa.version", Value::Str("x".into()))]);
         assert!(matches!(Metadata::from_value(&bad), Err(MetadataError::BadValue { .. })));

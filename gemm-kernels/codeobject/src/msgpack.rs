@@ -100,10 +100,7 @@ impl Value {
     /// Looks up a string key in a map. `None` for non-maps or a missing key.
     pub fn get(&self, key: &str) -> Option<&Value> {
         match self {
-            Value::Map(entries) => entries
-                .iter()
-                .find(|(k, _)| matches!(k, Value::Str(s) if s == key))
-                .map(|(_, v)| v),
+            Value::Map(entries) => entries.iter().find(|(k, _)| matches!(k, Value::Str(s) if s == key)).map(|(_, v)| v),
             _ => None,
         }
     }
@@ -371,10 +368,7 @@ impl<'a> Decoder<'a> {
                 self.pos += n;
                 Ok(s)
             }
-            _ => Err(MsgpackError::UnexpectedEof {
-                offset: self.pos,
-                needed: n - avail as u64,
-            }),
+            _ => Err(MsgpackError::UnexpectedEof { offset: self.pos, needed: n - avail as u64 }),
         }
     }
 
@@ -443,9 +437,7 @@ impl<'a> Decoder<'a> {
     fn string(&mut self, n: u64) -> Result<Value, MsgpackError> {
         let offset = self.pos;
         let b = self.take(n)?;
-        std::str::from_utf8(b)
-            .map(|s| Value::Str(s.to_owned()))
-            .map_err(|_| MsgpackError::InvalidUtf8 { offset })
+        std::str::from_utf8(b).map(|s| Value::Str(s.to_owned())).map_err(|_| MsgpackError::InvalidUtf8 { offset })
     }
 
     /// Every element takes at least one byte, so a count above the remaining bytes is
@@ -516,11 +508,7 @@ mod tests {
         roundtrip(Value::Str(long));
         roundtrip(Value::Str("y".repeat(300)));
         roundtrip(Value::Array((0..20).map(Value::UInt).collect()));
-        roundtrip(Value::sorted_map([
-            ("b", Value::Bool(true)),
-            ("a", Value::Nil),
-            ("c", Value::Float(1.5)),
-        ]));
+        roundtrip(Value::sorted_map([("b", Value::Bool(true)), ("a", Value::Nil), ("c", Value::Float(1.5))]));
         roundtrip(Value::Bin(vec![1, 2, 3]));
         roundtrip(Value::Ext(5, vec![1, 2, 3, 4]));
         roundtrip(Value::Ext(-2, vec![9; 3]));
@@ -537,15 +525,9 @@ mod tests {
     #[test]
     fn hostile_inputs_are_errors() {
         // array32 claiming 4 billion elements, nothing behind it.
-        assert!(matches!(
-            decode(&[0xdd, 0xff, 0xff, 0xff, 0xff]),
-            Err(MsgpackError::UnexpectedEof { .. })
-        ));
+        assert!(matches!(decode(&[0xdd, 0xff, 0xff, 0xff, 0xff]), Err(MsgpackError::UnexpectedEof { .. })));
         // str32 claiming 4 GiB.
-        assert!(matches!(
-            decode(&[0xdb, 0xff, 0xff, 0xff, 0xff, b'a']),
-            Err(MsgpackError::UnexpectedEof { .. })
-        ));
+        assert!(matches!(decode(&[0xdb, 0xff, 0xff, 0xff, 0xff, b'a']), Err(MsgpackError::UnexpectedEof { .. })));
         assert!(matches!(decode(&[0xc1]), Err(MsgpackError::ReservedByte { .. })));
         assert!(matches!(decode(&[0xa1, 0xff]), Err(MsgpackError::InvalidUtf8 { .. })));
         assert!(matches!(decode(&[0x01, 0x02]), Err(MsgpackError::TrailingBytes { extra: 1 })));

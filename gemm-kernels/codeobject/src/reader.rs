@@ -187,27 +187,18 @@ fn unsupported(what: &'static str, value: u64) -> ReadError {
     ReadError::Unsupported { what, value }
 }
 
-fn section_at<'s>(
-    sections: &'s [Section],
-    index: u64,
-    what: &'static str,
-) -> Result<&'s Section, ReadError> {
-    usize::try_from(index)
-        .ok()
-        .and_then(|i| sections.get(i))
-        .ok_or(ReadError::BadSectionIndex {
-            what,
-            index,
-            count: sections.len(),
-        })
+fn section_at<'s>(sections: &'s [Section], index: u64, what: &'static str) -> Result<&'s Section, ReadError> {
+    usize::try_from(index).ok().and_then(|i| sections.get(i)).ok_or(ReadError::BadSectionIndex {
+        what,
+        index,
+        count: sections.len(),
+    })
 }
 
 /// The loaded, file-backed section holding `[addr, addr + len)`.
-fn mapped<'s>(sections: &'s [Section], addr: u64, len: u64) -> Option<&'s Section> {
+fn mapped(sections: &[Section], addr: u64, len: u64) -> Option<&Section> {
     sections.iter().find(|s| {
-        s.header.flags & elf::SHF_ALLOC != 0
-            && s.header.sh_type != elf::SHT_NOBITS
-            && s.header.contains_addr(addr, len)
+        s.header.flags & elf::SHF_ALLOC != 0 && s.header.sh_type != elf::SHT_NOBITS && s.header.contains_addr(addr, len)
     })
 }
 
@@ -252,17 +243,9 @@ fn parse(data: &[u8]) -> Result<CodeObject, ReadError> {
             .ok_or(ElfError::Overflow("section header table"))?;
         raw.push(SectionHeader::parse(&file, off)?);
     }
-    let mut sections: Vec<Section> = raw
-        .iter()
-        .map(|h| Section {
-            name: String::new(),
-            header: *h,
-        })
-        .collect();
+    let mut sections: Vec<Section> = raw.iter().map(|h| Section { name: String::new(), header: *h }).collect();
     if !sections.is_empty() {
-        let shstr = section_at(&sections, header.shstrndx.into(), "e_shstrndx")?
-            .header
-            .data(&file)?;
+        let shstr = section_at(&sections, header.shstrndx.into(), "e_shstrndx")?.header.data(&file)?;
         let shstr = Bytes::new(shstr.data(), "section names");
         for s in sections.iter_mut() {
             s.name = shstr.cstr(s.header.name.into())?.to_owned();
@@ -283,9 +266,7 @@ fn parse(data: &[u8]) -> Result<CodeObject, ReadError> {
         });
     }
     let sym_bytes = symtab.header.data(&file)?;
-    let strtab = section_at(&sections, symtab.header.link.into(), "symbol table sh_link")?
-        .header
-        .data(&file)?;
+    let strtab = section_at(&sections, symtab.header.link.into(), "symbol table sh_link")?.header.data(&file)?;
     let strtab = Bytes::new(strtab.data(), "symbol names");
     let count = sym_bytes.len() / elf::SYM_SIZE;
     let mut symbols = Vec::with_capacity(usize::try_from(count).unwrap_or(0));
@@ -333,17 +314,10 @@ fn parse(data: &[u8]) -> Result<CodeObject, ReadError> {
             continue;
         }
         if s.symbol.size != KERNEL_DESCRIPTOR_SIZE as u64 {
-            return Err(ReadError::BadDescriptorSize {
-                kernel: name.to_owned(),
-                size: s.symbol.size,
-            });
+            return Err(ReadError::BadDescriptorSize { kernel: name.to_owned(), size: s.symbol.size });
         }
         let kd_addr = s.symbol.value;
-        let unmapped = |what, addr| ReadError::Unmapped {
-            kernel: name.to_owned(),
-            what,
-            addr,
-        };
+        let unmapped = |what, addr| ReadError::Unmapped { kernel: name.to_owned(), what, addr };
         let kd_sec = mapped(&sections, kd_addr, s.symbol.size).ok_or(unmapped("descriptor", kd_addr))?;
         let kd_off = kd_sec
             .header
@@ -355,13 +329,11 @@ fn parse(data: &[u8]) -> Result<CodeObject, ReadError> {
         let descriptor = KernelDescriptor::from_bytes(&kd_bytes);
 
         let offset = descriptor.kernel_code_entry_byte_offset;
-        let entry = kd_addr
-            .checked_add_signed(offset)
-            .ok_or(ReadError::EntryOverflow {
-                kernel: name.to_owned(),
-                kd_addr,
-                offset,
-            })?;
+        let entry = kd_addr.checked_add_signed(offset).ok_or(ReadError::EntryOverflow {
+            kernel: name.to_owned(),
+            kd_addr,
+            offset,
+        })?;
         let code_sec_idx = sections
             .iter()
             .position(|sec| {
@@ -373,10 +345,7 @@ fn parse(data: &[u8]) -> Result<CodeObject, ReadError> {
             .ok_or(unmapped("code", entry))?;
         let code_sec = &sections[code_sec_idx].header;
         if code_sec.flags & elf::SHF_EXECINSTR == 0 {
-            return Err(ReadError::EntryNotExecutable {
-                kernel: name.to_owned(),
-                addr: entry,
-            });
+            return Err(ReadError::EntryNotExecutable { kernel: name.to_owned(), addr: entry });
         }
         let sec_end = code_sec.addr.saturating_add(code_sec.size);
         let func_size = by_name
@@ -395,10 +364,7 @@ fn parse(data: &[u8]) -> Result<CodeObject, ReadError> {
                 }
             }
         };
-        let code_off = code_sec
-            .offset
-            .checked_add(entry - code_sec.addr)
-            .ok_or(ElfError::Overflow("code offset"))?;
+        let code_off = code_sec.offset.checked_add(entry - code_sec.addr).ok_or(ElfError::Overflow("code offset"))?;
         let code = file.slice(code_off, end - entry)?.to_vec();
 
         let kd_name = s.name.as_str();
@@ -418,21 +384,10 @@ fn parse(data: &[u8]) -> Result<CodeObject, ReadError> {
             metadata,
         });
     }
-    kernels.sort_by(|a, b| {
-        (a.descriptor_address, &a.name).cmp(&(b.descriptor_address, &b.name))
-    });
+    kernels.sort_by(|a, b| (a.descriptor_address, &a.name).cmp(&(b.descriptor_address, &b.name)));
     kernels.dedup_by(|a, b| a.name == b.name && a.descriptor_address == b.descriptor_address);
 
-    Ok(CodeObject {
-        header,
-        target,
-        version,
-        sections,
-        symbols,
-        metadata,
-        raw_metadata,
-        kernels,
-    })
+    Ok(CodeObject { header, target, version, sections, symbols, metadata, raw_metadata, kernels })
 }
 
 #[cfg(test)]
@@ -442,7 +397,8 @@ mod tests {
     use crate::writer::{write_code_object, KernelSpec};
 
     fn sample() -> Vec<u8> {
-        let mut a = KernelSpec::new("first", [0xbf80_0000u32, 0xbf81_0000].iter().flat_map(|w| w.to_le_bytes()).collect());
+        let mut a =
+            KernelSpec::new("first", [0xbf80_0000u32, 0xbf81_0000].iter().flat_map(|w| w.to_le_bytes()).collect());
         a.kernarg_size = 8;
         a.args.push(KernelArg::global_buffer("out", 0));
         a.user_sgprs.kernarg_segment_ptr = true;

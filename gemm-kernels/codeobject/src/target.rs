@@ -128,11 +128,7 @@ impl Target {
     /// The target with both features "any", which is what LLVM produces for a bare
     /// `-mcpu=gfx942` (e_flags 0x54C / 0x54F, ISA.md 5.1).
     pub const fn new(arch: Arch) -> Target {
-        Target {
-            arch,
-            xnack: FeatureSetting::Any,
-            sramecc: FeatureSetting::Any,
-        }
+        Target { arch, xnack: FeatureSetting::Any, sramecc: FeatureSetting::Any }
     }
 
     /// The ELF header's `e_flags` for code object v4/v5.
@@ -168,11 +164,7 @@ impl Target {
             0xc00 => FeatureSetting::On,
             _ => FeatureSetting::Any,
         };
-        Ok(Target {
-            arch,
-            xnack,
-            sramecc,
-        })
+        Ok(Target { arch, xnack, sramecc })
     }
 
     /// The canonical target ID string for `amdhsa.target` (AMDGPUUsage "Target ID"):
@@ -230,11 +222,7 @@ mod tests {
         // ISA.md 5.1: a bare -mcpu gives xnack=any, sramecc=any.
         assert_eq!(Target::new(Arch::Gfx942).e_flags(), 0x54c);
         assert_eq!(Target::new(Arch::Gfx950).e_flags(), 0x54f);
-        let t = Target {
-            arch: Arch::Gfx942,
-            xnack: FeatureSetting::Off,
-            sramecc: FeatureSetting::On,
-        };
+        let t = Target { arch: Arch::Gfx942, xnack: FeatureSetting::Off, sramecc: FeatureSetting::On };
         assert_eq!(t.e_flags(), 0xe4c);
         assert_eq!(Target::from_e_flags(t.e_flags()), Ok(t));
         assert_eq!(Target::from_e_flags(0x30), Err(0x30));
@@ -243,11 +231,7 @@ mod tests {
     #[test]
     fn target_ids_round_trip() {
         assert_eq!(Target::new(Arch::Gfx950).target_id(), "amdgcn-amd-amdhsa--gfx950");
-        let t = Target {
-            arch: Arch::Gfx942,
-            xnack: FeatureSetting::Off,
-            sramecc: FeatureSetting::On,
-        };
+        let t = Target { arch: Arch::Gfx942, xnack: FeatureSetting::Off, sramecc: FeatureSetting::On };
         assert_eq!(t.target_id(), "amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-");
         assert_eq!(Target::parse_target_id(&t.target_id()), Some(t));
         assert_eq!(Target::parse_target_id("amdgcn-amd-amdhsa--gfx1100"), None);

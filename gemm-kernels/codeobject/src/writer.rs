@@ -28,8 +28,8 @@
 
 use crate::elf::{self, put_u32, put_u64, ProgramHeader, SectionHeader, Symbol};
 use crate::kernel_descriptor::{
-    DescriptorConfig, DescriptorError, FloatMode, KernelDescriptor, RegisterUsage, SystemSgprs,
-    UserSgprs, WorkitemIds, KERNEL_CODE_ALIGN, KERNEL_DESCRIPTOR_ALIGN, KERNEL_DESCRIPTOR_SIZE,
+    DescriptorConfig, DescriptorError, FloatMode, KernelDescriptor, RegisterUsage, SystemSgprs, UserSgprs, WorkitemIds,
+    KERNEL_CODE_ALIGN, KERNEL_DESCRIPTOR_ALIGN, KERNEL_DESCRIPTOR_SIZE,
 };
 use crate::metadata::{KernelArg, KernelMetadata, Metadata, VERSION_V5};
 use crate::msgpack;
@@ -210,7 +210,9 @@ pub enum WriteError {
         align: u32,
     },
     /// An argument outside the kernarg segment.
-    #[error("kernel {name:?}: argument {index} ({offset}+{size}) lies outside the {kernarg_size}-byte kernarg segment")]
+    #[error(
+        "kernel {name:?}: argument {index} ({offset}+{size}) lies outside the {kernarg_size}-byte kernarg segment"
+    )]
     ArgOutOfRange {
         /// Kernel.
         name: String,
@@ -245,9 +247,7 @@ pub struct WriterOptions {
 
 impl Default for WriterOptions {
     fn default() -> Self {
-        WriterOptions {
-            code_end_padding: true,
-        }
+        WriterOptions { code_end_padding: true }
     }
 }
 
@@ -263,10 +263,7 @@ fn validate(kernels: &[KernelSpec]) -> Result<(), WriteError> {
     }
     let mut names = std::collections::BTreeSet::new();
     for k in kernels {
-        let bad = |reason| WriteError::InvalidName {
-            name: k.name.clone(),
-            reason,
-        };
+        let bad = |reason| WriteError::InvalidName { name: k.name.clone(), reason };
         if k.name.is_empty() {
             return Err(bad("empty"));
         }
@@ -282,22 +279,13 @@ fn validate(kernels: &[KernelSpec]) -> Result<(), WriteError> {
             return Err(WriteError::EmptyCode(k.name.clone()));
         }
         if k.code.len() % 4 != 0 {
-            return Err(WriteError::CodeNotDwords {
-                name: k.name.clone(),
-                len: k.code.len(),
-            });
+            return Err(WriteError::CodeNotDwords { name: k.name.clone(), len: k.code.len() });
         }
         if !k.kernarg_align.is_power_of_two() {
-            return Err(WriteError::BadKernargAlign {
-                name: k.name.clone(),
-                align: k.kernarg_align,
-            });
+            return Err(WriteError::BadKernargAlign { name: k.name.clone(), align: k.kernarg_align });
         }
         if !(1..=1024).contains(&k.max_flat_workgroup_size) {
-            return Err(WriteError::BadWorkgroupSize {
-                name: k.name.clone(),
-                size: k.max_flat_workgroup_size,
-            });
+            return Err(WriteError::BadWorkgroupSize { name: k.name.clone(), size: k.max_flat_workgroup_size });
         }
         for (index, a) in k.args.iter().enumerate() {
             if a.offset.checked_add(a.size).is_none_or(|end| end > k.kernarg_size) {
@@ -381,11 +369,7 @@ pub fn write_code_object_with(
     let mut syms = Vec::with_capacity(2 * n_kernels);
     for is_code in [true, false] {
         for (i, k) in kernels.iter().enumerate() {
-            let name = if is_code {
-                k.name.clone()
-            } else {
-                format!("{}.kd", k.name)
-            };
+            let name = if is_code { k.name.clone() } else { format!("{}.kd", k.name) };
             syms.push(DynSym {
                 name_off: dynstr.add(&name)?,
                 gnu_hash: elf::gnu_hash(name.as_bytes()),
@@ -396,7 +380,7 @@ pub fn write_code_object_with(
         }
     }
     let n_syms = syms.len() as u64;
-    let n_buckets = ((syms.len() + 3) / 4).max(1) as u32;
+    let n_buckets = syms.len().div_ceil(4).max(1) as u32;
     syms.sort_by_key(|s| s.gnu_hash % n_buckets);
     // lld: maskWords = NextPowerOf2(numSymbols * 12 / 64), NextPowerOf2 being the next
     // power of two strictly greater.
@@ -462,12 +446,8 @@ pub fn write_code_object_with(
         let kd_addr = rodata_addr + (i * KERNEL_DESCRIPTOR_SIZE) as u64;
         let entry_addr = text_addr + entry_offsets[i];
         let rel = entry_addr as i64 - kd_addr as i64;
-        let kd = KernelDescriptor::build(target, &k.descriptor_config(), rel).map_err(|source| {
-            WriteError::Descriptor {
-                name: k.name.clone(),
-                source,
-            }
-        })?;
+        let kd = KernelDescriptor::build(target, &k.descriptor_config(), rel)
+            .map_err(|source| WriteError::Descriptor { name: k.name.clone(), source })?;
         rodata.extend_from_slice(&kd.to_bytes());
     }
 
@@ -647,8 +627,30 @@ pub fn write_code_object_with(
         mk(DYNSTR, elf::SHT_STRTAB, a, dynstr_addr, dynstr_off, dynstr_size, 0, 0, 1, 0),
         mk(RODATA, elf::SHT_PROGBITS, a, rodata_addr, rodata_off, rodata_size, 0, 0, KERNEL_DESCRIPTOR_ALIGN, 0),
         mk(TEXT, elf::SHT_PROGBITS, a | elf::SHF_EXECINSTR, text_addr, text_off, text_size, 0, 0, KERNEL_CODE_ALIGN, 0),
-        mk(DYNAMIC, elf::SHT_DYNAMIC, a | elf::SHF_WRITE, dynamic_addr, dynamic_off, dynamic_size, DYNSTR.into(), 0, 8, elf::DYN_SIZE),
-        mk(RELRO_PADDING, elf::SHT_NOBITS, a | elf::SHF_WRITE, dyn_end_addr, dynamic_off + dynamic_size, relro_pad, 0, 0, 1, 0),
+        mk(
+            DYNAMIC,
+            elf::SHT_DYNAMIC,
+            a | elf::SHF_WRITE,
+            dynamic_addr,
+            dynamic_off,
+            dynamic_size,
+            DYNSTR.into(),
+            0,
+            8,
+            elf::DYN_SIZE,
+        ),
+        mk(
+            RELRO_PADDING,
+            elf::SHT_NOBITS,
+            a | elf::SHF_WRITE,
+            dyn_end_addr,
+            dynamic_off + dynamic_size,
+            relro_pad,
+            0,
+            0,
+            1,
+            0,
+        ),
         mk(SYMTAB, elf::SHT_SYMTAB, 0, 0, symtab_off, symtab.len() as u64, STRTAB.into(), 2, 8, elf::SYM_SIZE),
         mk(SHSTRTAB, elf::SHT_STRTAB, 0, 0, shstrtab_off, shstrtab.0.len() as u64, 0, 0, 1, 0),
         mk(STRTAB, elf::SHT_STRTAB, 0, 0, strtab_off, strtab.0.len() as u64, 0, 0, 1, 0),
@@ -757,12 +759,9 @@ mod tests {
     fn deterministic_and_validated() {
         let t = Target::new(Arch::Gfx950);
         let k = KernelSpec::new("a", endpgm());
-        assert_eq!(write_code_object(&t, &[k.clone()]), write_code_object(&t, &[k.clone()]));
+        assert_eq!(write_code_object(&t, std::slice::from_ref(&k)), write_code_object(&t, std::slice::from_ref(&k)));
         assert_eq!(write_code_object(&t, &[]), Err(WriteError::NoKernels));
-        assert_eq!(
-            write_code_object(&t, &[k.clone(), k.clone()]),
-            Err(WriteError::DuplicateSymbol("a".into()))
-        );
+        assert_eq!(write_code_object(&t, &[k.clone(), k.clone()]), Err(WriteError::DuplicateSymbol("a".into())));
         let bad = KernelSpec::new("b", vec![0; 6]);
         assert!(matches!(write_code_object(&t, &[bad]), Err(WriteError::CodeNotDwords { .. })));
         let mut bad = KernelSpec::new("c", endpgm());
@@ -772,10 +771,7 @@ mod tests {
         bad.registers.sgprs = 200;
         assert!(matches!(write_code_object(&t, &[bad]), Err(WriteError::Descriptor { .. })));
         let clash = KernelSpec::new("a.kd", endpgm());
-        assert_eq!(
-            write_code_object(&t, &[k, clash]),
-            Err(WriteError::DuplicateSymbol("a.kd".into()))
-        );
+        assert_eq!(write_code_object(&t, &[k, clash]), Err(WriteError::DuplicateSymbol("a.kd".into())));
     }
 
     #[test]

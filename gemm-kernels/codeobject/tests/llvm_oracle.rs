@@ -12,8 +12,8 @@ mod common;
 use common::*;
 use gemm_codeobject::elf::{self, Bytes, FileHeader, ProgramHeader};
 use gemm_codeobject::{
-    write_code_object, Arch, CodeObject, FloatMode, KernelArg, KernelSpec, RegisterUsage,
-    SystemSgprs, Target, UserSgprs, WorkitemIds,
+    write_code_object, Arch, CodeObject, FloatMode, KernelArg, KernelSpec, RegisterUsage, SystemSgprs, Target,
+    UserSgprs, WorkitemIds,
 };
 use std::process::Command;
 
@@ -166,11 +166,8 @@ fn build_pair(arch: Arch, seed: u64) -> Pair {
     let target = Target::new(arch);
     let dir = TempDir::new(&format!("oracle-{}", arch.name()));
     let mut specs = kernel_specs(arch, seed);
-    let with_asm: Vec<(KernelSpec, String)> = specs
-        .iter()
-        .enumerate()
-        .map(|(i, k)| (k.clone(), BODIES[i % BODIES.len()].to_owned()))
-        .collect();
+    let with_asm: Vec<(KernelSpec, String)> =
+        specs.iter().enumerate().map(|(i, k)| (k.clone(), BODIES[i % BODIES.len()].to_owned())).collect();
     let src = llvm_source(&target, &with_asm);
     let llvm = assemble_and_link(&target, &src, &dir, "llvm");
     let parsed = CodeObject::parse(&llvm).expect("our reader parses LLVM's object");
@@ -182,13 +179,7 @@ fn build_pair(arch: Arch, seed: u64) -> Pair {
     let first = assemble_text(&target, BODIES[0], &dir, "body0");
     assert_eq!(specs[0].code, first);
     let ours = write_code_object(&target, &specs).expect("write");
-    Pair {
-        target,
-        specs,
-        ours,
-        llvm,
-        dir,
-    }
+    Pair { target, specs, ours, llvm, dir }
 }
 
 fn check_descriptors(p: &Pair) {
@@ -222,10 +213,7 @@ fn check_descriptors(p: &Pair) {
 /// headers and bytes) must be identical to lld's.
 fn check_layout_identical(p: &Pair) {
     let (a, b) = (Bytes::new(&p.ours, "ours"), Bytes::new(&p.llvm, "llvm"));
-    let (ha, hb) = (
-        FileHeader::parse(&a).unwrap().unwrap(),
-        FileHeader::parse(&b).unwrap().unwrap(),
-    );
+    let (ha, hb) = (FileHeader::parse(&a).unwrap().unwrap(), FileHeader::parse(&b).unwrap().unwrap());
     assert_eq!(p.ours[..16], p.llvm[..16], "e_ident");
     assert_eq!(
         (ha.e_type, ha.machine, ha.flags, ha.phoff, ha.phnum),
@@ -238,39 +226,21 @@ fn check_layout_identical(p: &Pair) {
     }
     let sa = sections(&p.ours);
     let sb = sections(&p.llvm);
-    for name in [
-        ".note",
-        ".dynsym",
-        ".gnu.hash",
-        ".hash",
-        ".dynstr",
-        ".rodata",
-        ".text",
-        ".dynamic",
-        ".relro_padding",
-    ] {
+    for name in [".note", ".dynsym", ".gnu.hash", ".hash", ".dynstr", ".rodata", ".text", ".dynamic", ".relro_padding"]
+    {
         let (ia, x) = sa.iter().enumerate().find(|(_, s)| s.0 == name).unwrap();
         let (ib, y) = sb.iter().enumerate().find(|(_, s)| s.0 == name).unwrap();
         assert_eq!(ia, ib, "index of {name}");
         let mut x = x.1;
         x.name = y.1.name;
         assert_eq!(x, y.1, "section header {name}");
-        assert_eq!(
-            x.data(&a).unwrap().data(),
-            y.1.data(&b).unwrap().data(),
-            "contents of {name}"
-        );
+        assert_eq!(x.data(&a).unwrap().data(), y.1.data(&b).unwrap().data(), "contents of {name}");
     }
 }
 
 fn check_readelf(p: &Pair) {
     let path = write_file(&p.dir, "ours.co", &p.ours);
-    let out = run_quiet(
-        Command::new(tool("llvm-readelf-22"))
-            .arg("-a")
-            .arg("--notes")
-            .arg(&path),
-    );
+    let out = run_quiet(Command::new(tool("llvm-readelf-22")).arg("-a").arg("--notes").arg(&path));
     let flags = format!("{:#x}, {}, xnack, sramecc", p.target.e_flags(), p.target.arch.name());
     for want in [
         "OS/ABI:                            AMDGPU - HSA".to_owned(),
@@ -323,7 +293,8 @@ fn check_readelf(p: &Pair) {
             spec.name
         );
         assert!(
-            out.lines().any(|l| l.contains("    64 OBJECT  GLOBAL DEFAULT") && l.ends_with(&format!(" {}.kd", spec.name))),
+            out.lines()
+                .any(|l| l.contains("    64 OBJECT  GLOBAL DEFAULT") && l.ends_with(&format!(" {}.kd", spec.name))),
             "OBJECT symbol {}.kd",
             spec.name
         );
@@ -333,10 +304,7 @@ fn check_readelf(p: &Pair) {
 fn check_disassembly_round_trip(p: &Pair) {
     let path = write_file(&p.dir, "ours-dis.co", &p.ours);
     let dis = run_quiet(
-        Command::new(tool("llvm-objdump-22"))
-            .arg("-d")
-            .arg(format!("--mcpu={}", p.target.arch.name()))
-            .arg(&path),
+        Command::new(tool("llvm-objdump-22")).arg("-d").arg(format!("--mcpu={}", p.target.arch.name())).arg(&path),
     );
     let mut asm = String::new();
     let mut labels = 0;
@@ -389,37 +357,19 @@ fn two_kernel_object_matches_llvm() {
     let target = Target::new(Arch::Gfx942);
     let dir = TempDir::new("two");
     let mut a = KernelSpec::new("k1", assemble_text(&target, BODIES[2], &dir, "a"));
-    a.registers = RegisterUsage {
-        vgprs: 9,
-        sgprs: 8,
-        ..Default::default()
-    };
+    a.registers = RegisterUsage { vgprs: 9, sgprs: 8, ..Default::default() };
     a.user_sgprs.kernarg_segment_ptr = true;
     a.kernarg_size = 16;
     a.args = vec![KernelArg::global_buffer("p", 0)];
     let mut b = KernelSpec::new("k2", assemble_text(&target, BODIES[1], &dir, "b"));
-    b.registers = RegisterUsage {
-        vgprs: 64,
-        agprs: 64,
-        sgprs: 40,
-        ..Default::default()
-    };
+    b.registers = RegisterUsage { vgprs: 64, agprs: 64, sgprs: 40, ..Default::default() };
     b.group_segment_fixed_size = 4096;
     b.workitem_ids = WorkitemIds::Xyz;
     let specs = vec![a, b];
-    let with_asm = vec![
-        (specs[0].clone(), BODIES[2].to_owned()),
-        (specs[1].clone(), BODIES[1].to_owned()),
-    ];
+    let with_asm = vec![(specs[0].clone(), BODIES[2].to_owned()), (specs[1].clone(), BODIES[1].to_owned())];
     let llvm = assemble_and_link(&target, &llvm_source(&target, &with_asm), &dir, "llvm");
     let ours = write_code_object(&target, &specs).unwrap();
-    let p = Pair {
-        target,
-        specs,
-        ours,
-        llvm,
-        dir,
-    };
+    let p = Pair { target, specs, ours, llvm, dir };
     check_descriptors(&p);
     check_layout_identical(&p);
     check_readelf(&p);

@@ -12,8 +12,8 @@ mod common;
 use common::*;
 use gemm_codeobject::msgpack::Value;
 use gemm_codeobject::{
-    Arch, CodeObject, DescriptorConfig, FloatMode, KernelDescriptor, RegisterUsage, SystemSgprs,
-    Target, UserSgprs, WorkitemIds,
+    Arch, CodeObject, DescriptorConfig, FloatMode, KernelDescriptor, RegisterUsage, SystemSgprs, Target, UserSgprs,
+    WorkitemIds,
 };
 use std::collections::{BTreeMap, HashMap};
 use std::process::Command;
@@ -29,13 +29,7 @@ fn clang(arch: Arch, extra: &[&str], out: &std::path::Path) {
         Command::new(tool("clang-22"))
             .args(["-x", "hip"])
             .arg(format!("--offload-arch={}", arch.name()))
-            .args([
-                "-nogpulib",
-                "-nogpuinc",
-                "--cuda-device-only",
-                "--no-gpu-bundle-output",
-                "-O3",
-            ])
+            .args(["-nogpulib", "-nogpuinc", "--cuda-device-only", "--no-gpu-bundle-output", "-O3"])
             .args(extra)
             .arg(hip_source())
             .arg("-o")
@@ -132,12 +126,7 @@ fn config_from_directives(d: &HashMap<String, u64>) -> DescriptorConfig {
 
 /// Per-symbol code bytes as `llvm-objdump-22 -d` prints them.
 fn objdump_code(arch: Arch, co: &std::path::Path) -> BTreeMap<String, Vec<u8>> {
-    let dis = run_quiet(
-        Command::new(tool("llvm-objdump-22"))
-            .arg("-d")
-            .arg(format!("--mcpu={}", arch.name()))
-            .arg(co),
-    );
+    let dis = run_quiet(Command::new(tool("llvm-objdump-22")).arg("-d").arg(format!("--mcpu={}", arch.name())).arg(co));
     let mut out = BTreeMap::new();
     let mut cur: Option<String> = None;
     for line in dis.lines() {
@@ -305,10 +294,8 @@ fn check_arch(arch: Arch) {
     }
     let saxpy = co.kernel("saxpy").unwrap().metadata.clone().unwrap();
     // float a, const float* x, float* y, int n: HIP names no arguments in metadata.
-    let kinds: Vec<(u32, u32, String)> = saxpy.args[..4]
-        .iter()
-        .map(|a| (a.offset, a.size, a.value_kind.to_string()))
-        .collect();
+    let kinds: Vec<(u32, u32, String)> =
+        saxpy.args[..4].iter().map(|a| (a.offset, a.size, a.value_kind.to_string())).collect();
     assert_eq!(
         kinds,
         [
@@ -324,11 +311,8 @@ fn check_arch(arch: Arch) {
     assert_eq!(co.kernel("lds_reverse").unwrap().metadata.as_ref().unwrap().max_flat_workgroup_size, 256);
     // workgroup_size_x reads hidden_group_size_x from the implicit (v5) arguments.
     let bd = co.kernel("scale_by_blockdim").unwrap().metadata.clone().unwrap();
-    let hidden = bd
-        .args
-        .iter()
-        .find(|a| a.value_kind.to_string() == "hidden_group_size_x")
-        .expect("hidden_group_size_x");
+    let hidden =
+        bd.args.iter().find(|a| a.value_kind.to_string() == "hidden_group_size_x").expect("hidden_group_size_x");
     assert_eq!((hidden.offset, hidden.size), (20, 2));
     assert!(bd.kernarg_segment_size > 200, "implicit args are in the segment");
 }

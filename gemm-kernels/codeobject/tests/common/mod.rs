@@ -27,9 +27,7 @@ pub fn tool(name: &str) -> PathBuf {
 
 /// Runs a command; panics with its output if it fails. Returns stdout.
 pub fn run(cmd: &mut Command) -> String {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
     if !out.status.success() {
         panic!(
             "{cmd:?} failed with {}\nstdout:\n{}\nstderr:\n{}",
@@ -43,9 +41,7 @@ pub fn run(cmd: &mut Command) -> String {
 
 /// Like [`run`] but also fails on anything written to stderr (warnings included).
 pub fn run_quiet(cmd: &mut Command) -> String {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
     let stderr = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() || !stderr.trim().is_empty() {
         panic!("{cmd:?} failed or warned ({}):\n{stderr}", out.status);
@@ -121,22 +117,16 @@ pub fn assemble_text(target: &Target, asm: &str, dir: &TempDir, stem: &str) -> V
 pub fn sections(file: &[u8]) -> Vec<(String, SectionHeader)> {
     let b = Bytes::new(file, "file");
     let h = FileHeader::parse(&b).unwrap().expect("ELF");
-    let hdrs: Vec<SectionHeader> = (0..u64::from(h.shnum))
-        .map(|i| SectionHeader::parse(&b, h.shoff + i * elf::SHDR_SIZE).unwrap())
-        .collect();
+    let hdrs: Vec<SectionHeader> =
+        (0..u64::from(h.shnum)).map(|i| SectionHeader::parse(&b, h.shoff + i * elf::SHDR_SIZE).unwrap()).collect();
     let names = hdrs[usize::from(h.shstrndx)].data(&b).unwrap();
-    hdrs.iter()
-        .map(|s| (names.cstr(s.name.into()).unwrap().to_owned(), *s))
-        .collect()
+    hdrs.iter().map(|s| (names.cstr(s.name.into()).unwrap().to_owned(), *s)).collect()
 }
 
 /// The bytes of the named section.
 pub fn section_bytes(file: &[u8], name: &str) -> Option<Vec<u8>> {
     let b = Bytes::new(file, "file");
-    sections(file)
-        .into_iter()
-        .find(|(n, _)| n == name)
-        .map(|(_, s)| s.data(&b).unwrap().data().to_vec())
+    sections(file).into_iter().find(|(n, _)| n == name).map(|(_, s)| s.data(&b).unwrap().data().to_vec())
 }
 
 fn b(x: bool) -> u32 {
@@ -253,10 +243,7 @@ fn child(v: &Value, indent: usize, out: &mut String) {
 /// makes from `kernels`: same code (given as assembly), same directives, same metadata,
 /// and llc's `s_code_end` tail.
 pub fn llvm_source(target: &Target, kernels: &[(KernelSpec, String)]) -> String {
-    let mut s = format!(
-        ".amdgcn_target \"{}\"\n.amdhsa_code_object_version 5\n.text\n",
-        target.target_id()
-    );
+    let mut s = format!(".amdgcn_target \"{}\"\n.amdhsa_code_object_version 5\n.text\n", target.target_id());
     for (k, asm) in kernels {
         let n = &k.name;
         s.push_str(&format!(
