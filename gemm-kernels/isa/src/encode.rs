@@ -163,6 +163,10 @@ fn check_sreg(cx: &Ctx, i: usize, o: Operand, s: &Opnd) -> R<()> {
     {
         return Err(cx.bad(i, "m0/exec/special registers not allowed here"));
     }
+    // VALU scalar destinations (readlane/readfirstlane) are SReg_32_XM0 in LLVM.
+    if s.field == Field::Vdst && o == Operand::Special(crate::operand::Special::M0) {
+        return Err(cx.bad(i, "m0 not allowed as a VALU scalar destination"));
+    }
     match o {
         Operand::Reg(r @ Reg { file: RegFile::Sgpr | RegFile::Ttmp, .. }) => check_reg(cx, i, r, s.dwords),
         Operand::Special(sp) => {
@@ -479,6 +483,10 @@ fn check_constant_bus(cx: &Ctx, implicit_vcc: bool) -> R<()> {
             continue; // counted through implicit_vcc
         }
         let o = cx.ops[i];
+        if cx.def.name == "v_writelane_b32" && s.field == Field::Src1 && o == crate::operand::M0 {
+            // LLVM: the lane select of v_writelane may be m0 on top of an SGPR value.
+            continue;
+        }
         let key = match o {
             Operand::Lit(l) => (l, 1, true),
             _ if s.field == Field::KImm => (imm_of(o) as u32, 1, true),
