@@ -7,7 +7,7 @@ use gemm_isa::{Arch, Enc, Format, TABLE};
 use std::collections::BTreeSet;
 
 fn main() {
-    let mut rng = Rng(0x601D_E7);
+    let mut rng = Rng(0x0060_1DE7);
     let mut seen = BTreeSet::new();
     for d in TABLE {
         let encs: &[Enc] = match d.format {

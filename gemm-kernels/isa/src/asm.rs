@@ -102,14 +102,39 @@ fn split_top(s: &str, sep: fn(char) -> bool) -> Vec<String> {
     out
 }
 
-const FLAGS: &[&str] = &[
-    "offen", "idxen", "lds", "sc0", "sc1", "nt", "glc", "gds", "clamp", "row_mirror", "row_half_mirror",
-];
+const FLAGS: &[&str] =
+    &["offen", "idxen", "lds", "sc0", "sc1", "nt", "glc", "gds", "clamp", "row_mirror", "row_half_mirror"];
 
 const KEYS: &[&str] = &[
-    "offset", "offset0", "offset1", "cbsz", "abid", "blgp", "neg", "neg_lo", "neg_hi", "op_sel", "op_sel_hi", "mul",
-    "div", "dst_sel", "src0_sel", "src1_sel", "dst_unused", "quad_perm", "row_shl", "row_shr", "row_ror",
-    "wave_shl", "wave_rol", "wave_shr", "wave_ror", "row_bcast", "row_mask", "bank_mask", "bound_ctrl",
+    "offset",
+    "offset0",
+    "offset1",
+    "cbsz",
+    "abid",
+    "blgp",
+    "neg",
+    "neg_lo",
+    "neg_hi",
+    "op_sel",
+    "op_sel_hi",
+    "mul",
+    "div",
+    "dst_sel",
+    "src0_sel",
+    "src1_sel",
+    "dst_unused",
+    "quad_perm",
+    "row_shl",
+    "row_shr",
+    "row_ror",
+    "wave_shl",
+    "wave_rol",
+    "wave_shr",
+    "wave_ror",
+    "row_bcast",
+    "row_mask",
+    "bank_mask",
+    "bound_ctrl",
 ];
 
 fn is_modifier(t: &str) -> bool {
@@ -196,7 +221,15 @@ fn parse_modifier(t: &str, m: &mut Mods, nsrc: usize, fmt: Format) -> R<()> {
                 let keep = m.op_sel_hi & !((1u8 << nsrc) - 1);
                 m.op_sel_hi = keep | b;
             }
-            "mul" => m.omod = if v == "2" { 1 } else if v == "4" { 2 } else { return Err("bad mul") },
+            "mul" => {
+                m.omod = if v == "2" {
+                    1
+                } else if v == "4" {
+                    2
+                } else {
+                    return Err("bad mul");
+                }
+            }
             "div" => m.omod = if v == "2" { 3 } else { return Err("bad div") },
             "dst_sel" => m.sdwa.dst_sel = sel(v)?,
             "src0_sel" => m.sdwa.src0_sel = sel(v)?,

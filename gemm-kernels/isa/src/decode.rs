@@ -32,7 +32,7 @@ fn word(code: &[u8], off: usize, needed: usize) -> R<u32> {
 
 /// Decode the instruction at byte `offset`; returns it and its length in bytes.
 pub fn decode_one(code: &[u8], offset: usize, arch: Arch) -> R<(Inst, usize)> {
-    if offset % 4 != 0 {
+    if !offset.is_multiple_of(4) {
         return Err(DecodeError::Invalid { offset, word: 0, why: "instructions are dword aligned" });
     }
     let w0 = word(code, offset, 4)?;
@@ -164,7 +164,12 @@ pub fn decode_one(code: &[u8], offset: usize, arch: Arch) -> R<(Inst, usize)> {
             m.abs = (c(21, 21) | c(29, 29) << 1) as u8;
         }
         (_, Enc::Dpp) => {
-            m.dpp = Dpp { ctrl: c(16, 8) as u16, row_mask: c(31, 28) as u8, bank_mask: c(27, 24) as u8, bound_ctrl: c(19, 19) == 1 };
+            m.dpp = Dpp {
+                ctrl: c(16, 8) as u16,
+                row_mask: c(31, 28) as u8,
+                bank_mask: c(27, 24) as u8,
+                bound_ctrl: c(19, 19) == 1,
+            };
             m.neg = (c(20, 20) | c(22, 22) << 1) as u8;
             m.abs = (c(21, 21) | c(23, 23) << 1) as u8;
         }
@@ -207,18 +212,30 @@ pub fn decode_one(code: &[u8], offset: usize, arch: Arch) -> R<(Inst, usize)> {
             if code9 == 255 {
                 return Ok(Operand::Lit(take(len)?));
             }
-            Operand::from_src_code(code9 as u16, n, acc).ok_or(DecodeError::Invalid { offset, word: w0, why: "reserved operand code" })
+            Operand::from_src_code(code9 as u16, n, acc).ok_or(DecodeError::Invalid {
+                offset,
+                word: w0,
+                why: "reserved operand code",
+            })
         };
         let vreg = |idx: u32, acc: bool| {
             Operand::Reg(Reg { file: if acc { RegFile::Agpr } else { RegFile::Vgpr }, index: idx as u16, count: n })
         };
         let o = match (fmt, s.field) {
-            (Format::Sop1 | Format::Sop2 | Format::Sopk, Field::Sdst) => src9(b(22, 16), false, &mut len, &mut take_lit)?,
-            (Format::Sop1 | Format::Sop2 | Format::Sopc, Field::Ssrc0) => src9(b(7, 0), false, &mut len, &mut take_lit)?,
+            (Format::Sop1 | Format::Sop2 | Format::Sopk, Field::Sdst) => {
+                src9(b(22, 16), false, &mut len, &mut take_lit)?
+            }
+            (Format::Sop1 | Format::Sop2 | Format::Sopc, Field::Ssrc0) => {
+                src9(b(7, 0), false, &mut len, &mut take_lit)?
+            }
             (Format::Sop2 | Format::Sopc, Field::Ssrc1) => src9(b(15, 8), false, &mut len, &mut take_lit)?,
             (_, Field::Simm16) => {
                 let v = b(15, 0);
-                Operand::Imm(if def.has(BRANCH) || def.name == "s_call_b64" { v as u16 as i16 as i64 } else { v as i64 })
+                Operand::Imm(if def.has(BRANCH) || def.name == "s_call_b64" {
+                    v as u16 as i16 as i64
+                } else {
+                    v as i64
+                })
             }
             (_, Field::Hwreg) => Operand::Imm(b(15, 0) as i64),
             (_, Field::Literal) => Operand::Imm(take_lit(&mut len)? as i64),
@@ -226,13 +243,19 @@ pub fn decode_one(code: &[u8], offset: usize, arch: Arch) -> R<(Inst, usize)> {
             (Format::Smem, Field::Sbase) => src9(b(5, 0) << 1, false, &mut len, &mut take_lit)?,
             (Format::Smem, Field::SmemOffset) => {
                 if b(14, 14) == 1 {
-                    Operand::from_src_code(c(31, 25) as u16, 1, false)
-                        .ok_or(DecodeError::Invalid { offset, word: w0, why: "reserved soffset" })?
+                    Operand::from_src_code(c(31, 25) as u16, 1, false).ok_or(DecodeError::Invalid {
+                        offset,
+                        word: w0,
+                        why: "reserved soffset",
+                    })?
                 } else if b(17, 17) == 1 {
                     Operand::Imm((((c(20, 0) << 11) as i32) >> 11) as i64)
                 } else {
-                    Operand::from_src_code(c(20, 0) as u16, 1, false)
-                        .ok_or(DecodeError::Invalid { offset, word: w0, why: "reserved soffset" })?
+                    Operand::from_src_code(c(20, 0) as u16, 1, false).ok_or(DecodeError::Invalid {
+                        offset,
+                        word: w0,
+                        why: "reserved soffset",
+                    })?
                 }
             }
             (Format::Vop1 | Format::Vop2 | Format::Vopc, f) if !e64 => match (f, enc) {
@@ -282,15 +305,12 @@ pub fn decode_one(code: &[u8], offset: usize, arch: Arch) -> R<(Inst, usize)> {
                     _ => return Err(DecodeError::Invalid { offset, word: w0, why: "unexpected operand" }),
                 }
             }
-            (Format::Ds, f) => {
-                let v = match f {
-                    Field::Addr => return_v(c(7, 0), false, 1),
-                    Field::Data0 => return_v(c(15, 8), acc_mem, n),
-                    Field::Data1 => return_v(c(23, 16), acc_mem, n),
-                    _ => return_v(c(31, 24), acc_mem, n),
-                };
-                v
-            }
+            (Format::Ds, f) => match f {
+                Field::Addr => return_v(c(7, 0), false, 1),
+                Field::Data0 => return_v(c(15, 8), acc_mem, n),
+                Field::Data1 => return_v(c(23, 16), acc_mem, n),
+                _ => return_v(c(31, 24), acc_mem, n),
+            },
             (Format::Mubuf, f) => match f {
                 Field::Vdata => vreg(c(15, 8), acc_mem),
                 Field::Vaddr => {

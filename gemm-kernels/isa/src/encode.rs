@@ -19,11 +19,7 @@ impl Ctx<'_> {
         self.def.name
     }
     fn get(&self, f: Field) -> Option<(usize, Operand, &'static Opnd)> {
-        self.slots
-            .iter()
-            .enumerate()
-            .find(|(_, s)| s.field == f)
-            .map(|(i, s)| (i, self.ops[i], *s))
+        self.slots.iter().enumerate().find(|(_, s)| s.field == f).map(|(i, s)| (i, self.ops[i], *s))
     }
     fn bad(&self, index: usize, why: &'static str) -> EncodeError {
         EncodeError::InvalidOperand {
@@ -47,11 +43,7 @@ pub fn encode(inst: &Inst, arch: Arch) -> R<Vec<u32>> {
     let opcode = def.opcode(arch).ok_or(EncodeError::NotOnArch { op: def.name, arch })? as u32;
     let slots = inst.slots();
     if slots.len() != inst.operands.len() {
-        return Err(EncodeError::OperandCount {
-            op: def.name,
-            expected: slots.len(),
-            found: inst.operands.len(),
-        });
+        return Err(EncodeError::OperandCount { op: def.name, expected: slots.len(), found: inst.operands.len() });
     }
     // LLVM folds literals equal to an inline constant (ISA.md §4.5).
     let ops: Vec<Operand> = inst
@@ -68,11 +60,7 @@ pub fn encode(inst: &Inst, arch: Arch) -> R<Vec<u32>> {
         check_operand(&cx, i)?;
     }
     check_mods(&cx, arch)?;
-    let lits: Vec<u32> = cx
-        .ops
-        .iter()
-        .filter_map(|o| if let Operand::Lit(l) = o { Some(*l) } else { None })
-        .collect();
+    let lits: Vec<u32> = cx.ops.iter().filter_map(|o| if let Operand::Lit(l) = o { Some(*l) } else { None }).collect();
     if lits.len() > 1 && lits.iter().any(|l| *l != lits[0]) {
         return Err(EncodeError::Literal { op: def.name });
     }
@@ -150,7 +138,7 @@ fn check_reg(cx: &Ctx, i: usize, r: Reg, dwords: u8) -> R<()> {
             _ => 4,
         },
     };
-    if r.index % align != 0 {
+    if !r.index.is_multiple_of(align) {
         return Err(EncodeError::Misaligned { op: cx.name(), index: i, operand: cx.ops[i].to_string() });
     }
     Ok(())
@@ -331,7 +319,7 @@ fn check_mods(cx: &Ctx, arch: Arch) -> R<()> {
         if m.op_sel != 0 && !(vop3ish && d.has(OPSEL) && m.op_sel & !opsel_mask == 0) {
             return Err(cx.modifier("op_sel"));
         }
-        if vop && m.op_sel_hi != 0 || (!vop && m.op_sel_hi != 0) {
+        if m.op_sel_hi != 0 {
             return Err(cx.modifier("op_sel_hi"));
         }
     }
@@ -364,7 +352,10 @@ fn check_mods(cx: &Ctx, arch: Arch) -> R<()> {
         }
     }
     if m.op_sel & 8 != 0 {
-        let packed_dst = cx.slots.iter().any(|s| s.field == Field::Vdst && matches!(s.ty, crate::operand::Ty::V2F16 | crate::operand::Ty::V2B16 | crate::operand::Ty::V2BF16));
+        let packed_dst = cx.slots.iter().any(|s| {
+            s.field == Field::Vdst
+                && matches!(s.ty, crate::operand::Ty::V2F16 | crate::operand::Ty::V2B16 | crate::operand::Ty::V2BF16)
+        });
         if packed_dst {
             return Err(cx.modifier("op_sel (destination)"));
         }
@@ -579,11 +570,8 @@ fn enc_vop3(cx: &Ctx, op: u32) -> R<Vec<u32>> {
     let src = |f: Field| cx.get(f).map(|(i, _, _)| scode(cx, i)).unwrap_or(0);
     let src2 = if cx.get(Field::CarryIn).is_some() { src(Field::CarryIn) } else { src(Field::Src2) };
     let vopc = cx.def.format == Format::Vopc;
-    let (vdst, sdst) = if vopc {
-        (src(Field::Sdst), None)
-    } else {
-        (dst8(cx), cx.get(Field::Sdst).map(|(i, _, _)| scode(cx, i)))
-    };
+    let (vdst, sdst) =
+        if vopc { (src(Field::Sdst), None) } else { (dst8(cx), cx.get(Field::Sdst).map(|(i, _, _)| scode(cx, i))) };
     let w0 = match sdst {
         Some(sd) => {
             if m.abs != 0 || m.op_sel != 0 {
@@ -619,7 +607,8 @@ fn enc_vop3p(cx: &Ctx, op: u32) -> R<Vec<u32>> {
         | (m.op_sel as u32 & 7) << 11
         | (m.neg_hi as u32 & 7) << 8
         | dst8(cx);
-    let w1 = src(Field::Src0) | src(Field::Src1) << 9 | src(Field::Src2) << 18 | (h & 3) << 27 | (m.neg as u32 & 7) << 29;
+    let w1 =
+        src(Field::Src0) | src(Field::Src1) << 9 | src(Field::Src2) << 18 | (h & 3) << 27 | (m.neg as u32 & 7) << 29;
     Ok(vec![w0, w1])
 }
 
@@ -701,7 +690,10 @@ fn enc_ds(cx: &Ctx, op: u32) -> R<Vec<u32>> {
         (m.offset as u32 & 0xFF, m.offset as u32 >> 8)
     };
     let w0 = 0x36 << 26 | acc << 25 | op << 17 | o1 << 8 | o0;
-    let w1 = vidx(cx, Field::Addr) | vidx(cx, Field::Data0) << 8 | vidx(cx, Field::Data1) << 16 | vidx(cx, Field::Vdst) << 24;
+    let w1 = vidx(cx, Field::Addr)
+        | vidx(cx, Field::Data0) << 8
+        | vidx(cx, Field::Data1) << 16
+        | vidx(cx, Field::Vdst) << 24;
     Ok(vec![w0, w1])
 }
 
@@ -769,7 +761,11 @@ fn enc_flat(cx: &Ctx, op: u32) -> R<Vec<u32>> {
         | (m.sc0 as u32) << 16
         | seg << 14
         | (m.offset as u32 & 0x1FFF);
-    let w1 = vidx(cx, Field::Vaddr) | vidx(cx, Field::Data) << 8 | saddr_code << 16 | acc << 23 | vidx(cx, Field::Vdst) << 24;
+    let w1 = vidx(cx, Field::Vaddr)
+        | vidx(cx, Field::Data) << 8
+        | saddr_code << 16
+        | acc << 23
+        | vidx(cx, Field::Vdst) << 24;
     Ok(vec![w0, w1])
 }
 
@@ -836,7 +832,7 @@ fn enc_sdwa(cx: &Ctx, op: u32) -> R<Vec<u32>> {
         }
         w1 |= (m.clamp as u32) << 13;
     } else {
-        if cx.def.format == Format::Vop1 && s.src1_sel != 6 || cx.def.format == Format::Vop1 && s.src1_sext {
+        if cx.def.format == Format::Vop1 && (s.src1_sel != 6 || s.src1_sext) {
             return Err(cx.modifier("src1_sel"));
         }
         if cx.def.has(SDWA_SRC_ONLY) {
@@ -845,7 +841,8 @@ fn enc_sdwa(cx: &Ctx, op: u32) -> R<Vec<u32>> {
             }
             w1 |= 6 << 8;
         } else {
-            w1 |= (s.dst_sel as u32) << 8 | (s.dst_unused as u32) << 11 | (m.clamp as u32) << 13 | (m.omod as u32) << 14;
+            w1 |=
+                (s.dst_sel as u32) << 8 | (s.dst_unused as u32) << 11 | (m.clamp as u32) << 13 | (m.omod as u32) << 14;
         }
     }
     Ok(vec![w0, w1])

@@ -207,11 +207,7 @@ impl Inst {
     }
     /// The operand in `field`, if present.
     pub fn operand(&self, field: crate::table::Field) -> Option<Operand> {
-        self.slots()
-            .iter()
-            .zip(&self.operands)
-            .find(|(s, _)| s.field == field)
-            .map(|(_, o)| *o)
+        self.slots().iter().zip(&self.operands).find(|(s, _)| s.field == field).map(|(_, o)| *o)
     }
     /// Machine words (little-endian dwords) for `arch`.
     pub fn encode(&self, arch: Arch) -> Result<Vec<u32>, EncodeError> {

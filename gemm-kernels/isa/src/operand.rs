@@ -155,12 +155,8 @@ const F32_BITS: [u32; 9] = [
     0xC080_0000,
     0x3E22_F983,
 ];
-const F16_BITS: [u16; 9] = [
-    0x3800, 0xB800, 0x3C00, 0xBC00, 0x4000, 0xC000, 0x4400, 0xC400, 0x3118,
-];
-const BF16_BITS: [u16; 9] = [
-    0x3F00, 0xBF00, 0x3F80, 0xBF80, 0x4000, 0xC000, 0x4080, 0xC080, 0x3E22,
-];
+const F16_BITS: [u16; 9] = [0x3800, 0xB800, 0x3C00, 0xBC00, 0x4000, 0xC000, 0x4400, 0xC400, 0x3118];
+const BF16_BITS: [u16; 9] = [0x3F00, 0xBF00, 0x3F80, 0xBF80, 0x4000, 0xC000, 0x4080, 0xC080, 0x3E22];
 const F64_BITS: [u64; 9] = [
     0x3FE0_0000_0000_0000,
     0xBFE0_0000_0000_0000,
@@ -172,17 +168,7 @@ const F64_BITS: [u64; 9] = [
     0xC010_0000_0000_0000,
     0x3FC4_5F30_6DC9_C882,
 ];
-const FLOAT_TEXT: [&str; 9] = [
-    "0.5",
-    "-0.5",
-    "1.0",
-    "-1.0",
-    "2.0",
-    "-2.0",
-    "4.0",
-    "-4.0",
-    "0.15915494",
-];
+const FLOAT_TEXT: [&str; 9] = ["0.5", "-0.5", "1.0", "-1.0", "2.0", "-2.0", "4.0", "-4.0", "0.15915494"];
 
 impl InlineFloat {
     fn idx(self) -> usize {
@@ -212,10 +198,7 @@ impl InlineFloat {
     /// Parse LLVM's decimal spelling of an inline float.
     pub fn from_text(s: &str) -> Option<Self> {
         let v: f64 = s.parse().ok()?;
-        FLOATS
-            .iter()
-            .copied()
-            .find(|f| (f64::from_bits(F64_BITS[f.idx()]) - v).abs() < 1e-7)
+        FLOATS.iter().copied().find(|f| (f64::from_bits(F64_BITS[f.idx()]) - v).abs() < 1e-7)
     }
 }
 
@@ -240,10 +223,7 @@ pub enum Ty {
 impl Ty {
     /// Whether source modifiers (neg/abs) apply to this type.
     pub fn is_float(self) -> bool {
-        matches!(
-            self,
-            Ty::F16 | Ty::BF16 | Ty::F32 | Ty::F64 | Ty::V2F16 | Ty::V2BF16 | Ty::V2F32
-        )
+        matches!(self, Ty::F16 | Ty::BF16 | Ty::F32 | Ty::F64 | Ty::V2F16 | Ty::V2BF16 | Ty::V2F32)
     }
     /// Size in 32-bit registers.
     pub const fn dwords(self) -> u8 {
@@ -424,11 +404,9 @@ impl Operand {
             128..=192 => Operand::Int((code - 128) as i8),
             193..=208 => Operand::Int(-((code - 192) as i16) as i8),
             240..=248 => Operand::Float(InlineFloat::from_code(code)?),
-            256..=511 => Operand::Reg(Reg {
-                file: if acc { RegFile::Agpr } else { RegFile::Vgpr },
-                index: code - 256,
-                count,
-            }),
+            256..=511 => {
+                Operand::Reg(Reg { file: if acc { RegFile::Agpr } else { RegFile::Vgpr }, index: code - 256, count })
+            }
             c => Operand::Special(Special::from_code(c, count).or_else(|| {
                 // 64-bit slot naming a special that only has a 32-bit name.
                 if count == 1 {

@@ -227,7 +227,12 @@ impl fmt::Display for Inst {
                 }
                 let w = &m.sdwa;
                 if d.format != Format::Vopc && !d.has(SDWA_SRC_ONLY) {
-                    let _ = write!(s, " dst_sel:{} dst_unused:{}", SEL[w.dst_sel as usize % 7], UNUSED[w.dst_unused as usize % 3]);
+                    let _ = write!(
+                        s,
+                        " dst_sel:{} dst_unused:{}",
+                        SEL[w.dst_sel as usize % 7],
+                        UNUSED[w.dst_unused as usize % 3]
+                    );
                 }
                 let _ = write!(s, " src0_sel:{}", SEL[w.src0_sel as usize % 7]);
                 if nsrc > 1 {
@@ -236,7 +241,8 @@ impl fmt::Display for Inst {
             }
             _ if self.enc == Enc::Dpp => {
                 let p = &m.dpp;
-                let _ = write!(s, " {} row_mask:0x{:x} bank_mask:0x{:x}", dpp_ctrl_text(p.ctrl), p.row_mask, p.bank_mask);
+                let _ =
+                    write!(s, " {} row_mask:0x{:x} bank_mask:0x{:x}", dpp_ctrl_text(p.ctrl), p.row_mask, p.bank_mask);
                 if p.bound_ctrl {
                     s.push_str(" bound_ctrl:1");
                 }

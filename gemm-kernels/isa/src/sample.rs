@@ -12,7 +12,7 @@ use crate::Arch;
 pub struct Rng(pub u64);
 
 impl Rng {
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -21,7 +21,7 @@ impl Rng {
     }
     /// Uniform in `0..n` (n > 0).
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
+        self.next_u64() % n.max(1)
     }
     pub fn chance(&mut self, num: u64, den: u64) -> bool {
         self.below(den) < num
@@ -87,7 +87,7 @@ impl G<'_> {
             0 => Operand::Int(self.below(81) as i8 - 16),
             1 => Operand::Float(FLOATS[self.below(9) as usize]),
             _ => {
-                let raw = self.rng.as_mut().map(|r| r.next() as u32).unwrap_or(0x1234_5678);
+                let raw = self.rng.as_mut().map(|r| r.next_u64() as u32).unwrap_or(0x1234_5678);
                 let v = match ty {
                     Ty::B16 | Ty::F16 | Ty::BF16 => raw & 0xFFFF,
                     Ty::B64 => raw & 0x7FFF_FFFF,
@@ -205,8 +205,10 @@ fn generate(op: Op, arch: Arch, enc: Enc, g: &mut G) -> Inst {
             m.abs = g.below(8) as u8 & float_mask;
         }
         if d.has(OPSEL) && g.chance(1, 3) {
-            let packed = d.operands.iter().any(|s| s.field == Field::Vdst && matches!(s.ty, Ty::V2F16 | Ty::V2B16 | Ty::V2BF16));
-            m.op_sel = g.below(16) as u8 & if d.has(OPSEL4) { 0xF } else { ((1 << nsrc) - 1) | if packed { 0 } else { 8 } };
+            let packed =
+                d.operands.iter().any(|s| s.field == Field::Vdst && matches!(s.ty, Ty::V2F16 | Ty::V2B16 | Ty::V2BF16));
+            m.op_sel =
+                g.below(16) as u8 & if d.has(OPSEL4) { 0xF } else { ((1 << nsrc) - 1) | if packed { 0 } else { 8 } };
         }
     }
     if enc == Enc::Sdwa {
@@ -228,10 +230,15 @@ fn generate(op: Op, arch: Arch, enc: Enc, g: &mut G) -> Inst {
         }
         let dst_float = d.operands.iter().any(|s| s.field == Field::Vdst && s.ty.is_float());
         m.clamp = d.format != Format::Vopc && d.has(CLAMP) && !d.has(SDWA_SRC_ONLY) && g.chance(1, 4);
-        m.omod = if d.format != Format::Vopc && !d.has(SDWA_SRC_ONLY) && dst_float && d.has(OMOD) && g.chance(1, 4) { 1 + g.below(3) as u8 } else { 0 };
+        m.omod = if d.format != Format::Vopc && !d.has(SDWA_SRC_ONLY) && dst_float && d.has(OMOD) && g.chance(1, 4) {
+            1 + g.below(3) as u8
+        } else {
+            0
+        };
     }
     if enc == Enc::Dpp {
-        let ctrls = [0xE4u16, 0x1B, 0x101, 0x10F, 0x111, 0x118, 0x121, 0x130, 0x134, 0x138, 0x13C, 0x140, 0x141, 0x142, 0x143];
+        let ctrls =
+            [0xE4u16, 0x1B, 0x101, 0x10F, 0x111, 0x118, 0x121, 0x130, 0x134, 0x138, 0x13C, 0x140, 0x141, 0x142, 0x143];
         m.dpp = Dpp {
             ctrl: ctrls[g.below(ctrls.len() as u64) as usize],
             row_mask: if g.chance(1, 2) { 0xF } else { g.below(16) as u8 },
@@ -264,7 +271,12 @@ fn generate(op: Op, arch: Arch, enc: Enc, g: &mut G) -> Inst {
         let n = s.dwords;
         let write = s.access != Access::Read;
         let o = match (s.class, s.field) {
-            (_, Field::Sdst | Field::CarryIn) if d.format != Format::Sop1 && d.format != Format::Sop2 && d.format != Format::Sopk && matches!(d.format, Format::Vop1 | Format::Vop2 | Format::Vopc | Format::Vop3) => {
+            (_, Field::Sdst | Field::CarryIn)
+                if d.format != Format::Sop1
+                    && d.format != Format::Sop2
+                    && d.format != Format::Sopk
+                    && matches!(d.format, Format::Vop1 | Format::Vop2 | Format::Vopc | Format::Vop3) =>
+            {
                 if native_vop || g.chance(1, 3) {
                     crate::operand::VCC
                 } else {
@@ -374,7 +386,9 @@ fn generate(op: Op, arch: Arch, enc: Enc, g: &mut G) -> Inst {
                 Operand::Imm(id | off << 6 | (size - 1) << 11)
             }
             (Class::Imm, Field::Literal) => Operand::Imm(g.below(1 << 32) as i64),
-            (Class::Imm, Field::KImm) => Operand::Imm(if s.ty.is_16bit() { g.below(1 << 16) } else { g.below(1 << 32) } as i64),
+            (Class::Imm, Field::KImm) => {
+                Operand::Imm(if s.ty.is_16bit() { g.below(1 << 16) } else { g.below(1 << 32) } as i64)
+            }
             (Class::Imm, _) => {
                 let v = if d.has(WAITCNT) {
                     let vm = g.below(64) as i64;

@@ -250,14 +250,7 @@ const fn dd1(n: u8) -> Opnd {
     o(Field::Data1, Class::AV, B32, n, Access::Read)
 }
 const fn mbdata(n: u8, access: Access) -> Opnd {
-    Opnd {
-        field: Field::Vdata,
-        class: Class::AV,
-        ty: B32,
-        dwords: n,
-        access,
-        presence: Presence::UnlessLds,
-    }
+    Opnd { field: Field::Vdata, class: Class::AV, ty: B32, dwords: n, access, presence: Presence::UnlessLds }
 }
 const fn mbaddr() -> Opnd {
     o(Field::Vaddr, Class::VgprOrOff, B32, 0, Access::Read)
@@ -365,10 +358,7 @@ impl InstDef {
     }
     /// Number of source operands written in VOP assembly (for op_sel lists).
     pub fn num_vop_srcs(&self) -> usize {
-        self.operands
-            .iter()
-            .filter(|o| matches!(o.field, Field::Src0 | Field::Src1 | Field::Src2))
-            .count()
+        self.operands.iter().filter(|o| matches!(o.field, Field::Src0 | Field::Src1 | Field::Src2)).count()
     }
     /// Whether `lds` is legal for this MUBUF load on `arch` (ISA.md §2.4: gfx950 adds
     /// dwordx3/x4).

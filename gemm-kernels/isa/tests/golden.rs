@@ -32,7 +32,8 @@ fn check_tsv(text: &str, excluded: &[(&str, &str)]) -> Outcome {
         }
         for (arch, col) in Arch::ALL.into_iter().zip(&cols[1..]) {
             out.checked += 1;
-            let ours = parse_line(asm, 1, arch).map(|i| i.expect("not blank").encode_bytes(arch).expect("parse_line encodes"));
+            let ours =
+                parse_line(asm, 1, arch).map(|i| i.expect("not blank").encode_bytes(arch).expect("parse_line encodes"));
             let fail = |why: String| format!("{arch}: `{asm}`: {why}");
             if let Some(err) = col.strip_prefix("ERR: ") {
                 if let Ok(b) = ours {
@@ -53,7 +54,9 @@ fn check_tsv(text: &str, excluded: &[(&str, &str)]) -> Outcome {
                     let text = inst.to_string();
                     match parse_line(&text, 1, arch) {
                         Ok(Some(p)) if p == *inst && p.encode_bytes(arch).ok().as_ref() == Some(&llvm) => {}
-                        other => out.failures.push(fail(format!("decoded as `{text}`, which re-assembles to {other:?}"))),
+                        other => {
+                            out.failures.push(fail(format!("decoded as `{text}`, which re-assembles to {other:?}")))
+                        }
                     }
                 }
                 other => out.failures.push(fail(format!("decoder: {other:?}"))),
@@ -95,7 +98,12 @@ fn golden_tsv_matches_llvm_and_covers_the_table() {
             }
         }
     }
-    assert!(missing.is_empty(), "golden.tsv lacks {} forms (rerun scripts/gen-golden.sh):\n{}", missing.len(), missing.join("\n"));
+    assert!(
+        missing.is_empty(),
+        "golden.tsv lacks {} forms (rerun scripts/gen-golden.sh):\n{}",
+        missing.len(),
+        missing.join("\n")
+    );
 }
 
 #[test]

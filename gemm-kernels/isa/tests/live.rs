@@ -37,11 +37,9 @@ fn every_row_matches_llvm() {
             let ours = inst.encode_bytes(arch).expect("canonical encodes");
             match res {
                 Err(e) => failures.push(format!("{arch}: `{line}`: llvm rejects: {e}")),
-                Ok(b) if b != ours => failures.push(format!(
-                    "{arch}: `{line}`: llvm {} ours {}",
-                    hex_words(&b),
-                    hex_words(&ours)
-                )),
+                Ok(b) if b != ours => {
+                    failures.push(format!("{arch}: `{line}`: llvm {} ours {}", hex_words(&b), hex_words(&ours)))
+                }
                 Ok(b) => match decode_all(&b, arch) {
                     Ok(v) if v.len() == 1 && v[0].1 == *inst => {}
                     other => failures.push(format!("{arch}: `{line}`: decode gave {other:?}")),

@@ -43,11 +43,9 @@ fn random_instructions_round_trip_through_llvm() {
                 let ours = inst.encode_bytes(arch).expect("generator yields encodable instructions");
                 match res {
                     Err(e) => failures.push(format!("{arch}: `{line}`: llvm rejects: {e}")),
-                    Ok(b) if b != ours => failures.push(format!(
-                        "{arch}: `{line}`: llvm {} ours {}",
-                        hex_words(&b),
-                        hex_words(&ours)
-                    )),
+                    Ok(b) if b != ours => {
+                        failures.push(format!("{arch}: `{line}`: llvm {} ours {}", hex_words(&b), hex_words(&ours)))
+                    }
                     Ok(_) => {}
                 }
                 match decode_all(&ours, arch) {

@@ -45,7 +45,11 @@ pub fn llvm_mc(arch: Arch, lines: &[String]) -> Vec<Result<Vec<u8>, String>> {
     let mut encs = stdout.lines().filter_map(|l| {
         let p = l.find("encoding: [")?;
         let body = &l[p + 11..l.rfind(']')?];
-        Some(body.split(',').map(|b| u8::from_str_radix(b.trim().trim_start_matches("0x"), 16).expect("hex byte")).collect::<Vec<u8>>())
+        Some(
+            body.split(',')
+                .map(|b| u8::from_str_radix(b.trim().trim_start_matches("0x"), 16).expect("hex byte"))
+                .collect::<Vec<u8>>(),
+        )
     });
     (0..lines.len())
         .map(|i| match errors.get(&(i + 1)) {
@@ -65,7 +69,5 @@ pub fn hex_words(bytes: &[u8]) -> String {
 }
 
 pub fn parse_hex_words(s: &str) -> Vec<u8> {
-    s.split_whitespace()
-        .flat_map(|w| u32::from_str_radix(w, 16).expect("hex dword").to_le_bytes())
-        .collect()
+    s.split_whitespace().flat_map(|w| u32::from_str_radix(w, 16).expect("hex dword").to_le_bytes()).collect()
 }
