@@ -12,8 +12,8 @@ mod common;
 use common::*;
 use gemm_codeobject::elf::{self, Bytes, FileHeader, ProgramHeader};
 use gemm_codeobject::{
-    write_code_object, Arch, CodeObject, FloatMode, KernelArg, KernelSpec, RegisterUsage, SystemSgprs, Target,
-    UserSgprs, WorkitemIds,
+    write_code_object, Arch, CodeObject, FeatureSetting, FloatMode, KernelArg, KernelSpec, RegisterUsage, SystemSgprs,
+    Target, UserSgprs, WorkitemIds,
 };
 use std::process::Command;
 
@@ -241,14 +241,30 @@ fn check_layout_identical(p: &Pair) {
 fn check_readelf(p: &Pair) {
     let path = write_file(&p.dir, "ours.co", &p.ours);
     let out = run_quiet(Command::new(tool("llvm-readelf-22")).arg("-a").arg("--notes").arg(&path));
-    let flags = format!("{:#x}, {}, xnack, sramecc", p.target.e_flags(), p.target.arch.name());
+    let feature = |name: &str, s: FeatureSetting| match s {
+        FeatureSetting::Any => name.to_owned(),
+        FeatureSetting::On => format!("{name}+"),
+        FeatureSetting::Off => format!("{name}-"),
+    };
+    let flags = format!(
+        "{:#x}, {}, {}, {}",
+        p.target.e_flags(),
+        p.target.arch.name(),
+        feature("xnack", p.target.xnack),
+        feature("sramecc", p.target.sramecc)
+    );
     for want in [
         "OS/ABI:                            AMDGPU - HSA".to_owned(),
         "ABI Version:                       3".to_owned(),
         "Type:                              DYN (Shared object file)".to_owned(),
         format!("Flags:                             {flags}"),
         "NT_AMDGPU_METADATA (AMDGPU Metadata)".to_owned(),
-        format!("amdhsa.target:   {}", p.target.target_id()),
+        // YAML quotes the ID when it carries ':'-separated features.
+        if p.target.target_id().contains(':') {
+            format!("amdhsa.target:   '{}'", p.target.target_id())
+        } else {
+            format!("amdhsa.target:   {}", p.target.target_id())
+        },
         "amdhsa.version:\n  - 1\n  - 2".to_owned(),
     ] {
         assert!(out.contains(&want), "llvm-readelf output lacks {want:?}:\n{out}");
@@ -354,7 +370,21 @@ fn gfx950_matches_llvm() {
 /// 0x1600 for this pair): the small case stays identical too.
 #[test]
 fn two_kernel_object_matches_llvm() {
-    let target = Target::new(Arch::Gfx942);
+    two_kernels(Target::new(Arch::Gfx942));
+}
+
+/// Explicit target features: `e_flags` (xnack off 0x200, sramecc on 0xC00), the target ID
+/// in the note (`:sramecc+:xnack-`) and the SGPR accounting without XNACK all as LLVM.
+#[test]
+fn explicit_target_features_match_llvm() {
+    for (xnack, sramecc) in [(FeatureSetting::Off, FeatureSetting::On), (FeatureSetting::On, FeatureSetting::Off)] {
+        for arch in Arch::ALL {
+            two_kernels(Target { arch, xnack, sramecc });
+        }
+    }
+}
+
+fn two_kernels(target: Target) {
     let dir = TempDir::new("two");
     let mut a = KernelSpec::new("k1", assemble_text(&target, BODIES[2], &dir, "a"));
     a.registers = RegisterUsage { vgprs: 9, sgprs: 8, ..Default::default() };

@@ -85,6 +85,7 @@ pub fn assemble_and_link(target: &Target, src: &str, dir: &TempDir, stem: &str) 
         Command::new(tool("llvm-mc-22"))
             .arg("-triple=amdgcn-amd-amdhsa")
             .arg(format!("-mcpu={}", target.arch.name()))
+            .args(mattr(target))
             .arg("-filetype=obj")
             .arg(&s)
             .arg("-o")
@@ -92,6 +93,24 @@ pub fn assemble_and_link(target: &Target, src: &str, dir: &TempDir, stem: &str) 
     );
     run_quiet(Command::new(tool("ld.lld-22")).arg("-shared").arg(&o).arg("-o").arg(&co));
     std::fs::read(&co).unwrap()
+}
+
+/// `-mattr` for the target's explicit XNACK/SRAMECC settings (none for "any").
+pub fn mattr(target: &Target) -> Vec<String> {
+    use gemm_codeobject::FeatureSetting;
+    let mut f = Vec::new();
+    for (name, s) in [("xnack", target.xnack), ("sramecc", target.sramecc)] {
+        match s {
+            FeatureSetting::Any => {}
+            FeatureSetting::On => f.push(format!("+{name}")),
+            FeatureSetting::Off => f.push(format!("-{name}")),
+        }
+    }
+    if f.is_empty() {
+        Vec::new()
+    } else {
+        vec![format!("-mattr={}", f.join(","))]
+    }
 }
 
 /// Assembles instructions with `llvm-mc-22 -filetype=obj` and returns the `.text` bytes of
