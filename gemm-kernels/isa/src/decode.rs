@@ -24,10 +24,11 @@ pub fn decode_all(code: &[u8], arch: Arch) -> R<Vec<(usize, Inst)>> {
     Ok(out)
 }
 
-fn word(code: &[u8], off: usize, needed: usize) -> R<u32> {
-    code.get(off..off + 4)
+/// The dword at byte `inst + rel`; a missing one is reported at the instruction start.
+fn word_at(code: &[u8], inst: usize, rel: usize, needed: usize) -> R<u32> {
+    code.get(inst + rel..inst + rel + 4)
         .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .ok_or(DecodeError::Truncated { offset: off, needed })
+        .ok_or(DecodeError::Truncated { offset: inst, needed })
 }
 
 /// Decode the instruction at byte `offset`; returns it and its length in bytes.
@@ -35,7 +36,7 @@ pub fn decode_one(code: &[u8], offset: usize, arch: Arch) -> R<(Inst, usize)> {
     if !offset.is_multiple_of(4) {
         return Err(DecodeError::Invalid { offset, word: 0, why: "instructions are dword aligned" });
     }
-    let w0 = word(code, offset, 4)?;
+    let w0 = word_at(code, offset, 0, 4)?;
     let unknown = DecodeError::Unknown { offset, word: w0 };
     let b = |hi: u32, lo: u32| (w0 >> lo) & ((1u32 << (hi - lo + 1)) - 1);
     let (space, opc, two) = if w0 >> 31 == 0 {
@@ -69,7 +70,7 @@ pub fn decode_one(code: &[u8], offset: usize, arch: Arch) -> R<(Inst, usize)> {
     };
     let (op, mut enc) = by_code(arch, space, opc as u16).ok_or(unknown)?;
     let def = op.def();
-    let w1 = if two { word(code, offset + 4, 8)? } else { 0 };
+    let w1 = if two { word_at(code, offset, 4, 8)? } else { 0 };
     let mut len = if two { 8 } else { 4 };
     if matches!(space, Space::Vop1 | Space::Vop2 | Space::Vopc) {
         match b(8, 0) {
@@ -80,7 +81,7 @@ pub fn decode_one(code: &[u8], offset: usize, arch: Arch) -> R<(Inst, usize)> {
     }
     let w1 = if matches!(enc, Enc::Sdwa | Enc::Dpp) {
         len = 8;
-        word(code, offset + 4, 8)?
+        word_at(code, offset, 4, 8)?
     } else {
         w1
     };
@@ -184,7 +185,7 @@ pub fn decode_one(code: &[u8], offset: usize, arch: Arch) -> R<(Inst, usize)> {
         if let Some(l) = lit {
             return Ok(l);
         }
-        let l = word(code, offset + *len, *len + 4)?;
+        let l = word_at(code, offset, *len, *len + 4)?;
         *len += 4;
         lit = Some(l);
         Ok(l)
@@ -350,7 +351,7 @@ pub fn decode_one(code: &[u8], offset: usize, arch: Arch) -> R<(Inst, usize)> {
         word: w0,
         why: "operands or modifiers not valid for this instruction",
     })?;
-    let orig: Vec<u32> = (0..len / 4).map(|k| word(code, offset + 4 * k, len).unwrap_or(0)).collect();
+    let orig: Vec<u32> = (0..len / 4).map(|k| word_at(code, offset, 4 * k, len).unwrap_or(0)).collect();
     if again != orig {
         return Err(DecodeError::Invalid { offset, word: w0, why: "reserved bits set or non-canonical encoding" });
     }
