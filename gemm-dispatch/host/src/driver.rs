@@ -1,0 +1,165 @@
+//! The blocked GEMM loop of one worker (Goto/BLIS order) and the epilogue that applies
+//! `alpha`/`beta` and rounds to C's type.
+//!
+//! ```text
+//! for jc in n by NC:            B block (KC x NC) packed once per (jc, pc), lives in L3
+//!   for pc in k by KC:
+//!     for ic in m by MC:        A block (MC x KC) packed per (ic, pc), lives in L2
+//!       for jr in NC by NR:     B micro-panel (KC x NR) stays in L1
+//!         for ir in MC by MR:   micro-kernel -> f32 tile -> epilogue
+//! ```
+//!
+//! Accumulation is f32 throughout with one rounding to C at the end: an f32 C accumulates the k
+//! blocks in place; any other C type, when k spans several blocks, accumulates them in an f32
+//! scratch of `m x NC` and is written once, on the last block.
+
+use crate::convert::Decoder;
+use crate::kernel::{Kernel, Tile, MR, NR};
+use gemm_core::{DType, Element, MatMut, MatRef};
+
+/// Where a tile stands in the k loop, and the scalars.
+#[derive(Clone, Copy)]
+struct Pass {
+    alpha: f32,
+    beta: f32,
+    first: bool,
+    last: bool,
+}
+
+/// The f32 partial sums of the current `jc` block when C is not f32 (`ld = m`, column-major).
+struct Scratch<'s> {
+    data: &'s mut [f32],
+    ld: usize,
+    jc: usize,
+}
+
+/// `C = alpha * A * B + beta * C` for one worker's share (`A: m x k`, `B: k x n`, `k >= 1`,
+/// `alpha != 0`).
+pub(crate) fn serial<K: Kernel, A: Element, B: Element, C: Element>(
+    kern: K,
+    alpha: f32,
+    a: MatRef<'_, A>,
+    b: MatRef<'_, B>,
+    beta: f32,
+    mut c: MatMut<'_, C>,
+) {
+    let (m, n, k) = (c.rows(), c.cols(), a.cols());
+    if m == 0 || n == 0 {
+        return;
+    }
+    let bt = b.t();
+    let (da, db) = (Decoder::<A>::new(), Decoder::<B>::new());
+    let nc_max = K::NC.min(n);
+    let mc_max = K::MC.min(m);
+    let plen_max = K::panel_len(K::KC.min(k));
+    let mut bpack = vec![K::P::default(); nc_max.div_ceil(NR) * NR * plen_max];
+    let mut apack = vec![K::P::default(); mc_max.div_ceil(MR) * MR * plen_max];
+    let use_scratch = C::DTYPE != DType::F32 && k > K::KC;
+    let mut scratch_buf = if use_scratch { vec![0f32; m * nc_max] } else { Vec::new() };
+    let mut acc: Tile = [0.0; MR * NR];
+
+    for jc in (0..n).step_by(K::NC) {
+        let nc = K::NC.min(n - jc);
+        for pc in (0..k).step_by(K::KC) {
+            let kc = K::KC.min(k - pc);
+            let plen = K::panel_len(kc);
+            let pass = Pass { alpha, beta, first: pc == 0, last: pc + kc == k };
+            for (jr, panel) in bpack.chunks_exact_mut(NR * plen).take(nc.div_ceil(NR)).enumerate() {
+                let j0 = jc + jr * NR;
+                K::pack::<B, NR>(&bt, db, j0, NR.min(jc + nc - j0), pc, kc, panel);
+            }
+            for ic in (0..m).step_by(K::MC) {
+                let mc = K::MC.min(m - ic);
+                for (ir, panel) in apack.chunks_exact_mut(MR * plen).take(mc.div_ceil(MR)).enumerate() {
+                    let i0 = ic + ir * MR;
+                    K::pack::<A, MR>(&a, da, i0, MR.min(ic + mc - i0), pc, kc, panel);
+                }
+                for (jr, bp) in bpack.chunks_exact(NR * plen).take(nc.div_ceil(NR)).enumerate() {
+                    let j0 = jc + jr * NR;
+                    let nr = NR.min(jc + nc - j0);
+                    for (ir, ap) in apack.chunks_exact(MR * plen).take(mc.div_ceil(MR)).enumerate() {
+                        let i0 = ic + ir * MR;
+                        kern.run(kc, ap, bp, &mut acc);
+                        let scratch = use_scratch.then(|| Scratch { data: &mut scratch_buf[..], ld: m, jc });
+                        epilogue(&acc, &mut c, i0, j0, MR.min(ic + mc - i0), nr, pass, scratch);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Applies one tile: `v = alpha * acc` plus the running sum (C itself when C is f32, else the
+/// scratch) on later k blocks, plus `beta * C` once (never reading C when `beta == 0`); written to
+/// C (rounded once) when no scratch is in use or on the last k block.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn epilogue<C: Element>(
+    acc: &Tile,
+    c: &mut MatMut<'_, C>,
+    i0: usize,
+    j0: usize,
+    mr: usize,
+    nr: usize,
+    pass: Pass,
+    scratch: Option<Scratch<'_>>,
+) {
+    let Pass { alpha, beta, first, last } = pass;
+    let (rs, cs) = (c.row_stride(), c.col_stride());
+    let data = c.data_mut();
+    match scratch {
+        None if rs == 1 && mr == MR => {
+            // The common case: whole columns of the tile are contiguous in C.
+            for (j, a) in acc.chunks_exact(MR).take(nr).enumerate() {
+                let col = &mut data[i0 + (j0 + j) * cs..][..MR];
+                if !first {
+                    for (d, &x) in col.iter_mut().zip(a) {
+                        *d = C::from_f32(alpha * x + d.to_f32());
+                    }
+                } else if beta == 0.0 {
+                    for (d, &x) in col.iter_mut().zip(a) {
+                        *d = C::from_f32(alpha * x);
+                    }
+                } else {
+                    for (d, &x) in col.iter_mut().zip(a) {
+                        *d = C::from_f32(alpha * x + beta * d.to_f32());
+                    }
+                }
+            }
+        }
+        None => {
+            for (j, a) in acc.chunks_exact(MR).take(nr).enumerate() {
+                for (i, &x) in a.iter().take(mr).enumerate() {
+                    let d = &mut data[(i0 + i) * rs + (j0 + j) * cs];
+                    let mut v = alpha * x;
+                    if !first {
+                        v += d.to_f32();
+                    } else if beta != 0.0 {
+                        v += beta * d.to_f32();
+                    }
+                    *d = C::from_f32(v);
+                }
+            }
+        }
+        Some(Scratch { data: s, ld, jc }) => {
+            for (j, a) in acc.chunks_exact(MR).take(nr).enumerate() {
+                let srow = &mut s[(j0 - jc + j) * ld + i0..][..mr];
+                for (i, (&x, sv)) in a.iter().zip(srow.iter_mut()).enumerate() {
+                    let mut v = alpha * x;
+                    if !first {
+                        v += *sv;
+                    }
+                    if last {
+                        let d = &mut data[(i0 + i) * rs + (j0 + j) * cs];
+                        if beta != 0.0 {
+                            v += beta * d.to_f32();
+                        }
+                        *d = C::from_f32(v);
+                    } else {
+                        *sv = v;
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,266 @@
+//! Micro-kernels: an `MR x NR` block of C accumulated in registers over a packed A micro-panel
+//! (`MR` rows) and a packed B micro-panel (`NR` columns), written to an f32 tile buffer that the
+//! driver's epilogue applies to C.
+//!
+//! Three kernels share one tile shape so the driver and the packing code are common:
+//! * [`F32Avx512`]: f32 panels, `vfmadd231ps` on zmm registers;
+//! * [`Bf16Avx512`]: bf16 panels with pairs of k interleaved, `vdpbf16ps`;
+//! * [`Portable`]: f32 panels, plain Rust (any CPU).
+//!
+//! A kernel value can only be obtained from its `detect` function, which checks the CPU at run
+//! time; holding one is the proof that its instructions exist, so the safe `run` can call the
+//! `#[target_feature]` code.
+
+use crate::convert::Decoder;
+use crate::pack;
+use gemm_core::{Element, MatRef};
+
+/// Rows of a micro-tile (two zmm registers of f32 lanes).
+pub(crate) const MR: usize = 32;
+/// Columns of a micro-tile.
+pub(crate) const NR: usize = 12;
+/// The accumulator tile, column-major (`acc[j * MR + i]`).
+pub(crate) type Tile = [f32; MR * NR];
+
+/// One micro-kernel with its packing format and cache blocking.
+pub(crate) trait Kernel: Copy + Send + Sync {
+    /// Packed element (f32, or bf16 bits).
+    type P: Copy + Default + Send + Sync;
+    /// k per packing block. Even for the pairwise bf16 kernel.
+    const KC: usize;
+    /// Rows of A per packing block (the L2-resident A block is `MC x KC`).
+    const MC: usize;
+    /// Columns of B per packing block (the L3-resident B block is `KC x NC`).
+    const NC: usize;
+    /// Packed elements per micro-panel row/column for `kc` values of k.
+    fn panel_len(kc: usize) -> usize;
+    /// Packs rows `r0..r0+rows` (`rows <= R`), k columns `p0..p0+kc` of `src` into one micro-panel
+    /// of `R` rows, zero-padded.
+    fn pack<T: Element, const R: usize>(
+        src: &MatRef<'_, T>,
+        dec: Decoder<T>,
+        r0: usize,
+        rows: usize,
+        p0: usize,
+        kc: usize,
+        out: &mut [Self::P],
+    );
+    /// `acc = A_panel * B_panel` over `kc` values of k.
+    fn run(&self, kc: usize, a: &[Self::P], b: &[Self::P], acc: &mut Tile);
+}
+
+/// f32 panels in plain Rust: the fallback for CPUs without AVX-512.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Portable;
+
+impl Kernel for Portable {
+    type P = f32;
+    const KC: usize = 256;
+    const MC: usize = 128;
+    const NC: usize = 2048;
+    fn panel_len(kc: usize) -> usize {
+        kc
+    }
+    fn pack<T: Element, const R: usize>(
+        src: &MatRef<'_, T>,
+        dec: Decoder<T>,
+        r0: usize,
+        rows: usize,
+        p0: usize,
+        kc: usize,
+        out: &mut [f32],
+    ) {
+        pack::f32_panel::<T, R>(src, dec, r0, rows, p0, kc, out)
+    }
+    fn run(&self, kc: usize, a: &[f32], b: &[f32], acc: &mut Tile) {
+        let mut c = [[0f32; MR]; NR];
+        for (ap, bp) in a.chunks_exact(MR).zip(b.chunks_exact(NR)).take(kc) {
+            for (cj, &bj) in c.iter_mut().zip(bp) {
+                for (cij, &ai) in cj.iter_mut().zip(ap) {
+                    *cij += ai * bj;
+                }
+            }
+        }
+        for (dst, src) in acc.chunks_exact_mut(MR).zip(&c) {
+            dst.copy_from_slice(src);
+        }
+    }
+}
+
+/// f32 panels, AVX-512F FMA.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct F32Avx512 {
+    _proof: (),
+}
+
+impl F32Avx512 {
+    pub fn detect() -> Option<Self> {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            return Some(Self { _proof: () });
+        }
+        None
+    }
+}
+
+impl Kernel for F32Avx512 {
+    type P = f32;
+    // B micro-panel KC*NR*4 = 12 KiB in the 32 KiB L1; A block MC*KC*4 = 384 KiB in the 1 MiB L2.
+    const KC: usize = 256;
+    const MC: usize = 384;
+    const NC: usize = 4092;
+    fn panel_len(kc: usize) -> usize {
+        kc
+    }
+    fn pack<T: Element, const R: usize>(
+        src: &MatRef<'_, T>,
+        dec: Decoder<T>,
+        r0: usize,
+        rows: usize,
+        p0: usize,
+        kc: usize,
+        out: &mut [f32],
+    ) {
+        pack::f32_panel::<T, R>(src, dec, r0, rows, p0, kc, out)
+    }
+    fn run(&self, kc: usize, a: &[f32], b: &[f32], acc: &mut Tile) {
+        assert!(a.len() >= kc * MR && b.len() >= kc * NR);
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `self` exists only if AVX-512F was detected; the panels hold `kc` steps of `MR`
+        // and `NR` values (asserted above) and `acc` holds `MR * NR`.
+        unsafe {
+            x86::f32_kernel(kc, a.as_ptr(), b.as_ptr(), acc.as_mut_ptr())
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        unreachable!("F32Avx512 is only detected on x86_64");
+    }
+}
+
+/// bf16 panels, AVX512_BF16 `vdpbf16ps`.
+///
+/// A packed micro-panel stores, for each pair of k `(2q, 2q+1)`, the `R` rows' two values side by
+/// side (`[q][r][2]`), so one zmm load of A is 16 rows x 2 k and one 32-bit broadcast of B is a
+/// column's two k values: `vdpbf16ps` adds both products into each f32 lane.
+///
+/// Arithmetic: each product of two bf16 is exact in f32; the instruction adds the two products to
+/// the accumulator with round-to-nearest-even, like two f32 FMAs, so the error stays within the
+/// f32-accumulation bound that `gemm_core::reference::check` allows. **Denormals:** `vdpbf16ps`
+/// always treats denormal inputs as zero (DAZ) and flushes denormal results to zero (FTZ),
+/// whatever MXCSR says. bf16 inputs below 2^-126 in magnitude therefore count as 0, and products
+/// or partial sums below 2^-126 are flushed; inputs in the normal bf16 range, and every fp8 value
+/// (all are normal bf16), are unaffected. Callers that need denormal bf16 inputs honoured can
+/// select [`crate::KernelChoice::F32Panels`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Bf16Avx512 {
+    _proof: (),
+}
+
+impl Bf16Avx512 {
+    pub fn detect() -> Option<Self> {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512bf16") {
+            return Some(Self { _proof: () });
+        }
+        None
+    }
+}
+
+impl Kernel for Bf16Avx512 {
+    type P = u16;
+    // B micro-panel KC*NR*2 = 12 KiB in L1; A block MC*KC*2 = 384 KiB in L2.
+    const KC: usize = 512;
+    const MC: usize = 384;
+    const NC: usize = 4092;
+    fn panel_len(kc: usize) -> usize {
+        kc.div_ceil(2) * 2
+    }
+    fn pack<T: Element, const R: usize>(
+        src: &MatRef<'_, T>,
+        dec: Decoder<T>,
+        r0: usize,
+        rows: usize,
+        p0: usize,
+        kc: usize,
+        out: &mut [u16],
+    ) {
+        pack::bf16_pair_panel::<T, R>(src, dec, r0, rows, p0, kc, out)
+    }
+    fn run(&self, kc: usize, a: &[u16], b: &[u16], acc: &mut Tile) {
+        let kq = kc.div_ceil(2);
+        assert!(a.len() >= kq * 2 * MR && b.len() >= kq * 2 * NR);
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `self` exists only if AVX-512F and AVX512_BF16 were detected; the panels hold
+        // `kq` pairs of `MR` and `NR` values (asserted above) and `acc` holds `MR * NR`.
+        unsafe {
+            x86::bf16_kernel(kq, a.as_ptr(), b.as_ptr(), acc.as_mut_ptr())
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        unreachable!("Bf16Avx512 is only detected on x86_64");
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::{MR, NR};
+    use core::arch::x86_64::*;
+
+    /// # Safety
+    /// AVX-512F must be available; `a` must hold `kc * MR` floats, `b` `kc * NR`, `acc` `MR * NR`.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn f32_kernel(kc: usize, mut a: *const f32, mut b: *const f32, acc: *mut f32) {
+        let mut c = [[_mm512_setzero_ps(); 2]; NR];
+        for _ in 0..kc {
+            // SAFETY: step `p < kc` reads `a[p*MR .. p*MR+MR]` and `b[p*NR .. p*NR+NR]`, in bounds
+            // by the caller's contract.
+            unsafe {
+                let a0 = _mm512_loadu_ps(a);
+                let a1 = _mm512_loadu_ps(a.add(16));
+                for (j, cj) in c.iter_mut().enumerate() {
+                    let bj = _mm512_set1_ps(*b.add(j));
+                    cj[0] = _mm512_fmadd_ps(a0, bj, cj[0]);
+                    cj[1] = _mm512_fmadd_ps(a1, bj, cj[1]);
+                }
+                a = a.add(MR);
+                b = b.add(NR);
+            }
+        }
+        for (j, cj) in c.iter().enumerate() {
+            // SAFETY: `acc` holds `MR * NR` floats; column `j` is `acc[j*MR .. j*MR+32]`.
+            unsafe {
+                _mm512_storeu_ps(acc.add(j * MR), cj[0]);
+                _mm512_storeu_ps(acc.add(j * MR + 16), cj[1]);
+            }
+        }
+    }
+
+    /// # Safety
+    /// AVX-512F and AVX512_BF16 must be available; `a` must hold `kq * 2 * MR` bf16 values, `b`
+    /// `kq * 2 * NR`, `acc` `MR * NR` floats.
+    #[target_feature(enable = "avx512f,avx512bf16")]
+    pub(super) unsafe fn bf16_kernel(kq: usize, mut a: *const u16, mut b: *const u16, acc: *mut f32) {
+        let mut c = [[_mm512_setzero_ps(); 2]; NR];
+        for _ in 0..kq {
+            // SAFETY: pair `q < kq` reads `a[q*2*MR ..][..2*MR]` and `b[q*2*NR ..][..2*NR]`, in
+            // bounds by the caller's contract; the 32-bit read of B is unaligned-safe.
+            unsafe {
+                let a0: __m512bh = core::mem::transmute(_mm512_loadu_si512(a.cast()));
+                let a1: __m512bh = core::mem::transmute(_mm512_loadu_si512(a.add(32).cast()));
+                for (j, cj) in c.iter_mut().enumerate() {
+                    let pair = b.add(2 * j).cast::<i32>().read_unaligned();
+                    let bj: __m512bh = core::mem::transmute(_mm512_set1_epi32(pair));
+                    cj[0] = _mm512_dpbf16_ps(cj[0], a0, bj);
+                    cj[1] = _mm512_dpbf16_ps(cj[1], a1, bj);
+                }
+                a = a.add(2 * MR);
+                b = b.add(2 * NR);
+            }
+        }
+        for (j, cj) in c.iter().enumerate() {
+            // SAFETY: `acc` holds `MR * NR` floats; column `j` is `acc[j*MR .. j*MR+32]`.
+            unsafe {
+                _mm512_storeu_ps(acc.add(j * MR), cj[0]);
+                _mm512_storeu_ps(acc.add(j * MR + 16), cj[1]);
+            }
+        }
+    }
+}
