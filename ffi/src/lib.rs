@@ -1,1 +1,558 @@
-//! C ABI
+//! The C ABI of the library. The header `ffi/include/gemm.h` is generated from this file by
+//! cbindgen and a test fails when the two differ.
+//!
+//! Rules every entry follows (after rocBLAS): typed opaque handles; a status enum with explicit
+//! values; enum-like inputs taken as plain integers and checked (an out-of-range value from C must
+//! not become an invalid Rust enum); null pointers and bad sizes refused before any memory is
+//! touched; every body run under `catch_unwind`, so no panic crosses into C.
+#![allow(non_camel_case_types)]
+
+use gemm_core::{DType, GemmProblem, Layout, StridedBatch, Transpose};
+use gemm_dispatch::{Context, Error};
+use std::cell::RefCell;
+use std::ffi::{c_char, c_void, CStr, CString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Status of every call. Values are fixed: they are part of the ABI.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum gemm_status_t {
+    GEMM_STATUS_SUCCESS = 0,
+    /// A required pointer was NULL.
+    GEMM_STATUS_NULL_POINTER = 1,
+    /// Shapes do not fit together, or a buffer is smaller than the problem needs.
+    GEMM_STATUS_INVALID_SIZE = 2,
+    /// A leading dimension is smaller than its matrix needs.
+    GEMM_STATUS_INVALID_LEADING_DIM = 3,
+    /// A size computation overflows.
+    GEMM_STATUS_SIZE_OVERFLOW = 4,
+    /// The dtype combination is not supported (by the library or the device).
+    GEMM_STATUS_UNSUPPORTED_DTYPE = 5,
+    /// An enum-valued argument (dtype, layout, transpose) is out of range, or another argument is invalid.
+    GEMM_STATUS_INVALID_VALUE = 6,
+    /// A buffer is not aligned to its element size.
+    GEMM_STATUS_MISALIGNED = 7,
+    /// A device failed while computing.
+    GEMM_STATUS_DEVICE_ERROR = 8,
+    /// No device with that index.
+    GEMM_STATUS_NO_SUCH_DEVICE = 9,
+    /// Some items of a batch failed; their own statuses say why.
+    GEMM_STATUS_BATCH_PARTIAL_FAILURE = 10,
+    /// Outputs of batch items overlap.
+    GEMM_STATUS_OVERLAPPING_OUTPUTS = 11,
+    /// The device list could not be parsed or opened.
+    GEMM_STATUS_DEVICE_SELECTION = 12,
+    /// A bug in the library was caught at the boundary (a Rust panic). Please report it.
+    GEMM_STATUS_INTERNAL_ERROR = 13,
+}
+use gemm_status_t::*;
+
+/// Element types (values of `gemm_problem_t.a_type` etc.).
+pub type gemm_dtype_t = u32;
+pub const GEMM_DTYPE_F32: gemm_dtype_t = 0;
+pub const GEMM_DTYPE_F16: gemm_dtype_t = 1;
+pub const GEMM_DTYPE_BF16: gemm_dtype_t = 2;
+/// gfx942 fp8 (E4M3FNUZ).
+pub const GEMM_DTYPE_FP8_E4M3FNUZ: gemm_dtype_t = 3;
+/// gfx942 bf8 (E5M2FNUZ).
+pub const GEMM_DTYPE_FP8_E5M2FNUZ: gemm_dtype_t = 4;
+/// gfx950 fp8 (OCP E4M3FN).
+pub const GEMM_DTYPE_FP8_E4M3: gemm_dtype_t = 5;
+/// gfx950 bf8 (OCP E5M2).
+pub const GEMM_DTYPE_FP8_E5M2: gemm_dtype_t = 6;
+
+/// Storage order of A, B and C.
+pub type gemm_layout_t = u32;
+pub const GEMM_ROW_MAJOR: gemm_layout_t = 0;
+pub const GEMM_COL_MAJOR: gemm_layout_t = 1;
+
+/// Whether an input is used transposed.
+pub type gemm_transpose_t = u32;
+pub const GEMM_NO_TRANS: gemm_transpose_t = 0;
+pub const GEMM_TRANS: gemm_transpose_t = 1;
+
+/// Device kinds in `gemm_device_info_t.kind`.
+pub const GEMM_DEVICE_HOST: u32 = 0;
+pub const GEMM_DEVICE_HIP: u32 = 1;
+pub const GEMM_DEVICE_EMU: u32 = 2;
+pub const GEMM_DEVICE_OTHER: u32 = 3;
+
+/// One GEMM: C = alpha * op(A) * op(B) + beta * C, with op(A) m x k, op(B) k x n, C m x n, all
+/// stored in `layout` with leading dimensions (in elements). beta == 0 never reads C.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct gemm_problem_t {
+    pub layout: gemm_layout_t,
+    pub trans_a: gemm_transpose_t,
+    pub trans_b: gemm_transpose_t,
+    pub a_type: gemm_dtype_t,
+    pub b_type: gemm_dtype_t,
+    pub c_type: gemm_dtype_t,
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub lda: usize,
+    pub ldb: usize,
+    pub ldc: usize,
+    pub alpha: f32,
+    pub beta: f32,
+}
+
+/// What a device is.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct gemm_device_info_t {
+    /// NUL-terminated short name, e.g. "host:0".
+    pub name: [c_char; 64],
+    /// NUL-terminated description (CPU or GPU model), truncated to fit.
+    pub description: [c_char; 256],
+    /// GEMM_DEVICE_HOST, GEMM_DEVICE_HIP, GEMM_DEVICE_EMU or GEMM_DEVICE_OTHER.
+    pub kind: u32,
+    /// Threads (host) or compute units (GPU).
+    pub compute_units: u32,
+    /// Device memory in bytes (0 for the host).
+    pub memory_bytes: u64,
+}
+
+/// An opaque set of devices.
+pub struct gemm_context_t {
+    ctx: Context,
+}
+
+thread_local! {
+    static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
+}
+
+fn set_last_error(msg: &str) {
+    let c = CString::new(msg.replace('\0', " ")).unwrap_or_default();
+    LAST_ERROR.with(|e| *e.borrow_mut() = c);
+}
+
+fn status_of(e: &Error) -> gemm_status_t {
+    use gemm_core::Error as C;
+    match e {
+        Error::Invalid(inner) => match inner {
+            C::UnknownDType(_) | C::UnknownDTypeName(_) | C::UnknownArch(_) | C::InvalidArgument(_) => {
+                GEMM_STATUS_INVALID_VALUE
+            }
+            C::LeadingDimension { .. } => GEMM_STATUS_INVALID_LEADING_DIM,
+            C::BufferTooSmall { .. } | C::ShapeMismatch(_) | C::UnsupportedLayout(_) => GEMM_STATUS_INVALID_SIZE,
+            C::Overflow(_) => GEMM_STATUS_SIZE_OVERFLOW,
+            C::DTypeMismatch { .. } | C::UnsupportedDTypes { .. } => GEMM_STATUS_UNSUPPORTED_DTYPE,
+            C::OverlappingOutputs { .. } => GEMM_STATUS_OVERLAPPING_OUTPUTS,
+        },
+        Error::Misaligned { .. } => GEMM_STATUS_MISALIGNED,
+        Error::Device { .. } | Error::NotRun(_) => GEMM_STATUS_DEVICE_ERROR,
+        Error::Unsupported { .. } => GEMM_STATUS_UNSUPPORTED_DTYPE,
+        Error::NoSuchDevice { .. } => GEMM_STATUS_NO_SUCH_DEVICE,
+        Error::DeviceSpec { .. } => GEMM_STATUS_DEVICE_SELECTION,
+    }
+}
+
+/// Runs `f`, turning errors into statuses (remembering the message) and panics into
+/// GEMM_STATUS_INTERNAL_ERROR.
+fn guard(f: impl FnOnce() -> Result<(), (gemm_status_t, String)>) -> gemm_status_t {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(())) => {
+            set_last_error("");
+            GEMM_STATUS_SUCCESS
+        }
+        Ok(Err((status, msg))) => {
+            set_last_error(&msg);
+            status
+        }
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            set_last_error(&format!("internal error: {what}"));
+            GEMM_STATUS_INTERNAL_ERROR
+        }
+    }
+}
+
+fn err(e: Error) -> (gemm_status_t, String) {
+    (status_of(&e), e.to_string())
+}
+
+fn null(what: &str) -> (gemm_status_t, String) {
+    (GEMM_STATUS_NULL_POINTER, format!("{what} is NULL"))
+}
+
+fn invalid(what: String) -> (gemm_status_t, String) {
+    (GEMM_STATUS_INVALID_VALUE, what)
+}
+
+/// The Rust problem for a C problem, refusing out-of-range enum values.
+fn problem(p: &gemm_problem_t) -> Result<GemmProblem, (gemm_status_t, String)> {
+    let layout = match p.layout {
+        GEMM_ROW_MAJOR => Layout::RowMajor,
+        GEMM_COL_MAJOR => Layout::ColMajor,
+        v => return Err(invalid(format!("layout {v} is neither GEMM_ROW_MAJOR nor GEMM_COL_MAJOR"))),
+    };
+    let trans = |v: u32, which: &str| match v {
+        GEMM_NO_TRANS => Ok(Transpose::No),
+        GEMM_TRANS => Ok(Transpose::Yes),
+        v => Err(invalid(format!("{which} = {v} is neither GEMM_NO_TRANS nor GEMM_TRANS"))),
+    };
+    let dtype = |v: u32| DType::from_raw(v).map_err(|e| err(e.into()));
+    Ok(GemmProblem {
+        m: p.m,
+        n: p.n,
+        k: p.k,
+        layout,
+        trans_a: trans(p.trans_a, "trans_a")?,
+        trans_b: trans(p.trans_b, "trans_b")?,
+        lda: p.lda,
+        ldb: p.ldb,
+        ldc: p.ldc,
+        alpha: p.alpha,
+        beta: p.beta,
+        a_type: dtype(p.a_type)?,
+        b_type: dtype(p.b_type)?,
+        c_type: dtype(p.c_type)?,
+    })
+}
+
+/// A byte slice of `len` bytes at `ptr`; NULL is accepted only for an empty span.
+///
+/// # Safety
+/// `ptr` must be NULL or point to `len` readable bytes that stay valid and unmodified (except
+/// through the returned slice) for `'a`.
+unsafe fn bytes<'a>(ptr: *const c_void, len: usize, what: &str) -> Result<&'a [u8], (gemm_status_t, String)> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if ptr.is_null() {
+        return Err(null(what));
+    }
+    // SAFETY: non-null, and the caller guarantees `len` readable bytes for 'a.
+    Ok(unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) })
+}
+
+/// Mutable version of [`bytes`].
+///
+/// # Safety
+/// `ptr` must be NULL or point to `len` writable bytes that nothing else accesses for `'a`.
+unsafe fn bytes_mut<'a>(ptr: *mut c_void, len: usize, what: &str) -> Result<&'a mut [u8], (gemm_status_t, String)> {
+    if len == 0 {
+        return Ok(&mut []);
+    }
+    if ptr.is_null() {
+        return Err(null(what));
+    }
+    // SAFETY: non-null, and the caller guarantees exclusive access to `len` writable bytes for 'a.
+    Ok(unsafe { std::slice::from_raw_parts_mut(ptr.cast::<u8>(), len) })
+}
+
+/// Byte length of `elems` elements of `d`; sizes were validated so this cannot overflow, but is
+/// checked anyway.
+fn byte_len(elems: usize, d: DType) -> Result<usize, (gemm_status_t, String)> {
+    elems.checked_mul(d.size_bytes()).ok_or_else(|| (GEMM_STATUS_SIZE_OVERFLOW, "buffer size in bytes".into()))
+}
+
+fn context<'a>(ctx: *const gemm_context_t) -> Result<&'a Context, (gemm_status_t, String)> {
+    if ctx.is_null() {
+        return Err(null("ctx"));
+    }
+    // SAFETY: a non-null gemm_context_t* comes from gemm_context_create and stays valid until
+    // gemm_context_destroy, which the caller must not call concurrently with other uses.
+    Ok(unsafe { &(*ctx).ctx })
+}
+
+/// Creates a context. `devices` is a device list such as "host" or "host,host,host", or NULL for
+/// the default (the GEMM_DEVICES environment variable, else the best devices present).
+#[no_mangle]
+pub extern "C" fn gemm_context_create(devices: *const c_char, out: *mut *mut gemm_context_t) -> gemm_status_t {
+    guard(|| {
+        if out.is_null() {
+            return Err(null("out"));
+        }
+        let ctx = if devices.is_null() {
+            Context::from_env()
+        } else {
+            // SAFETY: non-null; the caller passes a NUL-terminated string.
+            let spec = unsafe { CStr::from_ptr(devices) };
+            let spec = spec.to_str().map_err(|_| invalid("devices is not UTF-8".into()))?;
+            Context::from_spec(spec)
+        }
+        .map_err(err)?;
+        let handle = Box::into_raw(Box::new(gemm_context_t { ctx }));
+        // SAFETY: `out` is non-null and points to writable storage for one pointer (caller's contract).
+        unsafe { out.write(handle) };
+        Ok(())
+    })
+}
+
+/// Destroys a context made by gemm_context_create. NULL is accepted and ignored.
+#[no_mangle]
+pub extern "C" fn gemm_context_destroy(ctx: *mut gemm_context_t) -> gemm_status_t {
+    guard(|| {
+        if !ctx.is_null() {
+            // SAFETY: a non-null pointer came from Box::into_raw in gemm_context_create and is
+            // destroyed once (caller's contract).
+            drop(unsafe { Box::from_raw(ctx) });
+        }
+        Ok(())
+    })
+}
+
+/// Number of devices in the context.
+#[no_mangle]
+pub extern "C" fn gemm_device_count(ctx: *const gemm_context_t, out: *mut usize) -> gemm_status_t {
+    guard(|| {
+        let ctx = context(ctx)?;
+        if out.is_null() {
+            return Err(null("out"));
+        }
+        // SAFETY: non-null pointer to a writable size_t (caller's contract).
+        unsafe { out.write(ctx.device_count()) };
+        Ok(())
+    })
+}
+
+fn copy_str(dst: &mut [c_char], s: &str) {
+    let n = s.len().min(dst.len() - 1);
+    for (d, b) in dst.iter_mut().zip(s.bytes().take(n)) {
+        *d = b as c_char;
+    }
+    dst[n] = 0;
+}
+
+/// Describes device `index` of the context.
+#[no_mangle]
+pub extern "C" fn gemm_device_info(ctx: *const gemm_context_t, index: usize, out: *mut gemm_device_info_t) -> gemm_status_t {
+    guard(|| {
+        let ctx = context(ctx)?;
+        if out.is_null() {
+            return Err(null("out"));
+        }
+        let devices = ctx.devices();
+        let d = devices.get(index).ok_or_else(|| err(Error::NoSuchDevice { index, count: devices.len() }))?;
+        let mut info = gemm_device_info_t {
+            name: [0; 64],
+            description: [0; 256],
+            kind: match d.kind {
+                gemm_dispatch::DeviceKind::Host => GEMM_DEVICE_HOST,
+                gemm_dispatch::DeviceKind::Hip { .. } => GEMM_DEVICE_HIP,
+                gemm_dispatch::DeviceKind::Emu { .. } => GEMM_DEVICE_EMU,
+                gemm_dispatch::DeviceKind::Other(_) => GEMM_DEVICE_OTHER,
+            },
+            compute_units: u32::try_from(d.compute_units).unwrap_or(u32::MAX),
+            memory_bytes: d.memory_bytes,
+        };
+        copy_str(&mut info.name, &d.name);
+        copy_str(&mut info.description, &d.description);
+        // SAFETY: non-null pointer to a writable gemm_device_info_t (caller's contract).
+        unsafe { out.write(info) };
+        Ok(())
+    })
+}
+
+/// One GEMM on the best device of the context. `a`, `b`, `c` point to the first element of each
+/// matrix, with as many elements as the problem's shape and leading dimensions need.
+#[no_mangle]
+pub extern "C" fn gemm_run(
+    ctx: *mut gemm_context_t,
+    problem_: *const gemm_problem_t,
+    a: *const c_void,
+    b: *const c_void,
+    c: *mut c_void,
+) -> gemm_status_t {
+    guard(|| {
+        let ctx = context(ctx)?;
+        if problem_.is_null() {
+            return Err(null("problem"));
+        }
+        // SAFETY: non-null pointer to a gemm_problem_t (caller's contract); plain old data.
+        let p = problem(unsafe { &*problem_ })?;
+        let spans = p.validate().map_err(|e| err(e.into()))?;
+        // SAFETY: the caller provides buffers of at least the validated spans.
+        let (a, b, c) = unsafe {
+            (
+                bytes(a, byte_len(spans.a, p.a_type)?, "a")?,
+                bytes(b, byte_len(spans.b, p.b_type)?, "b")?,
+                bytes_mut(c, byte_len(spans.c, p.c_type)?, "c")?,
+            )
+        };
+        ctx.gemm_bytes(&p, a, b, c).map_err(err)
+    })
+}
+
+fn write_statuses(out: *mut gemm_status_t, statuses: &[gemm_status_t]) {
+    if !out.is_null() {
+        // SAFETY: a non-null item_status points to `count` writable entries (caller's contract).
+        let dst = unsafe { std::slice::from_raw_parts_mut(out, statuses.len()) };
+        dst.copy_from_slice(statuses);
+    }
+}
+
+/// `batch_count` GEMMs of one shape whose matrices lie `stride_a`, `stride_b`, `stride_c`
+/// elements apart, spread over all devices. `item_status` (may be NULL) receives one status per
+/// item; the return value is GEMM_STATUS_SUCCESS, GEMM_STATUS_BATCH_PARTIAL_FAILURE, or the
+/// error that stopped the whole batch before anything ran.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn gemm_strided_batched(
+    ctx: *mut gemm_context_t,
+    problem_: *const gemm_problem_t,
+    a: *const c_void,
+    stride_a: usize,
+    b: *const c_void,
+    stride_b: usize,
+    c: *mut c_void,
+    stride_c: usize,
+    batch_count: usize,
+    item_status: *mut gemm_status_t,
+) -> gemm_status_t {
+    guard(|| {
+        let ctx = context(ctx)?;
+        if problem_.is_null() {
+            return Err(null("problem"));
+        }
+        // SAFETY: non-null pointer to a gemm_problem_t (caller's contract).
+        let p = problem(unsafe { &*problem_ })?;
+        let batch = StridedBatch { problem: p, count: batch_count, stride_a, stride_b, stride_c };
+        let spans = batch.validate().map_err(|e| err(e.into()))?;
+        // SAFETY: the caller provides buffers of at least the validated batch spans.
+        let (a, b, c) = unsafe {
+            (
+                bytes(a, byte_len(spans.a, p.a_type)?, "a")?,
+                bytes(b, byte_len(spans.b, p.b_type)?, "b")?,
+                bytes_mut(c, byte_len(spans.c, p.c_type)?, "c")?,
+            )
+        };
+        let report = ctx.gemm_strided_batched_bytes(&batch, a, b, c).map_err(err)?;
+        finish_batch(&report, item_status)
+    })
+}
+
+fn finish_batch(
+    report: &gemm_dispatch::BatchReport,
+    item_status: *mut gemm_status_t,
+) -> Result<(), (gemm_status_t, String)> {
+    let statuses: Vec<gemm_status_t> =
+        report.items.iter().map(|o| o.result.as_ref().map_or_else(status_of, |_| GEMM_STATUS_SUCCESS)).collect();
+    write_statuses(item_status, &statuses);
+    match report.failures().next() {
+        None => Ok(()),
+        Some((i, e)) => Err((
+            GEMM_STATUS_BATCH_PARTIAL_FAILURE,
+            format!("{} of {} items failed; first: item {i}: {e}", report.failures().count(), report.items.len()),
+        )),
+    }
+}
+
+/// `count` GEMMs, each with its own problem and buffers (`a[i]`, `b[i]`, `c[i]`), spread over all
+/// devices. An invalid item fails alone. `item_status` (may be NULL) receives one status per item.
+#[no_mangle]
+pub extern "C" fn gemm_grouped(
+    ctx: *mut gemm_context_t,
+    count: usize,
+    problems: *const gemm_problem_t,
+    a: *const *const c_void,
+    b: *const *const c_void,
+    c: *const *mut c_void,
+    item_status: *mut gemm_status_t,
+) -> gemm_status_t {
+    guard(|| {
+        let ctx = context(ctx)?;
+        if count == 0 {
+            return Ok(());
+        }
+        if problems.is_null() || a.is_null() || b.is_null() || c.is_null() {
+            return Err(null("problems, a, b or c"));
+        }
+        // SAFETY: non-null arrays of `count` entries each (caller's contract).
+        let (problems, a, b, c) = unsafe {
+            (
+                std::slice::from_raw_parts(problems, count),
+                std::slice::from_raw_parts(a, count),
+                std::slice::from_raw_parts(b, count),
+                std::slice::from_raw_parts(c, count),
+            )
+        };
+        let mut early: Vec<Option<(gemm_status_t, String)>> = vec![None; count];
+        let mut items = Vec::with_capacity(count);
+        let mut positions = Vec::with_capacity(count);
+        for i in 0..count {
+            let prepared = problem(&problems[i]).and_then(|p| {
+                let s = p.validate().map_err(|e| err(e.into()))?;
+                // SAFETY: the caller provides buffers of at least each item's validated spans;
+                // distinct items' C buffers must not overlap (caller's contract, as in BLAS).
+                let bufs = unsafe {
+                    (
+                        bytes(a[i], byte_len(s.a, p.a_type)?, "a[i]")?,
+                        bytes(b[i], byte_len(s.b, p.b_type)?, "b[i]")?,
+                        bytes_mut(c[i], byte_len(s.c, p.c_type)?, "c[i]")?,
+                    )
+                };
+                Ok((p, bufs.0, bufs.1, bufs.2))
+            });
+            match prepared {
+                Ok(item) => {
+                    positions.push(i);
+                    items.push(item);
+                }
+                Err(e) => early[i] = Some(e),
+            }
+        }
+        let report = ctx.gemm_grouped_bytes(items);
+        let mut statuses = vec![GEMM_STATUS_SUCCESS; count];
+        let mut first: Option<String> = None;
+        let mut failed = 0;
+        for (pos, o) in positions.iter().zip(&report.items) {
+            if let Err(e) = &o.result {
+                statuses[*pos] = status_of(e);
+                failed += 1;
+                first.get_or_insert_with(|| format!("item {pos}: {e}"));
+            }
+        }
+        for (i, e) in early.into_iter().enumerate() {
+            if let Some((status, msg)) = e {
+                statuses[i] = status;
+                failed += 1;
+                first.get_or_insert_with(|| format!("item {i}: {msg}"));
+            }
+        }
+        write_statuses(item_status, &statuses);
+        match first {
+            None => Ok(()),
+            Some(msg) => {
+                Err((GEMM_STATUS_BATCH_PARTIAL_FAILURE, format!("{failed} of {count} items failed; first: {msg}")))
+            }
+        }
+    })
+}
+
+/// A static, NUL-terminated description of a status ("unknown status" for other values).
+#[no_mangle]
+pub extern "C" fn gemm_status_string(status: i32) -> *const c_char {
+    let s: &'static CStr = match status {
+        0 => c"success",
+        1 => c"a required pointer is NULL",
+        2 => c"shapes do not fit together or a buffer is too small",
+        3 => c"a leading dimension is too small",
+        4 => c"a size computation overflows",
+        5 => c"unsupported dtype combination",
+        6 => c"an argument is out of range",
+        7 => c"a buffer is misaligned for its element type",
+        8 => c"a device failed",
+        9 => c"no such device",
+        10 => c"some batch items failed",
+        11 => c"outputs of batch items overlap",
+        12 => c"the device list could not be parsed or opened",
+        13 => c"internal error (a bug in the library)",
+        _ => c"unknown status",
+    };
+    s.as_ptr()
+}
+
+/// The message of the last failed call on this thread ("" after a success). Valid until the next
+/// call on the same thread.
+#[no_mangle]
+pub extern "C" fn gemm_last_error_message() -> *const c_char {
+    LAST_ERROR.with(|e| e.borrow().as_ptr())
+}

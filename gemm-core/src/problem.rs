@@ -259,6 +259,18 @@ impl GemmProblem {
         Ok((av, bv, cv))
     }
 
+    /// Checks that the Rust element types match the declared dtypes.
+    pub fn check_elements<A: Element, B: Element, C: Element>(&self) -> Result<()> {
+        for (operand, declared, actual) in
+            [(Operand::A, self.a_type, A::DTYPE), (Operand::B, self.b_type, B::DTYPE), (Operand::C, self.c_type, C::DTYPE)]
+        {
+            if declared != actual {
+                return Err(Error::DTypeMismatch { operand, declared, actual });
+            }
+        }
+        Ok(())
+    }
+
     pub fn dtype(&self, operand: Operand) -> DType {
         match operand {
             Operand::A => self.a_type,

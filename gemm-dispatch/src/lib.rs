@@ -1,1 +1,28 @@
-//! gemm-dispatch
+//! `gemm-dispatch`: the runtime of the AMD GEMM library.
+//!
+//! A [`Context`] owns devices (the host CPU always; HIP GPUs and emulated GPUs as their backends
+//! land), runs single GEMMs on the best device, and spreads strided and grouped batches over all
+//! of them with one result per item. [`ndarray_ext`] adds `a.gemm(&b)` to ndarray matrices.
+//!
+//! ```
+//! use gemm_dispatch::{Context, GemmProblem};
+//! let ctx = Context::host(1);
+//! let p = GemmProblem::new(2, 2, 2);
+//! let mut c = [0f32; 4];
+//! ctx.gemm(&p, &[1.0, 2.0, 3.0, 4.0], &[5.0, 6.0, 7.0, 8.0], &mut c).unwrap();
+//! assert_eq!(c, [19.0, 22.0, 43.0, 50.0]);
+//! ```
+
+pub mod backend;
+pub mod context;
+pub mod error;
+pub mod host;
+pub mod ndarray_ext;
+pub mod schedule;
+
+pub use backend::{Backend, DeviceInfo, DeviceKind};
+pub use context::{BatchReport, Context, GroupedItem, DEVICES_ENV};
+pub use error::{Error, Result};
+pub use gemm_core::{self as core, bf16, f16, DType, Element, GemmProblem, Layout, StridedBatch, Transpose};
+pub use ndarray_ext::{gemm_into, Gemm};
+pub use schedule::JobOutcome;

@@ -1,0 +1,60 @@
+//! What a device must do: run one validated GEMM on byte buffers.
+//!
+//! Buffers cross this boundary as bytes tagged by the problem's dtypes, which is what a GPU
+//! backend copies anyway and what the C ABI hands us; the host backend views them as typed slices
+//! again (checked by `bytemuck`, so a misaligned buffer is an error, not undefined behaviour).
+
+use crate::error::{Error, Result};
+use gemm_core::{Arch, GemmProblem, Operand};
+
+/// The kind of a device.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DeviceKind {
+    /// The CPU, through gemm-host.
+    Host,
+    /// A GPU through HIP.
+    Hip { ordinal: usize, arch: Arch },
+    /// A GPU emulated on the CPU.
+    Emu { arch: Arch },
+    /// Anything else (test doubles, future backends).
+    Other(String),
+}
+
+/// What `gemm devices` and the C ABI report about a device.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeviceInfo {
+    /// Short name such as `host:0`, `hip:1`, `emu:gfx950`.
+    pub name: String,
+    pub kind: DeviceKind,
+    /// Human-readable description (CPU model, GPU name).
+    pub description: String,
+    /// Worker threads (host) or compute units (GPU).
+    pub compute_units: usize,
+    /// Bytes of memory the device owns (0 for the host, which shares system memory).
+    pub memory_bytes: u64,
+}
+
+/// A device that runs GEMMs.
+pub trait Backend: Send + Sync {
+    fn info(&self) -> DeviceInfo;
+
+    /// Runs one GEMM. `p` has been validated against the buffer lengths (in elements of its
+    /// dtypes) and the buffers hold exactly the spans the problem needs or more.
+    fn gemm(&self, p: &GemmProblem, a: &[u8], b: &[u8], c: &mut [u8]) -> Result<()>;
+
+    /// A rough cost of `p` on this device in seconds, used to split batches. The default is a
+    /// flop count at 1 TFLOP/s plus a fixed overhead.
+    fn estimate_seconds(&self, p: &GemmProblem) -> f64 {
+        p.flops() * 1e-12 + 1e-6
+    }
+}
+
+/// Views a byte buffer as elements of `T`; refuses misaligned or ragged buffers.
+pub fn typed<T: bytemuck::Pod>(bytes: &[u8], operand: Operand, dtype: gemm_core::DType) -> Result<&[T]> {
+    bytemuck::try_cast_slice(bytes).map_err(|_| Error::Misaligned { operand, dtype })
+}
+
+/// Mutable version of [`typed`].
+pub fn typed_mut<T: bytemuck::Pod>(bytes: &mut [u8], operand: Operand, dtype: gemm_core::DType) -> Result<&mut [T]> {
+    bytemuck::try_cast_slice_mut(bytes).map_err(|_| Error::Misaligned { operand, dtype })
+}

@@ -1,0 +1,312 @@
+//! The [`Context`]: the devices a program computes on, and the GEMM entry points over them.
+
+use crate::backend::{Backend, DeviceInfo};
+use crate::error::{Error, Result};
+use crate::host::HostBackend;
+use crate::schedule::{self, Job, JobOutcome};
+use gemm_core::{Element, GemmProblem, Operand, StridedBatch};
+use std::sync::{Arc, OnceLock};
+
+/// The environment variable that selects devices, e.g. `host`, `host,host,host`.
+pub const DEVICES_ENV: &str = "GEMM_DEVICES";
+
+/// A set of devices. Cheap to clone (devices are shared).
+#[derive(Clone)]
+pub struct Context {
+    devices: Arc<Vec<Arc<dyn Backend>>>,
+}
+
+impl core::fmt::Debug for Context {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_list().entries(self.devices.iter().map(|d| d.info().name)).finish()
+    }
+}
+
+/// Per-item results of a batch: every submitted GEMM has exactly one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BatchReport {
+    pub items: Vec<JobOutcome>,
+}
+
+impl BatchReport {
+    /// Whether every item succeeded.
+    pub fn all_ok(&self) -> bool {
+        self.items.iter().all(|o| o.result.is_ok())
+    }
+    /// `(index, error)` of each failed item.
+    pub fn failures(&self) -> impl Iterator<Item = (usize, &Error)> {
+        self.items.iter().enumerate().filter_map(|(i, o)| o.result.as_ref().err().map(|e| (i, e)))
+    }
+    /// The results alone, in item order.
+    pub fn results(&self) -> Vec<Result<()>> {
+        self.items.iter().map(|o| o.result.clone()).collect()
+    }
+}
+
+/// One item of a grouped batch: its own problem and buffers.
+pub struct GroupedItem<'a, A, B, C> {
+    pub problem: GemmProblem,
+    pub a: &'a [A],
+    pub b: &'a [B],
+    pub c: &'a mut [C],
+}
+
+fn host_threads(devices: usize) -> usize {
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    (cores / devices.max(1)).max(1)
+}
+
+impl Context {
+    /// `n` host devices sharing the machine's cores (at least one thread each).
+    pub fn host(n: usize) -> Self {
+        let n = n.max(1);
+        let threads = host_threads(n);
+        Self::from_backends((0..n).map(|i| Arc::new(HostBackend::new(i, threads)) as Arc<dyn Backend>).collect())
+            .expect("at least one device")
+    }
+
+    /// A context over the given backends, in priority order (the first is "the best device").
+    pub fn from_backends(devices: Vec<Arc<dyn Backend>>) -> Result<Self> {
+        if devices.is_empty() || devices.len() > 64 {
+            return Err(Error::DeviceSpec {
+                spec: format!("{} devices", devices.len()),
+                why: "a context holds 1 to 64 devices".into(),
+            });
+        }
+        Ok(Self { devices: Arc::new(devices) })
+    }
+
+    /// Devices from a list such as `host`, `host,host,host` or `host:0,host:1`.
+    pub fn from_spec(spec: &str) -> Result<Self> {
+        let entries: Vec<&str> = spec.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+        if entries.is_empty() {
+            return Err(Error::DeviceSpec { spec: spec.into(), why: "no device named".into() });
+        }
+        let hosts = entries.iter().filter(|e| **e == "host" || e.starts_with("host:")).count();
+        let threads = host_threads(hosts);
+        let mut devices: Vec<Arc<dyn Backend>> = Vec::new();
+        for entry in &entries {
+            let (kind, _arg) = entry.split_once(':').unwrap_or((entry, ""));
+            match kind {
+                "host" => devices.push(Arc::new(HostBackend::new(devices.len(), threads))),
+                "hip" | "emu" => {
+                    return Err(Error::DeviceSpec {
+                        spec: spec.into(),
+                        why: format!("`{entry}`: the {kind} backend is not part of this build yet"),
+                    })
+                }
+                _ => {
+                    return Err(Error::DeviceSpec {
+                        spec: spec.into(),
+                        why: format!("`{entry}` is not a device (expected host, hip:N or emu:ARCH)"),
+                    })
+                }
+            }
+        }
+        Self::from_backends(devices)
+    }
+
+    /// Devices from `GEMM_DEVICES`, or the default: the host.
+    pub fn from_env() -> Result<Self> {
+        match std::env::var(DEVICES_ENV) {
+            Ok(spec) if !spec.trim().is_empty() => Self::from_spec(&spec),
+            _ => Ok(Self::host(1)),
+        }
+    }
+
+    /// A process-wide context (from the environment, falling back to the host), used by the
+    /// ndarray extension methods.
+    pub fn global() -> &'static Context {
+        static GLOBAL: OnceLock<Context> = OnceLock::new();
+        GLOBAL.get_or_init(|| Self::from_env().unwrap_or_else(|_| Self::host(1)))
+    }
+
+    pub fn device_count(&self) -> usize {
+        self.devices.len()
+    }
+
+    pub fn devices(&self) -> Vec<DeviceInfo> {
+        self.devices.iter().map(|d| d.info()).collect()
+    }
+
+    fn device(&self, index: usize) -> Result<&Arc<dyn Backend>> {
+        self.devices.get(index).ok_or(Error::NoSuchDevice { index, count: self.devices.len() })
+    }
+
+    /// One GEMM on the best device (falling back to the others if it cannot run it).
+    pub fn gemm<A: Element, B: Element, C: Element>(&self, p: &GemmProblem, a: &[A], b: &[B], c: &mut [C]) -> Result<()> {
+        p.views(a, b, &mut *c)?;
+        let job = Job { problem: *p, a: bytemuck::cast_slice(a), b: bytemuck::cast_slice(b), c: bytemuck::cast_slice_mut(c) };
+        self.run_single(None, job)
+    }
+
+    /// One GEMM on device `device` only.
+    pub fn gemm_on<A: Element, B: Element, C: Element>(
+        &self,
+        device: usize,
+        p: &GemmProblem,
+        a: &[A],
+        b: &[B],
+        c: &mut [C],
+    ) -> Result<()> {
+        self.device(device)?;
+        p.views(a, b, &mut *c)?;
+        let job = Job { problem: *p, a: bytemuck::cast_slice(a), b: bytemuck::cast_slice(b), c: bytemuck::cast_slice_mut(c) };
+        self.run_single(Some(device), job)
+    }
+
+    /// One GEMM on byte buffers whose dtypes the problem declares (the C ABI's entry).
+    pub fn gemm_bytes(&self, p: &GemmProblem, a: &[u8], b: &[u8], c: &mut [u8]) -> Result<()> {
+        validate_bytes(p, a.len(), b.len(), c.len())?;
+        self.run_single(None, Job { problem: *p, a, b, c })
+    }
+
+    fn run_single(&self, device: Option<usize>, mut job: Job<'_>) -> Result<()> {
+        let candidates: Vec<usize> = match device {
+            Some(d) => vec![d],
+            None => (0..self.devices.len()).collect(),
+        };
+        // In the caller's thread: a single GEMM needs no worker. On a retryable failure the next
+        // device gets it, in priority order.
+        let mut last = None;
+        for d in candidates {
+            match schedule::run_one(self.device(d)?.as_ref(), &mut job) {
+                Err(e) if e.is_retryable() => last = Some(e),
+                r => return r,
+            }
+        }
+        Err(last.unwrap_or_else(|| Error::NotRun("no device".into())))
+    }
+
+    /// A strided batch spread over all devices. `Err` when the batch geometry is invalid (nothing
+    /// was touched); otherwise one result per item.
+    pub fn gemm_strided_batched<A: Element, B: Element, C: Element>(
+        &self,
+        batch: &StridedBatch,
+        a: &[A],
+        b: &[B],
+        c: &mut [C],
+    ) -> Result<BatchReport> {
+        batch.problem.check_elements::<A, B, C>()?;
+        self.gemm_strided_batched_bytes(
+            batch,
+            bytemuck::cast_slice(a),
+            bytemuck::cast_slice(b),
+            bytemuck::cast_slice_mut(c),
+        )
+    }
+
+    /// A strided batch on byte buffers whose dtypes the problem declares (the C ABI's entry).
+    pub fn gemm_strided_batched_bytes(
+        &self,
+        batch: &StridedBatch,
+        a: &[u8],
+        b: &[u8],
+        c: &mut [u8],
+    ) -> Result<BatchReport> {
+        let p = batch.problem;
+        let (sa, sb, sc) = (p.a_type.size_bytes(), p.b_type.size_bytes(), p.c_type.size_bytes());
+        batch.validate_buffers(a.len() / sa, b.len() / sb, c.len() / sc)?;
+        let item = p.validate()?;
+        let mut rest: &mut [u8] = c;
+        let mut consumed = 0usize;
+        let mut jobs = Vec::with_capacity(batch.count);
+        for i in 0..batch.count {
+            let (oa, ob, oc) = batch.offsets(i);
+            let mine: &mut [u8] = if item.c == 0 {
+                &mut []
+            } else {
+                // Outputs do not overlap (validated), so C splits into disjoint pieces in order.
+                let (_, tail) = std::mem::take(&mut rest).split_at_mut(oc * sc - consumed);
+                let (mine, tail) = tail.split_at_mut(item.c * sc);
+                rest = tail;
+                consumed = oc * sc + item.c * sc;
+                mine
+            };
+            jobs.push(Job { problem: p, a: piece(a, oa, item.a, sa), b: piece(b, ob, item.b, sb), c: mine });
+        }
+        Ok(self.run_batch(jobs))
+    }
+
+    /// A grouped batch: each item its own shape and buffers. Invalid items fail alone.
+    pub fn gemm_grouped<A: Element, B: Element, C: Element>(&self, items: &mut [GroupedItem<'_, A, B, C>]) -> BatchReport {
+        let mut invalid: Vec<(usize, Error)> = Vec::new();
+        let mut jobs = Vec::with_capacity(items.len());
+        let mut positions = Vec::with_capacity(items.len());
+        for (i, it) in items.iter_mut().enumerate() {
+            match it.problem.views(it.a, it.b, &mut *it.c) {
+                Ok(_) => {
+                    positions.push(i);
+                    jobs.push(Job {
+                        problem: it.problem,
+                        a: bytemuck::cast_slice(it.a),
+                        b: bytemuck::cast_slice(it.b),
+                        c: bytemuck::cast_slice_mut(&mut *it.c),
+                    });
+                }
+                Err(e) => invalid.push((i, e.into())),
+            }
+        }
+        let ran = self.run_batch(jobs);
+        let mut items_out: Vec<Option<JobOutcome>> = vec![None; items.len()];
+        for (pos, outcome) in positions.into_iter().zip(ran.items) {
+            items_out[pos] = Some(outcome);
+        }
+        for (i, e) in invalid {
+            items_out[i] = Some(JobOutcome { result: Err(e), device: None, attempts: 0 });
+        }
+        BatchReport { items: items_out.into_iter().map(|o| o.expect("every item has an outcome")).collect() }
+    }
+
+    /// A grouped batch on byte buffers (the C ABI's entry): item problems declare the dtypes.
+    pub fn gemm_grouped_bytes(&self, items: Vec<(GemmProblem, &[u8], &[u8], &mut [u8])>) -> BatchReport {
+        let n = items.len();
+        let mut invalid = Vec::new();
+        let mut jobs = Vec::new();
+        let mut positions = Vec::new();
+        for (i, (p, a, b, c)) in items.into_iter().enumerate() {
+            match validate_bytes(&p, a.len(), b.len(), c.len()) {
+                Ok(()) => {
+                    positions.push(i);
+                    jobs.push(Job { problem: p, a, b, c });
+                }
+                Err(e) => invalid.push((i, e)),
+            }
+        }
+        let ran = self.run_batch(jobs);
+        let mut out: Vec<Option<JobOutcome>> = vec![None; n];
+        for (pos, o) in positions.into_iter().zip(ran.items) {
+            out[pos] = Some(o);
+        }
+        for (i, e) in invalid {
+            out[i] = Some(JobOutcome { result: Err(e), device: None, attempts: 0 });
+        }
+        BatchReport { items: out.into_iter().map(|o| o.expect("every item has an outcome")).collect() }
+    }
+
+    fn run_batch(&self, jobs: Vec<Job<'_>>) -> BatchReport {
+        BatchReport { items: schedule::run(&self.devices, jobs) }
+    }
+}
+
+/// The bytes of `elems` elements at element `offset`; empty operands (a zero dimension) need no
+/// storage at all, whatever their offsets.
+fn piece(buf: &[u8], offset: usize, elems: usize, size: usize) -> &[u8] {
+    if elems == 0 {
+        &buf[..0]
+    } else {
+        &buf[offset * size..(offset + elems) * size]
+    }
+}
+
+/// Validates a problem against byte buffers: lengths in whole elements, enough of them.
+pub fn validate_bytes(p: &GemmProblem, a: usize, b: usize, c: usize) -> Result<()> {
+    p.validate()?;
+    let mut elems = [0usize; 3];
+    for (slot, (operand, bytes)) in [(Operand::A, a), (Operand::B, b), (Operand::C, c)].into_iter().enumerate() {
+        let size = p.dtype(operand).size_bytes();
+        elems[slot] = bytes / size;
+    }
+    p.validate_buffers(elems[0], elems[1], elems[2])?;
+    Ok(())
+}

@@ -1,0 +1,39 @@
+//! Errors of the runtime: invalid input (from gemm-core), device failures, and configuration.
+
+use gemm_core::{DType, Operand};
+
+/// Everything a GEMM call can report.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum Error {
+    /// The problem or its buffers are invalid; nothing was touched.
+    #[error(transparent)]
+    Invalid(#[from] gemm_core::Error),
+    /// A buffer's address is not a multiple of its element size.
+    #[error("buffer of {operand} is not aligned to the {} bytes of {dtype}", dtype.size_bytes())]
+    Misaligned { operand: Operand, dtype: DType },
+    /// A device failed while running the item. The item may be retried on another device.
+    #[error("device {device} failed: {message}")]
+    Device { device: String, message: String },
+    /// The device cannot run this problem (dtype, arch); another device may.
+    #[error("device {device} does not support this problem: {why}")]
+    Unsupported { device: String, why: String },
+    /// No device with this index.
+    #[error("no device {index} (the context has {count})")]
+    NoSuchDevice { index: usize, count: usize },
+    /// A device list such as `GEMM_DEVICES` could not be parsed or opened.
+    #[error("device selection `{spec}`: {why}")]
+    DeviceSpec { spec: String, why: String },
+    /// The work was not run because the batch was cancelled or its context shut down.
+    #[error("not run: {0}")]
+    NotRun(String),
+}
+
+impl Error {
+    /// Whether running the same item on another device may succeed.
+    pub fn is_retryable(&self) -> bool {
+        matches!(self, Error::Device { .. } | Error::Unsupported { .. })
+    }
+}
+
+/// Result with the runtime [`Error`].
+pub type Result<T, E = Error> = core::result::Result<T, E>;
