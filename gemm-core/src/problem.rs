@@ -240,15 +240,8 @@ impl GemmProblem {
         b: &'a [B],
         c: &'c mut [C],
     ) -> Result<(MatRef<'a, A>, MatRef<'a, B>, MatMut<'c, C>)> {
-        for (operand, declared, actual) in [
-            (Operand::A, self.a_type, A::DTYPE),
-            (Operand::B, self.b_type, B::DTYPE),
-            (Operand::C, self.c_type, C::DTYPE),
-        ] {
-            if declared != actual {
-                return Err(Error::DTypeMismatch { operand, declared, actual });
-            }
-        }
+        check_dtypes(self.a_type, self.b_type, self.c_type)?;
+        self.check_elements::<A, B, C>()?;
         self.validate_buffers(a.len(), b.len(), c.len())?;
         let (r, co, rs, cs) = self.strides(Operand::A);
         let av = MatRef::new(a, r, co, rs, cs, Operand::A)?;
@@ -261,9 +254,11 @@ impl GemmProblem {
 
     /// Checks that the Rust element types match the declared dtypes.
     pub fn check_elements<A: Element, B: Element, C: Element>(&self) -> Result<()> {
-        for (operand, declared, actual) in
-            [(Operand::A, self.a_type, A::DTYPE), (Operand::B, self.b_type, B::DTYPE), (Operand::C, self.c_type, C::DTYPE)]
-        {
+        for (operand, declared, actual) in [
+            (Operand::A, self.a_type, A::DTYPE),
+            (Operand::B, self.b_type, B::DTYPE),
+            (Operand::C, self.c_type, C::DTYPE),
+        ] {
             if declared != actual {
                 return Err(Error::DTypeMismatch { operand, declared, actual });
             }

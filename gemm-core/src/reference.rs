@@ -49,6 +49,23 @@ fn entry<A: Element, B: Element, C: Element>(
     (v, mag)
 }
 
+/// `len` values spread over [-1, 1), rounded to `T`, from a seed (SplitMix64): the test data of
+/// every crate, so a failure reproduces from its seed alone.
+pub fn random_values<T: Element>(len: usize, seed: u64) -> Vec<T> {
+    let mut state = seed;
+    (0..len)
+        .map(|_| {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            // 24 random bits -> [-1, 1), exact in f32.
+            T::from_f32(((z >> 40) as f32) / (1u64 << 23) as f32 - 1.0)
+        })
+        .collect()
+}
+
 /// How far a computed C is from the reference, in units of the allowed error.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CheckReport {

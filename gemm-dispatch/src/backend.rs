@@ -50,11 +50,18 @@ pub trait Backend: Send + Sync {
 }
 
 /// Views a byte buffer as elements of `T`; refuses misaligned or ragged buffers.
+/// An empty buffer is always accepted: a zero-sized operand has no address to align.
 pub fn typed<T: bytemuck::Pod>(bytes: &[u8], operand: Operand, dtype: gemm_core::DType) -> Result<&[T]> {
+    if bytes.is_empty() {
+        return Ok(&[]);
+    }
     bytemuck::try_cast_slice(bytes).map_err(|_| Error::Misaligned { operand, dtype })
 }
 
 /// Mutable version of [`typed`].
 pub fn typed_mut<T: bytemuck::Pod>(bytes: &mut [u8], operand: Operand, dtype: gemm_core::DType) -> Result<&mut [T]> {
+    if bytes.is_empty() {
+        return Ok(&mut []);
+    }
     bytemuck::try_cast_slice_mut(bytes).map_err(|_| Error::Misaligned { operand, dtype })
 }

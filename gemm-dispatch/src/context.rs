@@ -134,9 +134,16 @@ impl Context {
     }
 
     /// One GEMM on the best device (falling back to the others if it cannot run it).
-    pub fn gemm<A: Element, B: Element, C: Element>(&self, p: &GemmProblem, a: &[A], b: &[B], c: &mut [C]) -> Result<()> {
+    pub fn gemm<A: Element, B: Element, C: Element>(
+        &self,
+        p: &GemmProblem,
+        a: &[A],
+        b: &[B],
+        c: &mut [C],
+    ) -> Result<()> {
         p.views(a, b, &mut *c)?;
-        let job = Job { problem: *p, a: bytemuck::cast_slice(a), b: bytemuck::cast_slice(b), c: bytemuck::cast_slice_mut(c) };
+        let job =
+            Job { problem: *p, a: bytemuck::cast_slice(a), b: bytemuck::cast_slice(b), c: bytemuck::cast_slice_mut(c) };
         self.run_single(None, job)
     }
 
@@ -151,7 +158,8 @@ impl Context {
     ) -> Result<()> {
         self.device(device)?;
         p.views(a, b, &mut *c)?;
-        let job = Job { problem: *p, a: bytemuck::cast_slice(a), b: bytemuck::cast_slice(b), c: bytemuck::cast_slice_mut(c) };
+        let job =
+            Job { problem: *p, a: bytemuck::cast_slice(a), b: bytemuck::cast_slice(b), c: bytemuck::cast_slice_mut(c) };
         self.run_single(Some(device), job)
     }
 
@@ -229,7 +237,10 @@ impl Context {
     }
 
     /// A grouped batch: each item its own shape and buffers. Invalid items fail alone.
-    pub fn gemm_grouped<A: Element, B: Element, C: Element>(&self, items: &mut [GroupedItem<'_, A, B, C>]) -> BatchReport {
+    pub fn gemm_grouped<A: Element, B: Element, C: Element>(
+        &self,
+        items: &mut [GroupedItem<'_, A, B, C>],
+    ) -> BatchReport {
         let mut invalid: Vec<(usize, Error)> = Vec::new();
         let mut jobs = Vec::with_capacity(items.len());
         let mut positions = Vec::with_capacity(items.len());

@@ -2,9 +2,7 @@
 
 use crate::backend::{typed, typed_mut, Backend, DeviceInfo, DeviceKind};
 use crate::error::Result;
-use gemm_core::{
-    bf16, f16, Element, Fp8E4M3, Fp8E4M3Fnuz, Fp8E5M2, Fp8E5M2Fnuz, GemmProblem, Operand,
-};
+use gemm_core::{bf16, f16, Element, Fp8E4M3, Fp8E4M3Fnuz, Fp8E5M2, Fp8E5M2Fnuz, GemmProblem, Operand};
 
 /// The CPU, running GEMMs on `threads` worker threads.
 #[derive(Debug)]
@@ -33,7 +31,11 @@ impl HostBackend {
 fn cpu_model() -> String {
     std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string()))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
         .unwrap_or_else(|| std::env::consts::ARCH.to_string())
 }
 
@@ -64,16 +66,34 @@ impl Backend for HostBackend {
         }
         combos!(
             (f32, f32, f32),
-            (f16, f16, f16), (f16, f16, f32),
-            (bf16, bf16, bf16), (bf16, bf16, f32),
-            (Fp8E4M3Fnuz, Fp8E4M3Fnuz, f32), (Fp8E4M3Fnuz, Fp8E4M3Fnuz, f16), (Fp8E4M3Fnuz, Fp8E4M3Fnuz, bf16),
-            (Fp8E4M3Fnuz, Fp8E5M2Fnuz, f32), (Fp8E4M3Fnuz, Fp8E5M2Fnuz, f16), (Fp8E4M3Fnuz, Fp8E5M2Fnuz, bf16),
-            (Fp8E5M2Fnuz, Fp8E4M3Fnuz, f32), (Fp8E5M2Fnuz, Fp8E4M3Fnuz, f16), (Fp8E5M2Fnuz, Fp8E4M3Fnuz, bf16),
-            (Fp8E5M2Fnuz, Fp8E5M2Fnuz, f32), (Fp8E5M2Fnuz, Fp8E5M2Fnuz, f16), (Fp8E5M2Fnuz, Fp8E5M2Fnuz, bf16),
-            (Fp8E4M3, Fp8E4M3, f32), (Fp8E4M3, Fp8E4M3, f16), (Fp8E4M3, Fp8E4M3, bf16),
-            (Fp8E4M3, Fp8E5M2, f32), (Fp8E4M3, Fp8E5M2, f16), (Fp8E4M3, Fp8E5M2, bf16),
-            (Fp8E5M2, Fp8E4M3, f32), (Fp8E5M2, Fp8E4M3, f16), (Fp8E5M2, Fp8E4M3, bf16),
-            (Fp8E5M2, Fp8E5M2, f32), (Fp8E5M2, Fp8E5M2, f16), (Fp8E5M2, Fp8E5M2, bf16),
+            (f16, f16, f16),
+            (f16, f16, f32),
+            (bf16, bf16, bf16),
+            (bf16, bf16, f32),
+            (Fp8E4M3Fnuz, Fp8E4M3Fnuz, f32),
+            (Fp8E4M3Fnuz, Fp8E4M3Fnuz, f16),
+            (Fp8E4M3Fnuz, Fp8E4M3Fnuz, bf16),
+            (Fp8E4M3Fnuz, Fp8E5M2Fnuz, f32),
+            (Fp8E4M3Fnuz, Fp8E5M2Fnuz, f16),
+            (Fp8E4M3Fnuz, Fp8E5M2Fnuz, bf16),
+            (Fp8E5M2Fnuz, Fp8E4M3Fnuz, f32),
+            (Fp8E5M2Fnuz, Fp8E4M3Fnuz, f16),
+            (Fp8E5M2Fnuz, Fp8E4M3Fnuz, bf16),
+            (Fp8E5M2Fnuz, Fp8E5M2Fnuz, f32),
+            (Fp8E5M2Fnuz, Fp8E5M2Fnuz, f16),
+            (Fp8E5M2Fnuz, Fp8E5M2Fnuz, bf16),
+            (Fp8E4M3, Fp8E4M3, f32),
+            (Fp8E4M3, Fp8E4M3, f16),
+            (Fp8E4M3, Fp8E4M3, bf16),
+            (Fp8E4M3, Fp8E5M2, f32),
+            (Fp8E4M3, Fp8E5M2, f16),
+            (Fp8E4M3, Fp8E5M2, bf16),
+            (Fp8E5M2, Fp8E4M3, f32),
+            (Fp8E5M2, Fp8E4M3, f16),
+            (Fp8E5M2, Fp8E4M3, bf16),
+            (Fp8E5M2, Fp8E5M2, f32),
+            (Fp8E5M2, Fp8E5M2, f16),
+            (Fp8E5M2, Fp8E5M2, bf16),
         )
     }
 

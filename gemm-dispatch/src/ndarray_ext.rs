@@ -41,7 +41,14 @@ fn contiguous_copy<'a, T: Element>(a: ArrayView2<'_, T>) -> Strided<'a, T> {
 }
 
 /// `(transpose, ld)` that make `layout` address this operand, if one does.
-fn describe(rows: usize, cols: usize, rs: usize, cs: usize, layout: Layout, may_transpose: bool) -> Option<(Transpose, usize)> {
+fn describe(
+    rows: usize,
+    cols: usize,
+    rs: usize,
+    cs: usize,
+    layout: Layout,
+    may_transpose: bool,
+) -> Option<(Transpose, usize)> {
     // In row-major storage an untransposed operand has cs = 1 and rs = ld, a transposed one rs = 1
     // and cs = ld; column-major swaps the roles. A dimension of length 1 accepts any stride.
     let unit_cols = cs == 1 || cols <= 1;

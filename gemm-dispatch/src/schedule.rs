@@ -120,6 +120,12 @@ pub fn run(devices: &[Arc<dyn Backend>], jobs: Vec<Job<'_>>) -> Vec<JobOutcome> 
         .into_inner()
         .outcomes
         .into_iter()
-        .map(|o| o.unwrap_or(JobOutcome { result: Err(Error::NotRun("lost by the scheduler".into())), device: None, attempts: 0 }))
+        .map(|o| {
+            o.unwrap_or(JobOutcome {
+                result: Err(Error::NotRun("lost by the scheduler".into())),
+                device: None,
+                attempts: 0,
+            })
+        })
         .collect()
 }

@@ -8,7 +8,9 @@
 
 use clap::{Parser, Subcommand};
 use gemm_core::reference;
-use gemm_core::{bf16, f16, DType, Element, Fp8E4M3, Fp8E4M3Fnuz, Fp8E5M2, Fp8E5M2Fnuz, GemmProblem, StridedBatch, Transpose};
+use gemm_core::{
+    bf16, f16, DType, Element, Fp8E4M3, Fp8E4M3Fnuz, Fp8E5M2, Fp8E5M2Fnuz, GemmProblem, StridedBatch, Transpose,
+};
 use gemm_dispatch::Context;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -228,9 +230,8 @@ fn run_typed<A: Element, C: Element>(ctx: &Context, args: &RunArgs) -> Result<()
     let items: Vec<usize> = if batch.count > 1 { vec![0, batch.count - 1] } else { vec![0] };
     for &i in &items {
         let (oa, ob, oc) = batch.offsets(i);
-        let entries: Vec<(usize, usize)> = (0..args.samples)
-            .map(|_| (rng.gen_range(0..args.m.max(1)), rng.gen_range(0..args.n.max(1))))
-            .collect();
+        let entries: Vec<(usize, usize)> =
+            (0..args.samples).map(|_| (rng.gen_range(0..args.m.max(1)), rng.gen_range(0..args.n.max(1)))).collect();
         let report = reference::check(
             &p,
             &a[oa..oa + item.a],
@@ -245,7 +246,11 @@ fn run_typed<A: Element, C: Element>(ctx: &Context, args: &RunArgs) -> Result<()
         checked += report.checked;
     }
     println!("time     best {:.3} ms, median {:.3} ms over {} runs", ms(best), ms(median), times.len());
-    println!("speed    {:.3} TFLOP/s (best), {:.3} TFLOP/s (median)", tflops(&p, batch.count, best), tflops(&p, batch.count, median));
+    println!(
+        "speed    {:.3} TFLOP/s (best), {:.3} TFLOP/s (median)",
+        tflops(&p, batch.count, best),
+        tflops(&p, batch.count, median)
+    );
     println!(
         "accuracy max |error| {:.3e} on {} sampled entries ({:.3} of the allowed error): {}",
         max_abs,
