@@ -14,7 +14,7 @@
 //! scratch of `m x NC` and is written once, on the last block.
 
 use crate::convert::Decoder;
-use crate::kernel::{Kernel, Tile, MR, NR};
+use crate::kernel::{prefetch, Kernel, Tile, MR, NR};
 use gemm_core::{DType, Element, MatMut, MatRef};
 
 /// Where a tile stands in the k loop, and the scalars.
@@ -79,12 +79,25 @@ pub(crate) fn serial<K: Kernel, A: Element, B: Element, C: Element>(
                     let nr = NR.min(jc + nc - j0);
                     for (ir, ap) in apack.chunks_exact(MR * plen).take(mc.div_ceil(MR)).enumerate() {
                         let i0 = ic + ir * MR;
+                        let mr = MR.min(ic + mc - i0);
+                        prefetch_tile(&c, i0, j0, mr, nr);
                         kern.run(kc, ap, bp, &mut acc);
                         let scratch = use_scratch.then(|| Scratch { data: &mut scratch_buf[..], ld: m, jc });
-                        epilogue(&acc, &mut c, i0, j0, MR.min(ic + mc - i0), nr, pass, scratch);
+                        epilogue(&acc, &mut c, i0, j0, mr, nr, pass, scratch);
                     }
                 }
             }
+        }
+    }
+}
+
+/// Prefetches the C elements of a tile (its first, middle and last row of each column).
+fn prefetch_tile<C: Element>(c: &MatMut<'_, C>, i0: usize, j0: usize, mr: usize, nr: usize) {
+    let (rs, cs) = (c.row_stride(), c.col_stride());
+    let data = c.as_ref().data();
+    for j in 0..nr {
+        for i in [0, mr / 2, mr - 1] {
+            prefetch(&data[(i0 + i) * rs + (j0 + j) * cs]);
         }
     }
 }

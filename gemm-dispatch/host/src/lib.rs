@@ -137,12 +137,35 @@ pub fn gemm_with<A: Element, B: Element, C: Element>(
     Ok(())
 }
 
-/// `C = beta * C`, writing zeros without reading C when `beta == 0`.
+/// `C = beta * C`, writing zeros without reading C when `beta == 0`. Runs along C's contiguous
+/// dimension when it has one (this also zero-fills C before faer on the `beta == 0` path).
 fn scale<C: Element>(beta: f32, c: &mut MatMut<'_, C>) {
-    for j in 0..c.cols() {
-        for i in 0..c.rows() {
-            let v = if beta == 0.0 { 0.0 } else { beta * c.get(i, j).to_f32() };
-            c.set(i, j, C::from_f32(v));
+    let (m, n, rs, cs) = (c.rows(), c.cols(), c.row_stride(), c.col_stride());
+    if m == 0 || n == 0 {
+        return;
+    }
+    let apply = |x: &mut C| *x = C::from_f32(if beta == 0.0 { 0.0 } else { beta * x.to_f32() });
+    let data = c.data_mut();
+    // (lines, line length, stride between lines) when one stride is 1.
+    let lines = if rs == 1 {
+        Some((n, m, cs))
+    } else if cs == 1 {
+        Some((m, n, rs))
+    } else {
+        None
+    };
+    match lines {
+        Some((count, len, stride)) => {
+            for l in 0..count {
+                data[l * stride..][..len].iter_mut().for_each(apply);
+            }
+        }
+        None => {
+            for i in 0..m {
+                for j in 0..n {
+                    apply(&mut data[i * rs + j * cs]);
+                }
+            }
         }
     }
 }
