@@ -65,20 +65,23 @@ pub(crate) fn bf16_pair_panel<T: Element, const R: usize>(
     let data = src.data();
     let (rs, cs) = (src.row_stride(), src.col_stride());
     if rows == R && rs == 1 {
+        // Decode two k columns into small arrays, then interleave: both loops vectorise.
+        let (mut t0, mut t1) = ([0u16; R], [0u16; R]);
         for (q, dst) in out.chunks_exact_mut(2 * R).enumerate() {
             let b0 = r0 + (p0 + 2 * q) * cs;
-            let s0 = &data[b0..b0 + R];
+            for (t, &x) in t0.iter_mut().zip(&data[b0..b0 + R]) {
+                *t = dec.bf16(x);
+            }
             if 2 * q + 1 < kc {
-                let s1 = &data[b0 + cs..b0 + cs + R];
-                for ((d, &x0), &x1) in dst.chunks_exact_mut(2).zip(s0).zip(s1) {
-                    d[0] = dec.bf16(x0);
-                    d[1] = dec.bf16(x1);
+                for (t, &x) in t1.iter_mut().zip(&data[b0 + cs..b0 + cs + R]) {
+                    *t = dec.bf16(x);
                 }
             } else {
-                for (d, &x0) in dst.chunks_exact_mut(2).zip(s0) {
-                    d[0] = dec.bf16(x0);
-                    d[1] = 0;
-                }
+                t1 = [0; R];
+            }
+            for (d, (&x0, &x1)) in dst.chunks_exact_mut(2).zip(t0.iter().zip(&t1)) {
+                d[0] = x0;
+                d[1] = x1;
             }
         }
         return;
@@ -89,12 +92,16 @@ pub(crate) fn bf16_pair_panel<T: Element, const R: usize>(
     for r in 0..rows {
         let base = (r0 + r) * rs + p0 * cs;
         if cs == 1 {
-            let row = &data[base..base + kc];
-            for (q, pair) in row.chunks(2).enumerate() {
-                let at = q * 2 * R + 2 * r;
-                out[at] = dec.bf16(pair[0]);
-                if let Some(&x1) = pair.get(1) {
-                    out[at + 1] = dec.bf16(x1);
+            // Decode a run of the row (vectorises), then scatter its pairs to their k slots.
+            const RUN: usize = 64;
+            for (ci, run) in data[base..base + kc].chunks(RUN).enumerate() {
+                let mut t = [0u16; RUN];
+                for (t, &x) in t.iter_mut().zip(run) {
+                    *t = dec.bf16(x);
+                }
+                for (qq, pair) in t[..run.len().next_multiple_of(2)].chunks_exact(2).enumerate() {
+                    let at = (ci * RUN / 2 + qq) * 2 * R + 2 * r;
+                    out[at..at + 2].copy_from_slice(pair);
                 }
             }
         } else {

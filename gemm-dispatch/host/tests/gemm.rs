@@ -159,7 +159,7 @@ fn zero_sized_dimensions() {
 
 #[test]
 fn beta_zero_never_reads_c_and_alpha_zero_never_reads_a_or_b() {
-    for (m, n, k) in [(3, 4, 5), (65, 70, 90)] {
+    for (m, n, k) in [(3, 4, 5), (65, 70, 90), (300, 17, 200), (8, 600, 40), (257, 129, 65)] {
         for threads in [1, 2] {
             for kernel in KERNELS {
                 // beta = 0 with NaN in C.
@@ -349,6 +349,26 @@ fn special_values_propagate() {
                 } else {
                     assert_eq!(x, k as f32 * 0.5, "{kernel:?} ({i}, {j})");
                 }
+            }
+        }
+    }
+}
+
+#[test]
+fn beta_zero_with_nan_in_c_on_every_layout() {
+    for (layout, ta, tb) in layouts() {
+        for (m, n, k) in [(5, 3, 2), (70, 40, 33), (260, 100, 64)] {
+            for kernel in KERNELS {
+                let p = GemmProblem::new(m, n, k).with_layout(layout).with_transposes(ta, tb);
+                let spans = p.validate().unwrap();
+                let mut rng = ChaCha8Rng::seed_from_u64(21);
+                let a: Vec<f32> = random(&mut rng, spans.a);
+                let b: Vec<f32> = random(&mut rng, spans.b);
+                let mut c = vec![f32::NAN; spans.c];
+                let (av, bv, cv) = p.views(&a, &b, &mut c).unwrap();
+                gemm_with(1.0, av, bv, 0.0, cv, &Options { threads: 2, kernel }).unwrap();
+                let r = check(&p, &a, &b, &vec![0.0; spans.c], &c, None).unwrap();
+                assert!(r.passed(), "{layout:?} {ta:?} {tb:?} {m}x{n}x{k} {kernel:?}: {r:?}");
             }
         }
     }
