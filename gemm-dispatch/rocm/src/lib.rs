@@ -39,6 +39,9 @@
 //! # Ok(()) }
 //! ```
 
+#![deny(clippy::undocumented_unsafe_blocks)]
+#![warn(missing_docs)]
+
 pub mod error;
 pub mod hip;
 pub mod loader;

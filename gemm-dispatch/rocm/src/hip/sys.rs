@@ -73,12 +73,12 @@ pub const HIP_EVENT_DISABLE_TIMING: c_uint = 0x2;
 
 /// `HIP_LAUNCH_PARAM_BUFFER_POINTER`, `((void*)0x01)`: the next `extra` entry points at the
 /// packed kernel-argument buffer.
-pub const HIP_LAUNCH_PARAM_BUFFER_POINTER: *mut c_void = 0x01 as *mut c_void;
+pub const HIP_LAUNCH_PARAM_BUFFER_POINTER: *mut c_void = std::ptr::without_provenance_mut(0x01);
 /// `HIP_LAUNCH_PARAM_BUFFER_SIZE`, `((void*)0x02)`: the next `extra` entry points at a
 /// `size_t` holding the buffer's size in bytes.
-pub const HIP_LAUNCH_PARAM_BUFFER_SIZE: *mut c_void = 0x02 as *mut c_void;
+pub const HIP_LAUNCH_PARAM_BUFFER_SIZE: *mut c_void = std::ptr::without_provenance_mut(0x02);
 /// `HIP_LAUNCH_PARAM_END`, `((void*)0x03)`: ends the `extra` array.
-pub const HIP_LAUNCH_PARAM_END: *mut c_void = 0x03 as *mut c_void;
+pub const HIP_LAUNCH_PARAM_END: *mut c_void = std::ptr::without_provenance_mut(0x03);
 
 /// Size of `hipDeviceProp_t` up to ROCm 5.7, which ROCm 6 keeps as `hipDeviceProp_tR0000`
 /// (`sizeof` = 792 with the 5.2 headers).
@@ -425,7 +425,7 @@ mod tests {
     fn property_layouts_fit_the_buffer() {
         const _: () = assert!(DEVICE_PROP_R0000_GCN_ARCH_NAME + DEVICE_PROP_STRING_LEN <= DEVICE_PROP_R0000_SIZE);
         const _: () = assert!(DEVICE_PROP_R0600_GCN_ARCH_NAME + DEVICE_PROP_STRING_LEN <= DEVICE_PROP_R0600_SIZE);
-        assert!(DEVICE_PROP_R0600_SIZE <= DEVICE_PROP_BUFFER_SIZE);
+        const _: () = assert!(DEVICE_PROP_R0600_SIZE <= DEVICE_PROP_BUFFER_SIZE);
         assert_eq!(std::mem::align_of::<DevicePropBuffer>(), 8);
         assert_eq!(std::mem::size_of::<DevicePropBuffer>(), DEVICE_PROP_BUFFER_SIZE);
     }
