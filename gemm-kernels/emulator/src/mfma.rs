@@ -1,0 +1,246 @@
+//! MFMA (VOP3P-MAI) with the register layouts of AMD's matrix instruction calculator
+//! (ISA.md §1.1-1.3, `shared/reference/mfma-layouts.txt`), generalised to the
+//! multi-block shapes by the calculator's gfx9 scheme:
+//!
+//! * inputs: `kpl = K*M*B/64` k-values per lane; element (i, k) of block b sits in lane
+//!   `i + M*(b + B*floor(k/kpl))`, register `(k mod kpl) / e`, field `k mod e`
+//!   (`e` elements per dword, lower k in lower bits);
+//! * outputs (M = N >= 16): lane `j + N*((i/4) mod (64/N))`, register
+//!   `(i mod 4) + 4*floor((i/4)/(64/N)) + (M*N/64)*b`; 4x4 shapes: lane `j + 4b`, register `i`.
+//!
+//! This is NOT tinygrad's 32x32 output mapping (ISA.md §1.4). Accumulation: products are
+//! exact in f32 for f16/bf16/fp8 inputs and are added to C in k order in f32 (the
+//! hardware order is undocumented, ISA.md §7; compare with a tolerance).
+
+use crate::error::FaultKind;
+use crate::scheduler::{Env, R};
+use crate::valu::{fp8_formats, regs_of};
+use crate::wave::{Wave, LANES};
+use gemm_core::fp8::Fp8Format;
+use gemm_isa::table::Field;
+use gemm_isa::{Inst, Op, Operand, RegFile, Ty};
+use half::{bf16, f16};
+
+/// Element type of an MFMA input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Elem {
+    F32,
+    F16,
+    Bf16,
+    Fp8,
+    Bf8,
+    I8,
+}
+
+impl Elem {
+    pub fn bits(self) -> u32 {
+        match self {
+            Elem::F32 => 32,
+            Elem::F16 | Elem::Bf16 => 16,
+            Elem::Fp8 | Elem::Bf8 | Elem::I8 => 8,
+        }
+    }
+}
+
+/// The shape of an MFMA, read off its table name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    pub m: u32,
+    pub n: u32,
+    pub k: u32,
+    pub blocks: u32,
+    pub a: Elem,
+    pub b: Elem,
+    /// i32 accumulation (i8 inputs).
+    pub int: bool,
+    /// Passes (4 cycles each), from the calculator's cycle counts; calibrated against the
+    /// wait states llc-22 emits (hazard.rs).
+    pub passes: u32,
+    /// XDL (everything but the f32-input shapes, which behave as SMFMA in llc-22's NOPs).
+    pub xdl: bool,
+}
+
+impl Shape {
+    /// `None` for shapes not modelled (f64, xf32).
+    pub fn of(op: Op) -> Option<Shape> {
+        let name = op.name().strip_prefix("v_mfma_")?;
+        let mut parts = name.split('_');
+        let out = parts.next()?;
+        let dims = parts.next()?;
+        let rest: Vec<&str> = parts.collect();
+        let mut it = dims.split('x').map(|d| d.parse::<u32>().ok());
+        let (m, n, k) = (it.next()??, it.next()??, it.next()??);
+        let (blocks, types) = match rest.first() {
+            Some(b) if b.ends_with('b') && b[..b.len() - 1].parse::<u32>().is_ok() => (b[..b.len() - 1].parse().ok()?, &rest[1..]),
+            _ => (1, &rest[..]),
+        };
+        let el = |s: &str| match s {
+            "f32" => Some(Elem::F32),
+            "f16" => Some(Elem::F16),
+            "bf16" => Some(Elem::Bf16),
+            "fp8" => Some(Elem::Fp8),
+            "bf8" => Some(Elem::Bf8),
+            "i8" => Some(Elem::I8),
+            _ => None,
+        };
+        let (a, b) = match types {
+            [t] => (el(t)?, el(t)?),
+            [t, u] => (el(t)?, el(u)?),
+            _ => return None,
+        };
+        if out == "f64" {
+            return None;
+        }
+        let passes = if m == 4 {
+            2
+        } else if blocks > 1 {
+            if m == 32 {
+                16
+            } else {
+                8
+            }
+        } else if k * a.bits() >= 128 {
+            if m == 32 {
+                8
+            } else {
+                4
+            }
+        } else if m == 32 {
+            16
+        } else {
+            8
+        };
+        Some(Shape { m, n, k, blocks, a, b, int: out == "i32", passes, xdl: a != Elem::F32 })
+    }
+
+    /// k-values per lane.
+    pub fn kpl(&self) -> u32 {
+        self.k * self.m * self.blocks / 64
+    }
+
+    /// Registers of A (or B).
+    pub fn ab_regs(&self) -> u32 {
+        (self.kpl() * self.a.bits()).div_ceil(32)
+    }
+
+    /// Registers of C/D.
+    pub fn cd_regs(&self) -> u32 {
+        self.m * self.n * self.blocks / 64
+    }
+
+    /// (lane, register, bit offset) of A[i][k] in block `b` (B[k][j] likewise with j).
+    pub fn ab_pos(&self, i: u32, k: u32, b: u32, bits: u32) -> (u32, u32, u32) {
+        let kpl = self.kpl();
+        let e = 32 / bits;
+        let g = b + self.blocks * (k / kpl);
+        let kl = k % kpl;
+        (i + self.m * g, kl / e, bits * (kl % e))
+    }
+
+    /// (lane, register) of C/D[i][j] in block `b`.
+    pub fn cd_pos(&self, i: u32, j: u32, b: u32) -> (u32, u32) {
+        if self.m == 4 {
+            return (j + 4 * b, i);
+        }
+        let groups = 64 / self.n;
+        (j + self.n * ((i / 4) % groups), (i % 4) + 4 * ((i / 4) / groups) + (self.m * self.n / 64) * b)
+    }
+}
+
+fn decode(e: Elem, bits: u32, fp8: Fp8Format, bf8: Fp8Format) -> f32 {
+    match e {
+        Elem::F32 => f32::from_bits(bits),
+        Elem::F16 => f16::from_bits(bits as u16).to_f32(),
+        Elem::Bf16 => bf16::from_bits(bits as u16).to_f32(),
+        Elem::Fp8 => fp8.decode(bits as u8),
+        Elem::Bf8 => bf8.decode(bits as u8),
+        Elem::I8 => bits as u8 as i8 as f32,
+    }
+}
+
+fn operand(inst: &Inst, field: Field) -> R<Operand> {
+    inst.operand(field).ok_or_else(|| FaultKind::Unsupported(format!("{}: missing operand", inst.op.name())))
+}
+
+/// Executes an MFMA.
+pub fn exec(w: &mut Wave, env: &mut Env, inst: &Inst) -> R<()> {
+    let sh = Shape::of(inst.op).ok_or_else(|| FaultKind::Unsupported(format!("{} (MFMA shape not modelled)", inst.op.name())))?;
+    if inst.mods.cbsz != 0 || inst.mods.abid != 0 || inst.mods.blgp != 0 {
+        return Err(FaultKind::Unsupported(format!(
+            "{}: cbsz/abid/blgp broadcast (not supported for this shape per the calculator, ISA.md §1.2)",
+            inst.op.name()
+        )));
+    }
+    let (a, b, c, dst) = (operand(inst, Field::Src0)?, operand(inst, Field::Src1)?, operand(inst, Field::Src2)?, operand(inst, Field::Vdst)?);
+    let nab = sh.ab_regs() as u8;
+    let ncd = sh.cd_regs() as u8;
+    let mut reads = regs_of(&a, nab);
+    reads.extend(regs_of(&b, nab));
+    reads.extend(regs_of(&c, ncd));
+    env.check_regs(w, &reads, false);
+    env.check_regs(w, &regs_of(&dst, ncd), true);
+    let (fp8, bf8) = fp8_formats(env.arch);
+    let (ra, rb, rd) = match (a, b, dst) {
+        (Operand::Reg(x), Operand::Reg(y), Operand::Reg(z)) => (x, y, z),
+        _ => return Err(FaultKind::Unsupported("MFMA A/B/D must be registers".into())),
+    };
+    // Gather A and B as [block][row][k] floats.
+    let (m, n, k, nb) = (sh.m, sh.n, sh.k, sh.blocks);
+    let get = |r: &gemm_isa::Reg, lane: u32, reg: u32| w.vget(r.file, r.index + reg as u16, lane as usize);
+    let mut av = vec![0f32; (nb * m * k) as usize];
+    let mut bv = vec![0f32; (nb * n * k) as usize];
+    for blk in 0..nb {
+        for i in 0..m {
+            for kk in 0..k {
+                let (lane, reg, off) = sh.ab_pos(i, kk, blk, sh.a.bits());
+                let raw = get(&ra, lane, reg)? >> off;
+                let raw = if sh.a.bits() == 32 { raw } else { raw & ((1 << sh.a.bits()) - 1) };
+                av[((blk * m + i) * k + kk) as usize] = decode(sh.a, raw, fp8, bf8);
+            }
+        }
+        for j in 0..n {
+            for kk in 0..k {
+                let (lane, reg, off) = sh.ab_pos(j, kk, blk, sh.b.bits());
+                let raw = get(&rb, lane, reg)? >> off;
+                let raw = if sh.b.bits() == 32 { raw } else { raw & ((1 << sh.b.bits()) - 1) };
+                bv[((blk * n + j) * k + kk) as usize] = decode(sh.b, raw, fp8, bf8);
+            }
+        }
+    }
+    // C: registers, or an inline constant broadcast to every element (ISA.md §1.5).
+    let mut out = vec![0u32; ncd as usize * LANES];
+    for blk in 0..nb {
+        for i in 0..m {
+            for j in 0..n {
+                let (lane, reg) = sh.cd_pos(i, j, blk);
+                let cbits = match &c {
+                    Operand::Reg(rc) => w.vget(rc.file, rc.index + reg as u16, lane as usize)?,
+                    o => o.const_bits(if sh.int { Ty::B32 } else { Ty::F32 }).unwrap_or(0) as u32,
+                };
+                let arow = &av[((blk * m + i) * k) as usize..][..k as usize];
+                let r = if sh.int {
+                    let mut acc = cbits as i32;
+                    for kk in 0..k as usize {
+                        acc = acc.wrapping_add(arow[kk] as i32 * bv[((blk * n + j) * k) as usize + kk] as i32);
+                    }
+                    acc as u32
+                } else {
+                    let mut acc = f32::from_bits(cbits);
+                    for kk in 0..k as usize {
+                        acc += arow[kk] * bv[((blk * n + j) * k) as usize + kk];
+                    }
+                    acc.to_bits()
+                };
+                out[reg as usize * LANES + lane as usize] = r;
+            }
+        }
+    }
+    // MFMA writes every lane regardless of EXEC (the matrix is a whole-wave operand).
+    for reg in 0..ncd as u16 {
+        for lane in 0..LANES {
+            w.vset(rd.file, rd.index + reg, lane, out[reg as usize * LANES + lane])?;
+        }
+    }
+    let _ = RegFile::Vgpr;
+    Ok(())
+}

@@ -1,0 +1,599 @@
+//! The workgroup engine: a seeded scheduler picks the next ready wave, memory operations
+//! complete asynchronously (data lands in registers/LDS/memory at completion), and
+//! `s_waitcnt` / `s_barrier` block until their condition holds.
+//!
+//! Completion order per counter follows what LLVM's `SIInsertWaitcnts.cpp` assumes for
+//! gfx9 (`counterOutOfOrder`/`hasMixedPendingEvents`): vector-memory loads complete in
+//! issue order among loads, stores in order among stores, but loads and stores may pass
+//! each other (mixed events are out of order, LLVM then waits for zero); DS operations
+//! complete in order; scalar memory loads complete in any order (ISA.md §3.1).
+
+use crate::error::{Fault, FaultKind};
+use crate::hazard::HazardState;
+use crate::memory::MemView;
+use crate::program::Program;
+use crate::race::{AccessRec, Conflict, RaceDetector};
+use crate::report::{Checker, Kind, Report, Reports};
+use crate::wave::{Wave, WaveState, LANES};
+use crate::{InstCounts, Mode, Schedule};
+use gemm_isa::{Arch, Format, Inst, Op, RegFile};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::collections::{HashMap, VecDeque};
+
+pub(crate) type R<T> = Result<T, FaultKind>;
+
+/// Which `s_waitcnt` counter tracks an operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Counter {
+    Vm,
+    Lgkm,
+}
+
+/// Ordering class: operations of one class complete in issue order, except `Smem`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Order {
+    VmLoad,
+    VmStore,
+    Lds,
+    Smem,
+}
+
+impl Order {
+    pub fn counter(self) -> Counter {
+        match self {
+            Order::VmLoad | Order::VmStore => Counter::Vm,
+            Order::Lds | Order::Smem => Counter::Lgkm,
+        }
+    }
+}
+
+/// Where an access goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Space {
+    Global,
+    Lds,
+}
+
+/// How loaded bytes become register contents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Conv {
+    /// Whole dwords.
+    Dwords,
+    U8,
+    I8,
+    U16,
+    I16,
+    /// 16-bit result into the low half, high half kept (`_d16`).
+    D16Lo { bytes: u8, signed: bool },
+    /// 16-bit result into the high half, low half kept (`_d16_hi`).
+    D16Hi { bytes: u8, signed: bool },
+}
+
+/// Atomic read-modify-write operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomicOp {
+    Add,
+    Sub,
+    Rsub,
+    Swap,
+    Cmpswap,
+    Smin,
+    Umin,
+    Smax,
+    Umax,
+    And,
+    Or,
+    Xor,
+    Inc,
+    Dec,
+    AddF32,
+    MinF32,
+    MaxF32,
+    AddF64,
+    MinF64,
+    MaxF64,
+    PkAddF16,
+    PkAddBf16,
+}
+
+/// One lane's part of a memory operation.
+#[derive(Clone, Copy, Debug)]
+pub struct Access {
+    pub lane: u8,
+    pub addr: u64,
+    /// Bytes accessed.
+    pub size: u8,
+    /// First destination dword inside the destination tuple.
+    pub reg: u16,
+    /// Bit `i` set: dword `i` is out of range (load gives 0, store is dropped).
+    pub oob: u8,
+    /// Store/atomic source data (dwords), atomic compare value in `cmp`.
+    pub data: [u32; 4],
+    pub cmp: [u32; 2],
+    /// LDS byte address for LDS-DMA.
+    pub lds: u32,
+}
+
+impl Access {
+    pub fn new(lane: usize, addr: u64, size: u8) -> Access {
+        Access { lane: lane as u8, addr, size, reg: 0, oob: 0, data: [0; 4], cmp: [0; 2], lds: 0 }
+    }
+}
+
+/// What happens when an operation completes.
+#[derive(Clone, Debug)]
+pub enum OpKind {
+    Load { space: Space, acc: Vec<Access>, file: RegFile, base: u16, conv: Conv },
+    Store { space: Space, acc: Vec<Access> },
+    Atomic { space: Space, op: AtomicOp, acc: Vec<Access>, ret: Option<(RegFile, u16)>, dwords: u8 },
+    /// Global -> LDS (`buffer_load ... lds`, `global_load_lds_*`).
+    LdsDma { acc: Vec<Access> },
+    /// Scalar load into SGPRs starting at operand code `base`.
+    SLoad { addr: u64, dwords: u8, base: u16 },
+    /// A DS operation that only moves register values (`ds_bpermute_b32`...).
+    RegWrite { file: RegFile, index: u16, mask: u64, vals: Vec<u32> },
+}
+
+#[derive(Clone, Debug)]
+pub struct MemOp {
+    pub seq: u64,
+    pub order: Order,
+    pub complete_at: u64,
+    pub done: bool,
+    pub pc: u64,
+    pub kind: OpKind,
+    /// Registers this operation writes (for the wait checker).
+    pub dst: Vec<(RegFile, u16)>,
+    /// Race-detector clock at issue (LDS operations only).
+    pub vc: Option<Vec<u32>>,
+}
+
+/// Per-wave scheduling state.
+#[derive(Debug, Default)]
+pub struct WaveSched {
+    pub ready_at: u64,
+    pub pending: VecDeque<MemOp>,
+    pub seq: u64,
+    /// Unsatisfied `s_waitcnt` limits (vm, lgkm).
+    pub wait: Option<(u32, u32)>,
+    /// Registers written by operations not yet waited for -> op seq.
+    pub inflight: HashMap<(RegFile, u16), (u64, u64)>,
+    /// Last completion time per in-order class.
+    pub last_done: HashMap<Order, u64>,
+    pub instructions: u64,
+}
+
+/// Everything of a workgroup except its waves.
+pub struct Env<'a> {
+    pub arch: Arch,
+    pub prog: &'a Program,
+    pub mem: &'a MemView,
+    pub kernel: &'a str,
+    pub wg: [u32; 3],
+    pub wg_size: [u32; 3],
+    pub grid_wgs: [u32; 3],
+    pub kernarg: u64,
+    pub lds: Vec<u8>,
+    pub now: u64,
+    pub rng: ChaCha8Rng,
+    pub mode: Mode,
+    pub race: Option<RaceDetector>,
+    pub reports: Reports,
+    pub counts: InstCounts,
+    pub sched: Vec<WaveSched>,
+    pub hazard: Vec<HazardState>,
+    pub max_instructions: u64,
+}
+
+pub struct Workgroup<'a> {
+    pub waves: Vec<Wave>,
+    pub env: Env<'a>,
+}
+
+impl<'a> Env<'a> {
+    pub fn fault(&self, w: &Wave, kind: FaultKind) -> Fault {
+        Fault {
+            kernel: self.kernel.to_string(),
+            pc: w.pc,
+            inst: self.prog.text_at(w.pc),
+            workgroup: self.wg,
+            wave: w.id,
+            kind,
+        }
+    }
+
+    pub fn report(&mut self, checker: Checker, kind: Kind, wave: usize, pc: u64, addr: Option<u64>, other: Option<(usize, u64)>, message: String) {
+        let other = other.map(|(w, p)| (w, p, self.prog.text_at(p)));
+        let r = Report {
+            checker,
+            kind,
+            kernel: self.kernel.to_string(),
+            workgroup: self.wg,
+            wave,
+            pc,
+            inst: self.prog.text_at(pc),
+            addr,
+            other,
+            message,
+            count: 1,
+        };
+        self.reports.add(r);
+    }
+
+    fn latency(&mut self, order: Order) -> u64 {
+        match self.mode {
+            Mode::LongestLatency => u64::MAX,
+            Mode::Fair | Mode::Reversed => match order {
+                Order::VmLoad | Order::VmStore => 120,
+                Order::Lds => 16,
+                Order::Smem => 40,
+            },
+            Mode::Random => match order {
+                Order::VmLoad | Order::VmStore => self.rng.gen_range(1..=900),
+                Order::Lds => self.rng.gen_range(1..=80),
+                Order::Smem => self.rng.gen_range(1..=300),
+            },
+        }
+    }
+
+    /// Queues a memory operation of wave `w` (issued now).
+    pub fn issue(&mut self, w: &Wave, order: Order, kind: OpKind, dst: Vec<(RegFile, u16)>) {
+        let wi = w.id;
+        let lat = self.latency(order);
+        let mut at = self.now.saturating_add(lat);
+        if order != Order::Smem {
+            let last = self.sched[wi].last_done.get(&order).copied().unwrap_or(0);
+            at = at.max(last);
+            self.sched[wi].last_done.insert(order, at);
+        }
+        let touches_lds = matches!(&kind, OpKind::LdsDma { .. })
+            || matches!(&kind, OpKind::Load { space: Space::Lds, .. } | OpKind::Store { space: Space::Lds, .. } | OpKind::Atomic { space: Space::Lds, .. });
+        let vc = if touches_lds { self.race.as_ref().map(|r| r.snapshot(wi)) } else { None };
+        let s = &mut self.sched[wi];
+        s.seq += 1;
+        let seq = s.seq;
+        for d in &dst {
+            s.inflight.insert(*d, (seq, w.pc));
+        }
+        s.pending.push_back(MemOp { seq, order, complete_at: at, done: false, pc: w.pc, kind, dst, vc });
+    }
+
+    /// Reports use of registers with an un-waited write pending.
+    pub fn check_regs(&mut self, w: &Wave, regs: &[(RegFile, u16)], writing: bool) {
+        let mut hits = Vec::new();
+        for r in regs {
+            if let Some(&(_, pc)) = self.sched[w.id].inflight.get(r) {
+                hits.push((*r, pc));
+            }
+        }
+        for (r, pc) in hits {
+            let name = match r.0 {
+                RegFile::Sgpr => format!("s{}", r.1),
+                RegFile::Agpr => format!("a{}", r.1),
+                _ => format!("v{}", r.1),
+            };
+            self.report(
+                Checker::Wait,
+                Kind::RegisterBeforeWait,
+                w.id,
+                w.pc,
+                Some(u64::from(r.1)),
+                Some((w.id, pc)),
+                format!(
+                    "{} {name} while the memory operation that writes it has not been waited for (missing s_waitcnt)",
+                    if writing { "writes" } else { "reads" }
+                ),
+            );
+        }
+    }
+}
+
+impl<'a> Workgroup<'a> {
+    /// Performs (completes) operation `op` of wave `wi`.
+    fn perform(&mut self, wi: usize, op: &MemOp) -> Result<(), Fault> {
+        let w = &mut self.waves[wi];
+        let env = &mut self.env;
+        crate::vmem::perform(w, env, op).map_err(|k| {
+            let mut f = env.fault(w, k);
+            f.pc = op.pc;
+            f.inst = env.prog.text_at(op.pc);
+            f
+        })
+    }
+
+    /// Completes every operation due by `now`, in (time, wave, seq) order.
+    fn retire_due(&mut self) -> Result<(), Fault> {
+        loop {
+            let mut best: Option<(u64, usize, u64)> = None;
+            for (wi, s) in self.env.sched.iter().enumerate() {
+                for op in s.pending.iter().filter(|o| !o.done && o.complete_at <= self.env.now) {
+                    let k = (op.complete_at, wi, op.seq);
+                    if best.is_none_or(|b| k < b) {
+                        best = Some(k);
+                    }
+                }
+            }
+            let Some((_, wi, seq)) = best else { return Ok(()) };
+            self.complete(wi, seq)?;
+        }
+    }
+
+    fn complete(&mut self, wi: usize, seq: u64) -> Result<(), Fault> {
+        let Some(i) = self.env.sched[wi].pending.iter().position(|o| o.seq == seq) else { return Ok(()) };
+        let op = self.env.sched[wi].pending[i].clone();
+        self.env.sched[wi].pending[i].done = true;
+        self.perform(wi, &op)
+    }
+
+    /// Whether wave `wi`'s pending wait is satisfied; in the longest-latency mode, forces
+    /// the fewest completions that satisfy it (stores before loads, LDS before SMEM, SMEM
+    /// youngest first: the adversarial choices the ordering rules allow).
+    fn wait_satisfied(&mut self, wi: usize) -> Result<bool, Fault> {
+        let Some((vm, lgkm)) = self.env.sched[wi].wait else { return Ok(true) };
+        let count = |s: &WaveSched, c: Counter| s.pending.iter().filter(|o| !o.done && o.order.counter() == c).count() as u32;
+        if self.env.mode == Mode::LongestLatency {
+            for (c, lim) in [(Counter::Vm, vm), (Counter::Lgkm, lgkm)] {
+                while count(&self.env.sched[wi], c) > lim {
+                    let s = &self.env.sched[wi];
+                    let pick = |order: Order, youngest: bool| {
+                        let mut it = s.pending.iter().filter(|o| !o.done && o.order == order);
+                        if youngest {
+                            it.last().map(|o| o.seq)
+                        } else {
+                            it.next().map(|o| o.seq)
+                        }
+                    };
+                    let seq = match c {
+                        Counter::Vm => pick(Order::VmStore, false).or_else(|| pick(Order::VmLoad, false)),
+                        Counter::Lgkm => pick(Order::Lds, false).or_else(|| pick(Order::Smem, true)),
+                    };
+                    match seq {
+                        Some(seq) => self.complete(wi, seq)?,
+                        None => break,
+                    }
+                }
+            }
+        }
+        let s = &self.env.sched[wi];
+        if count(s, Counter::Vm) > vm || count(s, Counter::Lgkm) > lgkm {
+            return Ok(false);
+        }
+        // Satisfied: the operations the wait guarantees are those of each counter except
+        // the youngest `limit` (in-order semantics), and only those that are done.
+        let mut waited = Vec::new();
+        for (c, lim) in [(Counter::Vm, vm), (Counter::Lgkm, lgkm)] {
+            let ops: Vec<&MemOp> = s.pending.iter().filter(|o| o.order.counter() == c).collect();
+            let keep = lim as usize;
+            if ops.len() > keep {
+                for o in &ops[..ops.len() - keep] {
+                    if o.done {
+                        waited.push(o.seq);
+                    }
+                }
+            }
+        }
+        let s = &mut self.env.sched[wi];
+        s.pending.retain(|o| !waited.contains(&o.seq));
+        s.inflight.retain(|_, (seq, _)| !waited.contains(seq));
+        s.wait = None;
+        if let Some(r) = self.env.race.as_mut() {
+            r.waited(wi, &waited);
+        }
+        Ok(true)
+    }
+
+    fn ready(&mut self, wi: usize) -> Result<bool, Fault> {
+        let w = &self.waves[wi];
+        if w.state != WaveState::Running || self.env.sched[wi].ready_at > self.env.now {
+            return Ok(false);
+        }
+        self.wait_satisfied(wi)
+    }
+
+    /// Runs the workgroup to completion.
+    pub fn run(&mut self, policy: Schedule) -> Result<(), Fault> {
+        let n = self.waves.len();
+        let mut rr = 0usize;
+        loop {
+            if self.waves.iter().all(|w| w.state == WaveState::Ended) {
+                // Let outstanding operations land.
+                for wi in 0..n {
+                    let seqs: Vec<u64> = self.env.sched[wi].pending.iter().filter(|o| !o.done).map(|o| o.seq).collect();
+                    for s in seqs {
+                        self.complete(wi, s)?;
+                    }
+                }
+                return Ok(());
+            }
+            self.retire_due()?;
+            // Barrier release: every wave that has not ended has arrived.
+            let at_barrier: Vec<usize> = (0..n).filter(|&i| self.waves[i].state == WaveState::AtBarrier).collect();
+            if !at_barrier.is_empty() && self.waves.iter().all(|w| w.state != WaveState::Running) {
+                for &i in &at_barrier {
+                    self.waves[i].state = WaveState::Running;
+                }
+                if let Some(r) = self.env.race.as_mut() {
+                    r.barrier(&at_barrier);
+                }
+            }
+            let mut ready = Vec::with_capacity(n);
+            for wi in 0..n {
+                if self.ready(wi)? {
+                    ready.push(wi);
+                }
+            }
+            if ready.is_empty() {
+                let next_op = self
+                    .env
+                    .sched
+                    .iter()
+                    .flat_map(|s| s.pending.iter().filter(|o| !o.done).map(|o| o.complete_at))
+                    .filter(|&t| t != u64::MAX)
+                    .min();
+                let next_ready = (0..n)
+                    .filter(|&i| self.waves[i].state == WaveState::Running && self.env.sched[i].ready_at > self.env.now)
+                    .map(|i| self.env.sched[i].ready_at)
+                    .min();
+                match next_op.into_iter().chain(next_ready).min() {
+                    Some(t) => {
+                        self.env.now = t.max(self.env.now + 1);
+                        continue;
+                    }
+                    None => {
+                        let w = self.waves.iter().find(|w| w.state != WaveState::Ended).unwrap_or(&self.waves[0]);
+                        let what = format!(
+                            "no wave can run: {} at a barrier, {} ended",
+                            at_barrier.len(),
+                            self.waves.iter().filter(|w| w.state == WaveState::Ended).count()
+                        );
+                        return Err(self.env.fault(w, FaultKind::Deadlock(what)));
+                    }
+                }
+            }
+            let wi = match policy.mode {
+                Mode::Fair | Mode::LongestLatency => {
+                    let pick = ready.iter().copied().find(|&i| i >= rr).unwrap_or(ready[0]);
+                    rr = pick + 1;
+                    pick
+                }
+                Mode::Reversed => *ready.last().unwrap_or(&ready[0]),
+                Mode::Random => ready[self.env.rng.gen_range(0..ready.len())],
+            };
+            self.step(wi)?;
+            self.env.now += 1;
+        }
+    }
+
+    /// Executes one instruction of wave `wi`.
+    fn step(&mut self, wi: usize) -> Result<(), Fault> {
+        let pc = self.waves[wi].pc;
+        let prog = self.env.prog;
+        let Some(&idx) = prog.index.get(&pc) else {
+            let why = match &prog.decode_stop {
+                Some((o, e)) if *o == pc => e.clone(),
+                _ => format!("no decoded instruction at offset {pc:#x}"),
+            };
+            return Err(self.env.fault(&self.waves[wi], FaultKind::Decode(why)));
+        };
+        let (_, inst) = &prog.insts[idx];
+        let next = prog.insts.get(idx + 1).map(|(o, _)| *o).unwrap_or(prog.code.len() as u64);
+        self.env.sched[wi].instructions += 1;
+        if self.env.sched[wi].instructions > self.env.max_instructions {
+            return Err(self.env.fault(&self.waves[wi], FaultKind::InstructionLimit(self.env.max_instructions)));
+        }
+        self.env.counts.add(inst);
+        crate::hazard::check(&mut self.env, &self.waves[wi], inst);
+        let w = &mut self.waves[wi];
+        let env = &mut self.env;
+        env.sched[wi].ready_at = env.now + 1;
+        let res = match inst.op.def().format {
+            Format::Sopp => sopp(w, env, inst, next),
+            Format::Sop1 | Format::Sop2 | Format::Sopk | Format::Sopc => {
+                crate::salu::exec(w, env, inst, next).map(|_| ())
+            }
+            Format::Smem => crate::vmem::smem(w, env, inst).map(|_| w.pc = next),
+            Format::Vop1 | Format::Vop2 | Format::Vopc | Format::Vop3 | Format::Vop3p => {
+                crate::valu::exec(w, env, inst).map(|_| w.pc = next)
+            }
+            Format::Mai => crate::mfma::exec(w, env, inst).map(|_| w.pc = next),
+            Format::Ds => crate::lds::exec(w, env, inst).map(|_| w.pc = next),
+            Format::Mubuf | Format::Global | Format::Flat => crate::vmem::exec(w, env, inst).map(|_| w.pc = next),
+        };
+        res.map_err(|k| env.fault(&self.waves[wi], k))
+    }
+}
+
+/// SOPP: control flow, waits, barriers, scheduling hints.
+fn sopp(w: &mut Wave, env: &mut Env, inst: &Inst, next: u64) -> R<()> {
+    let imm = match inst.operands.first() {
+        Some(gemm_isa::Operand::Imm(i)) => *i,
+        _ => 0,
+    };
+    let target = (next as i64 + 4 * (imm as i16 as i64)) as u64;
+    let wi = w.id;
+    w.pc = next;
+    match inst.op {
+        Op::S_NOP => env.sched[wi].ready_at = env.now + (imm as u64 & 0xF) + 1,
+        Op::S_ENDPGM | Op::S_ENDPGM_SAVED => {
+            w.state = WaveState::Ended;
+        }
+        Op::S_BRANCH => w.pc = target,
+        Op::S_CBRANCH_SCC0 => {
+            if !w.scc {
+                w.pc = target
+            }
+        }
+        Op::S_CBRANCH_SCC1 => {
+            if w.scc {
+                w.pc = target
+            }
+        }
+        Op::S_CBRANCH_VCCZ => {
+            if w.vcc() == 0 {
+                w.pc = target
+            }
+        }
+        Op::S_CBRANCH_VCCNZ => {
+            if w.vcc() != 0 {
+                w.pc = target
+            }
+        }
+        Op::S_CBRANCH_EXECZ => {
+            if w.exec() == 0 {
+                w.pc = target
+            }
+        }
+        Op::S_CBRANCH_EXECNZ => {
+            if w.exec() != 0 {
+                w.pc = target
+            }
+        }
+        Op::S_WAITCNT => {
+            let v = imm as u32;
+            let vm = (v & 0xF) | ((v >> 14) & 3) << 4;
+            let lgkm = (v >> 8) & 0xF;
+            env.sched[wi].wait = Some((vm, lgkm));
+        }
+        Op::S_BARRIER => w.state = WaveState::AtBarrier,
+        Op::S_SLEEP => env.sched[wi].ready_at = env.now + 64 * (imm as u64 & 0x7F).max(1),
+        Op::S_SETPRIO | Op::S_ICACHE_INV | Op::S_TTRACEDATA | Op::S_INCPERFLEVEL | Op::S_DECPERFLEVEL | Op::S_WAKEUP => {}
+        Op::S_SET_GPR_IDX_OFF => {}
+        Op::S_TRAP | Op::S_SETHALT => return Err(FaultKind::Trap),
+        Op::S_SENDMSG | Op::S_SENDMSGHALT => {}
+        op => return Err(FaultKind::Unsupported(format!("{} (SOPP)", op.name()))),
+    }
+    Ok(())
+}
+
+/// A seeded RNG for workgroup `wg` of a launch.
+pub fn rng_for(seed: u64, wg: [u32; 3]) -> ChaCha8Rng {
+    let mix = seed ^ (u64::from(wg[0]) << 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        ^ u64::from(wg[1]).wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
+        ^ u64::from(wg[2]).wrapping_mul(0x1656_67B1_9E37_79F9);
+    ChaCha8Rng::seed_from_u64(mix)
+}
+
+/// Reports for a race-detector conflict.
+pub fn race_report(env: &mut Env, w: usize, pc: u64, addr: u32, c: Conflict) {
+    let (kind, other, msg): (Kind, Option<AccessRec>, &str) = match c {
+        Conflict::Uninit => (Kind::UninitializedRead, None, "read of LDS never written in this launch"),
+        Conflict::Raw(p) => (Kind::ReadAfterWrite, Some(p), "LDS read not ordered after the write it may read (missing s_waitcnt or s_barrier)"),
+        Conflict::War(p) => (Kind::WriteAfterRead, Some(p), "LDS write may overwrite data another access has not finished reading"),
+        Conflict::Waw(p) => (Kind::WriteAfterWrite, Some(p), "two LDS writes with no order between them"),
+    };
+    env.report(Checker::Race, kind, w, pc, Some(u64::from(addr)), other.map(|p| (p.wave as usize, p.pc)), msg.to_string());
+}
+
+/// Lanes a vector memory instruction touches.
+pub fn active(w: &Wave) -> impl Iterator<Item = usize> + '_ {
+    let e = w.exec();
+    (0..LANES).filter(move |l| e >> l & 1 == 1)
+}
+
+impl Env<'_> {
+    /// Device address the code is taken to live at (for `s_getpc_b64`).
+    pub fn prog_base(&self) -> u64 {
+        0x7F00_0000_0000
+    }
+}
