@@ -163,7 +163,9 @@ impl Device {
         // Kernarg segment, with the hidden arguments HIP fills.
         let meta = k.metadata.as_ref();
         let ka_size = meta.map(|m| m.kernarg_segment_size as usize).unwrap_or(0).max(kd.kernarg_size as usize).max(kernarg.len());
-        let mut ka = vec![0u8; ka_size.max(8)];
+        // Padded like the runtime's kernarg pool: scalar loads may fetch a few dwords past the
+        // last argument (clang's s_load_dwordx4 of a 12-byte tail).
+        let mut ka = vec![0u8; (ka_size + 64).div_ceil(64) * 64];
         ka[..kernarg.len()].copy_from_slice(kernarg);
         if let Some(m) = meta {
             for a in &m.args {
