@@ -1,1 +1,175 @@
-//! gemm-compiler
+//! gemm-compiler: GEMM kernels for gfx942 (CDNA3) and gfx950 (CDNA4), from a tile-level
+//! IR to AMDHSA code objects, with no LLVM and no ROCm at build time.
+//!
+//! Pipeline ([`compile`]): [`ir::Kernel::naive`] -> passes ([`passes::run_all`]: buffer
+//! ops, software pipelining, LDS swizzle, epilogue; each IR -> IR or a typed reason to
+//! decline) -> [`lower::lower`] (machine instructions on virtual registers) ->
+//! [`regalloc::allocate`] -> [`waitcnt::insert_waits`] -> [`hazard::insert_nops`] ->
+//! branch resolution and encoding (gemm-isa) -> code object (gemm-codeobject).
+//! Deterministic: no hashing with random state, no time, no environment.
+#![forbid(unsafe_code)]
+
+pub mod analysis;
+pub mod catalogue;
+pub mod hazard;
+pub mod ir;
+pub mod kernel_args;
+pub mod lds;
+pub mod lower;
+pub mod passes;
+pub mod program;
+pub mod regalloc;
+pub mod waitcnt;
+
+use gemm_codeobject::{KernelSpec, RegisterUsage, Target};
+use gemm_isa::{Arch, Inst, Operand};
+use ir::{Kernel, KernelConfig};
+use program::Item;
+
+/// Why a kernel could not be compiled.
+#[derive(Debug, thiserror::Error)]
+pub enum CompileError {
+    #[error("pass declined: {0}")]
+    Declined(#[from] passes::Declined),
+    #[error("lowering: {0}")]
+    Lower(#[from] lower::LowerError),
+    #[error("register allocation: {0}")]
+    RegAlloc(#[from] regalloc::RegAllocError),
+    #[error("encoding `{inst}`: {err}")]
+    Encode { inst: String, err: gemm_isa::EncodeError },
+    #[error("branch to label {0} out of range")]
+    Branch(u32),
+    #[error("code object: {0}")]
+    CodeObject(#[from] gemm_codeobject::WriteError),
+}
+
+/// A compiled kernel: its machine code, code object and the facts for the manifest.
+#[derive(Clone, Debug)]
+pub struct CompiledKernel {
+    pub name: String,
+    pub config: KernelConfig,
+    /// The kernel after the passes.
+    pub kernel: Kernel,
+    /// Final instructions (physical registers, waits and NOPs in place).
+    pub insts: Vec<Inst>,
+    /// Machine code of `.text` for this kernel.
+    pub code: Vec<u8>,
+    /// A complete code object holding just this kernel.
+    pub code_object: Vec<u8>,
+    pub usage: regalloc::Usage,
+    pub lds_bytes: u32,
+    pub waits_inserted: usize,
+    pub nop_wait_states: usize,
+    pub stats: analysis::Stats,
+}
+
+fn to_co_arch(a: Arch) -> gemm_codeobject::Arch {
+    match a {
+        Arch::Gfx942 => gemm_codeobject::Arch::Gfx942,
+        Arch::Gfx950 => gemm_codeobject::Arch::Gfx950,
+    }
+}
+
+/// Resolves labels into SOPP branch offsets (`PC_next + 4*simm16`, ISA.md §3.2) and
+/// returns the final instruction list.
+pub fn resolve_branches(items: &[Item], arch: Arch) -> Result<Vec<Inst>, CompileError> {
+    let size = |i: &Inst| -> Result<u32, CompileError> {
+        Ok(i.encode(arch).map_err(|err| CompileError::Encode { inst: i.to_string(), err })?.len() as u32 * 4)
+    };
+    let mut pc = 0u32;
+    let mut labels = std::collections::BTreeMap::new();
+    for it in items {
+        match it {
+            Item::I(i) => pc += size(i)?,
+            Item::Branch(..) => pc += 4,
+            Item::Label(l) => {
+                labels.insert(*l, pc);
+            }
+        }
+    }
+    let mut out = vec![];
+    let mut pc = 0u32;
+    for it in items {
+        match it {
+            Item::I(i) => {
+                pc += size(i)?;
+                out.push(i.clone());
+            }
+            Item::Branch(op, l) => {
+                let t = *labels.get(l).ok_or(CompileError::Branch(*l))? as i64;
+                let rel = (t - (pc as i64 + 4)) / 4;
+                if !(-32768..=32767).contains(&rel) {
+                    return Err(CompileError::Branch(*l));
+                }
+                out.push(Inst::new(*op, &[Operand::Imm(rel as i16 as u16 as i64)]));
+                pc += 4;
+            }
+            Item::Label(_) => {}
+        }
+    }
+    Ok(out)
+}
+
+/// Runs the passes on the naive kernel of `config`.
+pub fn optimise(config: KernelConfig) -> Result<Kernel, passes::Declined> {
+    passes::run_all(Kernel::naive(config))
+}
+
+/// Compiles one kernel end to end.
+pub fn compile(config: KernelConfig) -> Result<CompiledKernel, CompileError> {
+    let kernel = optimise(config)?;
+    compile_kernel(kernel)
+}
+
+/// Lowers an already optimised kernel.
+pub fn compile_kernel(kernel: Kernel) -> Result<CompiledKernel, CompileError> {
+    let config = kernel.config;
+    let arch = config.arch;
+    let mut prog = lower::lower(&kernel)?;
+    let usage = regalloc::allocate(&mut prog)?;
+    let waits = waitcnt::insert_waits(&mut prog.items);
+    let nops = hazard::insert_nops(&mut prog.items, arch);
+    let stats = analysis::stats(&kernel, &prog);
+    let insts = resolve_branches(&prog.items, arch)?;
+    let mut code = vec![];
+    for i in &insts {
+        code.extend(i.encode_bytes(arch).map_err(|err| CompileError::Encode { inst: i.to_string(), err })?);
+    }
+    let name = config.name();
+    let lds_bytes = kernel.lds_buffers * kernel.lds_buffer_bytes();
+    let mut spec = KernelSpec::new(name.clone(), code.clone());
+    spec.registers = RegisterUsage {
+        vgprs: usage.vgprs,
+        agprs: usage.agprs,
+        accum_offset: None,
+        sgprs: usage.sgprs,
+        uses_vcc: true,
+        uses_flat_scratch: false,
+    };
+    spec.group_segment_fixed_size = lds_bytes;
+    spec.kernarg_size = kernel_args::SIZE;
+    spec.args = kernel_args::metadata_args();
+    spec.user_sgprs.kernarg_segment_ptr = true;
+    spec.system_sgprs.workgroup_id_x = true;
+    spec.system_sgprs.workgroup_id_y = true;
+    spec.max_flat_workgroup_size = config.threads();
+    let code_object = gemm_codeobject::write_code_object(&Target::new(to_co_arch(arch)), &[spec])?;
+    Ok(CompiledKernel {
+        name,
+        config,
+        kernel,
+        insts,
+        code,
+        code_object,
+        usage,
+        lds_bytes,
+        waits_inserted: waits,
+        nop_wait_states: nops,
+        stats,
+    })
+}
+
+/// The assembly text of a compiled kernel (LLVM syntax), one instruction per line.
+pub fn disassemble(k: &CompiledKernel) -> String {
+    k.insts.iter().map(|i| format!("{i}\n")).collect()
+}

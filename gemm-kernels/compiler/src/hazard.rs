@@ -1,0 +1,164 @@
+//! Hazard NOPs: the dependencies the hardware does not interlock, with the wait-state
+//! counts of LLVM's `GCNHazardRecognizer.cpp` for gfx940 (`checkMAIHazards90A`,
+//! `checkMAIVALUHazards`, `checkVMEMHazards`; ISA.md §1.5). gfx950 needs one more wait
+//! state after XDL results (ISA.md §1.5: llc-22 emits `s_nop 9` where gfx942 has
+//! `s_nop 8`), applied here to every XDL rule.
+//!
+//! Rules (wait states between producer P and consumer X):
+//! * XDL MFMA P writes R, MFMA X reads R as srcC: 0 when the same tuple (accumulation
+//!   chain), else passes+1; as srcA/B: passes+3.
+//! * XDL MFMA P writes R, non-MFMA X reads or writes R (VALU incl. `v_accvgpr_read`,
+//!   VMEM, DS): passes+3.
+//! * VALU P writes R, MFMA X reads R: 2; `v_accvgpr_write` P, X reads R as srcA/B: 3.
+//! * VALU P writes an SGPR (VCC included), VMEM X reads it: 5.
+//!
+//! `passes` is taken conservatively as 16 for 32x32 and 8 for 16x16 shapes (LLVM's
+//! `SISchedule.td` counts are not larger). A wait state is one instruction, or `n+1` for
+//! `s_nop n`. The search walks back over the control-flow graph (loop back edges too) and
+//! iterates until the NOP counts are stable.
+
+use crate::program::{reads_writes, Cfg, Item};
+use gemm_isa::{Arch, Format, Inst, Op, Operand, RegFile};
+
+const LOOKBACK: i32 = 24;
+
+fn is_mfma(i: &Inst) -> bool {
+    i.op.def().format == Format::Mai
+}
+
+fn is_valu(i: &Inst) -> bool {
+    matches!(i.op.def().format, Format::Vop1 | Format::Vop2 | Format::Vop3 | Format::Vop3p | Format::Vopc)
+}
+
+fn is_vmem(i: &Inst) -> bool {
+    matches!(i.op.def().format, Format::Mubuf | Format::Global | Format::Flat)
+}
+
+fn passes(i: &Inst) -> i32 {
+    let name = i.op.name();
+    if name.contains("32x32") {
+        16
+    } else if name.contains("16x16") {
+        8
+    } else {
+        4
+    }
+}
+
+fn mfma_operand_regs(i: &Inst, n: usize) -> Vec<(RegFile, u16)> {
+    i.operands.get(n).map(crate::program::regs_of).unwrap_or_default()
+}
+
+/// Wait states `x` needs after `p`.
+fn need(arch: Arch, p: &Inst, x: &Inst) -> i32 {
+    let extra = if arch == Arch::Gfx950 { 1 } else { 0 };
+    let (pr, pw) = reads_writes(p);
+    let _ = pr;
+    let (xr, xw) = reads_writes(x);
+    let overlaps = |a: &[(RegFile, u16)], b: &[(RegFile, u16)]| a.iter().any(|r| b.contains(r));
+    let mut n = 0;
+    if is_mfma(p) {
+        let dst = mfma_operand_regs(p, 0);
+        if is_mfma(x) {
+            let srcc = mfma_operand_regs(x, 3);
+            if overlaps(&dst, &srcc) && dst != srcc {
+                n = n.max(passes(p) + 1 + extra);
+            }
+            if overlaps(&dst, &mfma_operand_regs(x, 1)) || overlaps(&dst, &mfma_operand_regs(x, 2)) {
+                n = n.max(passes(p) + 3 + extra);
+            }
+        } else if overlaps(&dst, &xr) || overlaps(&dst, &xw) {
+            n = n.max(passes(p) + 3 + extra);
+        }
+    }
+    if is_valu(p) && is_mfma(x) {
+        let vr: Vec<_> = pw.iter().filter(|r| matches!(r.0, RegFile::Vgpr | RegFile::Agpr)).copied().collect();
+        if overlaps(&vr, &xr) {
+            n = n.max(2);
+        }
+        if p.op == Op::V_ACCVGPR_WRITE_B32
+            && (overlaps(&vr, &mfma_operand_regs(x, 1)) || overlaps(&vr, &mfma_operand_regs(x, 2)))
+        {
+            n = n.max(3);
+        }
+    }
+    if is_valu(p) && is_vmem(x) {
+        let sw: Vec<_> = pw.iter().filter(|r| matches!(r.0, RegFile::Sgpr | RegFile::Ttmp)).copied().collect();
+        if overlaps(&sw, &xr) {
+            n = n.max(5);
+        }
+    }
+    n
+}
+
+fn wait_states(it: &Item) -> i32 {
+    match it {
+        Item::I(i) if i.op == Op::S_NOP => match i.operands.first() {
+            Some(Operand::Imm(v)) => (*v as i32 & 0xF) + 1,
+            _ => 1,
+        },
+        Item::I(_) | Item::Branch(..) => 1,
+        Item::Label(_) => 0,
+    }
+}
+
+/// Inserts `s_nop`s; returns the total wait states added.
+pub fn insert_nops(items: &mut Vec<Item>, arch: Arch) -> usize {
+    let cfg = Cfg::build(items);
+    let mut block_of = vec![0usize; items.len()];
+    for (b, &(s, e)) in cfg.blocks.iter().enumerate() {
+        for x in block_of.iter_mut().take(e).skip(s) {
+            *x = b;
+        }
+    }
+    let mut nops = vec![0i32; items.len()];
+    for _round in 0..8 {
+        let mut changed = false;
+        for xi in 0..items.len() {
+            let Item::I(x) = &items[xi] else { continue };
+            // Walk back: (position, wait states between it and x).
+            let mut required = 0;
+            let mut stack = vec![(xi, nops[xi], 0usize)];
+            let mut seen = std::collections::BTreeSet::new();
+            while let Some((pos, dist, depth)) = stack.pop() {
+                if dist >= LOOKBACK || depth > 64 || !seen.insert((pos, dist)) {
+                    continue;
+                }
+                let b = block_of[pos];
+                let prevs: Vec<usize> = if pos > cfg.blocks[b].0 {
+                    vec![pos - 1]
+                } else {
+                    cfg.preds[b].iter().map(|&p| cfg.blocks[p].1 - 1).collect()
+                };
+                for q in prevs {
+                    if let Item::I(p) = &items[q] {
+                        required = required.max(need(arch, p, x) - dist);
+                    }
+                    let d = dist + if q + 1 == pos { 0 } else { 0 } + wait_states(&items[q]) + nops[q];
+                    stack.push((q, d, depth + 1));
+                }
+            }
+            // `required` counts wait states beyond those already present.
+            if required > 0 {
+                nops[xi] += required;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let total: i32 = nops.iter().sum();
+    let mut out = Vec::with_capacity(items.len() + 32);
+    for (it, n) in items.drain(..).zip(nops) {
+        let mut n = n;
+        while n > 0 {
+            let k = n.min(16);
+            out.push(Item::I(Inst::new(Op::S_NOP, &[Operand::Imm((k - 1) as i64)])));
+            n -= k;
+        }
+        out.push(it);
+    }
+    *items = out;
+    total as usize
+}

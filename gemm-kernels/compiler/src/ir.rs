@@ -1,0 +1,322 @@
+//! Kernel IR: a GEMM main loop as tile operations with the attributes the passes and the
+//! lowering read.
+//!
+//! Storage convention (fixed for every kernel, documented in `kernel_args.rs`): all
+//! matrices are **column-major** (BLAS). `op(A)` is `m x k`, `op(B)` is `k x n`, C is
+//! `m x n`; `A` non-transposed is stored `m x k` (`A[i + l*lda]`), transposed `k x m`
+//! (`A[l + i*lda]`); `B` non-transposed `k x n` (`B[l + j*ldb]`), transposed `n x k`
+//! (`B[j + l*ldb]`); `C[i + j*ldc]`. A row-major problem is the column-major problem
+//! `C^T = op(B)^T op(A)^T`, which the dispatch layer maps by swapping A/B, m/n and the
+//! transposes.
+
+use gemm_core::DType;
+pub use gemm_isa::Arch;
+
+/// Which input operand a tile operation moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Operand {
+    A,
+    B,
+}
+
+/// An MFMA shape `M x N x K` (f32 accumulation, 16-bit inputs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MfmaShape {
+    pub m: u32,
+    pub n: u32,
+    pub k: u32,
+}
+
+impl MfmaShape {
+    /// The 32x32 shape an arch runs at full rate for 16-bit inputs: `32x32x8` on gfx942,
+    /// the double-rate `32x32x16` on gfx950 (ISA.md §1.2, §1.3; ARCH.md "MFMA cost").
+    pub fn native_32(arch: Arch) -> MfmaShape {
+        match arch {
+            Arch::Gfx942 => MfmaShape { m: 32, n: 32, k: 8 },
+            Arch::Gfx950 => MfmaShape { m: 32, n: 32, k: 16 },
+        }
+    }
+    /// The 16x16 shape at full rate: `16x16x16` on gfx942, `16x16x32` on gfx950.
+    pub fn native_16(arch: Arch) -> MfmaShape {
+        match arch {
+            Arch::Gfx942 => MfmaShape { m: 16, n: 16, k: 16 },
+            Arch::Gfx950 => MfmaShape { m: 16, n: 16, k: 32 },
+        }
+    }
+    /// Issue cycles of one instruction (ARCH.md "MFMA cost": 32x32 = 8 passes = 32 cycles,
+    /// 16x16 = 4 passes = 16 cycles, on both archs for the native shapes).
+    pub fn cycles(self) -> u32 {
+        if self.m == 32 {
+            32
+        } else {
+            16
+        }
+    }
+}
+
+/// The alignment the kernel requires of `lda`/`ldb` and the A/B base addresses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Align {
+    /// Leading dimensions a multiple of 8 elements and 16-byte aligned A/B pointers: the
+    /// main loop uses `buffer_load_dwordx4` (ISA.md §2.2: the two address LSBs are ignored
+    /// for dword accesses, so narrower alignment would read the wrong bytes).
+    Vec8,
+    /// Any leading dimension and 2-byte aligned pointers: element loads (`buffer_load_ushort`).
+    Elem,
+}
+
+impl Align {
+    pub fn name(self) -> &'static str {
+        match self {
+            Align::Vec8 => "v8",
+            Align::Elem => "e1",
+        }
+    }
+    /// Elements a leading dimension must be a multiple of.
+    pub fn elems(self) -> u32 {
+        match self {
+            Align::Vec8 => 8,
+            Align::Elem => 1,
+        }
+    }
+}
+
+/// Everything that identifies one kernel of the catalogue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct KernelConfig {
+    pub arch: Arch,
+    /// Input dtype of A and B (bf16 or f16).
+    pub ab_type: DType,
+    /// Output dtype (f32, bf16, f16); accumulation is always f32.
+    pub c_type: DType,
+    pub trans_a: bool,
+    pub trans_b: bool,
+    /// Workgroup tile `(MT, NT, KT)`.
+    pub tile: (u32, u32, u32),
+    pub waves: u32,
+    pub stages: u32,
+    pub mfma: MfmaShape,
+    pub align: Align,
+}
+
+impl KernelConfig {
+    /// The reference family: 128x128x32, 4 waves (2x2, 64x64 per wave), 2 stages, the
+    /// arch's native 32x32 MFMA.
+    pub fn new(arch: Arch, ab_type: DType, c_type: DType, trans_a: bool, trans_b: bool, align: Align) -> Self {
+        KernelConfig {
+            arch,
+            ab_type,
+            c_type,
+            trans_a,
+            trans_b,
+            tile: (128, 128, 32),
+            waves: 4,
+            stages: 2,
+            mfma: MfmaShape::native_32(arch),
+            align,
+        }
+    }
+    /// The symbol name, unique within the catalogue.
+    pub fn name(&self) -> String {
+        let t = |d: DType| match d {
+            DType::F32 => "f32",
+            DType::F16 => "f16",
+            DType::Bf16 => "bf16",
+            _ => "fp8",
+        };
+        format!(
+            "gemm_{}_{}_{}_{}{}_{}x{}x{}_w{}_s{}_mfma{}x{}x{}_{}",
+            self.arch.name(),
+            t(self.ab_type),
+            t(self.c_type),
+            if self.trans_a { 't' } else { 'n' },
+            if self.trans_b { 't' } else { 'n' },
+            self.tile.0,
+            self.tile.1,
+            self.tile.2,
+            self.waves,
+            self.stages,
+            self.mfma.m,
+            self.mfma.n,
+            self.mfma.k,
+            self.align.name()
+        )
+    }
+    /// Bytes per input element.
+    pub fn ab_bytes(&self) -> u32 {
+        self.ab_type.size_bytes() as u32
+    }
+    pub fn c_bytes(&self) -> u32 {
+        self.c_type.size_bytes() as u32
+    }
+    pub fn threads(&self) -> u32 {
+        self.waves * 64
+    }
+    /// Whether the operand's storage is contiguous along K (A transposed, B not).
+    pub fn k_contiguous(&self, op: Operand) -> bool {
+        match op {
+            Operand::A => self.trans_a,
+            Operand::B => !self.trans_b,
+        }
+    }
+    /// Rows of the operand's LDS tile (MT for A, NT for B).
+    pub fn tile_rows(&self, op: Operand) -> u32 {
+        match op {
+            Operand::A => self.tile.0,
+            Operand::B => self.tile.1,
+        }
+    }
+}
+
+/// How a global->LDS copy reads memory (set by the buffer-ops pass).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LoadKind {
+    /// Not decided yet (before the buffer-ops pass).
+    Undecided,
+    /// `buffer_load_dwordx4` per 8 elements through VGPRs, then `ds_write`.
+    Vector,
+    /// `buffer_load_ushort` per element, packed in VGPRs, then `ds_write`.
+    Element,
+    /// `buffer_load_* lds` straight into LDS (ISA.md §2.4).
+    DirectToLds,
+}
+
+/// How K tiles past `k` are kept out of the sum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KGuard {
+    /// The tile is known to lie inside `0..k` (main-loop tiles).
+    None,
+    /// Per-lane offsets of elements with `l >= k` are set past NUM_RECORDS, so the
+    /// hardware range check returns 0 (ISA.md §2.3).
+    OffsetPastEnd,
+}
+
+/// Global -> LDS copy of one operand's `rows x KT` tile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Copy {
+    pub operand: Operand,
+    pub kind: LoadKind,
+    pub guard: KGuard,
+    /// Which K tile: the last one (possibly partial) or the running loop tile.
+    pub which: KTile,
+}
+
+/// Which K tile a copy moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KTile {
+    /// Tile `ceil(k/KT) - 1`, done first so the loop needs no K checks.
+    Last,
+    /// Tile `it` of the loop (`0 .. ceil(k/KT)-1`), always complete.
+    Loop,
+}
+
+/// A tile operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TileOp {
+    /// Global memory -> the current LDS buffer (loads, wait, LDS writes).
+    GlobalToLds(Copy),
+    /// Global memory -> staging VGPRs (the first half of a pipelined copy).
+    GlobalLoad(Copy),
+    /// Staging VGPRs -> the *next* LDS buffer (the second half of a pipelined copy).
+    LdsStore(Operand),
+    /// A barrier across the workgroup.
+    Barrier,
+    /// LDS -> registers: all MFMA fragments of the current K tile for this wave.
+    LdsToRegs,
+    /// The MFMAs of one K tile.
+    Dot,
+    /// `C = alpha * acc + beta * C` with C's dtype; rows/cols past m/n not stored.
+    Epilogue,
+}
+
+/// The LDS swizzle (set by the swizzle pass): the 16-byte chunk index of element
+/// `(row, l)` is XORed with `(row / rows_per_line) % chunks_per_row`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Swizzle {
+    pub rows_per_line: u32,
+    pub chunks_per_row: u32,
+}
+
+impl Swizzle {
+    /// No swizzle.
+    pub const IDENTITY: Swizzle = Swizzle { rows_per_line: 1, chunks_per_row: 1 };
+    /// Byte offset of element `(row, l)` in an operand tile with `row_bytes` per row.
+    pub fn byte_offset(&self, row: u32, l_byte: u32, row_bytes: u32) -> u32 {
+        let chunk = l_byte / 16;
+        let x = (row / self.rows_per_line) % self.chunks_per_row;
+        row * row_bytes + ((chunk ^ x) * 16) + l_byte % 16
+    }
+}
+
+/// The epilogue's plan (set by the epilogue pass).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct EpiloguePlan {
+    /// A uniform branch on `beta == 0` selects a path that never loads C.
+    pub beta_zero_path: bool,
+    /// `alpha * acc` with `v_mul_legacy_f32`, so `alpha == 0` gives 0 even for Inf/NaN
+    /// products (BLAS: alpha = 0 means A and B are not referenced).
+    pub legacy_alpha: bool,
+}
+
+/// The kernel: configuration, the three regions of tile operations and the pass results.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Kernel {
+    pub config: KernelConfig,
+    /// Runs once before the loop.
+    pub prologue: Vec<TileOp>,
+    /// The K loop body, run `ceil(k/KT) - 1` times (the prologue handles the last tile).
+    pub body: Vec<TileOp>,
+    /// After the loop when pipelined: the compute of the tile the last iteration stored.
+    pub drain: Vec<TileOp>,
+    /// After the loop.
+    pub epilogue: Vec<TileOp>,
+    /// Buffer resource descriptors in SGPRs with 32-bit offsets (buffer-ops pass).
+    pub buffer_ops: bool,
+    /// LDS buffers (1 = single, 2 = double-buffered by the pipeline pass).
+    pub lds_buffers: u32,
+    pub swizzle: Swizzle,
+    pub epilogue_plan: Option<EpiloguePlan>,
+    /// Per operand (A, B): why direct-to-LDS loads were not used (buffer-ops pass).
+    pub direct_to_lds: Vec<crate::passes::buffer_ops::DirectToLdsDeclined>,
+    /// Passes applied, in order, for the manifest.
+    pub applied: Vec<&'static str>,
+}
+
+impl Kernel {
+    /// The naive kernel: one LDS buffer; the last (possibly partial) K tile first, then
+    /// the complete tiles `0..ceil(k/KT)-1` in the loop; each tile loaded, synchronised
+    /// and consumed in turn; no decision about memory instructions yet.
+    pub fn naive(config: KernelConfig) -> Kernel {
+        let copy = |operand, which| {
+            TileOp::GlobalToLds(Copy { operand, kind: LoadKind::Undecided, guard: KGuard::None, which })
+        };
+        let tile = |which| {
+            vec![copy(Operand::A, which), copy(Operand::B, which), TileOp::Barrier, TileOp::LdsToRegs, TileOp::Dot, TileOp::Barrier]
+        };
+        Kernel {
+            config,
+            prologue: tile(KTile::Last),
+            body: tile(KTile::Loop),
+            drain: vec![],
+            epilogue: vec![TileOp::Epilogue],
+            direct_to_lds: vec![],
+            buffer_ops: false,
+            lds_buffers: 1,
+            swizzle: Swizzle::IDENTITY,
+            epilogue_plan: None,
+            applied: vec![],
+        }
+    }
+    /// Every copy in the kernel.
+    pub fn copies(&self) -> impl Iterator<Item = &Copy> {
+        self.prologue.iter().chain(&self.body).filter_map(|op| match op {
+            TileOp::GlobalToLds(c) | TileOp::GlobalLoad(c) => Some(c),
+            _ => None,
+        })
+    }
+    /// Bytes of one LDS buffer (A tile then B tile).
+    pub fn lds_buffer_bytes(&self) -> u32 {
+        let c = &self.config;
+        (c.tile.0 + c.tile.1) * c.tile.2 * c.ab_bytes()
+    }
+}

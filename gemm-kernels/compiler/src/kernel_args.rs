@@ -1,0 +1,89 @@
+//! The kernel-argument layout every catalogue kernel uses (56 bytes, 8-byte aligned), and
+//! the launch geometry.
+//!
+//! | offset | size | name  | meaning |
+//! |-------:|-----:|-------|---------|
+//! | 0  | 8 | a     | A base address (global, 2-byte aligned; 16-byte for `v8` kernels) |
+//! | 8  | 8 | b     | B base address |
+//! | 16 | 8 | c     | C base address (read when beta != 0, written) |
+//! | 24 | 4 | m     | rows of op(A) and C |
+//! | 28 | 4 | n     | columns of op(B) and C |
+//! | 32 | 4 | k     | columns of op(A), rows of op(B) |
+//! | 36 | 4 | lda   | leading dimension of A in elements (column-major storage) |
+//! | 40 | 4 | ldb   | leading dimension of B |
+//! | 44 | 4 | ldc   | leading dimension of C |
+//! | 48 | 4 | alpha | f32 |
+//! | 52 | 4 | beta  | f32; 0 (either sign) never reads C |
+//!
+//! Storage is column-major (see `ir.rs`). Launch: workgroup size `[256, 1, 1]`, grid in
+//! work-items `[ceil(m/MT)*256, ceil(n/NT), 1]`, no dynamic LDS. Requirements the caller
+//! checks: m, n >= 1; each matrix's byte span `((cols-1)*ld + rows) * size` below 2^31
+//! (32-bit offsets with one value past the end reserved); device buffers readable up to
+//! the span rounded up to 4 bytes.
+
+use gemm_codeobject::KernelArg;
+
+pub const OFF_A: u32 = 0;
+pub const OFF_B: u32 = 8;
+pub const OFF_C: u32 = 16;
+pub const OFF_M: u32 = 24;
+pub const OFF_N: u32 = 28;
+pub const OFF_K: u32 = 32;
+pub const OFF_LDA: u32 = 36;
+pub const OFF_LDB: u32 = 40;
+pub const OFF_LDC: u32 = 44;
+pub const OFF_ALPHA: u32 = 48;
+pub const OFF_BETA: u32 = 52;
+/// Total kernarg bytes.
+pub const SIZE: u32 = 56;
+
+/// One argument: name, offset, size, whether it is a pointer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Arg {
+    pub name: &'static str,
+    pub offset: u32,
+    pub size: u32,
+    pub pointer: bool,
+}
+
+/// The layout, in order.
+pub const ARGS: [Arg; 11] = [
+    Arg { name: "a", offset: OFF_A, size: 8, pointer: true },
+    Arg { name: "b", offset: OFF_B, size: 8, pointer: true },
+    Arg { name: "c", offset: OFF_C, size: 8, pointer: true },
+    Arg { name: "m", offset: OFF_M, size: 4, pointer: false },
+    Arg { name: "n", offset: OFF_N, size: 4, pointer: false },
+    Arg { name: "k", offset: OFF_K, size: 4, pointer: false },
+    Arg { name: "lda", offset: OFF_LDA, size: 4, pointer: false },
+    Arg { name: "ldb", offset: OFF_LDB, size: 4, pointer: false },
+    Arg { name: "ldc", offset: OFF_LDC, size: 4, pointer: false },
+    Arg { name: "alpha", offset: OFF_ALPHA, size: 4, pointer: false },
+    Arg { name: "beta", offset: OFF_BETA, size: 4, pointer: false },
+];
+
+/// The `.args` metadata entries.
+pub fn metadata_args() -> Vec<KernelArg> {
+    ARGS.iter()
+        .map(|a| if a.pointer { KernelArg::global_buffer(a.name, a.offset) } else { KernelArg::by_value(a.name, a.offset, a.size) })
+        .collect()
+}
+
+/// Packs the argument bytes.
+#[allow(clippy::too_many_arguments)]
+pub fn pack(a: u64, b: u64, c: u64, m: u32, n: u32, k: u32, lda: u32, ldb: u32, ldc: u32, alpha: f32, beta: f32) -> [u8; SIZE as usize] {
+    let mut out = [0u8; SIZE as usize];
+    out[0..8].copy_from_slice(&a.to_le_bytes());
+    out[8..16].copy_from_slice(&b.to_le_bytes());
+    out[16..24].copy_from_slice(&c.to_le_bytes());
+    for (off, v) in [(OFF_M, m), (OFF_N, n), (OFF_K, k), (OFF_LDA, lda), (OFF_LDB, ldb), (OFF_LDC, ldc)] {
+        out[off as usize..off as usize + 4].copy_from_slice(&v.to_le_bytes());
+    }
+    out[OFF_ALPHA as usize..OFF_ALPHA as usize + 4].copy_from_slice(&alpha.to_le_bytes());
+    out[OFF_BETA as usize..OFF_BETA as usize + 4].copy_from_slice(&beta.to_le_bytes());
+    out
+}
+
+/// Launch geometry for a problem: `(grid in work-items, workgroup size)`.
+pub fn launch(m: u32, n: u32, tile: (u32, u32, u32), threads: u32) -> ([u32; 3], [u32; 3]) {
+    ([m.div_ceil(tile.0) * threads, n.div_ceil(tile.1), 1], [threads, 1, 1])
+}

@@ -1,0 +1,709 @@
+//! Lowering: the passed IR to machine instructions on virtual registers, with the
+//! address arithmetic of every tile operation. `regalloc.rs`, `waitcnt.rs` and
+//! `hazard.rs` then make the program executable.
+//!
+//! Wave state at entry (ISA.md §5.3 "Initial wave state"): `s[0:1]` kernarg pointer,
+//! `s2`/`s3` workgroup id x/y, `v0` packed work-item id (x in bits 9:0). Workgroup `(x, y)`
+//! computes the C tile at rows `x*MT`, columns `y*NT`; waves form a 2x2 grid of 64x64
+//! sub-tiles; each wave runs 2x2 blocks of 32x32 MFMAs.
+
+use crate::ir::{Arch, Align, Copy, KTile, Kernel, LoadKind, Operand, TileOp};
+use crate::kernel_args as ka;
+use crate::lds::{self, CopyGeom};
+use crate::program::{sub, whole, Program};
+use gemm_core::DType;
+use gemm_isa::operand::{int, s, sr, v, VCC};
+use gemm_isa::{Inst, Op, Operand as O, Reg, RegFile};
+
+/// A per-lane offset one past any NUM_RECORDS the kernel accepts (spans must stay below
+/// 2 GiB): loads through it return 0 and stores through it are dropped (ISA.md §2.3).
+pub const OOB: u32 = 0x8000_0000;
+
+/// Why lowering failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LowerError {
+    #[error("pass `{0}` has not been applied; the lowering needs its result")]
+    PassMissing(&'static str),
+    #[error("unsupported configuration: {0}")]
+    Unsupported(String),
+}
+
+struct Copier {
+    geom: CopyGeom,
+    srd: Reg,
+    /// Per-vector global byte offsets of loop tile 0 (advanced each iteration).
+    offs: Vec<Reg>,
+    /// Scalar byte step from one K tile to the next.
+    kadv: O,
+    /// Scalar byte offset of the last K tile.
+    last_off: Reg,
+    sidx: Reg,
+    cidx: Reg,
+    /// Staging VGPRs per vector: 4 packed dwords, or 8 unpacked elements (element loads).
+    stage: Vec<Reg>,
+    /// LDS write addresses: per vector (K-contiguous) or per vector and element.
+    waddr: Vec<Vec<Reg>>,
+    /// LDS read addresses per 16-byte piece `h`.
+    raddr: Vec<Reg>,
+    frags: Vec<Reg>,
+    loop_kind: LoadKind,
+}
+
+struct L<'a> {
+    k: &'a Kernel,
+    p: Program,
+    arch: Arch,
+    args: [O; 14],
+    tid: Reg,
+    lane: Reg,
+    lrow: Reg,
+    lgrp: Reg,
+    wm: Reg,
+    wn: Reg,
+    m0: Reg,
+    n0: Reg,
+    kr: Reg,
+    cnt: Reg,
+    cp: Vec<Copier>,
+    acc: Vec<Reg>,
+    /// A VGPR holding [`OOB`]: `v_cndmask_b32` already reads VCC over the constant bus,
+    /// so its other source cannot be a literal or an SGPR on gfx9.
+    oob: Reg,
+}
+
+fn log2(x: u32) -> i64 {
+    x.trailing_zeros() as i64
+}
+
+fn lit(x: u32) -> O {
+    int(x as i32 as i64)
+}
+
+impl L<'_> {
+    fn i(&mut self, op: Op, ops: &[O]) {
+        self.p.push(Inst::new(op, ops));
+    }
+    fn ie(&mut self, i: Inst) {
+        self.p.push(i);
+    }
+    fn sv(&mut self) -> Reg {
+        self.p.vreg(RegFile::Sgpr, 1)
+    }
+    fn vv(&mut self) -> Reg {
+        self.p.vreg(RegFile::Vgpr, 1)
+    }
+    fn vn(&mut self, n: u8) -> Reg {
+        self.p.vreg(RegFile::Vgpr, n)
+    }
+    /// `dst = src + add` (VGPR), or `src` itself when `add == 0`.
+    fn vadd(&mut self, src: Reg, add: u32) -> Reg {
+        if add == 0 {
+            return src;
+        }
+        let d = self.vv();
+        self.i(Op::V_ADD_U32, &[whole(d), lit(add), whole(src)]);
+        d
+    }
+    fn c(&self) -> &crate::ir::KernelConfig {
+        &self.k.config
+    }
+
+    /// LDS byte address of `(row + row_add, lbyte + lbyte_add)` in `op`'s tile, swizzled.
+    fn lds_addr(&mut self, op: Operand, row: Reg, row_add: u32, lbyte: Reg, lbyte_add: u32) -> Reg {
+        let c = *self.c();
+        let sw = self.k.swizzle;
+        let rb = lds::row_bytes(&c);
+        let r = self.vadd(row, row_add);
+        let lb = self.vadd(lbyte, lbyte_add);
+        let x = self.vv();
+        self.i(Op::V_LSHRREV_B32, &[whole(x), int(log2(sw.rows_per_line)), whole(r)]);
+        self.i(Op::V_AND_B32, &[whole(x), lit(sw.chunks_per_row - 1), whole(x)]);
+        let ch = self.vv();
+        self.i(Op::V_LSHRREV_B32, &[whole(ch), int(4), whole(lb)]);
+        self.i(Op::V_XOR_B32, &[whole(ch), whole(ch), whole(x)]);
+        self.i(Op::V_LSHLREV_B32, &[whole(ch), int(4), whole(ch)]);
+        let lo = self.vv();
+        self.i(Op::V_AND_B32, &[whole(lo), int(15), whole(lb)]);
+        let t = self.vv();
+        self.i(Op::V_MUL_U32_U24, &[whole(t), lit(rb), whole(r)]);
+        let a = self.vv();
+        self.i(Op::V_ADD3_U32, &[whole(a), whole(t), whole(ch), whole(lo)]);
+        self.vadd(a, lds::tile_base(&c, op))
+    }
+
+    fn arg(&self, i: usize) -> O {
+        self.args[i]
+    }
+
+    /// Kernel arguments, tile origin, loop count, per-lane indices.
+    fn setup(&mut self) {
+        let c = *self.c();
+        let a0 = self.p.vreg(RegFile::Sgpr, 8);
+        let a1 = self.p.vreg(RegFile::Sgpr, 4);
+        let a2 = self.p.vreg(RegFile::Sgpr, 2);
+        self.i(Op::S_LOAD_DWORDX8, &[whole(a0), sr(0, 2), O::Imm(ka::OFF_A as i64)]);
+        self.i(Op::S_LOAD_DWORDX4, &[whole(a1), sr(0, 2), O::Imm(ka::OFF_K as i64)]);
+        self.i(Op::S_LOAD_DWORDX2, &[whole(a2), sr(0, 2), O::Imm(ka::OFF_ALPHA as i64)]);
+        // a_lo a_hi b_lo b_hi c_lo c_hi m n k lda ldb ldc alpha beta
+        self.args = [
+            sub(a0, 0, 1),
+            sub(a0, 1, 1),
+            sub(a0, 2, 1),
+            sub(a0, 3, 1),
+            sub(a0, 4, 1),
+            sub(a0, 5, 1),
+            sub(a0, 6, 1),
+            sub(a0, 7, 1),
+            sub(a1, 0, 1),
+            sub(a1, 1, 1),
+            sub(a1, 2, 1),
+            sub(a1, 3, 1),
+            sub(a2, 0, 1),
+            sub(a2, 1, 1),
+        ];
+        let (tid, lane, lrow, lgrp, wave, wm, wn) =
+            (self.vv(), self.vv(), self.vv(), self.vv(), self.vv(), self.vv(), self.vv());
+        self.i(Op::V_AND_B32, &[whole(tid), lit(0x3ff), v(0)]);
+        self.i(Op::V_AND_B32, &[whole(lane), int(63), whole(tid)]);
+        self.i(Op::V_AND_B32, &[whole(lrow), int(31), whole(lane)]);
+        self.i(Op::V_LSHRREV_B32, &[whole(lgrp), int(5), whole(lane)]);
+        self.i(Op::V_LSHRREV_B32, &[whole(wave), int(6), whole(tid)]);
+        self.i(Op::V_AND_B32, &[whole(wm), int(1), whole(wave)]);
+        self.i(Op::V_LSHRREV_B32, &[whole(wn), int(1), whole(wave)]);
+        (self.tid, self.lane, self.lrow, self.lgrp, self.wm, self.wn) = (tid, lane, lrow, lgrp, wm, wn);
+        let oob = self.vv();
+        self.i(Op::V_MOV_B32, &[whole(oob), lit(OOB)]);
+        self.oob = oob;
+        let (m0, n0) = (self.sv(), self.sv());
+        self.i(Op::S_LSHL_B32, &[whole(m0), s(2), int(log2(c.tile.0))]);
+        self.i(Op::S_LSHL_B32, &[whole(n0), s(3), int(log2(c.tile.1))]);
+        let (t, nk, cnt, llast, kr) = (self.sv(), self.sv(), self.sv(), self.sv(), self.sv());
+        let k = self.arg(8);
+        self.i(Op::S_ADD_U32, &[whole(t), k, lit(c.tile.2 - 1)]);
+        self.i(Op::S_LSHR_B32, &[whole(nk), whole(t), int(log2(c.tile.2))]);
+        self.i(Op::S_MAX_U32, &[whole(nk), whole(nk), int(1)]);
+        self.i(Op::S_SUB_U32, &[whole(cnt), whole(nk), int(1)]);
+        self.i(Op::S_LSHL_B32, &[whole(llast), whole(cnt), int(log2(c.tile.2))]);
+        self.i(Op::S_SUB_U32, &[whole(kr), k, whole(llast)]);
+        (self.m0, self.n0, self.kr, self.cnt) = (m0, n0, kr, cnt);
+        for op in [Operand::A, Operand::B] {
+            let cp = self.copier(op, llast);
+            self.cp.push(cp);
+        }
+        for _ in 0..4 {
+            let a = self.p.vreg(RegFile::Agpr, 16);
+            for r in 0..16 {
+                self.i(Op::V_ACCVGPR_WRITE_B32, &[sub(a, r, 1), int(0)]);
+            }
+            self.acc.push(a);
+        }
+    }
+
+    /// Buffer resource `{lo, hi & 0xffff, span, 0x00020000}` (ISA.md §2.1), span =
+    /// `((cols-1)*ld + rows) * size` rounded up to a dword, 0 when `cols == 0`.
+    fn srd(&mut self, lo: O, hi: O, rows: O, cols: O, ld: O, size: u32) -> Reg {
+        let d = self.p.vreg(RegFile::Sgpr, 4);
+        let t = self.sv();
+        self.i(Op::S_MOV_B32, &[sub(d, 0, 1), lo]);
+        self.i(Op::S_AND_B32, &[sub(d, 1, 1), lit(0xffff), hi]);
+        self.i(Op::S_SUB_U32, &[whole(t), cols, int(1)]);
+        self.i(Op::S_MUL_I32, &[whole(t), whole(t), ld]);
+        self.i(Op::S_ADD_U32, &[whole(t), whole(t), rows]);
+        self.i(Op::S_LSHL_B32, &[whole(t), whole(t), int(log2(size))]);
+        self.i(Op::S_ADD_U32, &[whole(t), whole(t), int(3)]);
+        self.i(Op::S_AND_B32, &[whole(t), whole(t), int(-4)]);
+        self.i(Op::S_CMP_EQ_U32, &[cols, int(0)]);
+        self.i(Op::S_CSELECT_B32, &[sub(d, 2, 1), int(0), whole(t)]);
+        self.i(Op::S_MOV_B32, &[sub(d, 3, 1), lit(0x0002_0000)]);
+        d
+    }
+
+    fn copier(&mut self, op: Operand, llast: Reg) -> Copier {
+        let c = *self.c();
+        let g = lds::copy_geom(&c, op);
+        let e = c.ab_bytes();
+        let (m, n, k) = (self.arg(6), self.arg(7), self.arg(8));
+        let (lo, hi, ld) = match op {
+            Operand::A => (self.arg(0), self.arg(1), self.arg(9)),
+            Operand::B => (self.arg(2), self.arg(3), self.arg(10)),
+        };
+        let (rows, cols) = match (op, c.trans_a, c.trans_b) {
+            (Operand::A, false, _) => (m, k),
+            (Operand::A, true, _) => (k, m),
+            (Operand::B, _, false) => (k, n),
+            (Operand::B, _, true) => (n, k),
+        };
+        let srd = self.srd(lo, hi, rows, cols, ld, e);
+        // Origin of the tile along the contiguous (c0) and strided (s0) storage dimensions.
+        let origin = match op {
+            Operand::A => self.m0,
+            Operand::B => self.n0,
+        };
+        let (c0, s0) = if g.k_contiguous { (None, Some(origin)) } else { (Some(origin), None) };
+        let per_line = g.lc / 8;
+        let (cidx, sidx) = (self.vv(), self.vv());
+        self.i(Op::V_AND_B32, &[whole(cidx), lit(per_line - 1), whole(self.tid)]);
+        self.i(Op::V_LSHLREV_B32, &[whole(cidx), int(3), whole(cidx)]);
+        self.i(Op::V_LSHRREV_B32, &[whole(sidx), int(log2(per_line)), whole(self.tid)]);
+        let gs = match s0 {
+            Some(s0) => {
+                let r = self.vv();
+                self.i(Op::V_ADD_U32, &[whole(r), whole(s0), whole(sidx)]);
+                r
+            }
+            None => sidx,
+        };
+        let gc = match c0 {
+            Some(c0) => {
+                let r = self.vv();
+                self.i(Op::V_ADD_U32, &[whole(r), whole(c0), whole(cidx)]);
+                r
+            }
+            None => cidx,
+        };
+        let t = self.vv();
+        self.i(Op::V_MUL_LO_U32, &[whole(t), ld, whole(gs)]);
+        self.i(Op::V_ADD_U32, &[whole(t), whole(gc), whole(t)]);
+        let off0 = self.vv();
+        self.i(Op::V_LSHLREV_B32, &[whole(off0), int(log2(e)), whole(t)]);
+        let ldb = self.sv();
+        self.i(Op::S_LSHL_B32, &[whole(ldb), ld, int(log2(e))]);
+        let pstride = self.sv();
+        self.i(Op::S_MUL_I32, &[whole(pstride), whole(ldb), lit(g.step)]);
+        let mut offs = vec![off0];
+        for _ in 1..g.per_thread {
+            let prev = *offs.last().unwrap();
+            let o = self.vv();
+            self.i(Op::V_ADD_U32, &[whole(o), whole(pstride), whole(prev)]);
+            offs.push(o);
+        }
+        let kadv = if g.k_contiguous {
+            lit(c.tile.2 * e)
+        } else {
+            let r = self.sv();
+            self.i(Op::S_LSHL_B32, &[whole(r), whole(ldb), int(log2(c.tile.2))]);
+            whole(r)
+        };
+        let last_off = self.sv();
+        if g.k_contiguous {
+            self.i(Op::S_LSHL_B32, &[whole(last_off), whole(llast), int(log2(e))]);
+        } else {
+            self.i(Op::S_MUL_I32, &[whole(last_off), whole(llast), whole(ldb)]);
+        }
+        let loop_kind = self.k.body.iter().find_map(|o| match o {
+            TileOp::GlobalLoad(cp) if cp.operand == op => Some(cp.kind),
+            _ => None,
+        });
+        let loop_kind = loop_kind.unwrap_or(LoadKind::Vector);
+        let stage = (0..g.per_thread).map(|_| self.vn(if loop_kind == LoadKind::Element { 8 } else { 4 })).collect();
+        // LDS write addresses (relative to buffer 0).
+        let mut waddr = vec![];
+        let two = self.vv();
+        self.i(Op::V_LSHLREV_B32, &[whole(two), int(log2(e)), whole(cidx)]);
+        let sb = self.vv();
+        self.i(Op::V_LSHLREV_B32, &[whole(sb), int(log2(e)), whole(sidx)]);
+        for p in 0..g.per_thread {
+            if g.k_contiguous {
+                let a = self.lds_addr(op, sidx, p * g.step, two, 0);
+                waddr.push(vec![a]);
+            } else {
+                let mut v8 = vec![];
+                for el in 0..8 {
+                    let a = self.lds_addr(op, cidx, el, sb, p * g.step * e);
+                    v8.push(a);
+                }
+                waddr.push(v8);
+            }
+        }
+        // LDS read addresses: row = w*rows/2 + lane%32, byte = g*rb/2 + 16h.
+        let wsel = if op == Operand::A { self.wm } else { self.wn };
+        let row = self.vv();
+        self.i(Op::V_MAD_U32_U24, &[whole(row), whole(wsel), lit(c.tile_rows(op) / 2), whole(self.lrow)]);
+        let lb = self.vv();
+        self.i(Op::V_MUL_U32_U24, &[whole(lb), lit(lds::row_bytes(&c) / 2), whole(self.lgrp)]);
+        let mut raddr = vec![];
+        for h in 0..lds::reads_per_block(&c) {
+            let a = self.lds_addr(op, row, 0, lb, h * 16);
+            raddr.push(a);
+        }
+        let nfrag = (c.tile_rows(op) / 2 / 32) as usize;
+        let fdw = (lds::reads_per_block(&c) * 4) as u8;
+        let frags = (0..nfrag).map(|_| self.vn(fdw)).collect();
+        Copier { geom: g, srd, offs, kadv, last_off, sidx, cidx, stage, waddr, raddr, frags, loop_kind }
+    }
+
+    fn idx(op: Operand) -> usize {
+        match op {
+            Operand::A => 0,
+            Operand::B => 1,
+        }
+    }
+
+    /// Loads of one operand's K tile into staging (packed for the prologue copy).
+    fn global_load(&mut self, cp: Copy) {
+        let x = Self::idx(cp.operand);
+        let e = self.c().ab_bytes() as i64;
+        let g = self.cp[x].geom;
+        let srd = self.cp[x].srd;
+        let kind = cp.kind;
+        let last = cp.which == KTile::Last;
+        let mut rem_s = None;
+        let mut rem_c = None;
+        if last {
+            let kr = self.kr;
+            let r = self.vv();
+            if g.k_contiguous {
+                self.i(Op::V_SUB_U32, &[whole(r), whole(kr), whole(self.cp[x].cidx)]);
+                rem_c = Some(r);
+            } else {
+                self.i(Op::V_SUB_U32, &[whole(r), whole(kr), whole(self.cp[x].sidx)]);
+                rem_s = Some(r);
+            }
+        }
+        for p in 0..g.per_thread as usize {
+            let mut off = self.cp[x].offs[p];
+            if last {
+                let o = self.vv();
+                let lo = self.cp[x].last_off;
+                self.i(Op::V_ADD_U32, &[whole(o), whole(lo), whole(off)]);
+                off = o;
+                if let Some(rs) = rem_s {
+                    // The whole vector lies at one l = l_last + s + p*step: valid iff < k.
+                    let og = self.vv();
+                    self.i(Op::V_CMP_LT_I32, &[VCC, lit(p as u32 * g.step), whole(rs)]);
+                    self.i(Op::V_CNDMASK_B32, &[whole(og), whole(self.oob), whole(off), VCC]);
+                    off = og;
+                }
+            }
+            let stage = self.cp[x].stage[p];
+            match kind {
+                LoadKind::Vector => {
+                    let dst = sub(stage, 0, 4);
+                    self.ie(Inst::new(Op::BUFFER_LOAD_DWORDX4, &[dst, whole(off), whole(srd), int(0)]).offen());
+                }
+                LoadKind::Element => {
+                    let elems: Vec<Reg> = if last && self.cp[x].loop_kind != LoadKind::Element {
+                        (0..8).map(|_| self.vv()).collect()
+                    } else if last {
+                        (0..8).map(|_| self.vv()).collect()
+                    } else {
+                        (0..8).map(|el| Reg { file: RegFile::Vgpr, index: stage.index + el, count: 1 }).collect()
+                    };
+                    for (el, dst) in elems.iter().enumerate() {
+                        let mut o = off;
+                        if let Some(rc) = rem_c {
+                            let og = self.vv();
+                            self.i(Op::V_CMP_LT_I32, &[VCC, int(el as i64), whole(rc)]);
+                            self.i(Op::V_CNDMASK_B32, &[whole(og), whole(self.oob), whole(off), VCC]);
+                            o = og;
+                        }
+                        self.ie(
+                            Inst::new(Op::BUFFER_LOAD_USHORT, &[whole(*dst), whole(o), whole(srd), int(0)])
+                                .offen()
+                                .offset((el as i64 * e) as i32),
+                        );
+                    }
+                    if last {
+                        // The prologue writes LDS right away: pack now into dwords 0..4.
+                        for d in 0..4u16 {
+                            self.i(
+                                Op::V_LSHL_OR_B32,
+                                &[
+                                    sub(stage, d, 1),
+                                    whole(elems[2 * d as usize + 1]),
+                                    int(16),
+                                    whole(elems[2 * d as usize]),
+                                ],
+                            );
+                        }
+                    }
+                }
+                LoadKind::DirectToLds | LoadKind::Undecided => unreachable!("checked in lower()"),
+            }
+            if !last {
+                let o = self.cp[x].offs[p];
+                let kadv = self.cp[x].kadv;
+                self.i(Op::V_ADD_U32, &[whole(o), kadv, whole(o)]);
+            }
+        }
+    }
+
+    /// Staging -> LDS buffer `buf`. `packed`: staging holds 4 packed dwords per vector.
+    fn lds_store(&mut self, op: Operand, buf: u32, packed: bool) {
+        let x = Self::idx(op);
+        let g = self.cp[x].geom;
+        let base = (buf * self.k.lds_buffer_bytes()) as i32;
+        for p in 0..g.per_thread as usize {
+            let mut st = self.cp[x].stage[p];
+            if !packed {
+                let pk = self.vn(4);
+                for d in 0..4u16 {
+                    self.i(Op::V_LSHL_OR_B32, &[sub(pk, d, 1), sub(st, 2 * d + 1, 1), int(16), sub(st, 2 * d, 1)]);
+                }
+                st = pk;
+            }
+            if g.k_contiguous {
+                let a = self.cp[x].waddr[p][0];
+                self.ie(Inst::new(Op::DS_WRITE_B128, &[whole(a), sub(st, 0, 4)]).offset(base));
+            } else {
+                for el in 0..8u16 {
+                    let a = self.cp[x].waddr[p][el as usize];
+                    let opc = if el % 2 == 0 { Op::DS_WRITE_B16 } else { Op::DS_WRITE_B16_D16_HI };
+                    self.ie(Inst::new(opc, &[whole(a), sub(st, el / 2, 1)]).offset(base));
+                }
+            }
+        }
+    }
+
+    fn lds_to_regs(&mut self, buf: u32) {
+        let c = *self.c();
+        let rb = lds::row_bytes(&c);
+        let base = buf * self.k.lds_buffer_bytes();
+        for h in 0..lds::reads_per_block(&c) as usize {
+            for x in 0..2 {
+                for (blk, f) in self.cp[x].frags.clone().into_iter().enumerate() {
+                    let a = self.cp[x].raddr[h];
+                    let off = base + blk as u32 * 32 * rb;
+                    self.ie(Inst::new(Op::DS_READ_B128, &[sub(f, 4 * h as u16, 4), whole(a)]).offset(off as i32));
+                }
+            }
+        }
+    }
+
+    fn mfma_op(&self) -> Op {
+        match (self.arch, self.c().ab_type) {
+            (Arch::Gfx942, DType::Bf16) => Op::V_MFMA_F32_32X32X8_BF16,
+            (Arch::Gfx942, _) => Op::V_MFMA_F32_32X32X8_F16,
+            (Arch::Gfx950, DType::Bf16) => Op::V_MFMA_F32_32X32X16_BF16,
+            (Arch::Gfx950, _) => Op::V_MFMA_F32_32X32X16_F16,
+        }
+    }
+
+    fn dot(&mut self) {
+        let c = *self.c();
+        let op = self.mfma_op();
+        let steps = c.tile.2 / c.mfma.k;
+        let rps = (c.mfma.k / 4) as u8;
+        let (fa, fb) = (self.cp[0].frags.clone(), self.cp[1].frags.clone());
+        for st in 0..steps as u16 {
+            for (bm, a) in fa.iter().enumerate() {
+                for (bn, b) in fb.iter().enumerate() {
+                    let acc = whole(self.acc[bm * fb.len() + bn]);
+                    let sa = sub(*a, st * rps as u16, rps);
+                    let sb = sub(*b, st * rps as u16, rps);
+                    self.i(op, &[acc, sa, sb, acc]);
+                }
+            }
+        }
+    }
+
+    fn region(&mut self, ops: &[TileOp], cur: u32) {
+        for op in ops {
+            match *op {
+                TileOp::GlobalToLds(cp) => {
+                    self.global_load(cp);
+                    self.lds_store(cp.operand, cur, true);
+                }
+                TileOp::GlobalLoad(cp) => self.global_load(cp),
+                TileOp::LdsStore(o) => {
+                    let packed = self.cp[Self::idx(o)].loop_kind != LoadKind::Element;
+                    self.lds_store(o, 1 - cur, packed)
+                }
+                TileOp::Barrier => self.i(Op::S_BARRIER, &[]),
+                TileOp::LdsToRegs => self.lds_to_regs(cur),
+                TileOp::Dot => self.dot(),
+                TileOp::Epilogue => self.epilogue(),
+            }
+        }
+    }
+
+    fn epilogue(&mut self) {
+        let c = *self.c();
+        let ec = c.c_bytes();
+        let (m, n, ldc, alpha, beta) = (self.arg(6), self.arg(7), self.arg(11), self.arg(12), self.arg(13));
+        let srd_c = self.srd(self.arg(4), self.arg(5), m, n, ldc, ec);
+        let k7fff = self.sv();
+        self.i(Op::S_MOVK_I32, &[whole(k7fff), O::Imm(0x7fff)]);
+        let bt = self.sv();
+        self.i(Op::S_AND_B32, &[whole(bt), lit(0x7fff_ffff), beta]);
+        self.i(Op::S_CMP_EQ_U32, &[whole(bt), int(0)]);
+        let beta0 = self.p.label();
+        self.p.branch(Op::S_CBRANCH_SCC1, beta0);
+        for with_beta in [true, false] {
+            if !with_beta {
+                self.p.place(beta0);
+            }
+            for bm in 0..2u32 {
+                for bn in 0..2u32 {
+                    let j = self.vv();
+                    self.i(Op::V_MAD_U32_U24, &[whole(j), whole(self.wn), int(64), whole(self.lrow)]);
+                    self.i(Op::V_ADD_U32, &[whole(j), whole(self.n0), whole(j)]);
+                    let j = self.vadd(j, bn * 32);
+                    let t = self.vv();
+                    self.i(Op::V_LSHLREV_B32, &[whole(t), int(2), whole(self.lgrp)]);
+                    let ib = self.vv();
+                    self.i(Op::V_MAD_U32_U24, &[whole(ib), whole(self.wm), int(64), whole(t)]);
+                    self.i(Op::V_ADD_U32, &[whole(ib), whole(self.m0), whole(ib)]);
+                    let ib = self.vadd(ib, bm * 32);
+                    let t2 = self.vv();
+                    self.i(Op::V_MUL_LO_U32, &[whole(t2), ldc, whole(j)]);
+                    self.i(Op::V_ADD_U32, &[whole(t2), whole(ib), whole(t2)]);
+                    let base = self.vv();
+                    self.i(Op::V_LSHLREV_B32, &[whole(base), int(log2(ec)), whole(t2)]);
+                    self.i(Op::V_CMP_GT_I32, &[VCC, n, whole(j)]);
+                    let basec = self.vv();
+                    self.i(Op::V_CNDMASK_B32, &[whole(basec), whole(self.oob), whole(base), VCC]);
+                    let rem = self.vv();
+                    self.i(Op::V_SUB_U32, &[whole(rem), m, whole(ib)]);
+                    let acc = self.acc[(bm * 2 + bn) as usize];
+                    let mut offs = vec![];
+                    for r in 0..16u32 {
+                        let d = 8 * (r / 4) + r % 4;
+                        let o = self.vv();
+                        self.i(Op::V_CMP_LT_I32, &[VCC, lit(d), whole(rem)]);
+                        self.i(Op::V_CNDMASK_B32, &[whole(o), whole(self.oob), whole(basec), VCC]);
+                        offs.push((o, (d * ec) as i32));
+                    }
+                    let mut cvals = vec![];
+                    if with_beta {
+                        for &(o, imm) in &offs {
+                            let cv = self.vv();
+                            let opc = if ec == 4 { Op::BUFFER_LOAD_DWORD } else { Op::BUFFER_LOAD_USHORT };
+                            self.ie(
+                                Inst::new(opc, &[whole(cv), whole(o), whole(srd_c), int(0)]).offen().offset(imm),
+                            );
+                            cvals.push(cv);
+                        }
+                    }
+                    for r in 0..16usize {
+                        let x = self.vv();
+                        self.i(Op::V_ACCVGPR_READ_B32, &[whole(x), sub(acc, r as u16, 1)]);
+                        self.i(Op::V_MUL_LEGACY_F32, &[whole(x), alpha, whole(x)]);
+                        if with_beta {
+                            let cf = match c.c_type {
+                                DType::F32 => cvals[r],
+                                DType::Bf16 => {
+                                    let t = self.vv();
+                                    self.i(Op::V_LSHLREV_B32, &[whole(t), int(16), whole(cvals[r])]);
+                                    t
+                                }
+                                _ => {
+                                    let t = self.vv();
+                                    self.i(Op::V_CVT_F32_F16, &[whole(t), whole(cvals[r])]);
+                                    t
+                                }
+                            };
+                            self.i(Op::V_FMA_F32, &[whole(x), beta, whole(cf), whole(x)]);
+                        }
+                        let (o, imm) = offs[r];
+                        let srd = whole(srd_c);
+                        match (c.c_type, self.arch) {
+                            (DType::F32, _) => self.ie(
+                                Inst::new(Op::BUFFER_STORE_DWORD, &[whole(x), whole(o), srd, int(0)]).offen().offset(imm),
+                            ),
+                            (DType::F16, _) => {
+                                let y = self.vv();
+                                self.i(Op::V_CVT_F16_F32, &[whole(y), whole(x)]);
+                                self.ie(
+                                    Inst::new(Op::BUFFER_STORE_SHORT, &[whole(y), whole(o), srd, int(0)])
+                                        .offen()
+                                        .offset(imm),
+                                );
+                            }
+                            (_, Arch::Gfx950) => {
+                                let y = self.vv();
+                                self.i(Op::V_CVT_PK_BF16_F32, &[whole(y), whole(x), whole(x)]);
+                                self.ie(
+                                    Inst::new(Op::BUFFER_STORE_SHORT, &[whole(y), whole(o), srd, int(0)])
+                                        .offen()
+                                        .offset(imm),
+                                );
+                            }
+                            (_, Arch::Gfx942) => {
+                                // Round to nearest even by hand (no bf16 convert on gfx942);
+                                // NaN stays NaN (quiet bit set).
+                                let (lsb, y, q) = (self.vv(), self.vv(), self.vv());
+                                self.i(Op::V_BFE_U32, &[whole(lsb), whole(x), int(16), int(1)]);
+                                self.i(Op::V_ADD3_U32, &[whole(y), whole(x), whole(lsb), whole(k7fff)]);
+                                self.i(Op::V_CMP_U_F32, &[VCC, whole(x), whole(x)]);
+                                self.i(Op::V_OR_B32, &[whole(q), lit(0x0040_0000), whole(x)]);
+                                self.i(Op::V_CNDMASK_B32, &[whole(y), whole(y), whole(q), VCC]);
+                                self.ie(
+                                    Inst::new(Op::BUFFER_STORE_SHORT_D16_HI, &[whole(y), whole(o), srd, int(0)])
+                                        .offen()
+                                        .offset(imm),
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+            self.i(Op::S_ENDPGM, &[]);
+        }
+    }
+}
+
+/// Lowers a kernel to a program on virtual registers.
+pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
+    for pass in ["buffer_ops", "pipeline", "epilogue"] {
+        if !k.applied.contains(&pass) {
+            return Err(LowerError::PassMissing(pass));
+        }
+    }
+    let c = k.config;
+    if c.waves != 4 || c.mfma.m != 32 || c.tile.0 != 128 || c.tile.1 != 128 {
+        return Err(LowerError::Unsupported(format!(
+            "{} waves, tile {:?}, MFMA {}x{}: the lowering builds 4 waves of 2x2 32x32 blocks (128x128 tiles)",
+            c.waves, c.tile, c.mfma.m, c.mfma.n
+        )));
+    }
+    if k.copies().any(|cp| matches!(cp.kind, LoadKind::DirectToLds | LoadKind::Undecided)) {
+        return Err(LowerError::Unsupported("copy kind not lowered".into()));
+    }
+    let _ = Align::Vec8;
+    let mut l = L {
+        k,
+        p: Program::default(),
+        arch: c.arch,
+        args: [O::Int(0); 14],
+        tid: Reg { file: RegFile::Vgpr, index: 0, count: 1 },
+        lane: Reg { file: RegFile::Vgpr, index: 0, count: 1 },
+        lrow: Reg { file: RegFile::Vgpr, index: 0, count: 1 },
+        lgrp: Reg { file: RegFile::Vgpr, index: 0, count: 1 },
+        wm: Reg { file: RegFile::Vgpr, index: 0, count: 1 },
+        wn: Reg { file: RegFile::Vgpr, index: 0, count: 1 },
+        m0: Reg { file: RegFile::Sgpr, index: 0, count: 1 },
+        n0: Reg { file: RegFile::Sgpr, index: 0, count: 1 },
+        kr: Reg { file: RegFile::Sgpr, index: 0, count: 1 },
+        cnt: Reg { file: RegFile::Sgpr, index: 0, count: 1 },
+        cp: vec![],
+        acc: vec![],
+        oob: Reg { file: RegFile::Vgpr, index: 0, count: 1 },
+    };
+    l.setup();
+    let _ = l.lane;
+    l.region(&k.prologue, 0);
+    let (lp, drain0, drain1, epi) = (l.p.label(), l.p.label(), l.p.label(), l.p.label());
+    let cnt = l.cnt;
+    l.i(Op::S_CMP_EQ_U32, &[whole(cnt), int(0)]);
+    l.p.branch(Op::S_CBRANCH_SCC1, drain0);
+    l.p.place(lp);
+    l.region(&k.body, 0);
+    l.i(Op::S_SUB_U32, &[whole(cnt), whole(cnt), int(1)]);
+    l.i(Op::S_CMP_EQ_U32, &[whole(cnt), int(0)]);
+    l.p.branch(Op::S_CBRANCH_SCC1, drain1);
+    l.region(&k.body, 1);
+    l.i(Op::S_SUB_U32, &[whole(cnt), whole(cnt), int(1)]);
+    l.i(Op::S_CMP_LG_U32, &[whole(cnt), int(0)]);
+    l.p.branch(Op::S_CBRANCH_SCC1, lp);
+    l.p.loops.push((lp, drain0));
+    l.p.iteration = Some((lp, drain1));
+    l.p.place(drain0);
+    l.region(&k.drain, 0);
+    l.p.branch(Op::S_BRANCH, epi);
+    l.p.place(drain1);
+    l.region(&k.drain, 1);
+    l.p.place(epi);
+    l.region(&k.epilogue, 0);
+    Ok(l.p)
+}

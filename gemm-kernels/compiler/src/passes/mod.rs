@@ -1,0 +1,31 @@
+//! The IR -> IR passes. Each one either returns the transformed kernel or says, with a
+//! typed reason, why it declined; [`run_all`] applies them in the order the lowering
+//! expects.
+
+pub mod buffer_ops;
+pub mod epilogue;
+pub mod pipeline;
+pub mod swizzle;
+
+use crate::ir::Kernel;
+
+/// Why a pass declined.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Declined {
+    #[error("buffer ops: {0}")]
+    BufferOps(#[from] buffer_ops::Reason),
+    #[error("pipeline: {0}")]
+    Pipeline(#[from] pipeline::Reason),
+    #[error("swizzle: {0}")]
+    Swizzle(#[from] swizzle::Reason),
+    #[error("epilogue: {0}")]
+    Epilogue(#[from] epilogue::Reason),
+}
+
+/// buffer ops, software pipelining, LDS swizzle, epilogue.
+pub fn run_all(k: Kernel) -> Result<Kernel, Declined> {
+    let k = buffer_ops::run(k)?;
+    let k = pipeline::run(k)?;
+    let k = swizzle::run(k)?;
+    Ok(epilogue::run(k)?)
+}

@@ -1,0 +1,153 @@
+//! Register allocation: linear scan over live intervals of the virtual registers, with
+//! intervals that cross a loop boundary (live into the loop header, or read in the loop
+//! before being written) stretched over the whole loop, so a value carried around the
+//! back edge keeps its register. Physical registers the hardware initialises (`s[0:3]`,
+//! `v0`) are reserved. Limits (gfx942/gfx950, wave64, one wave per SIMD at most): 102
+//! SGPRs (ISA.md §4.5: s0-s101), 512 unified VGPR+AGPR with at most 256 each.
+
+use crate::program::{regs_of, Item, Program, VReg, VIRT_BASE};
+use gemm_isa::{Operand, Reg, RegFile};
+use std::collections::BTreeMap;
+
+/// Why allocation failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RegAllocError {
+    #[error("out of {file:?} registers: need more than {limit}")]
+    OutOfRegisters { file: RegFile, limit: u32 },
+    #[error("virtual register v{0} used before any definition")]
+    Undefined(u16),
+}
+
+/// Registers used after allocation (one past the highest index of each file).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub sgprs: u32,
+    pub vgprs: u32,
+    pub agprs: u32,
+}
+
+const RESERVED_S: u16 = 4;
+const RESERVED_V: u16 = 1;
+
+fn limit(f: RegFile) -> u16 {
+    match f {
+        RegFile::Sgpr => 102,
+        _ => 256,
+    }
+}
+
+/// Allocates and rewrites `p` in place.
+pub fn allocate(p: &mut Program) -> Result<Usage, RegAllocError> {
+    // Map each virtual index to its vreg.
+    let find = |vregs: &[VReg], f: RegFile, idx: u16| -> Option<usize> {
+        vregs.iter().position(|v| v.file == f && idx >= v.vbase && idx < v.vbase + v.count as u16)
+    };
+    let mut first: Vec<Option<usize>> = vec![None; p.vregs.len()];
+    let mut last: Vec<usize> = vec![0; p.vregs.len()];
+    let mut first_is_read: Vec<bool> = vec![false; p.vregs.len()];
+    // Positions of labels for loop ranges.
+    let mut label_pos = BTreeMap::new();
+    for (i, it) in p.items.iter().enumerate() {
+        if let Item::Label(l) = it {
+            label_pos.insert(*l, i);
+        }
+    }
+    let mut index_cache: BTreeMap<(u8, u16), usize> = BTreeMap::new();
+    let fkey = |f: RegFile| match f {
+        RegFile::Sgpr => 0u8,
+        RegFile::Vgpr => 1,
+        _ => 2,
+    };
+    for (pos, it) in p.items.iter().enumerate() {
+        let Item::I(inst) = it else { continue };
+        let (reads, _) = crate::program::reads_writes(inst);
+        for o in &inst.operands {
+            for (f, idx) in regs_of(o) {
+                if idx < VIRT_BASE || f == RegFile::Ttmp {
+                    continue;
+                }
+                let vi = *index_cache
+                    .entry((fkey(f), idx))
+                    .or_insert_with(|| find(&p.vregs, f, idx).expect("virtual register exists"));
+                if first[vi].is_none() {
+                    first[vi] = Some(pos);
+                    first_is_read[vi] = reads.contains(&(f, idx));
+                }
+                last[vi] = pos;
+            }
+        }
+    }
+    let mut intervals: Vec<(usize, usize, usize)> = vec![];
+    for vi in 0..p.vregs.len() {
+        let Some(f) = first[vi] else { continue };
+        let (mut s, mut e) = (f, last[vi]);
+        for &(ls, le) in &p.loops {
+            let (ls, le) = (label_pos[&ls], label_pos[&le]);
+            let overlaps = s < le && e > ls;
+            let live_in = s < ls && e > ls;
+            let carried = s > ls && s < le && first_is_read[vi];
+            if overlaps && (live_in || carried) {
+                s = s.min(ls);
+                e = e.max(le);
+            }
+        }
+        if first_is_read[vi] && !p.loops.iter().any(|&(ls, le)| f > label_pos[&ls] && f < label_pos[&le]) {
+            return Err(RegAllocError::Undefined(p.vregs[vi].vbase));
+        }
+        intervals.push((s, e, vi));
+    }
+    intervals.sort();
+    // Active: (end, file, phys base, count).
+    let mut active: Vec<(usize, RegFile, u16, u16)> = vec![];
+    let mut assign: Vec<Option<u16>> = vec![None; p.vregs.len()];
+    let mut usage = Usage::default();
+    for (s, e, vi) in intervals {
+        active.retain(|a| a.0 >= s);
+        let vr = p.vregs[vi];
+        let start = match vr.file {
+            RegFile::Sgpr => RESERVED_S,
+            RegFile::Vgpr => RESERVED_V,
+            _ => 0,
+        };
+        let mut base = start.next_multiple_of(vr.align as u16);
+        loop {
+            let clash = active.iter().any(|a| a.1 == vr.file && base < a.2 + a.3 && a.2 < base + vr.count as u16);
+            if !clash {
+                break;
+            }
+            base += vr.align as u16;
+        }
+        if base + vr.count as u16 > limit(vr.file) {
+            return Err(RegAllocError::OutOfRegisters { file: vr.file, limit: limit(vr.file) as u32 });
+        }
+        active.push((e, vr.file, base, vr.count as u16));
+        assign[vi] = Some(base);
+        let top = (base + vr.count as u16) as u32;
+        match vr.file {
+            RegFile::Sgpr => usage.sgprs = usage.sgprs.max(top),
+            RegFile::Vgpr => usage.vgprs = usage.vgprs.max(top),
+            _ => usage.agprs = usage.agprs.max(top),
+        }
+    }
+    usage.sgprs = usage.sgprs.max(RESERVED_S as u32);
+    usage.vgprs = usage.vgprs.max(RESERVED_V as u32);
+    if usage.vgprs.next_multiple_of(4) + usage.agprs > 512 {
+        return Err(RegAllocError::OutOfRegisters { file: RegFile::Agpr, limit: 512 });
+    }
+    // Rewrite.
+    let vregs = p.vregs.clone();
+    for it in p.items.iter_mut() {
+        let Item::I(inst) = it else { continue };
+        for o in inst.operands.iter_mut() {
+            if let Operand::Reg(r) = o {
+                if r.index >= VIRT_BASE && r.file != RegFile::Ttmp {
+                    let vi = *index_cache.get(&(fkey(r.file), r.index)).expect("seen");
+                    let vr = vregs[vi];
+                    let phys = assign[vi].ok_or(RegAllocError::Undefined(vr.vbase))?;
+                    *r = Reg { file: r.file, index: phys + (r.index - vr.vbase), count: r.count };
+                }
+            }
+        }
+    }
+    Ok(usage)
+}

@@ -1,0 +1,274 @@
+//! `s_waitcnt` placement derived from the operations in flight (the job LLVM's
+//! `SIInsertWaitcnts` does; `llvm-mc` inserts none, ISA.md §0).
+//!
+//! Model (ISA.md §3.1, §2.4, §3.2): per wave, `vmcnt` counts vector-memory loads and
+//! stores and LDS-DMA in issue order; `lgkmcnt` counts DS operations in order and SMEM
+//! loads, which may return out of order (so waiting for one needs `lgkmcnt(0)`);
+//! `expcnt` counts VMEM stores until their data VGPRs have been read. A wait `cnt(N)`
+//! lets at most N younger operations stay outstanding. The pass tracks, per counter, the
+//! ordered list of outstanding operations with the registers they write (or, for
+//! stores, read) and inserts before each instruction the weakest wait that retires:
+//! * an operation writing a register the instruction reads or writes (RAW, WAW);
+//! * a store still reading a register the instruction writes (WAR, `expcnt`);
+//! * before `s_barrier`: every outstanding DS operation and LDS-DMA, so the LDS writes
+//!   of this wave are visible and its LDS reads are complete before other waves pass
+//!   (ISA.md §3.2: the barrier does not wait for memory).
+//!
+//! Control flow: the state at a block entry is the *set* of states of its predecessors
+//! (no merging approximation); the required wait is the strongest over the set, and the
+//! analysis iterates to a fixed point before the waits are inserted.
+
+use crate::program::{reads_writes, Cfg, Item};
+use gemm_isa::{Format, Inst, Op, Operand, RegFile};
+
+type R = (RegFile, u16);
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Ev {
+    regs: Vec<R>,
+    /// A DS operation or LDS-DMA (must be complete at a barrier).
+    lds: bool,
+    smem: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+struct State {
+    vm: Vec<Ev>,
+    lgkm: Vec<Ev>,
+    exp: Vec<Ev>,
+}
+
+/// Counter maxima on gfx9 (ISA.md §3.1).
+const VM_MAX: usize = 63;
+const LGKM_MAX: usize = 15;
+const EXP_MAX: usize = 7;
+
+/// The waits before one instruction: `None` = no wait on that counter.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Wait {
+    pub vm: Option<usize>,
+    pub lgkm: Option<usize>,
+    pub exp: Option<usize>,
+}
+
+impl Wait {
+    fn merge(&mut self, o: Wait) {
+        let m = |a: Option<usize>, b: Option<usize>| match (a, b) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, None) => x,
+            (None, y) => y,
+        };
+        self.vm = m(self.vm, o.vm);
+        self.lgkm = m(self.lgkm, o.lgkm);
+        self.exp = m(self.exp, o.exp);
+    }
+    fn is_none(&self) -> bool {
+        self.vm.is_none() && self.lgkm.is_none() && self.exp.is_none()
+    }
+    /// The `s_waitcnt` simm16 (ISA.md §3.1: vm [3:0]+[15:14], exp [6:4], lgkm [11:8]).
+    pub fn simm16(&self) -> u16 {
+        let vm = self.vm.unwrap_or(VM_MAX) as u16;
+        let exp = self.exp.unwrap_or(EXP_MAX) as u16;
+        let lgkm = self.lgkm.unwrap_or(LGKM_MAX) as u16;
+        (vm & 0xF) | ((vm >> 4) << 14) | (exp << 4) | (lgkm << 8)
+    }
+}
+
+enum Kind {
+    VmLoad,
+    VmLds,
+    VmStore,
+    DsRead,
+    DsWrite,
+    Smem,
+    Barrier,
+    Other,
+}
+
+fn kind(i: &Inst) -> Kind {
+    match i.op.def().format {
+        Format::Mubuf | Format::Global | Format::Flat => {
+            let (r, w) = reads_writes(i);
+            if i.mods.lds {
+                Kind::VmLds
+            } else if w.iter().any(|x| x.0 != RegFile::Ttmp) {
+                Kind::VmLoad
+            } else {
+                let _ = r;
+                Kind::VmStore
+            }
+        }
+        Format::Ds => {
+            let (_, w) = reads_writes(i);
+            if w.is_empty() {
+                Kind::DsWrite
+            } else {
+                Kind::DsRead
+            }
+        }
+        Format::Smem => Kind::Smem,
+        _ if i.op == Op::S_BARRIER => Kind::Barrier,
+        _ => Kind::Other,
+    }
+}
+
+/// Required wait for `i` in state `s`.
+fn required(s: &State, i: &Inst) -> Wait {
+    let (reads, writes) = reads_writes(i);
+    let touches = |e: &Ev| e.regs.iter().any(|r| reads.contains(r) || writes.contains(r));
+    let mut w = Wait::default();
+    let need = |list: &[Ev], pred: &dyn Fn(&Ev) -> bool| -> Option<usize> {
+        list.iter().rposition(pred).map(|p| list.len() - 1 - p)
+    };
+    w.vm = need(&s.vm, &|e| touches(e));
+    w.lgkm = need(&s.lgkm, &|e| touches(e));
+    if w.lgkm.is_some() && s.lgkm.iter().any(|e| e.smem) {
+        w.lgkm = Some(0);
+    }
+    w.exp = need(&s.exp, &|e| e.regs.iter().any(|r| writes.contains(r)));
+    if matches!(kind(i), Kind::Barrier) {
+        let mut b = Wait { vm: need(&s.vm, &|e| e.lds), lgkm: need(&s.lgkm, &|e| e.lds), exp: None };
+        if b.lgkm.is_some() && s.lgkm.iter().any(|e| e.smem) {
+            b.lgkm = Some(0);
+        }
+        w.merge(b);
+    }
+    // Keep the counters within their hardware range.
+    let k = kind(i);
+    if matches!(k, Kind::VmLoad | Kind::VmLds | Kind::VmStore) && s.vm.len() >= VM_MAX {
+        w.merge(Wait { vm: Some(VM_MAX - 1), ..Default::default() });
+    }
+    if matches!(k, Kind::DsRead | Kind::DsWrite | Kind::Smem) && s.lgkm.len() >= LGKM_MAX {
+        w.merge(Wait { lgkm: Some(if s.lgkm.iter().any(|e| e.smem) { 0 } else { LGKM_MAX - 1 }), ..Default::default() });
+    }
+    if matches!(k, Kind::VmStore) && s.exp.len() >= EXP_MAX {
+        w.merge(Wait { exp: Some(EXP_MAX - 1), ..Default::default() });
+    }
+    w
+}
+
+fn apply_wait(s: &mut State, w: Wait) {
+    let cut = |l: &mut Vec<Ev>, n: Option<usize>| {
+        if let Some(n) = n {
+            if l.len() > n {
+                l.drain(..l.len() - n);
+            }
+        }
+    };
+    cut(&mut s.vm, w.vm);
+    cut(&mut s.lgkm, w.lgkm);
+    cut(&mut s.exp, w.exp);
+}
+
+fn issue(s: &mut State, i: &Inst) {
+    let (reads, writes) = reads_writes(i);
+    match kind(i) {
+        Kind::VmLoad => s.vm.push(Ev { regs: writes, lds: false, smem: false }),
+        Kind::VmLds => s.vm.push(Ev { regs: vec![], lds: true, smem: false }),
+        Kind::VmStore => {
+            s.vm.push(Ev { regs: vec![], lds: false, smem: false });
+            let data: Vec<R> = i
+                .slots()
+                .iter()
+                .zip(&i.operands)
+                .filter(|(sl, _)| sl.field == gemm_isa::table::Field::Vdata)
+                .flat_map(|(_, o)| crate::program::regs_of(o))
+                .collect();
+            let _ = reads;
+            s.exp.push(Ev { regs: data, lds: false, smem: false });
+        }
+        Kind::DsRead => s.lgkm.push(Ev { regs: writes, lds: true, smem: false }),
+        Kind::DsWrite => s.lgkm.push(Ev { regs: vec![], lds: true, smem: false }),
+        Kind::Smem => s.lgkm.push(Ev { regs: writes, lds: false, smem: true }),
+        Kind::Barrier | Kind::Other => {}
+    }
+}
+
+fn dedup(v: &mut Vec<State>) {
+    let mut out: Vec<State> = vec![];
+    for s in v.drain(..) {
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    *v = out;
+}
+
+/// Runs one block from `entry`, returning the exit states and the waits per item.
+fn run_block(items: &[Item], entry: &[State]) -> (Vec<State>, Vec<Wait>) {
+    let mut states = entry.to_vec();
+    if states.is_empty() {
+        states.push(State::default());
+    }
+    let mut waits = vec![];
+    for it in items {
+        let mut w = Wait::default();
+        if let Item::I(i) = it {
+            if i.op == Op::S_WAITCNT {
+                waits.push(w);
+                continue;
+            }
+            for s in &states {
+                w.merge(required(s, i));
+            }
+            for s in states.iter_mut() {
+                apply_wait(s, w);
+                issue(s, i);
+            }
+            dedup(&mut states);
+        }
+        waits.push(w);
+    }
+    (states, waits)
+}
+
+/// Inserts the waits; returns how many `s_waitcnt` were added.
+pub fn insert_waits(items: &mut Vec<Item>) -> usize {
+    let cfg = Cfg::build(items);
+    let nb = cfg.blocks.len();
+    let mut entry: Vec<Vec<State>> = vec![vec![]; nb];
+    entry[0] = vec![State::default()];
+    let mut exits: Vec<Option<Vec<State>>> = vec![None; nb];
+    for _round in 0..64 {
+        let mut changed = false;
+        for b in 0..nb {
+            if b != 0 {
+                let mut e = vec![];
+                for &p in &cfg.preds[b] {
+                    if let Some(x) = &exits[p] {
+                        e.extend(x.iter().cloned());
+                    }
+                }
+                dedup(&mut e);
+                if e != entry[b] {
+                    entry[b] = e;
+                    changed = true;
+                }
+            }
+            let (s, e) = cfg.blocks[b];
+            let (out, _) = run_block(&items[s..e], &entry[b]);
+            if exits[b].as_ref() != Some(&out) {
+                exits[b] = Some(out);
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let mut out = Vec::with_capacity(items.len() + 64);
+    let mut added = 0;
+    for b in 0..nb {
+        let (s, e) = cfg.blocks[b];
+        let (_, waits) = run_block(&items[s..e], &entry[b]);
+        for (it, w) in items[s..e].iter().zip(waits) {
+            if !w.is_none() {
+                out.push(Item::I(Inst::new(Op::S_WAITCNT, &[Operand::Imm(w.simm16() as i64)])));
+                added += 1;
+            }
+            out.push(it.clone());
+        }
+    }
+    *items = out;
+    added
+}
