@@ -9,8 +9,7 @@
 //!   writes it: XDL `passes + 3`, SMFMA (f32 inputs) `passes + 2`.
 //! * An XDL MFMA reads a register as srcC, a VALU then writes it: 2 passes -> 1,
 //!   4 -> 3, 8 -> 7, 16 -> 15.
-//! * A VALU writes a VGPR that an MFMA then reads: 1 wait state (2 on gfx950 for its
-//!   double-rate shapes).
+//! * A VALU writes a VGPR that an MFMA then reads: 2 wait states.
 //!
 //! The numbers are calibrated against llc-22 output (`tests/hazard.rs`): LLVM's code must
 //! be silent under this checker, and dropping its `s_nop` must make it fire.
@@ -49,6 +48,10 @@ pub struct HazardState {
     mfmas: VecDeque<MfmaRec>,
     valus: VecDeque<ValuRec>,
 }
+
+/// VALU write -> MFMA read (srcA/B/C) on gfx940/gfx950 (`LegacyVALUWritesVGPRWaitStates`;
+/// llc-22 puts `s_nop 1` right after the last `v_mov` feeding an MFMA on both archs).
+const VALU_WRITE_MFMA_READ: u64 = 2;
 
 /// Largest wait-state requirement, beyond which history is dropped.
 const HORIZON: u64 = 24;
@@ -120,8 +123,7 @@ pub fn check(env: &mut Env, w: &Wave, inst: &Inst) {
                 }
             }
             if is_mfma {
-                let new_shape = inst.op.def().opcodes[0] == gemm_isa::table::NA;
-                let need = if arch == Arch::Gfx950 && new_shape { 2 } else { 1 };
+                let need = VALU_WRITE_MFMA_READ;
                 let ab: Regs = {
                     let sh = Shape::of(inst.op);
                     let mut v = Vec::new();
