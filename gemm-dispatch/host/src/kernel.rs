@@ -105,9 +105,9 @@ impl F32Avx512 {
 
 impl Kernel for F32Avx512 {
     type P = f32;
-    // B micro-panel KC*NR*4 = 12 KiB in the 32 KiB L1; A block MC*KC*4 = 384 KiB in the 1 MiB L2.
-    const KC: usize = 256;
-    const MC: usize = 384;
+    // B micro-panel KC*NR*4 = 24 KiB in the 32 KiB L1; A block MC*KC*4 = 384 KiB in the 1 MiB L2.
+    const KC: usize = 512;
+    const MC: usize = 192;
     const NC: usize = 4092;
     fn panel_len(kc: usize) -> usize {
         kc

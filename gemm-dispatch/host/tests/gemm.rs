@@ -209,7 +209,7 @@ fn leading_dimensions_larger_than_the_matrix() {
 
 #[test]
 fn sizes_straddling_the_blocking() {
-    // Micro-tile 32x12, KC 256 (f32 panels) / 512 (bf16 panels), MC 384.
+    // Micro-tile 32x12, KC 512 (f32 and bf16 panels; 256 portable), MC 192 / 384.
     let sizes = [1, 15, 16, 17, 31, 33, 63, 65, 127, 129, 257];
     for (i, &s) in sizes.iter().enumerate() {
         for (m, n, k) in [(s, 33, 65), (65, s, 33), (33, 65, s)] {
