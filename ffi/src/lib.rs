@@ -323,7 +323,11 @@ fn copy_str(dst: &mut [c_char], s: &str) {
 
 /// Describes device `index` of the context.
 #[no_mangle]
-pub extern "C" fn gemm_device_info(ctx: *const gemm_context_t, index: usize, out: *mut gemm_device_info_t) -> gemm_status_t {
+pub extern "C" fn gemm_device_info(
+    ctx: *const gemm_context_t,
+    index: usize,
+    out: *mut gemm_device_info_t,
+) -> gemm_status_t {
     guard(|| {
         let ctx = context(ctx)?;
         if out.is_null() {

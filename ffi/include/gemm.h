@@ -1,0 +1,268 @@
+/*
+ * gemm.h: the C ABI of the AMD GEMM library.
+ *
+ * C = alpha * op(A) * op(B) + beta * C, as in BLAS, for f32, f16, bf16 and the fp8 kinds of
+ * gfx942 (FNUZ) and gfx950 (OCP), on every device of a context: AMD GPUs through HIP, and the
+ * CPU everywhere. Every function returns a gemm_status_t; gemm_last_error_message() explains
+ * the last failure on the calling thread. No function aborts or unwinds into C.
+ */
+
+#ifndef GEMM_H
+#define GEMM_H
+
+/* Generated from ffi/src/lib.rs by cbindgen (test `header_is_in_step`); do not edit. Regenerate with GEMM_BLESS=1 cargo test -p gemm-ffi. */
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ Device kinds in `gemm_device_info_t.kind`.
+ */
+#define GEMM_DEVICE_HOST 0
+
+#define GEMM_DEVICE_HIP 1
+
+#define GEMM_DEVICE_EMU 2
+
+#define GEMM_DEVICE_OTHER 3
+
+/*
+ Status of every call. Values are fixed: they are part of the ABI.
+ */
+typedef enum {
+  GEMM_STATUS_SUCCESS = 0,
+  /*
+   A required pointer was NULL.
+   */
+  GEMM_STATUS_NULL_POINTER = 1,
+  /*
+   Shapes do not fit together, or a buffer is smaller than the problem needs.
+   */
+  GEMM_STATUS_INVALID_SIZE = 2,
+  /*
+   A leading dimension is smaller than its matrix needs.
+   */
+  GEMM_STATUS_INVALID_LEADING_DIM = 3,
+  /*
+   A size computation overflows.
+   */
+  GEMM_STATUS_SIZE_OVERFLOW = 4,
+  /*
+   The dtype combination is not supported (by the library or the device).
+   */
+  GEMM_STATUS_UNSUPPORTED_DTYPE = 5,
+  /*
+   An enum-valued argument (dtype, layout, transpose) is out of range, or another argument is invalid.
+   */
+  GEMM_STATUS_INVALID_VALUE = 6,
+  /*
+   A buffer is not aligned to its element size.
+   */
+  GEMM_STATUS_MISALIGNED = 7,
+  /*
+   A device failed while computing.
+   */
+  GEMM_STATUS_DEVICE_ERROR = 8,
+  /*
+   No device with that index.
+   */
+  GEMM_STATUS_NO_SUCH_DEVICE = 9,
+  /*
+   Some items of a batch failed; their own statuses say why.
+   */
+  GEMM_STATUS_BATCH_PARTIAL_FAILURE = 10,
+  /*
+   Outputs of batch items overlap.
+   */
+  GEMM_STATUS_OVERLAPPING_OUTPUTS = 11,
+  /*
+   The device list could not be parsed or opened.
+   */
+  GEMM_STATUS_DEVICE_SELECTION = 12,
+  /*
+   A bug in the library was caught at the boundary (a Rust panic). Please report it.
+   */
+  GEMM_STATUS_INTERNAL_ERROR = 13,
+} gemm_status_t;
+
+/*
+ An opaque set of devices.
+ */
+typedef struct gemm_context_t gemm_context_t;
+
+/*
+ What a device is.
+ */
+typedef struct {
+  /*
+   NUL-terminated short name, e.g. "host:0".
+   */
+  char name[64];
+  /*
+   NUL-terminated description (CPU or GPU model), truncated to fit.
+   */
+  char description[256];
+  /*
+   GEMM_DEVICE_HOST, GEMM_DEVICE_HIP, GEMM_DEVICE_EMU or GEMM_DEVICE_OTHER.
+   */
+  uint32_t kind;
+  /*
+   Threads (host) or compute units (GPU).
+   */
+  uint32_t compute_units;
+  /*
+   Device memory in bytes (0 for the host).
+   */
+  uint64_t memory_bytes;
+} gemm_device_info_t;
+
+/*
+ Storage order of A, B and C.
+ */
+typedef uint32_t gemm_layout_t;
+
+/*
+ Whether an input is used transposed.
+ */
+typedef uint32_t gemm_transpose_t;
+
+/*
+ Element types (values of `gemm_problem_t.a_type` etc.).
+ */
+typedef uint32_t gemm_dtype_t;
+
+/*
+ One GEMM: C = alpha * op(A) * op(B) + beta * C, with op(A) m x k, op(B) k x n, C m x n, all
+ stored in `layout` with leading dimensions (in elements). beta == 0 never reads C.
+ */
+typedef struct {
+  gemm_layout_t layout;
+  gemm_transpose_t trans_a;
+  gemm_transpose_t trans_b;
+  gemm_dtype_t a_type;
+  gemm_dtype_t b_type;
+  gemm_dtype_t c_type;
+  size_t m;
+  size_t n;
+  size_t k;
+  size_t lda;
+  size_t ldb;
+  size_t ldc;
+  float alpha;
+  float beta;
+} gemm_problem_t;
+
+#define GEMM_DTYPE_F32 0
+
+#define GEMM_DTYPE_F16 1
+
+#define GEMM_DTYPE_BF16 2
+
+/*
+ gfx942 fp8 (E4M3FNUZ).
+ */
+#define GEMM_DTYPE_FP8_E4M3FNUZ 3
+
+/*
+ gfx942 bf8 (E5M2FNUZ).
+ */
+#define GEMM_DTYPE_FP8_E5M2FNUZ 4
+
+/*
+ gfx950 fp8 (OCP E4M3FN).
+ */
+#define GEMM_DTYPE_FP8_E4M3 5
+
+/*
+ gfx950 bf8 (OCP E5M2).
+ */
+#define GEMM_DTYPE_FP8_E5M2 6
+
+#define GEMM_ROW_MAJOR 0
+
+#define GEMM_COL_MAJOR 1
+
+#define GEMM_NO_TRANS 0
+
+#define GEMM_TRANS 1
+
+#ifdef __cplusplus
+extern "C" {
+#endif // __cplusplus
+
+/*
+ Creates a context. `devices` is a device list such as "host" or "host,host,host", or NULL for
+ the default (the GEMM_DEVICES environment variable, else the best devices present).
+ */
+gemm_status_t gemm_context_create(const char *devices, gemm_context_t **out);
+
+/*
+ Destroys a context made by gemm_context_create. NULL is accepted and ignored.
+ */
+gemm_status_t gemm_context_destroy(gemm_context_t *ctx);
+
+/*
+ Number of devices in the context.
+ */
+gemm_status_t gemm_device_count(const gemm_context_t *ctx, size_t *out);
+
+/*
+ Describes device `index` of the context.
+ */
+gemm_status_t gemm_device_info(const gemm_context_t *ctx, size_t index, gemm_device_info_t *out);
+
+/*
+ One GEMM on the best device of the context. `a`, `b`, `c` point to the first element of each
+ matrix, with as many elements as the problem's shape and leading dimensions need.
+ */
+gemm_status_t gemm_run(gemm_context_t *ctx,
+                       const gemm_problem_t *problem_,
+                       const void *a,
+                       const void *b,
+                       void *c);
+
+/*
+ `batch_count` GEMMs of one shape whose matrices lie `stride_a`, `stride_b`, `stride_c`
+ elements apart, spread over all devices. `item_status` (may be NULL) receives one status per
+ item; the return value is GEMM_STATUS_SUCCESS, GEMM_STATUS_BATCH_PARTIAL_FAILURE, or the
+ error that stopped the whole batch before anything ran.
+ */
+gemm_status_t gemm_strided_batched(gemm_context_t *ctx,
+                                   const gemm_problem_t *problem_,
+                                   const void *a,
+                                   size_t stride_a,
+                                   const void *b,
+                                   size_t stride_b,
+                                   void *c,
+                                   size_t stride_c,
+                                   size_t batch_count,
+                                   gemm_status_t *item_status);
+
+/*
+ `count` GEMMs, each with its own problem and buffers (`a[i]`, `b[i]`, `c[i]`), spread over all
+ devices. An invalid item fails alone. `item_status` (may be NULL) receives one status per item.
+ */
+gemm_status_t gemm_grouped(gemm_context_t *ctx,
+                           size_t count,
+                           const gemm_problem_t *problems,
+                           const void *const *a,
+                           const void *const *b,
+                           void *const *c,
+                           gemm_status_t *item_status);
+
+/*
+ A static, NUL-terminated description of a status ("unknown status" for other values).
+ */
+const char *gemm_status_string(int32_t status);
+
+/*
+ The message of the last failed call on this thread ("" after a success). Valid until the next
+ call on the same thread.
+ */
+const char *gemm_last_error_message(void);
+
+#ifdef __cplusplus
+}  // extern "C"
+#endif  // __cplusplus
+
+#endif  /* GEMM_H */

@@ -1,0 +1,232 @@
+/* A C program against the library's C ABI: runs GEMMs on 1 and 3 host devices and checks them
+ * against a reference it computes itself; then feeds every entry bad input. Exit status 0 = pass. */
+#include "gemm.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures = 0;
+#define CHECK(cond, ...)                                                                       \
+    do {                                                                                       \
+        if (!(cond)) {                                                                         \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                               \
+            fprintf(stderr, __VA_ARGS__);                                                      \
+            fprintf(stderr, " [last error: %s]\n", gemm_last_error_message());                 \
+            failures++;                                                                        \
+        }                                                                                      \
+    } while (0)
+
+static uint64_t rng = 0x1234567u;
+static float rnd(void) { /* xorshift64, values in [-1, 1) */
+    rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+    return (float)((rng >> 40) & 0xFFFFFF) / 8388608.0f - 1.0f;
+}
+
+static uint16_t to_bf16(float f) { /* round to nearest even */
+    uint32_t u; memcpy(&u, &f, 4);
+    u += 0x7FFF + ((u >> 16) & 1);
+    return (uint16_t)(u >> 16);
+}
+static float from_bf16(uint16_t h) { uint32_t u = (uint32_t)h << 16; float f; memcpy(&f, &u, 4); return f; }
+
+/* Element (r, c) of a stored matrix. */
+static size_t at(gemm_layout_t layout, size_t r, size_t c, size_t ld) {
+    return layout == GEMM_ROW_MAJOR ? r * ld + c : c * ld + r;
+}
+/* Elements a stored rows x cols matrix spans. */
+static size_t span(gemm_layout_t layout, size_t rows, size_t cols, size_t ld) {
+    if (rows == 0 || cols == 0) return 0;
+    return layout == GEMM_ROW_MAJOR ? (rows - 1) * ld + cols : (cols - 1) * ld + rows;
+}
+
+/* op(X)(i, j) of a stored matrix: transposed means element (j, i) of the storage. */
+static double get(const float *x, gemm_layout_t layout, gemm_transpose_t t, size_t i, size_t j, size_t ld) {
+    return t == GEMM_TRANS ? x[at(layout, j, i, ld)] : x[at(layout, i, j, ld)];
+}
+
+static void check_f32(gemm_context_t *ctx, size_t m, size_t n, size_t k, gemm_layout_t layout,
+                      gemm_transpose_t ta, gemm_transpose_t tb, size_t pad, float alpha, float beta) {
+    size_t ar = ta == GEMM_TRANS ? k : m, ac = ta == GEMM_TRANS ? m : k;
+    size_t br = tb == GEMM_TRANS ? n : k, bc = tb == GEMM_TRANS ? k : n;
+    size_t lda = (layout == GEMM_ROW_MAJOR ? ac : ar) + pad;
+    size_t ldb = (layout == GEMM_ROW_MAJOR ? bc : br) + pad;
+    size_t ldc = (layout == GEMM_ROW_MAJOR ? n : m) + pad;
+    if (lda == 0) lda = 1;
+    if (ldb == 0) ldb = 1;
+    if (ldc == 0) ldc = 1;
+    size_t na = span(layout, ar, ac, lda), nb = span(layout, br, bc, ldb), nc = span(layout, m, n, ldc);
+    float *a = malloc((na + 1) * 4), *b = malloc((nb + 1) * 4), *c = malloc((nc + 1) * 4), *c0 = malloc((nc + 1) * 4);
+    for (size_t i = 0; i < na; i++) a[i] = rnd();
+    for (size_t i = 0; i < nb; i++) b[i] = rnd();
+    for (size_t i = 0; i < nc; i++) c0[i] = c[i] = beta == 0.0f ? NAN : rnd();
+    gemm_problem_t p = {layout, ta, tb, GEMM_DTYPE_F32, GEMM_DTYPE_F32, GEMM_DTYPE_F32, m, n, k, lda, ldb, ldc, alpha, beta};
+    gemm_status_t s = gemm_run(ctx, &p, a, b, c);
+    CHECK(s == GEMM_STATUS_SUCCESS, "gemm_run %zux%zux%zu layout %u ta %u tb %u: %s", m, n, k, layout, ta, tb,
+          gemm_status_string(s));
+    for (size_t i = 0; i < m; i++)
+        for (size_t j = 0; j < n; j++) {
+            double want = 0.0, mag = 0.0;
+            for (size_t l = 0; l < k; l++) {
+                double t = get(a, layout, ta, i, l, lda) * get(b, layout, tb, l, j, ldb);
+                want += t; mag += fabs(t);
+            }
+            want *= alpha; mag *= fabs(alpha);
+            if (beta != 0.0f) { want += beta * (double)c0[at(layout, i, j, ldc)]; mag += fabs(beta * c0[at(layout, i, j, ldc)]); }
+            double got = c[at(layout, i, j, ldc)];
+            CHECK(fabs(got - want) <= 1e-6 * (k + 4) * mag + 1e-30, "C[%zu][%zu] = %g, want %g", i, j, got, want);
+        }
+    free(a); free(b); free(c); free(c0);
+}
+
+static void check_bf16(gemm_context_t *ctx) {
+    enum { M = 33, N = 20, K = 47 };
+    uint16_t a[M * K], b[K * N], c[M * N];
+    for (int i = 0; i < M * K; i++) a[i] = to_bf16(rnd());
+    for (int i = 0; i < K * N; i++) b[i] = to_bf16(rnd());
+    gemm_problem_t p = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, GEMM_DTYPE_BF16, GEMM_DTYPE_BF16, GEMM_DTYPE_BF16,
+                        M, N, K, K, N, N, 1.0f, 0.0f};
+    CHECK(gemm_run(ctx, &p, a, b, c) == GEMM_STATUS_SUCCESS, "bf16 gemm");
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            double want = 0.0, mag = 0.0;
+            for (int l = 0; l < K; l++) {
+                double t = (double)from_bf16(a[i * K + l]) * from_bf16(b[l * N + j]);
+                want += t; mag += fabs(t);
+            }
+            CHECK(fabs(from_bf16(c[i * N + j]) - want) <= 0.008 * fabs(want) + 1e-5 * mag, "bf16 C[%d][%d]", i, j);
+        }
+}
+
+static void check_batches(gemm_context_t *ctx) {
+    /* Strided: 6 items of 9x7x5 with gaps between the C matrices. */
+    enum { BM = 9, BN = 7, BK = 5, COUNT = 6, SC = BM * BN + 3 };
+    float a[COUNT * BM * BK], b[BK * BN], c[COUNT * SC], c0[COUNT * SC];
+    for (size_t i = 0; i < sizeof a / 4; i++) a[i] = rnd();
+    for (size_t i = 0; i < sizeof b / 4; i++) b[i] = rnd();
+    for (size_t i = 0; i < sizeof c / 4; i++) c0[i] = c[i] = rnd();
+    gemm_problem_t p = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, GEMM_DTYPE_F32, GEMM_DTYPE_F32, GEMM_DTYPE_F32,
+                        BM, BN, BK, BK, BN, BN, 1.0f, 1.0f};
+    gemm_status_t st[COUNT];
+    gemm_status_t s = gemm_strided_batched(ctx, &p, a, BM * BK, b, 0, c, SC, COUNT, st);
+    CHECK(s == GEMM_STATUS_SUCCESS, "strided batch: %s", gemm_status_string(s));
+    for (int it = 0; it < COUNT; it++) {
+        CHECK(st[it] == GEMM_STATUS_SUCCESS, "item %d", it);
+        for (int i = 0; i < BM; i++)
+            for (int j = 0; j < BN; j++) {
+                double want = c0[it * SC + i * BN + j];
+                for (int l = 0; l < BK; l++) want += (double)a[it * BM * BK + i * BK + l] * b[l * BN + j];
+                CHECK(fabs(c[it * SC + i * BN + j] - want) < 1e-5, "strided item %d C[%d][%d]", it, i, j);
+            }
+        for (int g = BM * BN; g < SC; g++) CHECK(c[it * SC + g] == c0[it * SC + g], "gap after item %d changed", it);
+    }
+
+    /* Grouped: three sizes; the middle item has a bad leading dimension and must fail alone. */
+    size_t dims[3][3] = {{4, 5, 6}, {8, 8, 8}, {17, 3, 9}};
+    float *ga[3], *gb[3], *gc[3];
+    gemm_problem_t gp[3];
+    for (int i = 0; i < 3; i++) {
+        size_t m = dims[i][0], n = dims[i][1], k = dims[i][2];
+        ga[i] = malloc(m * k * 4); gb[i] = malloc(k * n * 4); gc[i] = malloc(m * n * 4);
+        for (size_t x = 0; x < m * k; x++) ga[i][x] = rnd();
+        for (size_t x = 0; x < k * n; x++) gb[i][x] = rnd();
+        for (size_t x = 0; x < m * n; x++) gc[i][x] = -3.0f;
+        gemm_problem_t q = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, GEMM_DTYPE_F32, GEMM_DTYPE_F32, GEMM_DTYPE_F32,
+                            m, n, k, k, n, n, 2.0f, 0.0f};
+        gp[i] = q;
+    }
+    gp[1].ldb = 3; /* too small */
+    gemm_status_t gst[3];
+    s = gemm_grouped(ctx, 3, gp, (const void *const *)ga, (const void *const *)gb, (void *const *)gc, gst);
+    CHECK(s == GEMM_STATUS_BATCH_PARTIAL_FAILURE, "grouped: %s", gemm_status_string(s));
+    CHECK(gst[0] == GEMM_STATUS_SUCCESS && gst[2] == GEMM_STATUS_SUCCESS, "grouped good items");
+    CHECK(gst[1] == GEMM_STATUS_INVALID_LEADING_DIM, "grouped bad item: %d", gst[1]);
+    for (int x = 0; x < 64; x++) CHECK(gc[1][x] == -3.0f, "refused item's C changed");
+    for (int i = 0; i < 3; i += 2) {
+        size_t m = dims[i][0], n = dims[i][1], k = dims[i][2];
+        for (size_t r = 0; r < m; r++)
+            for (size_t col = 0; col < n; col++) {
+                double want = 0;
+                for (size_t l = 0; l < k; l++) want += (double)ga[i][r * k + l] * gb[i][l * n + col];
+                CHECK(fabs(gc[i][r * n + col] - 2.0 * want) < 1e-5, "grouped item %d", i);
+            }
+    }
+    for (int i = 0; i < 3; i++) { free(ga[i]); free(gb[i]); free(gc[i]); }
+}
+
+static void check_bad_input(gemm_context_t *ctx) {
+    float a[64], b[64], c[64];
+    for (int i = 0; i < 64; i++) { a[i] = b[i] = 1.0f; c[i] = 5.0f; }
+    gemm_problem_t good = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, GEMM_DTYPE_F32, GEMM_DTYPE_F32, GEMM_DTYPE_F32,
+                           8, 8, 8, 8, 8, 8, 1.0f, 0.0f};
+    gemm_problem_t p;
+    CHECK(gemm_run(NULL, &good, a, b, c) == GEMM_STATUS_NULL_POINTER, "NULL ctx");
+    CHECK(gemm_run(ctx, NULL, a, b, c) == GEMM_STATUS_NULL_POINTER, "NULL problem");
+    CHECK(gemm_run(ctx, &good, NULL, b, c) == GEMM_STATUS_NULL_POINTER, "NULL a");
+    CHECK(gemm_run(ctx, &good, a, b, NULL) == GEMM_STATUS_NULL_POINTER, "NULL c");
+    CHECK(strlen(gemm_last_error_message()) > 0, "an error message is kept");
+    p = good; p.lda = 7;
+    CHECK(gemm_run(ctx, &p, a, b, c) == GEMM_STATUS_INVALID_LEADING_DIM, "lda too small");
+    p = good; p.m = SIZE_MAX / 2; p.lda = SIZE_MAX / 2;
+    CHECK(gemm_run(ctx, &p, a, b, c) == GEMM_STATUS_SIZE_OVERFLOW, "overflow");
+    p = good; p.a_type = 99;
+    CHECK(gemm_run(ctx, &p, a, b, c) == GEMM_STATUS_INVALID_VALUE, "bad dtype");
+    p = good; p.layout = 7;
+    CHECK(gemm_run(ctx, &p, a, b, c) == GEMM_STATUS_INVALID_VALUE, "bad layout");
+    p = good; p.c_type = GEMM_DTYPE_BF16;
+    CHECK(gemm_run(ctx, &p, a, b, c) == GEMM_STATUS_UNSUPPORTED_DTYPE, "f32 x f32 -> bf16");
+    p = good; p.a_type = GEMM_DTYPE_FP8_E4M3; p.b_type = GEMM_DTYPE_FP8_E4M3FNUZ;
+    CHECK(gemm_run(ctx, &p, a, b, c) == GEMM_STATUS_UNSUPPORTED_DTYPE, "mixed fp8 flavours");
+    CHECK(gemm_run(ctx, &good, (char *)a + 1, b, c) == GEMM_STATUS_MISALIGNED, "misaligned a");
+    for (int i = 0; i < 64; i++) CHECK(c[i] == 5.0f, "C changed by a refused call at %d", i);
+    /* Empty problems need no buffers at all. */
+    p = good; p.m = 0;
+    CHECK(gemm_run(ctx, &p, NULL, b, NULL) == GEMM_STATUS_SUCCESS, "m = 0 with NULL a and c");
+    gemm_status_t st[2];
+    CHECK(gemm_strided_batched(ctx, &good, a, 0, b, 0, c, 8, 2, st) == GEMM_STATUS_OVERLAPPING_OUTPUTS, "overlap");
+    size_t count = 0;
+    CHECK(gemm_device_count(ctx, NULL) == GEMM_STATUS_NULL_POINTER, "NULL out");
+    CHECK(gemm_device_count(ctx, &count) == GEMM_STATUS_SUCCESS && count >= 1, "device count");
+    gemm_device_info_t info;
+    CHECK(gemm_device_info(ctx, count, &info) == GEMM_STATUS_NO_SUCH_DEVICE, "device index out of range");
+    gemm_context_t *bad = NULL;
+    CHECK(gemm_context_create("gpu:9", &bad) == GEMM_STATUS_DEVICE_SELECTION && bad == NULL, "bad device list");
+    CHECK(gemm_context_create(NULL, NULL) == GEMM_STATUS_NULL_POINTER, "NULL out handle");
+    CHECK(gemm_context_destroy(NULL) == GEMM_STATUS_SUCCESS, "destroy NULL");
+    for (int st_ = 0; st_ <= 14; st_++) CHECK(gemm_status_string(st_) != NULL, "status string %d", st_);
+    CHECK(strcmp(gemm_status_string(-1), "unknown status") == 0, "unknown status");
+}
+
+int main(void) {
+    const char *specs[2] = {"host", "host,host,host"};
+    for (int d = 0; d < 2; d++) {
+        gemm_context_t *ctx = NULL;
+        CHECK(gemm_context_create(specs[d], &ctx) == GEMM_STATUS_SUCCESS && ctx != NULL, "create %s", specs[d]);
+        size_t count = 0;
+        gemm_device_count(ctx, &count);
+        CHECK(count == (size_t)(d == 0 ? 1 : 3), "device count %zu", count);
+        gemm_device_info_t info;
+        CHECK(gemm_device_info(ctx, 0, &info) == GEMM_STATUS_SUCCESS && info.kind == GEMM_DEVICE_HOST, "device info");
+        CHECK(strncmp(info.name, "host:", 5) == 0, "device name %s", info.name);
+        size_t shapes[4][3] = {{1, 1, 1}, {17, 31, 5}, {16, 9, 0}, {0, 4, 4}};
+        for (int s = 0; s < 4; s++)
+            for (gemm_layout_t l = 0; l < 2; l++)
+                for (gemm_transpose_t ta = 0; ta < 2; ta++)
+                    for (gemm_transpose_t tb = 0; tb < 2; tb++) {
+                        check_f32(ctx, shapes[s][0], shapes[s][1], shapes[s][2], l, ta, tb, 0, 1.0f, 0.0f);
+                        check_f32(ctx, shapes[s][0], shapes[s][1], shapes[s][2], l, ta, tb, 3, -0.5f, 2.0f);
+                    }
+        check_bf16(ctx);
+        check_batches(ctx);
+        check_bad_input(ctx);
+        CHECK(gemm_context_destroy(ctx) == GEMM_STATUS_SUCCESS, "destroy");
+    }
+    if (failures) {
+        fprintf(stderr, "%d check(s) failed\n", failures);
+        return 1;
+    }
+    printf("C ABI: all checks passed\n");
+    return 0;
+}

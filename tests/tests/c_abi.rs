@@ -1,0 +1,34 @@
+//! The C ABI from C: a program compiled with the system C compiler, linked against the library
+//! (shared and static), checks GEMMs against its own reference and bad input against statuses.
+
+use gemm_tests::compile_and_run_c;
+use std::path::Path;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
+}
+
+#[test]
+fn c_program_against_the_shared_library() {
+    let out = compile_and_run_c(&root().join("tests/c/gemm_test.c"), "abi", false);
+    assert!(out.contains("all checks passed"), "{out}");
+}
+
+#[test]
+fn c_program_against_the_static_library() {
+    let out = compile_and_run_c(&root().join("tests/c/gemm_test.c"), "abi", true);
+    assert!(out.contains("all checks passed"), "{out}");
+}
+
+/// The README's C example, extracted from its ```c block, compiles and runs.
+#[test]
+fn readme_c_example() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let start = readme.find("```c\n").expect("README has a C example") + 5;
+    let end = start + readme[start..].find("```").unwrap();
+    let path = std::env::temp_dir().join(format!("gemm-readme-{}.c", std::process::id()));
+    std::fs::write(&path, &readme[start..end]).unwrap();
+    let out = compile_and_run_c(&path, "readme", false);
+    let _ = std::fs::remove_file(&path);
+    assert!(out.contains("C[0][0] = 19"), "{out}");
+}
