@@ -27,7 +27,11 @@ impl fmt::Display for FaultKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             FaultKind::Memory { addr, len, write } => {
-                write!(f, "{} of {len} bytes at {addr:#x} outside every allocation", if *write { "write" } else { "read" })
+                write!(
+                    f,
+                    "{} of {len} bytes at {addr:#x} outside every allocation",
+                    if *write { "write" } else { "read" }
+                )
             }
             FaultKind::Register(s) => write!(f, "register fault: {s}"),
             FaultKind::Unsupported(s) => write!(f, "unsupported: {s}"),

@@ -168,8 +168,10 @@ pub fn check(env: &mut Env, w: &Wave, inst: &Inst) {
     let ws = hs.ws;
     if is_mfma {
         if let Some(shape) = Shape::of(inst.op) {
-            let dst = inst.operand(Field::Vdst).map(|o| vector_only(regs_of(&o, shape.cd_regs() as u8))).unwrap_or_default();
-            let srcc = inst.operand(Field::Src2).map(|o| vector_only(regs_of(&o, shape.cd_regs() as u8))).unwrap_or_default();
+            let dst =
+                inst.operand(Field::Vdst).map(|o| vector_only(regs_of(&o, shape.cd_regs() as u8))).unwrap_or_default();
+            let srcc =
+                inst.operand(Field::Src2).map(|o| vector_only(regs_of(&o, shape.cd_regs() as u8))).unwrap_or_default();
             hs.mfmas.push_front(MfmaRec { dst, srcc, shape, end: ws, pc: w.pc });
         }
     } else if is_valu {

@@ -75,7 +75,11 @@ impl LaunchReport {
 
 impl fmt::Display for LaunchReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "kernel {}: {} workgroups, {} waves, ~{} cycles", self.kernel, self.workgroups, self.waves, self.cycles)?;
+        writeln!(
+            f,
+            "kernel {}: {} workgroups, {} waves, ~{} cycles",
+            self.kernel, self.workgroups, self.waves, self.cycles
+        )?;
         writeln!(f, "instructions: {}", self.counts)?;
         if self.reports.is_empty() {
             writeln!(f, "checkers: no findings")?;
@@ -120,7 +124,14 @@ impl Device {
     }
 
     /// Runs `kernel` of `code_object` on a grid of `grid` workgroups of `block` work-items.
-    pub fn launch(&self, code_object: &[u8], kernel: &str, grid: [u32; 3], block: [u32; 3], kernarg: &[u8]) -> Result<LaunchReport, EmuError> {
+    pub fn launch(
+        &self,
+        code_object: &[u8],
+        kernel: &str,
+        grid: [u32; 3],
+        block: [u32; 3],
+        kernarg: &[u8],
+    ) -> Result<LaunchReport, EmuError> {
         self.launch_with(code_object, kernel, grid, block, kernarg, &LaunchOptions::default())
     }
 
@@ -162,7 +173,8 @@ impl Device {
         let prog = Program::new(&k.code, self.arch);
         // Kernarg segment, with the hidden arguments HIP fills.
         let meta = k.metadata.as_ref();
-        let ka_size = meta.map(|m| m.kernarg_segment_size as usize).unwrap_or(0).max(kd.kernarg_size as usize).max(kernarg.len());
+        let ka_size =
+            meta.map(|m| m.kernarg_segment_size as usize).unwrap_or(0).max(kd.kernarg_size as usize).max(kernarg.len());
         // Padded like the runtime's kernarg pool: scalar loads may fetch a few dwords past the
         // last argument (clang's s_load_dwordx4 of a 12-byte tail).
         let mut ka = vec![0u8; (ka_size + 64).div_ceil(64) * 64];
@@ -206,7 +218,16 @@ impl Device {
         self.mem.write(ka_ptr, &ka)?;
         // An AQL dispatch packet for kernels that ask for the dispatch pointer.
         let mut pkt = [0u8; 64];
-        pkt[2..4].copy_from_slice(&(if grid[2] > 1 { 3u16 } else if grid[1] > 1 { 2 } else { 1 }).to_le_bytes());
+        pkt[2..4].copy_from_slice(
+            &(if grid[2] > 1 {
+                3u16
+            } else if grid[1] > 1 {
+                2
+            } else {
+                1
+            })
+            .to_le_bytes(),
+        );
         for d in 0..3 {
             pkt[4 + 2 * d..6 + 2 * d].copy_from_slice(&(block[d] as u16).to_le_bytes());
             pkt[12 + 4 * d..16 + 4 * d].copy_from_slice(&(grid[d].wrapping_mul(block[d])).to_le_bytes());
@@ -237,7 +258,11 @@ impl Device {
     ) -> Result<LaunchReport, EmuError> {
         let view = self.mem.view()?;
         let total = grid[0] as usize * grid[1] as usize * grid[2] as usize;
-        let threads = if opts.threads == 0 { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) } else { opts.threads };
+        let threads = if opts.threads == 0 {
+            std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+        } else {
+            opts.threads
+        };
         let threads = threads.min(total).max(1);
         let next = AtomicUsize::new(0);
         let done = AtomicUsize::new(0);
@@ -259,7 +284,11 @@ impl Device {
                     if i >= total {
                         break;
                     }
-                    let wg = [(i % grid[0] as usize) as u32, ((i / grid[0] as usize) % grid[1] as usize) as u32, (i / (grid[0] as usize * grid[1] as usize)) as u32];
+                    let wg = [
+                        (i % grid[0] as usize) as u32,
+                        ((i / grid[0] as usize) % grid[1] as usize) as u32,
+                        (i / (grid[0] as usize * grid[1] as usize)) as u32,
+                    ];
                     let mut waves = Vec::with_capacity(nwaves);
                     for wi in 0..nwaves {
                         let live_lanes = (wg_threads - wi * LANES).min(LANES);
@@ -284,7 +313,9 @@ impl Device {
                             put64(&mut w, 0);
                         }
                         let mut sg = user_count;
-                        for (en, v) in [(sys.workgroup_id_x, wg[0]), (sys.workgroup_id_y, wg[1]), (sys.workgroup_id_z, wg[2])] {
+                        for (en, v) in
+                            [(sys.workgroup_id_x, wg[0]), (sys.workgroup_id_y, wg[1]), (sys.workgroup_id_z, wg[2])]
+                        {
                             if en {
                                 w.s[sg] = v;
                                 sg += 1;
@@ -344,7 +375,8 @@ impl Device {
             }
         });
         let results = results.into_inner().map_err(|_| EmuError::Memory(crate::MemError::Poisoned))?;
-        let mut rep = LaunchReport { kernel: kernel.to_string(), workgroups: total, waves: total * nwaves, ..Default::default() };
+        let mut rep =
+            LaunchReport { kernel: kernel.to_string(), workgroups: total, waves: total * nwaves, ..Default::default() };
         for r in results.into_iter().flatten() {
             match r {
                 Ok((reports, counts, cycles)) => {

@@ -100,9 +100,15 @@ pub fn exec(w: &mut Wave, env: &mut Env, inst: &Inst) -> R<()> {
         12
     } else if name.ends_with("64") || name.contains("_x2") {
         8
-    } else if name.contains("8") && !name.contains("b128") && (name.contains("_u8") || name.contains("_i8") || name.contains("_b8")) {
+    } else if name.contains("8")
+        && !name.contains("b128")
+        && (name.contains("_u8") || name.contains("_i8") || name.contains("_b8"))
+    {
         1
-    } else if name.contains("16") && (name.contains("_u16") || name.contains("_i16") || name.contains("_b16")) && !name.contains("pk_") {
+    } else if name.contains("16")
+        && (name.contains("_u16") || name.contains("_i16") || name.contains("_b16"))
+        && !name.contains("pk_")
+    {
         2
     } else {
         4

@@ -148,7 +148,17 @@ impl InstCounts {
         self.other += o.other;
     }
     pub fn total(&self) -> u64 {
-        self.salu + self.valu + self.mfma + self.ds + self.vmem_load + self.vmem_store + self.smem + self.branch + self.waitcnt + self.barrier + self.other
+        self.salu
+            + self.valu
+            + self.mfma
+            + self.ds
+            + self.vmem_load
+            + self.vmem_store
+            + self.smem
+            + self.branch
+            + self.waitcnt
+            + self.barrier
+            + self.other
     }
 }
 

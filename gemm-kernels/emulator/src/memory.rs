@@ -25,6 +25,9 @@ impl Allocation {
     pub fn len(&self) -> u64 {
         self.data.read().map(|d| d.len() as u64).unwrap_or(0)
     }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// The device's global memory.
@@ -54,7 +57,12 @@ impl DeviceMemory {
 
     /// Frees the allocation starting at `addr`.
     pub fn free(&self, addr: u64) -> Result<(), MemError> {
-        self.allocs.write().map_err(|_| MemError::Poisoned)?.remove(&addr).map(|_| ()).ok_or(MemError::NotAllocated(addr))
+        self.allocs
+            .write()
+            .map_err(|_| MemError::Poisoned)?
+            .remove(&addr)
+            .map(|_| ())
+            .ok_or(MemError::NotAllocated(addr))
     }
 
     /// A consistent view of the allocations for a launch.

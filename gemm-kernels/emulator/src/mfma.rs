@@ -71,7 +71,9 @@ impl Shape {
         let mut it = dims.split('x').map(|d| d.parse::<u32>().ok());
         let (m, n, k) = (it.next()??, it.next()??, it.next()??);
         let (blocks, types) = match rest.first() {
-            Some(b) if b.ends_with('b') && b[..b.len() - 1].parse::<u32>().is_ok() => (b[..b.len() - 1].parse().ok()?, &rest[1..]),
+            Some(b) if b.ends_with('b') && b[..b.len() - 1].parse::<u32>().is_ok() => {
+                (b[..b.len() - 1].parse().ok()?, &rest[1..])
+            }
             _ => (1, &rest[..]),
         };
         let el = |s: &str| match s {
@@ -164,14 +166,20 @@ fn operand(inst: &Inst, field: Field) -> R<Operand> {
 
 /// Executes an MFMA.
 pub fn exec(w: &mut Wave, env: &mut Env, inst: &Inst) -> R<()> {
-    let sh = Shape::of(inst.op).ok_or_else(|| FaultKind::Unsupported(format!("{} (MFMA shape not modelled)", inst.op.name())))?;
+    let sh = Shape::of(inst.op)
+        .ok_or_else(|| FaultKind::Unsupported(format!("{} (MFMA shape not modelled)", inst.op.name())))?;
     if inst.mods.cbsz != 0 || inst.mods.abid != 0 || inst.mods.blgp != 0 {
         return Err(FaultKind::Unsupported(format!(
             "{}: cbsz/abid/blgp broadcast (not supported for this shape per the calculator, ISA.md §1.2)",
             inst.op.name()
         )));
     }
-    let (a, b, c, dst) = (operand(inst, Field::Src0)?, operand(inst, Field::Src1)?, operand(inst, Field::Src2)?, operand(inst, Field::Vdst)?);
+    let (a, b, c, dst) = (
+        operand(inst, Field::Src0)?,
+        operand(inst, Field::Src1)?,
+        operand(inst, Field::Src2)?,
+        operand(inst, Field::Vdst)?,
+    );
     let nab = sh.ab_regs() as u8;
     let ncd = sh.cd_regs() as u8;
     let mut reads = regs_of(&a, nab);

@@ -184,7 +184,8 @@ pub fn exec(w: &mut Wave, env: &mut Env, inst: &Inst, next: u64) -> R<()> {
             Some(r)
         }
         S_AND_SAVEEXEC_B64 | S_OR_SAVEEXEC_B64 | S_XOR_SAVEEXEC_B64 | S_ANDN2_SAVEEXEC_B64 | S_ORN2_SAVEEXEC_B64
-        | S_NAND_SAVEEXEC_B64 | S_NOR_SAVEEXEC_B64 | S_XNOR_SAVEEXEC_B64 | S_ANDN1_SAVEEXEC_B64 | S_ORN1_SAVEEXEC_B64 => {
+        | S_NAND_SAVEEXEC_B64 | S_NOR_SAVEEXEC_B64 | S_XNOR_SAVEEXEC_B64 | S_ANDN1_SAVEEXEC_B64
+        | S_ORN1_SAVEEXEC_B64 => {
             let e = w.exec();
             let ne = match inst.op {
                 S_AND_SAVEEXEC_B64 => a & e,
@@ -303,11 +304,44 @@ fn sets_scc_nonzero(op: Op) -> bool {
     use Op::*;
     matches!(
         op,
-        S_AND_B32 | S_AND_B64 | S_OR_B32 | S_OR_B64 | S_XOR_B32 | S_XOR_B64 | S_ANDN2_B32 | S_ANDN2_B64 | S_ORN2_B32
-            | S_ORN2_B64 | S_NAND_B32 | S_NAND_B64 | S_NOR_B32 | S_NOR_B64 | S_XNOR_B32 | S_XNOR_B64 | S_LSHL_B32
-            | S_LSHL_B64 | S_LSHR_B32 | S_LSHR_B64 | S_ASHR_I32 | S_ASHR_I64 | S_BFE_U32 | S_BFE_I32 | S_BFE_U64
-            | S_BFE_I64 | S_NOT_B32 | S_NOT_B64 | S_WQM_B32 | S_WQM_B64 | S_BREV_B32 | S_BCNT0_I32_B32
-            | S_BCNT1_I32_B32 | S_BCNT0_I32_B64 | S_BCNT1_I32_B64 | S_QUADMASK_B32 | S_QUADMASK_B64 | S_ABS_I32
+        S_AND_B32
+            | S_AND_B64
+            | S_OR_B32
+            | S_OR_B64
+            | S_XOR_B32
+            | S_XOR_B64
+            | S_ANDN2_B32
+            | S_ANDN2_B64
+            | S_ORN2_B32
+            | S_ORN2_B64
+            | S_NAND_B32
+            | S_NAND_B64
+            | S_NOR_B32
+            | S_NOR_B64
+            | S_XNOR_B32
+            | S_XNOR_B64
+            | S_LSHL_B32
+            | S_LSHL_B64
+            | S_LSHR_B32
+            | S_LSHR_B64
+            | S_ASHR_I32
+            | S_ASHR_I64
+            | S_BFE_U32
+            | S_BFE_I32
+            | S_BFE_U64
+            | S_BFE_I64
+            | S_NOT_B32
+            | S_NOT_B64
+            | S_WQM_B32
+            | S_WQM_B64
+            | S_BREV_B32
+            | S_BCNT0_I32_B32
+            | S_BCNT1_I32_B32
+            | S_BCNT0_I32_B64
+            | S_BCNT1_I32_B64
+            | S_QUADMASK_B32
+            | S_QUADMASK_B64
+            | S_ABS_I32
             | S_ABSDIFF_I32
     )
 }

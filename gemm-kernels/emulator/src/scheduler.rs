@@ -65,9 +65,15 @@ pub enum Conv {
     U16,
     I16,
     /// 16-bit result into the low half, high half kept (`_d16`).
-    D16Lo { bytes: u8, signed: bool },
+    D16Lo {
+        bytes: u8,
+        signed: bool,
+    },
     /// 16-bit result into the high half, low half kept (`_d16_hi`).
-    D16Hi { bytes: u8, signed: bool },
+    D16Hi {
+        bytes: u8,
+        signed: bool,
+    },
 }
 
 /// Atomic read-modify-write operations.
@@ -124,15 +130,41 @@ impl Access {
 /// What happens when an operation completes.
 #[derive(Clone, Debug)]
 pub enum OpKind {
-    Load { space: Space, acc: Vec<Access>, file: RegFile, base: u16, conv: Conv },
-    Store { space: Space, acc: Vec<Access> },
-    Atomic { space: Space, op: AtomicOp, acc: Vec<Access>, ret: Option<(RegFile, u16)>, dwords: u8 },
+    Load {
+        space: Space,
+        acc: Vec<Access>,
+        file: RegFile,
+        base: u16,
+        conv: Conv,
+    },
+    Store {
+        space: Space,
+        acc: Vec<Access>,
+    },
+    Atomic {
+        space: Space,
+        op: AtomicOp,
+        acc: Vec<Access>,
+        ret: Option<(RegFile, u16)>,
+        dwords: u8,
+    },
     /// Global -> LDS (`buffer_load ... lds`, `global_load_lds_*`).
-    LdsDma { acc: Vec<Access> },
+    LdsDma {
+        acc: Vec<Access>,
+    },
     /// Scalar load into SGPRs starting at operand code `base`.
-    SLoad { addr: u64, dwords: u8, base: u16 },
+    SLoad {
+        addr: u64,
+        dwords: u8,
+        base: u16,
+    },
     /// A DS operation that only moves register values (`ds_bpermute_b32`...).
-    RegWrite { file: RegFile, index: u16, mask: u64, vals: Vec<u32> },
+    RegWrite {
+        file: RegFile,
+        index: u16,
+        mask: u64,
+        vals: Vec<u32>,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -203,7 +235,17 @@ impl<'a> Env<'a> {
         }
     }
 
-    pub fn report(&mut self, checker: Checker, kind: Kind, wave: usize, pc: u64, addr: Option<u64>, other: Option<(usize, u64)>, message: String) {
+    #[allow(clippy::too_many_arguments)]
+    pub fn report(
+        &mut self,
+        checker: Checker,
+        kind: Kind,
+        wave: usize,
+        pc: u64,
+        addr: Option<u64>,
+        other: Option<(usize, u64)>,
+        message: String,
+    ) {
         let other = other.map(|(w, p)| (w, p, self.prog.text_at(p)));
         let r = Report {
             checker,
@@ -248,7 +290,12 @@ impl<'a> Env<'a> {
             self.sched[wi].last_done.insert(order, at);
         }
         let touches_lds = matches!(&kind, OpKind::LdsDma { .. })
-            || matches!(&kind, OpKind::Load { space: Space::Lds, .. } | OpKind::Store { space: Space::Lds, .. } | OpKind::Atomic { space: Space::Lds, .. });
+            || matches!(
+                &kind,
+                OpKind::Load { space: Space::Lds, .. }
+                    | OpKind::Store { space: Space::Lds, .. }
+                    | OpKind::Atomic { space: Space::Lds, .. }
+            );
         let vc = if touches_lds { self.race.as_ref().map(|r| r.snapshot(wi)) } else { None };
         let s = &mut self.sched[wi];
         s.seq += 1;
@@ -331,7 +378,8 @@ impl<'a> Workgroup<'a> {
     /// youngest first: the adversarial choices the ordering rules allow).
     fn wait_satisfied(&mut self, wi: usize) -> Result<bool, Fault> {
         let Some((vm, lgkm)) = self.env.sched[wi].wait else { return Ok(true) };
-        let count = |s: &WaveSched, c: Counter| s.pending.iter().filter(|o| !o.done && o.order.counter() == c).count() as u32;
+        let count =
+            |s: &WaveSched, c: Counter| s.pending.iter().filter(|o| !o.done && o.order.counter() == c).count() as u32;
         if self.env.mode == Mode::LongestLatency {
             for (c, lim) in [(Counter::Vm, vm), (Counter::Lgkm, lgkm)] {
                 while count(&self.env.sched[wi], c) > lim {
@@ -339,7 +387,7 @@ impl<'a> Workgroup<'a> {
                     let pick = |order: Order, youngest: bool| {
                         let mut it = s.pending.iter().filter(|o| !o.done && o.order == order);
                         if youngest {
-                            it.last().map(|o| o.seq)
+                            it.next_back().map(|o| o.seq)
                         } else {
                             it.next().map(|o| o.seq)
                         }
@@ -557,7 +605,12 @@ fn sopp(w: &mut Wave, env: &mut Env, inst: &Inst, next: u64) -> R<()> {
         }
         Op::S_BARRIER => w.state = WaveState::AtBarrier,
         Op::S_SLEEP => env.sched[wi].ready_at = env.now + 64 * (imm as u64 & 0x7F).max(1),
-        Op::S_SETPRIO | Op::S_ICACHE_INV | Op::S_TTRACEDATA | Op::S_INCPERFLEVEL | Op::S_DECPERFLEVEL | Op::S_WAKEUP => {}
+        Op::S_SETPRIO
+        | Op::S_ICACHE_INV
+        | Op::S_TTRACEDATA
+        | Op::S_INCPERFLEVEL
+        | Op::S_DECPERFLEVEL
+        | Op::S_WAKEUP => {}
         Op::S_SET_GPR_IDX_OFF => {}
         Op::S_TRAP | Op::S_SETHALT => return Err(FaultKind::Trap),
         Op::S_SENDMSG | Op::S_SENDMSGHALT => {}
@@ -568,7 +621,8 @@ fn sopp(w: &mut Wave, env: &mut Env, inst: &Inst, next: u64) -> R<()> {
 
 /// A seeded RNG for workgroup `wg` of a launch.
 pub fn rng_for(seed: u64, wg: [u32; 3]) -> ChaCha8Rng {
-    let mix = seed ^ (u64::from(wg[0]) << 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    let mix = seed
+        ^ (u64::from(wg[0]) << 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
         ^ u64::from(wg[1]).wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
         ^ u64::from(wg[2]).wrapping_mul(0x1656_67B1_9E37_79F9);
     ChaCha8Rng::seed_from_u64(mix)
@@ -578,11 +632,25 @@ pub fn rng_for(seed: u64, wg: [u32; 3]) -> ChaCha8Rng {
 pub fn race_report(env: &mut Env, w: usize, pc: u64, addr: u32, c: Conflict) {
     let (kind, other, msg): (Kind, Option<AccessRec>, &str) = match c {
         Conflict::Uninit => (Kind::UninitializedRead, None, "read of LDS never written in this launch"),
-        Conflict::Raw(p) => (Kind::ReadAfterWrite, Some(p), "LDS read not ordered after the write it may read (missing s_waitcnt or s_barrier)"),
-        Conflict::War(p) => (Kind::WriteAfterRead, Some(p), "LDS write may overwrite data another access has not finished reading"),
+        Conflict::Raw(p) => (
+            Kind::ReadAfterWrite,
+            Some(p),
+            "LDS read not ordered after the write it may read (missing s_waitcnt or s_barrier)",
+        ),
+        Conflict::War(p) => {
+            (Kind::WriteAfterRead, Some(p), "LDS write may overwrite data another access has not finished reading")
+        }
         Conflict::Waw(p) => (Kind::WriteAfterWrite, Some(p), "two LDS writes with no order between them"),
     };
-    env.report(Checker::Race, kind, w, pc, Some(u64::from(addr)), other.map(|p| (p.wave as usize, p.pc)), msg.to_string());
+    env.report(
+        Checker::Race,
+        kind,
+        w,
+        pc,
+        Some(u64::from(addr)),
+        other.map(|p| (p.wave as usize, p.pc)),
+        msg.to_string(),
+    );
 }
 
 /// Lanes a vector memory instruction touches.

@@ -111,20 +111,8 @@ fn dpp_src(ctrl: u16, lane: usize) -> Option<usize> {
         0x13C => (lane + 63) % 64,
         0x140 => row + 15 - r,
         0x141 => (lane & !7) + 7 - (lane & 7),
-        0x142 => {
-            if r == 0 && row > 0 {
-                row - 1
-            } else {
-                return None;
-            }
-        }
-        0x143 => {
-            if lane >= 32 {
-                31
-            } else {
-                return None;
-            }
-        }
+        0x142 if r == 0 && row > 0 => row - 1,
+        0x143 if lane >= 32 => 31,
         _ => return None,
     })
 }
@@ -209,6 +197,7 @@ pub fn exec(w: &mut Wave, env: &mut Env, inst: &Inst) -> R<()> {
             let mut a = w.vread(&dd, Ty::B32)?;
             let mut b = w.vread(&srcs[0].op, Ty::B32)?;
             let span = if inst.op == V_PERMLANE16_SWAP_B32 { 16 } else { 32 };
+            #[allow(clippy::needless_range_loop)]
             for l in 0..LANES {
                 if (l / span) % 2 == 1 {
                     let m = l - span;
@@ -427,7 +416,7 @@ pub fn exec(w: &mut Wave, env: &mut Env, inst: &Inst) -> R<()> {
             V_MUL_I32_I24 => ((sx24(a32) as i64 * sx24(b32) as i64) as u32) as u64,
             V_MUL_HI_I32_I24 => (((sx24(a32) as i64 * sx24(b32) as i64) >> 32) as u32) as u64,
             V_MUL_U32_U24 => (((a32 & 0xFF_FFFF) as u64 * (b32 & 0xFF_FFFF) as u64) as u32) as u64,
-            V_MUL_HI_U32_U24 => (((a32 & 0xFF_FFFF) as u64 * (b32 & 0xFF_FFFF) as u64) >> 32) as u64,
+            V_MUL_HI_U32_U24 => ((a32 & 0xFF_FFFF) as u64 * (b32 & 0xFF_FFFF) as u64) >> 32,
             V_MIN_I32 => (a32 as i32).min(b32 as i32) as u32 as u64,
             V_MAX_I32 => (a32 as i32).max(b32 as i32) as u32 as u64,
             V_MIN_U32 => a32.min(b32) as u64,
@@ -498,7 +487,8 @@ pub fn exec(w: &mut Wave, env: &mut Env, inst: &Inst) -> R<()> {
             V_DOT2C_F32_F16 => fb(h(a) * h(b) + h(a >> 16) * h(b >> 16) + f(old[l])),
             V_DOT2C_F32_BF16 => fb(bfv(a) * bfv(b) + bfv(a >> 16) * bfv(b >> 16) + f(old[l])),
             V_DOT2C_I32_I16 => {
-                let p = (a32 as i16 as i32) * (b32 as i16 as i32) + ((a32 >> 16) as i16 as i32) * ((b32 >> 16) as i16 as i32);
+                let p = (a32 as i16 as i32) * (b32 as i16 as i32)
+                    + ((a32 >> 16) as i16 as i32) * ((b32 >> 16) as i16 as i32);
                 (p.wrapping_add(old[l] as u32 as i32)) as u32 as u64
             }
             V_DOT4C_I32_I8 => {
@@ -542,7 +532,9 @@ pub fn exec(w: &mut Wave, env: &mut Env, inst: &Inst) -> R<()> {
             V_MAD_U32_U16 => ((a32 & 0xFFFF) * (b32 & 0xFFFF)).wrapping_add(c32) as u64,
             V_MAD_I32_I16 => ((a32 as i16 as i32) * (b32 as i16 as i32)).wrapping_add(c32 as i32) as u32 as u64,
             V_MAD_U16 | V_MAD_LEGACY_U16 => (a32 as u16).wrapping_mul(b32 as u16).wrapping_add(c32 as u16) as u64,
-            V_MAD_I16 | V_MAD_LEGACY_I16 => (a32 as i16).wrapping_mul(b32 as i16).wrapping_add(c32 as i16) as u16 as u64,
+            V_MAD_I16 | V_MAD_LEGACY_I16 => {
+                (a32 as i16).wrapping_mul(b32 as i16).wrapping_add(c32 as i16) as u16 as u64
+            }
             V_BFE_U32 => {
                 let (o, wd) = (b32 & 31, c32 & 31);
                 if wd == 0 {
@@ -651,7 +643,7 @@ pub fn exec(w: &mut Wave, env: &mut Env, inst: &Inst) -> R<()> {
             V_MAX_F64 => db(d(a).max(d(b))),
             V_LDEXP_F64 => db(d(a) * 2f64.powi(b32 as i32)),
             V_MUL_LO_U32 => a32.wrapping_mul(b32) as u64,
-            V_MUL_HI_U32 => ((a32 as u64 * b32 as u64) >> 32) as u64,
+            V_MUL_HI_U32 => (a32 as u64 * b32 as u64) >> 32,
             V_MUL_HI_I32 => (((a32 as i32 as i64) * (b32 as i32 as i64)) >> 32) as u32 as u64,
             V_BCNT_U32_B32 => (a32.count_ones() + b32) as u64,
             V_MBCNT_LO_U32_B32 => ((a32 & ((1u64 << l.min(32)) - 1) as u32).count_ones() + b32) as u64,
@@ -849,6 +841,7 @@ fn rtz_f16(x: f32) -> u32 {
 
 /// VOPC: per-lane compare into a lane mask (VCC or an SGPR pair); `v_cmpx` also writes EXEC.
 fn vopc(w: &mut Wave, inst: &Inst, srcs: &[Src], sdst: Option<Operand>, mask: u64) -> R<()> {
+    use std::cmp::Ordering::{Equal, Greater, Less};
     let name = inst.op.name();
     let cmpx = name.starts_with("v_cmpx_");
     let rest = name.trim_start_matches("v_cmpx_").trim_start_matches("v_cmp_");
@@ -881,16 +874,16 @@ fn vopc(w: &mut Wave, inst: &Inst, srcs: &[Src], sdst: Option<Operand>, mask: u6
                         "eq" => x == y,
                         "le" => x <= y,
                         "gt" => x > y,
-                        "lg" => x < y || x > y,
+                        "lg" => matches!(x.partial_cmp(&y), Some(Less | Greater)),
                         "ge" => x >= y,
                         "o" => !un,
                         "u" => un,
-                        "nge" => !(x >= y),
-                        "nlg" => !(x < y || x > y),
-                        "ngt" => !(x > y),
-                        "nle" => !(x <= y),
+                        "nge" => !matches!(x.partial_cmp(&y), Some(Greater | Equal)),
+                        "nlg" => !matches!(x.partial_cmp(&y), Some(Less | Greater)),
+                        "ngt" => !matches!(x.partial_cmp(&y), Some(Greater)),
+                        "nle" => !matches!(x.partial_cmp(&y), Some(Less | Equal)),
                         "neq" => x != y,
-                        "nlt" => !(x < y),
+                        "nlt" => !matches!(x.partial_cmp(&y), Some(Less)),
                         _ => true,
                     }
                 }
@@ -1012,8 +1005,16 @@ fn vop3p(w: &mut Wave, _env: &mut Env, inst: &Inst, srcs: &[Src], vdst: Option<(
         }
         let pk16 = |fun: &dyn Fn(u32, u32, u32) -> u32| -> u64 {
             let n = srcs.len();
-            let lo = fun(half(0, l, false), if n > 1 { half(1, l, false) } else { 0 }, if n > 2 { half(2, l, false) } else { 0 });
-            let hi = fun(half(0, l, true), if n > 1 { half(1, l, true) } else { 0 }, if n > 2 { half(2, l, true) } else { 0 });
+            let lo = fun(
+                half(0, l, false),
+                if n > 1 { half(1, l, false) } else { 0 },
+                if n > 2 { half(2, l, false) } else { 0 },
+            );
+            let hi = fun(
+                half(0, l, true),
+                if n > 1 { half(1, l, true) } else { 0 },
+                if n > 2 { half(2, l, true) } else { 0 },
+            );
             ((lo & 0xFFFF) | (hi << 16)) as u64
         };
         let hf = |x: u32| h(x as u64);

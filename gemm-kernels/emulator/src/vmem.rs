@@ -77,9 +77,15 @@ pub fn exec(w: &mut Wave, env: &mut Env, inst: &Inst) -> R<()> {
     let vdata = inst.operand(Field::Vdata).or_else(|| inst.operand(Field::Data));
     let vdst = inst.operand(Field::Vdst);
     let mut reads = Vec::new();
-    for o in [vaddr, inst.operand(Field::Data), inst.operand(Field::Saddr), inst.operand(Field::Srsrc), inst.operand(Field::Soffset)]
-        .into_iter()
-        .flatten()
+    for o in [
+        vaddr,
+        inst.operand(Field::Data),
+        inst.operand(Field::Saddr),
+        inst.operand(Field::Srsrc),
+        inst.operand(Field::Soffset),
+    ]
+    .into_iter()
+    .flatten()
     {
         reads.extend(regs_of(&o, 1));
     }
@@ -153,7 +159,9 @@ pub fn exec(w: &mut Wave, env: &mut Env, inst: &Inst) -> R<()> {
             for &l in &lanes {
                 let addr = match saddr {
                     Some(base) => base.wrapping_add(u64::from(w.vget(va.file, va.index, l)?)),
-                    None => u64::from(w.vget(va.file, va.index, l)?) | (u64::from(w.vget(va.file, va.index + 1, l)?) << 32),
+                    None => {
+                        u64::from(w.vget(va.file, va.index, l)?) | (u64::from(w.vget(va.file, va.index + 1, l)?) << 32)
+                    }
                 }
                 .wrapping_add(inst.mods.offset as i64 as u64);
                 acc.push(Access::new(l, addr, size as u8));
@@ -356,7 +364,9 @@ fn read_access(env: &mut Env, w: &Wave, op: &MemOp, space: Space, a: &Access) ->
                 }
                 let s = 4 * dw;
                 let e = (s + 4).min(n);
-                env.mem.read(a.addr + s as u64, &mut buf[s..e]).ok_or_else(|| mem_fault(a.addr + s as u64, (e - s) as u64, false))?;
+                env.mem
+                    .read(a.addr + s as u64, &mut buf[s..e])
+                    .ok_or_else(|| mem_fault(a.addr + s as u64, (e - s) as u64, false))?;
             }
         }
     }
@@ -454,7 +464,9 @@ pub fn perform(w: &mut Wave, env: &mut Env, op: &MemOp) -> R<()> {
                     m.copy_from_slice(&new[..n]);
                 };
                 match space {
-                    Space::Global => env.mem.update(a.addr, n, apply).ok_or_else(|| mem_fault(a.addr, n as u64, true))?,
+                    Space::Global => {
+                        env.mem.update(a.addr, n, apply).ok_or_else(|| mem_fault(a.addr, n as u64, true))?
+                    }
                     Space::Lds => {
                         race(env, w, op, a.addr, n as u32, true, false);
                         let s = a.addr as usize;

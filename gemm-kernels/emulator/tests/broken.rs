@@ -40,7 +40,9 @@ fn run(co: &[u8], arch: Arch, s: Schedule) -> (LaunchReport, bool) {
     let args = Args::new().ptr(pa).ptr(pb).ptr(pc).u32(m as u32).u32(n as u32).u32(k as u32);
     let r = dev.launch_with(co, "gemm", [1, 1, 1], [256, 1, 1], &args.0, &opts(s)).unwrap();
     let c = f32s(&download(&dev, pc, 4 * m * n));
-    let p = GemmProblem::new(m, n, k).with_transposes(Transpose::No, Transpose::Yes).with_elements::<half::bf16, half::bf16, f32>();
+    let p = GemmProblem::new(m, n, k)
+        .with_transposes(Transpose::No, Transpose::Yes)
+        .with_elements::<half::bf16, half::bf16, f32>();
     let ok = gemm_core::reference::check(&p, &a, &b, &vec![0f32; m * n], &c, None).unwrap().passed();
     (r, ok)
 }

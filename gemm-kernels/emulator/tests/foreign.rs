@@ -80,7 +80,14 @@ fn lds_reduction_without_barriers_is_caught() {
 }
 
 /// Runs the MFMA GEMM kernel for `dtype` and checks it against gemm_core's reference.
-fn run_gemm<T: gemm_core::dtype::Element>(arch: Arch, define: &str, m: usize, n: usize, k: usize, conv: impl Fn(f32) -> T) {
+fn run_gemm<T: gemm_core::dtype::Element>(
+    arch: Arch,
+    define: &str,
+    m: usize,
+    n: usize,
+    k: usize,
+    conv: impl Fn(f32) -> T,
+) {
     use gemm_core::problem::{GemmProblem, Transpose};
     let co = hip("gemm", arch, &[define]);
     for s in schedules(&[11, 12]) {
@@ -127,4 +134,20 @@ fn mfma_gemm_f16_with_edge_tiles() {
 fn mfma_gemm_fp8_each_arch_flavour() {
     run_gemm(Arch::Gfx942, "FP8", 64, 70, 32, gemm_core::fp8::Fp8E4M3Fnuz::from_f32);
     run_gemm(Arch::Gfx950, "FP8", 64, 70, 32, gemm_core::fp8::Fp8E4M3::from_f32);
+}
+
+#[test]
+fn gemm_emulate_binary_runs_a_code_object() {
+    let co = hip("vadd", Arch::Gfx950, &[]);
+    let path = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("vadd-bin.co");
+    std::fs::write(&path, co).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gemm-emulate"))
+        .arg(&path)
+        .args(["--grid", "2", "--block", "256", "--buffer", "2048", "--buffer", "2048", "--buffer", "2048"])
+        .args(["--args", "b0,b1,b2,u32:500", "--mode", "random", "--seed", "3", "--dump", "b2:4"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("kernel vadd") && text.contains("vmem_load 16") && text.contains("b2[0..4]"), "{text}");
 }

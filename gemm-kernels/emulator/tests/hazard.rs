@@ -80,7 +80,11 @@ fn llvm_mfma_code_is_hazard_free_and_dropping_its_nops_is_caught() {
             assert_eq!(hazards(&co, arch, k), 0, "{arch} {k}: checker fires on llc-22's own code");
             for after in [true, false] {
                 let broken = assemble(&drop_nop(&text, k, after), arch, &format!("hazard-{k}-{after}"));
-                assert!(hazards(&broken, arch, k) > 0, "{arch} {k}: removing the s_nop {} the MFMA went unnoticed", if after { "after" } else { "before" });
+                assert!(
+                    hazards(&broken, arch, k) > 0,
+                    "{arch} {k}: removing the s_nop {} the MFMA went unnoticed",
+                    if after { "after" } else { "before" }
+                );
             }
         }
     }

@@ -94,14 +94,20 @@ fn entries() -> Vec<Entry> {
         let (mut m, mut k, mut bits) = (0, 0, 0);
         for l in block.lines() {
             let t = l.trim();
-            if t.starts_with("M: ") {
-                m = t[3..].parse().unwrap();
+            if let Some(v) = t.strip_prefix("M: ") {
+                m = v.parse().unwrap();
             }
-            if t.starts_with("K: ") {
-                k = t[3..].parse().unwrap();
+            if let Some(v) = t.strip_prefix("K: ") {
+                k = v.parse().unwrap();
             }
             if t.starts_with("Src0: ") {
-                bits = if t.contains("FP8") || t.contains("BF8") { 8 } else if t.contains("FP32") { 32 } else { 16 };
+                bits = if t.contains("FP8") || t.contains("BF8") {
+                    8
+                } else if t.contains("FP32") {
+                    32
+                } else {
+                    16
+                };
             }
             if t.starts_with("Register to matrix element mapping") {
                 in_reverse = true;
@@ -124,10 +130,15 @@ fn check_entry(e: &Entry, sh: &Shape, what: &str) {
         for reg in 0..regs_ab {
             for pos in 0..32 / e.bits {
                 let bitoff = pos * e.bits;
-                let vars: HashMap<&str, f64> = [("lane", lane as f64), ("GPR_num", reg as f64), ("GPR_bits", bitoff as f64)].into();
+                let vars: HashMap<&str, f64> =
+                    [("lane", lane as f64), ("GPR_num", reg as f64), ("GPR_bits", bitoff as f64)].into();
                 let i = eval(&e.f["A i"], &vars) as u32;
                 let k = eval(&e.f["A k"], &vars) as u32;
-                assert_eq!(sh.ab_pos(i, k, 0, e.bits), (lane, reg, bitoff), "{what}: A[{i}][{k}] (calculator: lane {lane} reg {reg} bits {bitoff})");
+                assert_eq!(
+                    sh.ab_pos(i, k, 0, e.bits),
+                    (lane, reg, bitoff),
+                    "{what}: A[{i}][{k}] (calculator: lane {lane} reg {reg} bits {bitoff})"
+                );
                 let j = eval(&e.f["B j"], &vars) as u32;
                 let kb = eval(&e.f["B k"], &vars) as u32;
                 assert_eq!(sh.ab_pos(j, kb, 0, e.bits), (lane, reg, bitoff), "{what}: B[{kb}][{j}]");
@@ -150,8 +161,12 @@ fn every_calculator_shape_on_both_archs() {
     for arch in Arch::ALL {
         for def in TABLE.iter().filter(|d| d.name.starts_with("v_mfma_") && d.opcode(arch).is_some()) {
             let Some(sh) = Shape::of(def.op) else { continue };
-            let matching: Vec<&Entry> =
-                es.iter().filter(|e| e.m == sh.m && e.k == sh.k && e.bits == sh.a.bits() && sh.blocks == 1 && sh.a.bits() == sh.b.bits()).collect();
+            let matching: Vec<&Entry> = es
+                .iter()
+                .filter(|e| {
+                    e.m == sh.m && e.k == sh.k && e.bits == sh.a.bits() && sh.blocks == 1 && sh.a.bits() == sh.b.bits()
+                })
+                .collect();
             if let Some(e) = matching.first() {
                 check_entry(e, &sh, &format!("{arch} {} vs {}", def.name, e.name));
                 checked.insert((arch, def.name));
@@ -177,7 +192,12 @@ fn every_modelled_shape_is_a_bijection() {
                 }
             }
         }
-        assert_eq!(seen.len() as u32, 64 * sh.ab_regs() * 32 / sh.a.bits(), "{}: A does not fill its registers", def.name);
+        assert_eq!(
+            seen.len() as u32,
+            64 * sh.ab_regs() * 32 / sh.a.bits(),
+            "{}: A does not fill its registers",
+            def.name
+        );
         let mut seen = HashSet::new();
         for b in 0..sh.blocks {
             for i in 0..sh.m {

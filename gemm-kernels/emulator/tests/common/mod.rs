@@ -34,7 +34,17 @@ pub fn hip(name: &str, arch: Arch, defines: &[&str]) -> Vec<u8> {
     let tag = defines.join("_").replace(['=', '-'], "");
     let out = out_dir().join(format!("{name}-{}-{tag}.co", arch.name()));
     let mut c = Command::new(tool("clang-22"));
-    c.args(["-x", "hip", &format!("--offload-arch={}", arch.name()), "-nogpulib", "-nogpuinc", "--cuda-device-only", "--no-gpu-bundle-output", "-O3", "-mcode-object-version=5"]);
+    c.args([
+        "-x",
+        "hip",
+        &format!("--offload-arch={}", arch.name()),
+        "-nogpulib",
+        "-nogpuinc",
+        "--cuda-device-only",
+        "--no-gpu-bundle-output",
+        "-O3",
+        "-mcode-object-version=5",
+    ]);
     for d in defines {
         c.arg(format!("-D{d}"));
     }
@@ -49,7 +59,17 @@ pub fn hip_asm(name: &str, arch: Arch, defines: &[&str]) -> String {
     let tag = defines.join("_").replace(['=', '-'], "");
     let out = out_dir().join(format!("{name}-{}-{tag}.s", arch.name()));
     let mut c = Command::new(tool("clang-22"));
-    c.args(["-x", "hip", &format!("--offload-arch={}", arch.name()), "-nogpulib", "-nogpuinc", "--cuda-device-only", "-O3", "-mcode-object-version=5", "-S"]);
+    c.args([
+        "-x",
+        "hip",
+        &format!("--offload-arch={}", arch.name()),
+        "-nogpulib",
+        "-nogpuinc",
+        "--cuda-device-only",
+        "-O3",
+        "-mcode-object-version=5",
+        "-S",
+    ]);
     for d in defines {
         c.arg(format!("-D{d}"));
     }
@@ -126,14 +146,14 @@ impl Args {
         Args(Vec::new())
     }
     pub fn ptr(mut self, p: u64) -> Self {
-        while self.0.len() % 8 != 0 {
+        while !self.0.len().is_multiple_of(8) {
             self.0.push(0);
         }
         self.0.extend_from_slice(&p.to_le_bytes());
         self
     }
     pub fn u32(mut self, v: u32) -> Self {
-        while self.0.len() % 4 != 0 {
+        while !self.0.len().is_multiple_of(4) {
             self.0.push(0);
         }
         self.0.extend_from_slice(&v.to_le_bytes());
