@@ -144,9 +144,11 @@ pub fn exec(w: &mut Wave, env: &mut Env, inst: &Inst) -> R<()> {
                 if name.contains("d16_hi") {
                     a.data[0] >>= 16;
                 }
-                if name.starts_with("ds_cmpst") || name.starts_with("ds_mskor") {
+                if name.starts_with("ds_cmpst") {
+                    // DS compare-store: data0 is the compare value, data1 the new value.
                     for k in 0..size / 4 {
-                        a.cmp[k as usize] = data(d1, k as u16, l)?;
+                        a.cmp[k as usize] = a.data[k as usize];
+                        a.data[k as usize] = data(d1, k as u16, l)?;
                     }
                 }
             }
