@@ -334,7 +334,6 @@ fn sets_scc_nonzero(op: Op) -> bool {
             | S_NOT_B64
             | S_WQM_B32
             | S_WQM_B64
-            | S_BREV_B32
             | S_BCNT0_I32_B32
             | S_BCNT1_I32_B32
             | S_BCNT0_I32_B64
