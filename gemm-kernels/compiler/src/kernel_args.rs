@@ -87,3 +87,9 @@ pub fn pack(a: u64, b: u64, c: u64, m: u32, n: u32, k: u32, lda: u32, ldb: u32, 
 pub fn launch(m: u32, n: u32, tile: (u32, u32, u32), threads: u32) -> ([u32; 3], [u32; 3]) {
     ([m.div_ceil(tile.0) * threads, n.div_ceil(tile.1), 1], [threads, 1, 1])
 }
+
+/// Launch geometry in workgroups (what the emulator's `launch` and HIP's
+/// `hipModuleLaunchKernel` take): `(grid in workgroups, workgroup size)`.
+pub fn launch_workgroups(m: u32, n: u32, tile: (u32, u32, u32), threads: u32) -> ([u32; 3], [u32; 3]) {
+    ([m.div_ceil(tile.0), n.div_ceil(tile.1), 1], [threads, 1, 1])
+}

@@ -29,6 +29,10 @@ struct Ev {
     /// A DS operation or LDS-DMA (must be complete at a barrier).
     lds: bool,
     smem: bool,
+    /// Completion-order class: operations of one class complete in issue order; loads
+    /// and stores on `vmcnt` may pass each other (LLVM `SIInsertWaitcnts`
+    /// `hasMixedPendingEvents`), so a wait only counts younger ops of the same class.
+    store: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
@@ -117,8 +121,10 @@ fn required(s: &State, i: &Inst) -> Wait {
     let (reads, writes) = reads_writes(i);
     let touches = |e: &Ev| e.regs.iter().any(|r| reads.contains(r) || writes.contains(r));
     let mut w = Wait::default();
+    // The weakest count that guarantees the youngest matching op has completed: the
+    // younger ops of its own class (other classes may complete in any order).
     let need = |list: &[Ev], pred: &dyn Fn(&Ev) -> bool| -> Option<usize> {
-        list.iter().rposition(pred).map(|p| list.len() - 1 - p)
+        list.iter().rposition(pred).map(|p| list[p + 1..].iter().filter(|e| e.store == list[p].store).count())
     };
     w.vm = need(&s.vm, &|e| touches(e));
     w.lgkm = need(&s.lgkm, &|e| touches(e));
@@ -148,11 +154,16 @@ fn required(s: &State, i: &Inst) -> Wait {
 }
 
 fn apply_wait(s: &mut State, w: Wait) {
+    // After `cnt(n)` an op is known complete when at least n younger ops of its class
+    // exist (were it pending, they would be too, and the count would exceed n); with
+    // mixed classes only that much is known.
     let cut = |l: &mut Vec<Ev>, n: Option<usize>| {
         if let Some(n) = n {
-            if l.len() > n {
-                l.drain(..l.len() - n);
-            }
+            let keep: Vec<bool> = (0..l.len())
+                .map(|i| l[i + 1..].iter().filter(|e| e.store == l[i].store).count() < n)
+                .collect();
+            let mut it = keep.iter();
+            l.retain(|_| *it.next().unwrap());
         }
     };
     cut(&mut s.vm, w.vm);
@@ -163,10 +174,10 @@ fn apply_wait(s: &mut State, w: Wait) {
 fn issue(s: &mut State, i: &Inst) {
     let (reads, writes) = reads_writes(i);
     match kind(i) {
-        Kind::VmLoad => s.vm.push(Ev { regs: writes, lds: false, smem: false }),
-        Kind::VmLds => s.vm.push(Ev { regs: vec![], lds: true, smem: false }),
+        Kind::VmLoad => s.vm.push(Ev { regs: writes, lds: false, smem: false, store: false }),
+        Kind::VmLds => s.vm.push(Ev { regs: vec![], lds: true, smem: false, store: false }),
         Kind::VmStore => {
-            s.vm.push(Ev { regs: vec![], lds: false, smem: false });
+            s.vm.push(Ev { regs: vec![], lds: false, smem: false, store: true });
             let data: Vec<R> = i
                 .slots()
                 .iter()
@@ -175,11 +186,11 @@ fn issue(s: &mut State, i: &Inst) {
                 .flat_map(|(_, o)| crate::program::regs_of(o))
                 .collect();
             let _ = reads;
-            s.exp.push(Ev { regs: data, lds: false, smem: false });
+            s.exp.push(Ev { regs: data, lds: false, smem: false, store: true });
         }
-        Kind::DsRead => s.lgkm.push(Ev { regs: writes, lds: true, smem: false }),
-        Kind::DsWrite => s.lgkm.push(Ev { regs: vec![], lds: true, smem: false }),
-        Kind::Smem => s.lgkm.push(Ev { regs: writes, lds: false, smem: true }),
+        Kind::DsRead => s.lgkm.push(Ev { regs: writes, lds: true, smem: false, store: false }),
+        Kind::DsWrite => s.lgkm.push(Ev { regs: vec![], lds: true, smem: false, store: false }),
+        Kind::Smem => s.lgkm.push(Ev { regs: writes, lds: false, smem: true, store: false }),
         Kind::Barrier | Kind::Other => {}
     }
 }
