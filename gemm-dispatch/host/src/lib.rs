@@ -16,7 +16,7 @@
 //!   for the other dtypes).
 //! * **bf16 and fp8 inputs**: packed into bf16 panels with pairs of k interleaved and multiplied
 //!   with AVX512_BF16 `vdpbf16ps` (fp8 decodes through a 256-entry table; every fp8 value is an
-//!   exact, normal bf16). See `kernel::Bf16Avx512` for its denormal flushing.
+//!   exact, normal bf16). `vdpbf16ps` flushes bf16 denormals (see [`gemm`]).
 //! * **f16 inputs**, and bf16/fp8 without AVX512_BF16: packed into f32 panels and multiplied with
 //!   the AVX-512F f32 kernel (or a portable one).
 //!
@@ -24,7 +24,9 @@
 //!
 //! C is cut into `threads` slabs of whole micro-tiles (columns when C's columns are laid out one
 //! after another, else rows); each worker packs its own panels and owns its slab, so workers never
-//! synchronise. Small problems use fewer workers (at least ~4 MFLOP each).
+//! synchronise. A tall, narrow column-major C (too few columns to share out) is cut by rows into
+//! private f32 buffers that the caller then folds into C. Small problems use fewer workers (at
+//! least ~4 MFLOP each).
 
 mod convert;
 mod driver;
@@ -71,6 +73,12 @@ const MACS_PER_THREAD: u128 = 1 << 21;
 ///
 /// Supported `(A, B, C)` are those `gemm_core::problem::check_dtypes` accepts; anything else, or
 /// views whose shapes do not chain, is an error and C is untouched.
+///
+/// Accumulation is f32 with one rounding to C's type. On CPUs with AVX512_BF16, bf16 and fp8
+/// inputs use `vdpbf16ps`, which treats **denormal bf16 inputs as zero and flushes denormal
+/// products and sums to zero** (DAZ/FTZ, whatever MXCSR says); values in bf16's normal range and
+/// every fp8 value are unaffected. [`gemm_with`] with [`KernelChoice::F32Panels`] honours
+/// denormals.
 pub fn gemm<A: Element, B: Element, C: Element>(
     alpha: f32,
     a: MatRef<'_, A>,
@@ -227,8 +235,12 @@ fn parallel<K: Kernel, A: Element, B: Element, C: Element>(
     let cols_apart = n <= 1 || c.col_stride() > (m - 1) * c.row_stride();
     let by_cols = cols_apart && n.div_ceil(NR) >= threads;
     let by_rows = !by_cols && !cols_apart && m.div_ceil(MR) >= threads;
-    if threads <= 1 || !(by_cols || by_rows) {
+    let via_buffers = !by_cols && !by_rows && m.div_ceil(MR) >= threads;
+    if threads <= 1 || !(by_cols || by_rows || via_buffers) {
         return driver::serial(kern, alpha, a, b, beta, c);
+    }
+    if via_buffers {
+        return parallel_rows_via_buffers(kern, alpha, a, b, beta, c, threads);
     }
     std::thread::scope(|s| {
         if by_cols {
@@ -257,6 +269,51 @@ fn parallel<K: Kernel, A: Element, B: Element, C: Element>(
             driver::serial(kern, alpha, a.submatrix(i0, 0, m - i0, k), b, beta, rest);
         }
     });
+}
+
+/// Tall, narrow C whose columns lie one after another (so its rows cannot be handed out as
+/// separate slices): each worker computes its rows into a private f32 buffer, then the calling
+/// thread adds `beta * C` and rounds once into C. The extra pass is `m x n`, small next to the
+/// `m x n x k` product.
+fn parallel_rows_via_buffers<K: Kernel, A: Element, B: Element, C: Element>(
+    kern: K,
+    alpha: f32,
+    a: MatRef<'_, A>,
+    b: MatRef<'_, B>,
+    beta: f32,
+    mut c: MatMut<'_, C>,
+    threads: usize,
+) {
+    let (m, n, k) = (c.rows(), c.cols(), a.cols());
+    let height = m.div_ceil(threads).next_multiple_of(MR);
+    let slabs: Vec<(usize, Vec<f32>)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..m)
+            .step_by(height)
+            .map(|i0| {
+                let h = height.min(m - i0);
+                let ai = a.submatrix(i0, 0, h, k);
+                s.spawn(move || {
+                    let mut buf = vec![0f32; h * n];
+                    let view = MatMut::new(&mut buf, h, n, 1, h, gemm_core::Operand::C).expect("a tight h x n buffer");
+                    driver::serial(kern, alpha, ai, b, 0.0, view);
+                    (i0, buf)
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().expect("GEMM worker panicked")).collect()
+    });
+    for (i0, buf) in slabs {
+        let h = buf.len() / n;
+        for j in 0..n {
+            for i in 0..h {
+                let mut v = buf[j * h + i];
+                if beta != 0.0 {
+                    v += beta * c.get(i0 + i, j).to_f32();
+                }
+                c.set(i0 + i, j, C::from_f32(v));
+            }
+        }
+    }
 }
 
 mod faer_f32 {

@@ -373,3 +373,42 @@ fn beta_zero_with_nan_in_c_on_every_layout() {
         }
     }
 }
+
+#[test]
+fn the_bf16_kernel_flushes_denormal_inputs_as_documented() {
+    // 2^-130 (a bf16 denormal) times 2^100: the F32Panels path gives 2^-30 per product, vdpbf16ps
+    // treats the denormal as zero. Pins the behaviour documented on `gemm`.
+    let tiny = bf16::from_f32(2f32.powi(-130));
+    let (m, n, k) = (40, 40, 40);
+    let a = vec![tiny; m * k];
+    let b = vec![bf16::from_f32(2f32.powi(100)); k * n];
+    let p = GemmProblem::new(m, n, k).with_elements::<bf16, bf16, f32>();
+    let mut c = vec![1f32; m * n];
+    let (av, bv, cv) = p.views(&a, &b, &mut c).unwrap();
+    gemm(1.0, av, bv, 0.0, cv, 1).unwrap();
+    let exact = k as f32 * 2f32.powi(-30);
+    let has_bf16_dot = cfg!(target_arch = "x86_64") && {
+        #[cfg(target_arch = "x86_64")]
+        let d = std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512bf16");
+        #[cfg(not(target_arch = "x86_64"))]
+        let d = false;
+        d
+    };
+    let expected = if has_bf16_dot { 0.0 } else { exact };
+    assert!(c.iter().all(|&x| x == expected), "{} vs {expected}", c[0]);
+}
+
+#[test]
+fn tall_narrow_column_major_c_is_shared_out_by_rows() {
+    // 5 columns cannot be split between threads; the rows go to private buffers instead.
+    // Past 2^21 multiply-adds per worker, so the threads really run.
+    for (m, n, k) in [(3000, 5, 300), (97, 1, 300), (5000, 7, 200)] {
+        let p = GemmProblem::new(m, n, k).with_layout(Layout::ColMajor).with_scalars(0.5, -2.0);
+        for threads in [2, 3] {
+            run::<bf16, bf16, bf16>(&p, threads, KernelChoice::Auto, 2);
+            run::<f16, f16, f32>(&p, threads, KernelChoice::Auto, 2);
+            run::<f32, f32, f32>(&p, threads, KernelChoice::F32Panels, 2);
+            run::<Fp8E4M3Fnuz, Fp8E4M3Fnuz, f32>(&p, threads, KernelChoice::Portable, 2);
+        }
+    }
+}
