@@ -42,6 +42,18 @@ pub trait Backend: Send + Sync {
     /// dtypes) and the buffers hold exactly the spans the problem needs or more.
     fn gemm(&self, p: &GemmProblem, a: &[u8], b: &[u8], c: &mut [u8]) -> Result<()>;
 
+    /// Runs several jobs, one result per job in order. Backends that can overlap the copies of
+    /// one job with the kernel of another (GPU streams with double-buffered workspaces) override
+    /// this; the default runs them one after another.
+    fn gemm_many(&self, jobs: &mut [crate::schedule::Job<'_>]) -> Vec<Result<()>> {
+        jobs.iter_mut().map(|j| self.gemm(&j.problem, j.a, j.b, j.c)).collect()
+    }
+
+    /// How many jobs the scheduler hands [`Backend::gemm_many`] at once (1 = no overlap).
+    fn jobs_per_call(&self) -> usize {
+        1
+    }
+
     /// A rough cost of `p` on this device in seconds, used to split batches. The default is a
     /// flop count at 1 TFLOP/s plus a fixed overhead.
     fn estimate_seconds(&self, p: &GemmProblem) -> f64 {

@@ -86,13 +86,23 @@ impl Context {
         let threads = host_threads(hosts);
         let mut devices: Vec<Arc<dyn Backend>> = Vec::new();
         for entry in &entries {
-            let (kind, _arg) = entry.split_once(':').unwrap_or((entry, ""));
+            let (kind, arg) = entry.split_once(':').unwrap_or((entry, ""));
             match kind {
                 "host" => devices.push(Arc::new(HostBackend::new(devices.len(), threads))),
-                "hip" | "emu" => {
+                "hip" => {
+                    let ordinal = match arg {
+                        "" => None,
+                        n => Some(n.parse::<usize>().map_err(|_| Error::DeviceSpec {
+                            spec: spec.into(),
+                            why: format!("`{entry}`: expected hip or hip:N"),
+                        })?),
+                    };
+                    devices.extend(crate::hip::open(entry, ordinal)?);
+                }
+                "emu" => {
                     return Err(Error::DeviceSpec {
                         spec: spec.into(),
-                        why: format!("`{entry}`: the {kind} backend is not part of this build yet"),
+                        why: format!("`{entry}`: the emulator backend is not part of this build yet"),
                     })
                 }
                 _ => {
@@ -106,11 +116,18 @@ impl Context {
         Self::from_backends(devices)
     }
 
-    /// Devices from `GEMM_DEVICES`, or the default: the host.
+    /// Devices from `GEMM_DEVICES`, or the default: every usable HIP device, else the host.
     pub fn from_env() -> Result<Self> {
         match std::env::var(DEVICES_ENV) {
             Ok(spec) if !spec.trim().is_empty() => Self::from_spec(&spec),
-            _ => Ok(Self::host(1)),
+            _ => {
+                let found = crate::hip::discover();
+                if found.devices.is_empty() {
+                    Ok(Self::host(1))
+                } else {
+                    Self::from_backends(found.devices)
+                }
+            }
         }
     }
 

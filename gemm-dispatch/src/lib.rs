@@ -16,6 +16,7 @@
 pub mod backend;
 pub mod context;
 pub mod error;
+pub mod hip;
 pub mod host;
 pub mod ndarray_ext;
 pub mod schedule;

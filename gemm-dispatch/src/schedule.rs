@@ -51,6 +51,21 @@ pub(crate) fn run_one(device: &dyn Backend, job: &mut Job<'_>) -> Result<()> {
         .unwrap_or_else(|_| Err(Error::Device { device: name, message: "the backend panicked".into() }))
 }
 
+/// Runs a chunk of jobs on one device, turning a panic (or a wrong number of results) into an
+/// error for every job of the chunk.
+fn run_chunk(device: &dyn Backend, jobs: &mut [Job<'_>]) -> Vec<Result<()>> {
+    if let [job] = jobs {
+        return vec![run_one(device, job)];
+    }
+    let n = jobs.len();
+    let fail = |why: &str| vec![Err(Error::Device { device: device.info().name, message: why.into() }); n];
+    match catch_unwind(AssertUnwindSafe(|| device.gemm_many(jobs))) {
+        Ok(results) if results.len() == n => results,
+        Ok(_) => fail("the backend returned a wrong number of results"),
+        Err(_) => fail("the backend panicked"),
+    }
+}
+
 /// Runs `jobs` on `devices` (at most 64) and returns one outcome per job, in job order.
 pub fn run(devices: &[Arc<dyn Backend>], jobs: Vec<Job<'_>>) -> Vec<JobOutcome> {
     assert!(!devices.is_empty() && devices.len() <= 64, "1..=64 devices");
@@ -73,32 +88,47 @@ pub fn run(devices: &[Arc<dyn Backend>], jobs: Vec<Job<'_>>) -> Vec<JobOutcome> 
         let bit = 1u64 << d;
         let mut guard = state.lock();
         loop {
-            let pos = guard.queue.iter().position(|q| q.tried & bit == 0);
-            match pos {
-                Some(pos) => {
-                    let mut q = guard.queue.remove(pos).expect("position is in range");
-                    guard.in_flight += 1;
+            let want = devices[d].jobs_per_call().max(1);
+            let mut chunk: Vec<Queued<'_>> = Vec::new();
+            let mut i = 0;
+            while i < guard.queue.len() && chunk.len() < want {
+                if guard.queue[i].tried & bit == 0 {
+                    chunk.push(guard.queue.remove(i).expect("index is in range"));
+                } else {
+                    i += 1;
+                }
+            }
+            match chunk.is_empty() {
+                false => {
+                    guard.in_flight += chunk.len();
                     drop(guard);
-                    let result = run_one(devices[d].as_ref(), &mut q.job);
-                    q.tried |= bit;
+                    let mut jobs: Vec<Job<'_>> = Vec::with_capacity(chunk.len());
+                    let mut meta: Vec<(usize, u64)> = Vec::with_capacity(chunk.len());
+                    for q in chunk {
+                        meta.push((q.index, q.tried | bit));
+                        jobs.push(q.job);
+                    }
+                    let results = run_chunk(devices[d].as_ref(), &mut jobs);
                     guard = state.lock();
-                    guard.in_flight -= 1;
-                    let attempts = q.tried.count_ones();
-                    match result {
-                        Err(e) if e.is_retryable() && q.tried != all_devices => {
-                            guard.queue.push_front(q);
-                        }
-                        result => {
-                            guard.outcomes[q.index] = Some(JobOutcome { result, device: Some(d), attempts });
+                    guard.in_flight -= jobs.len();
+                    for ((job, (index, tried)), result) in jobs.into_iter().zip(meta).zip(results) {
+                        let attempts = tried.count_ones();
+                        match result {
+                            Err(e) if e.is_retryable() && tried != all_devices => {
+                                guard.queue.push_front(Queued { index, job, tried });
+                            }
+                            result => {
+                                guard.outcomes[index] = Some(JobOutcome { result, device: Some(d), attempts });
+                            }
                         }
                     }
                     wake.notify_all();
                 }
-                None if guard.queue.is_empty() && guard.in_flight == 0 => {
+                true if guard.queue.is_empty() && guard.in_flight == 0 => {
                     wake.notify_all();
                     return;
                 }
-                None => wake.wait(&mut guard),
+                true => wake.wait(&mut guard),
             }
         }
     };

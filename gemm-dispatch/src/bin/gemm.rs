@@ -110,9 +110,13 @@ fn devices(ctx: &Context) {
     for (i, d) in ctx.devices().iter().enumerate() {
         println!("  [{i}] {:<10} {}", d.name, d.description);
     }
-    println!("not available:");
-    println!("  hip        the HIP backend (dlopen of libamdhip64) is not part of this build yet");
-    println!("  emu        the emulator backend is not part of this build yet");
+    let found = gemm_dispatch::hip::discover();
+    if !found.notes.is_empty() {
+        println!("not used:");
+        for note in &found.notes {
+            println!("  {note}");
+        }
+    }
 }
 
 fn kernels() {

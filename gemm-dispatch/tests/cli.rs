@@ -1,0 +1,51 @@
+//! The `gemm` command line as a user runs it.
+
+use std::process::Command;
+
+fn gemm(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_gemm")).args(args).env_remove("GEMM_DEVICES").output().unwrap();
+    (out.status.success(), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+}
+
+#[test]
+fn devices_lists_the_host_and_says_why_hip_is_not_used() {
+    let (ok, out, _) = gemm(&["devices"]);
+    assert!(ok);
+    assert!(out.contains("host:0"), "{out}");
+    // Debian's libamdhip64-5 is installed by scripts/test: it loads and finds no device.
+    assert!(out.contains("hip: ") && out.contains("no device"), "{out}");
+    let (ok, out, _) = gemm(&["--devices", "host,host,host", "devices"]);
+    assert!(ok && out.contains("3 device(s)") && out.contains("host:2"), "{out}");
+}
+
+#[test]
+fn run_reports_time_speed_and_accuracy() {
+    for args in [
+        vec!["run", "--m", "17", "--n", "31", "--k", "5"],
+        vec!["run", "--m", "64", "--n", "48", "--k", "40", "--dtype", "bf16", "--transa", "--transb"],
+        vec!["--devices", "host,host", "run", "--m", "20", "--n", "20", "--k", "20", "--batch", "5", "--beta", "0.5"],
+        vec!["run", "--m", "32", "--n", "32", "--k", "32", "--dtype", "fp8_e4m3fnuz", "--out-dtype", "bf16"],
+    ] {
+        let (ok, out, err) = gemm(&args);
+        assert!(ok, "{args:?}: {out}{err}");
+        assert!(out.contains("TFLOP/s") && out.contains(": ok"), "{args:?}: {out}");
+        assert!(err.contains("run 1/5"), "progress lines: {err}");
+    }
+}
+
+#[test]
+fn bad_arguments_are_errors() {
+    let (ok, _, err) = gemm(&["run", "--m", "4", "--n", "4", "--k", "4", "--dtype", "f64"]);
+    assert!(!ok && err.contains("f64"), "{err}");
+    let (ok, _, err) = gemm(&["--devices", "gpu:3", "devices"]);
+    assert!(!ok && err.contains("gpu:3"), "{err}");
+    let (ok, _, err) = gemm(&["run", "--m", "4", "--n", "4", "--k", "4", "--dtype", "f32", "--out-dtype", "bf16"]);
+    assert!(!ok && err.contains("unsupported"), "{err}");
+}
+
+#[test]
+fn kernels_lists_the_catalogue() {
+    let (ok, out, _) = gemm(&["kernels"]);
+    assert!(ok);
+    assert!(!out.is_empty());
+}
