@@ -1,11 +1,46 @@
 //! `gemm-kernels`: the catalogue of GPU GEMM kernels.
 //!
-//! Each entry is a kernel compiled at build time (by the compiler in `gemm-kernels/compiler`, run
-//! from `build.rs`) into a gfx942 or gfx950 code object, with the facts the runtime needs to pick
-//! and launch it. The compiler has not landed yet, so the catalogue is empty: [`catalogue`]
-//! returns no entries and every GEMM runs on the host backend.
+//! Each entry is a kernel compiled at build time (by the compiler in `gemm-kernels/compiler`,
+//! run from `build.rs`, no ROCm or LLVM needed) into a gfx942 or gfx950 code object, with the
+//! facts the runtime needs to pick and launch it.
+//!
+//! # Launching an entry
+//!
+//! * Storage is column-major ([`KernelEntry::layout`]); a row-major problem
+//!   `C = op(A) op(B)` is launched as the column-major `C^T = op(B)^T op(A)^T`: swap A and B,
+//!   m and n, and `trans_a`/`trans_b`, keep the leading dimensions.
+//! * Kernel arguments ([`KernelEntry::kernarg`], 56 bytes): `a, b, c` (u64 addresses),
+//!   `m, n, k, lda, ldb, ldc` (u32), `alpha, beta` (f32), at the offsets listed.
+//!   `C = alpha * op(A) * op(B) + beta * C`; `beta == 0` never reads C; `alpha == 0`
+//!   ignores A and B values.
+//! * Workgroup `[workgroup_size, 1, 1]` (256); grid `[ceil(m/MT), ceil(n/NT), 1]`
+//!   workgroups (`[ceil(m/MT)*256, ceil(n/NT), 1]` work-items in an AQL packet); no
+//!   dynamic LDS.
+//! * Requirements: `m, n >= 1`; `lda`, `ldb` multiples of [`KernelEntry::align_elems`] and A/B
+//!   addresses aligned to `2 * align_elems` bytes; each matrix's byte span
+//!   `((cols-1)*ld + rows) * size` below 2^31; buffers readable up to that span rounded up
+//!   to 4 bytes. K, M, N otherwise arbitrary (edge tiles and K tails use the buffer range
+//!   check).
 
-use gemm_core::{Arch, DType};
+use gemm_core::{Arch, DType, Layout, Transpose};
+
+/// How a kernel argument is passed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgKind {
+    /// A 64-bit global address.
+    Pointer,
+    U32,
+    F32,
+}
+
+/// One kernel argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelArgSpec {
+    pub name: &'static str,
+    pub offset: u32,
+    pub size: u32,
+    pub kind: ArgKind,
+}
 
 /// One compiled kernel and what it supports.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -24,11 +59,45 @@ pub struct KernelEntry {
     pub schedule: &'static str,
     /// The code object (ELF) holding the kernel.
     pub code_object: &'static [u8],
+    /// Storage order of A, B and C (always column-major; see the crate docs).
+    pub layout: Layout,
+    pub trans_a: Transpose,
+    pub trans_b: Transpose,
+    /// `lda`/`ldb` must be multiples of this many elements (8: 16-byte vector loads).
+    pub align_elems: u32,
+    /// MFMA shape `(M, N, K)`.
+    pub mfma: (u32, u32, u32),
+    /// Work-items per workgroup.
+    pub workgroup_size: u32,
+    pub kernarg_size: u32,
+    pub kernarg: &'static [KernelArgSpec],
+    pub sgprs: u32,
+    pub vgprs: u32,
+    pub agprs: u32,
+    /// Static LDS bytes.
+    pub lds_bytes: u32,
+    /// Compiler passes applied, in order.
+    pub passes: &'static [&'static str],
+    /// Static figures of one main-loop iteration (one K tile) per wave.
+    pub mfma_per_k_step: u32,
+    pub lds_read_conflicts_per_k_step: u32,
+    pub lds_write_conflicts_per_k_step: u32,
+    /// MFMA issue cycles / all issue cycles x 1000 (4 cycles per non-MFMA instruction).
+    pub mfma_issue_share_permille: u32,
 }
+
+impl KernelEntry {
+    /// Launch geometry for an `m x n` problem: (grid in workgroups, workgroup size).
+    pub fn launch(&self, m: u32, n: u32) -> ([u32; 3], [u32; 3]) {
+        ([m.div_ceil(self.tile.0), n.div_ceil(self.tile.1), 1], [self.workgroup_size, 1, 1])
+    }
+}
+
+include!(concat!(env!("OUT_DIR"), "/catalogue.rs"));
 
 /// Every kernel built into this library.
 pub fn catalogue() -> &'static [KernelEntry] {
-    &[]
+    CATALOGUE
 }
 
 /// The kernels for one architecture.

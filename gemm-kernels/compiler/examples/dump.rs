@@ -6,8 +6,19 @@ fn main() {
     match gemm_compiler::compile(cfg) {
         Ok(k) => {
             print!("{}", gemm_compiler::disassemble(&k));
-            if let Ok(p) = std::env::var("DUMP_CO") { std::fs::write(p, &k.code_object).unwrap(); }
-            eprintln!("{} usage {:?} lds {} waits {} nops {} stats {:?} share {:.3}", k.name, k.usage, k.lds_bytes, k.waits_inserted, k.nop_wait_states, k.stats, k.stats.mfma_share());
+            if let Ok(p) = std::env::var("DUMP_CO") {
+                std::fs::write(p, &k.code_object).unwrap();
+            }
+            eprintln!(
+                "{} usage {:?} lds {} waits {} nops {} stats {:?} share {:.3}",
+                k.name,
+                k.usage,
+                k.lds_bytes,
+                k.waits_inserted,
+                k.nop_wait_states,
+                k.stats,
+                k.stats.mfma_share()
+            );
         }
         Err(e) => eprintln!("error: {e}"),
     }

@@ -49,42 +49,54 @@ fn mfma_operand_regs(i: &Inst, n: usize) -> Vec<(RegFile, u16)> {
     i.operands.get(n).map(crate::program::regs_of).unwrap_or_default()
 }
 
+type Rs = Vec<(RegFile, u16)>;
+
+/// Per-instruction facts computed once: reads, writes, MFMA operand registers.
+struct Facts {
+    reads: Rs,
+    writes: Rs,
+    mfma_ops: [Rs; 4],
+}
+
+fn facts(i: &Inst) -> Facts {
+    let (reads, writes) = reads_writes(i);
+    let mfma_ops = if is_mfma(i) { [0, 1, 2, 3].map(|n| mfma_operand_regs(i, n)) } else { Default::default() };
+    Facts { reads, writes, mfma_ops }
+}
+
 /// Wait states `x` needs after `p`.
-fn need(arch: Arch, p: &Inst, x: &Inst) -> i32 {
+fn need(arch: Arch, p: &Inst, pf: &Facts, x: &Inst, xf: &Facts) -> i32 {
     let extra = if arch == Arch::Gfx950 { 1 } else { 0 };
-    let (pr, pw) = reads_writes(p);
-    let _ = pr;
-    let (xr, xw) = reads_writes(x);
+    let pw = &pf.writes;
+    let (xr, xw) = (&xf.reads, &xf.writes);
     let overlaps = |a: &[(RegFile, u16)], b: &[(RegFile, u16)]| a.iter().any(|r| b.contains(r));
     let mut n = 0;
     if is_mfma(p) {
-        let dst = mfma_operand_regs(p, 0);
+        let dst = &pf.mfma_ops[0];
         if is_mfma(x) {
-            let srcc = mfma_operand_regs(x, 3);
-            if overlaps(&dst, &srcc) && dst != srcc {
+            let srcc = &xf.mfma_ops[3];
+            if overlaps(dst, srcc) && dst != srcc {
                 n = n.max(passes(p) + 1 + extra);
             }
-            if overlaps(&dst, &mfma_operand_regs(x, 1)) || overlaps(&dst, &mfma_operand_regs(x, 2)) {
+            if overlaps(dst, &xf.mfma_ops[1]) || overlaps(dst, &xf.mfma_ops[2]) {
                 n = n.max(passes(p) + 3 + extra);
             }
-        } else if overlaps(&dst, &xr) || overlaps(&dst, &xw) {
+        } else if overlaps(dst, xr) || overlaps(dst, xw) {
             n = n.max(passes(p) + 3 + extra);
         }
     }
     if is_valu(p) && is_mfma(x) {
         let vr: Vec<_> = pw.iter().filter(|r| matches!(r.0, RegFile::Vgpr | RegFile::Agpr)).copied().collect();
-        if overlaps(&vr, &xr) {
+        if overlaps(&vr, xr) {
             n = n.max(2);
         }
-        if p.op == Op::V_ACCVGPR_WRITE_B32
-            && (overlaps(&vr, &mfma_operand_regs(x, 1)) || overlaps(&vr, &mfma_operand_regs(x, 2)))
-        {
+        if p.op == Op::V_ACCVGPR_WRITE_B32 && (overlaps(&vr, &xf.mfma_ops[1]) || overlaps(&vr, &xf.mfma_ops[2])) {
             n = n.max(3);
         }
     }
     if is_valu(p) && is_vmem(x) {
         let sw: Vec<_> = pw.iter().filter(|r| matches!(r.0, RegFile::Sgpr | RegFile::Ttmp)).copied().collect();
-        if overlaps(&sw, &xr) {
+        if overlaps(&sw, xr) {
             n = n.max(5);
         }
     }
@@ -112,30 +124,43 @@ pub fn insert_nops(items: &mut Vec<Item>, arch: Arch) -> usize {
         }
     }
     let mut nops = vec![0i32; items.len()];
+    let fs: Vec<Option<Facts>> =
+        items.iter().map(|it| if let Item::I(i) = it { Some(facts(i)) } else { None }).collect();
+    // Only these can be the second instruction of a rule, or the first.
+    let consumer = |i: &Inst| is_mfma(i) || is_valu(i) || is_vmem(i) || i.op.def().format == Format::Ds;
+    let producer = |i: &Inst| is_mfma(i) || is_valu(i);
     for _round in 0..8 {
         let mut changed = false;
         for xi in 0..items.len() {
             let Item::I(x) = &items[xi] else { continue };
-            // Walk back: (position, wait states between it and x).
+            if !consumer(x) {
+                continue;
+            }
+            let xf = fs[xi].as_ref().unwrap();
+            // Walk back: (position, wait states between the item before it and x). Every
+            // loop contains instructions, so the distance grows and the walk ends.
             let mut required = 0;
-            let mut stack = vec![(xi, nops[xi], 0usize)];
-            let mut seen = std::collections::BTreeSet::new();
-            while let Some((pos, dist, depth)) = stack.pop() {
-                if dist >= LOOKBACK || depth > 64 || !seen.insert((pos, dist)) {
-                    continue;
-                }
-                let b = block_of[pos];
-                let prevs: Vec<usize> = if pos > cfg.blocks[b].0 {
-                    vec![pos - 1]
-                } else {
-                    cfg.preds[b].iter().map(|&p| cfg.blocks[p].1 - 1).collect()
-                };
-                for q in prevs {
-                    if let Item::I(p) = &items[q] {
-                        required = required.max(need(arch, p, x) - dist);
+            // (block, walk from this index down, distance so far)
+            let mut stack = vec![(block_of[xi], xi, nops[xi])];
+            while let Some((b, mut pos, mut dist)) = stack.pop() {
+                loop {
+                    if dist >= LOOKBACK {
+                        break;
                     }
-                    let d = dist + if q + 1 == pos { 0 } else { 0 } + wait_states(&items[q]) + nops[q];
-                    stack.push((q, d, depth + 1));
+                    if pos == cfg.blocks[b].0 {
+                        for &pb in &cfg.preds[b] {
+                            stack.push((pb, cfg.blocks[pb].1, dist));
+                        }
+                        break;
+                    }
+                    let q = pos - 1;
+                    if let Item::I(p) = &items[q] {
+                        if producer(p) {
+                            required = required.max(need(arch, p, fs[q].as_ref().unwrap(), x, xf) - dist);
+                        }
+                    }
+                    dist += wait_states(&items[q]) + nops[q];
+                    pos = q;
                 }
             }
             // `required` counts wait states beyond those already present.

@@ -291,7 +291,14 @@ impl Kernel {
             TileOp::GlobalToLds(Copy { operand, kind: LoadKind::Undecided, guard: KGuard::None, which })
         };
         let tile = |which| {
-            vec![copy(Operand::A, which), copy(Operand::B, which), TileOp::Barrier, TileOp::LdsToRegs, TileOp::Dot, TileOp::Barrier]
+            vec![
+                copy(Operand::A, which),
+                copy(Operand::B, which),
+                TileOp::Barrier,
+                TileOp::LdsToRegs,
+                TileOp::Dot,
+                TileOp::Barrier,
+            ]
         };
         Kernel {
             config,

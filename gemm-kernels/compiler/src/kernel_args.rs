@@ -64,13 +64,31 @@ pub const ARGS: [Arg; 11] = [
 /// The `.args` metadata entries.
 pub fn metadata_args() -> Vec<KernelArg> {
     ARGS.iter()
-        .map(|a| if a.pointer { KernelArg::global_buffer(a.name, a.offset) } else { KernelArg::by_value(a.name, a.offset, a.size) })
+        .map(|a| {
+            if a.pointer {
+                KernelArg::global_buffer(a.name, a.offset)
+            } else {
+                KernelArg::by_value(a.name, a.offset, a.size)
+            }
+        })
         .collect()
 }
 
 /// Packs the argument bytes.
 #[allow(clippy::too_many_arguments)]
-pub fn pack(a: u64, b: u64, c: u64, m: u32, n: u32, k: u32, lda: u32, ldb: u32, ldc: u32, alpha: f32, beta: f32) -> [u8; SIZE as usize] {
+pub fn pack(
+    a: u64,
+    b: u64,
+    c: u64,
+    m: u32,
+    n: u32,
+    k: u32,
+    lda: u32,
+    ldb: u32,
+    ldc: u32,
+    alpha: f32,
+    beta: f32,
+) -> [u8; SIZE as usize] {
     let mut out = [0u8; SIZE as usize];
     out[0..8].copy_from_slice(&a.to_le_bytes());
     out[8..16].copy_from_slice(&b.to_le_bytes());

@@ -170,21 +170,23 @@ pub fn read_conflicts(k: &Kernel) -> u32 {
 
 /// Bank-conflict cycles per K step (reads and writes), worst wave.
 pub fn k_step_conflicts(k: &Kernel) -> (u32, u32) {
-    let reads = read_conflicts(k);
-    let total = (0..k.config.waves)
-        .map(|w| k_step_accesses(k, w).iter().map(|a| conflict_cycles(k.config.arch, a)).sum::<u32>())
-        .max()
-        .unwrap_or(0);
-    (reads, total - reads.min(total))
+    let n_reads = (2 * (k.config.tile.0 / 64) * reads_per_block(&k.config)) as usize;
+    let (mut r, mut w) = (0, 0);
+    for wave in 0..k.config.waves {
+        let acc = k_step_accesses(k, wave);
+        let c: Vec<u32> = acc.iter().map(|a| conflict_cycles(k.config.arch, a)).collect();
+        r = r.max(c[..n_reads].iter().sum());
+        w = w.max(c[n_reads..].iter().sum());
+    }
+    (r, w)
 }
 
 /// The swizzle candidate for a row width: XOR the chunk with the row's index among the
 /// rows that share one bank line.
 pub fn swizzle_for(arch: Arch, row_bytes: u32) -> Option<Swizzle> {
     let line = line_bytes(arch);
-    if row_bytes % 16 != 0 || row_bytes > line || line % row_bytes != 0 {
+    if !row_bytes.is_multiple_of(16) || row_bytes > line || !line.is_multiple_of(row_bytes) {
         return None;
     }
     Some(Swizzle { rows_per_line: line / row_bytes, chunks_per_row: row_bytes / 16 })
 }
-

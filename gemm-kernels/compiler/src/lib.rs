@@ -71,28 +71,38 @@ fn to_co_arch(a: Arch) -> gemm_codeobject::Arch {
 }
 
 /// Resolves labels into SOPP branch offsets (`PC_next + 4*simm16`, ISA.md §3.2) and
-/// returns the final instruction list.
-pub fn resolve_branches(items: &[Item], arch: Arch) -> Result<Vec<Inst>, CompileError> {
-    let size = |i: &Inst| -> Result<u32, CompileError> {
-        Ok(i.encode(arch).map_err(|err| CompileError::Encode { inst: i.to_string(), err })?.len() as u32 * 4)
-    };
+/// encodes: the final instruction list and the machine code.
+pub fn resolve_branches(items: &[Item], arch: Arch) -> Result<(Vec<Inst>, Vec<u8>), CompileError> {
+    let enc = |i: &Inst| i.encode(arch).map_err(|err| CompileError::Encode { inst: i.to_string(), err });
+    let mut words: Vec<Option<Vec<u32>>> = Vec::with_capacity(items.len());
     let mut pc = 0u32;
     let mut labels = std::collections::BTreeMap::new();
     for it in items {
         match it {
-            Item::I(i) => pc += size(i)?,
-            Item::Branch(..) => pc += 4,
+            Item::I(i) => {
+                let w = enc(i)?;
+                pc += 4 * w.len() as u32;
+                words.push(Some(w));
+            }
+            Item::Branch(..) => {
+                pc += 4;
+                words.push(None);
+            }
             Item::Label(l) => {
                 labels.insert(*l, pc);
+                words.push(None);
             }
         }
     }
     let mut out = vec![];
+    let mut code = Vec::with_capacity(pc as usize);
     let mut pc = 0u32;
-    for it in items {
+    for (it, w) in items.iter().zip(words) {
         match it {
             Item::I(i) => {
-                pc += size(i)?;
+                let w = w.expect("encoded");
+                pc += 4 * w.len() as u32;
+                code.extend(w.iter().flat_map(|x| x.to_le_bytes()));
                 out.push(i.clone());
             }
             Item::Branch(op, l) => {
@@ -101,13 +111,15 @@ pub fn resolve_branches(items: &[Item], arch: Arch) -> Result<Vec<Inst>, Compile
                 if !(-32768..=32767).contains(&rel) {
                     return Err(CompileError::Branch(*l));
                 }
-                out.push(Inst::new(*op, &[Operand::Imm(rel as i16 as u16 as i64)]));
+                let b = Inst::new(*op, &[Operand::Imm(rel as i16 as u16 as i64)]);
+                code.extend(enc(&b)?.iter().flat_map(|x| x.to_le_bytes()));
+                out.push(b);
                 pc += 4;
             }
             Item::Label(_) => {}
         }
     }
-    Ok(out)
+    Ok((out, code))
 }
 
 /// Runs the passes on the naive kernel of `config`.
@@ -130,11 +142,7 @@ pub fn compile_kernel(kernel: Kernel) -> Result<CompiledKernel, CompileError> {
     let waits = waitcnt::insert_waits(&mut prog.items);
     let nops = hazard::insert_nops(&mut prog.items, arch);
     let stats = analysis::stats(&kernel, &prog);
-    let insts = resolve_branches(&prog.items, arch)?;
-    let mut code = vec![];
-    for i in &insts {
-        code.extend(i.encode_bytes(arch).map_err(|err| CompileError::Encode { inst: i.to_string(), err })?);
-    }
+    let (insts, code) = resolve_branches(&prog.items, arch)?;
     let name = config.name();
     let lds_bytes = kernel.lds_buffers * kernel.lds_buffer_bytes();
     let mut spec = KernelSpec::new(name.clone(), code.clone());

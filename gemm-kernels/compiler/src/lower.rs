@@ -7,7 +7,7 @@
 //! computes the C tile at rows `x*MT`, columns `y*NT`; waves form a 2x2 grid of 64x64
 //! sub-tiles; each wave runs 2x2 blocks of 32x32 MFMAs.
 
-use crate::ir::{Arch, Align, Copy, KTile, Kernel, LoadKind, Operand, TileOp};
+use crate::ir::{Align, Arch, Copy, KTile, Kernel, LoadKind, Operand, TileOp};
 use crate::kernel_args as ka;
 use crate::lds::{self, CopyGeom};
 use crate::program::{sub, whole, Program};
@@ -397,11 +397,9 @@ impl L<'_> {
                             self.i(Op::V_CNDMASK_B32, &[whole(og), whole(self.oob), whole(off), VCC]);
                             o = og;
                         }
-                        self.ie(
-                            Inst::new(Op::BUFFER_LOAD_USHORT, &[whole(*dst), whole(o), whole(srd), int(0)])
-                                .offen()
-                                .offset((el as i64 * e) as i32),
-                        );
+                        self.ie(Inst::new(Op::BUFFER_LOAD_USHORT, &[whole(*dst), whole(o), whole(srd), int(0)])
+                            .offen()
+                            .offset((el as i64 * e) as i32));
                     }
                     if last {
                         // The prologue writes LDS right away: pack now into dwords 0..4.
@@ -569,9 +567,7 @@ impl L<'_> {
                         for &(o, imm) in &offs {
                             let cv = self.vv();
                             let opc = if ec == 4 { Op::BUFFER_LOAD_DWORD } else { Op::BUFFER_LOAD_USHORT };
-                            self.ie(
-                                Inst::new(opc, &[whole(cv), whole(o), whole(srd_c), int(0)]).offen().offset(imm),
-                            );
+                            self.ie(Inst::new(opc, &[whole(cv), whole(o), whole(srd_c), int(0)]).offen().offset(imm));
                             cvals.push(cv);
                         }
                     }
@@ -598,26 +594,24 @@ impl L<'_> {
                         let (o, imm) = offs[r];
                         let srd = whole(srd_c);
                         match (c.c_type, self.arch) {
-                            (DType::F32, _) => self.ie(
-                                Inst::new(Op::BUFFER_STORE_DWORD, &[whole(x), whole(o), srd, int(0)]).offen().offset(imm),
-                            ),
+                            (DType::F32, _) => {
+                                self.ie(Inst::new(Op::BUFFER_STORE_DWORD, &[whole(x), whole(o), srd, int(0)])
+                                    .offen()
+                                    .offset(imm))
+                            }
                             (DType::F16, _) => {
                                 let y = self.vv();
                                 self.i(Op::V_CVT_F16_F32, &[whole(y), whole(x)]);
-                                self.ie(
-                                    Inst::new(Op::BUFFER_STORE_SHORT, &[whole(y), whole(o), srd, int(0)])
-                                        .offen()
-                                        .offset(imm),
-                                );
+                                self.ie(Inst::new(Op::BUFFER_STORE_SHORT, &[whole(y), whole(o), srd, int(0)])
+                                    .offen()
+                                    .offset(imm));
                             }
                             (_, Arch::Gfx950) => {
                                 let y = self.vv();
                                 self.i(Op::V_CVT_PK_BF16_F32, &[whole(y), whole(x), whole(x)]);
-                                self.ie(
-                                    Inst::new(Op::BUFFER_STORE_SHORT, &[whole(y), whole(o), srd, int(0)])
-                                        .offen()
-                                        .offset(imm),
-                                );
+                                self.ie(Inst::new(Op::BUFFER_STORE_SHORT, &[whole(y), whole(o), srd, int(0)])
+                                    .offen()
+                                    .offset(imm));
                             }
                             (_, Arch::Gfx942) => {
                                 // Round to nearest even by hand (no bf16 convert on gfx942);
@@ -628,11 +622,9 @@ impl L<'_> {
                                 self.i(Op::V_CMP_U_F32, &[VCC, whole(x), whole(x)]);
                                 self.i(Op::V_OR_B32, &[whole(q), lit(0x0040_0000), whole(x)]);
                                 self.i(Op::V_CNDMASK_B32, &[whole(y), whole(y), whole(q), VCC]);
-                                self.ie(
-                                    Inst::new(Op::BUFFER_STORE_SHORT_D16_HI, &[whole(y), whole(o), srd, int(0)])
-                                        .offen()
-                                        .offset(imm),
-                                );
+                                self.ie(Inst::new(Op::BUFFER_STORE_SHORT_D16_HI, &[whole(y), whole(o), srd, int(0)])
+                                    .offen()
+                                    .offset(imm));
                             }
                         }
                     }

@@ -116,8 +116,7 @@ impl Cfg {
         starts.push(items.len());
         starts.sort_unstable();
         starts.dedup();
-        let blocks: Vec<(usize, usize)> =
-            starts.windows(2).map(|w| (w[0], w[1])).filter(|(a, b)| a < b).collect();
+        let blocks: Vec<(usize, usize)> = starts.windows(2).map(|w| (w[0], w[1])).filter(|(a, b)| a < b).collect();
         let block_of_label = |l: u32| {
             blocks.iter().position(|&(s, _)| matches!(items[s], Item::Label(x) if x == l)).expect("label placed")
         };
@@ -152,7 +151,7 @@ pub fn regs_of(o: &Operand) -> Vec<(RegFile, u16)> {
         Operand::Reg(r) => (0..r.count as u16).map(|i| (r.file, r.index + i)).collect(),
         Operand::Special(s) => {
             let code = s.code();
-            if code < 128 && code >= 102 {
+            if (102..128).contains(&code) {
                 (0..s.count() as u16).map(|i| (RegFile::Ttmp, 1000 + code + i)).collect()
             } else {
                 vec![]
@@ -162,9 +161,12 @@ pub fn regs_of(o: &Operand) -> Vec<(RegFile, u16)> {
     }
 }
 
+/// A list of registers.
+pub type Regs = Vec<(RegFile, u16)>;
+
 /// Registers read and written by an instruction (explicit operands; VCC/M0/EXEC as
 /// pseudo-registers in the `Ttmp` file at 1000+code).
-pub fn reads_writes(i: &Inst) -> (Vec<(RegFile, u16)>, Vec<(RegFile, u16)>) {
+pub fn reads_writes(i: &Inst) -> (Regs, Regs) {
     use gemm_isa::table::Access;
     let (mut r, mut w) = (vec![], vec![]);
     for (slot, o) in i.slots().iter().zip(&i.operands) {

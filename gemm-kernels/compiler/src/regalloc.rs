@@ -26,6 +26,14 @@ pub struct Usage {
     pub agprs: u32,
 }
 
+fn fkey(f: RegFile) -> u8 {
+    match f {
+        RegFile::Sgpr => 0,
+        RegFile::Vgpr => 1,
+        _ => 2,
+    }
+}
+
 const RESERVED_S: u16 = 4;
 const RESERVED_V: u16 = 1;
 
@@ -38,9 +46,20 @@ fn limit(f: RegFile) -> u16 {
 
 /// Allocates and rewrites `p` in place.
 pub fn allocate(p: &mut Program) -> Result<Usage, RegAllocError> {
-    // Map each virtual index to its vreg.
-    let find = |vregs: &[VReg], f: RegFile, idx: u16| -> Option<usize> {
-        vregs.iter().position(|v| v.file == f && idx >= v.vbase && idx < v.vbase + v.count as u16)
+    // Map each virtual index to its vreg: per file, offset from VIRT_BASE -> vreg id.
+    let mut owner: [Vec<usize>; 3] = Default::default();
+    for (id, v) in p.vregs.iter().enumerate() {
+        let o = &mut owner[fkey(v.file) as usize];
+        let end = (v.vbase - VIRT_BASE + v.count as u16) as usize;
+        if o.len() < end {
+            o.resize(end, usize::MAX);
+        }
+        for x in v.vbase - VIRT_BASE..v.vbase - VIRT_BASE + v.count as u16 {
+            o[x as usize] = id;
+        }
+    }
+    let find = |_: &[VReg], f: RegFile, idx: u16| -> Option<usize> {
+        owner[fkey(f) as usize].get((idx - VIRT_BASE) as usize).copied().filter(|&x| x != usize::MAX)
     };
     let mut first: Vec<Option<usize>> = vec![None; p.vregs.len()];
     let mut last: Vec<usize> = vec![0; p.vregs.len()];
@@ -52,12 +71,6 @@ pub fn allocate(p: &mut Program) -> Result<Usage, RegAllocError> {
             label_pos.insert(*l, i);
         }
     }
-    let mut index_cache: BTreeMap<(u8, u16), usize> = BTreeMap::new();
-    let fkey = |f: RegFile| match f {
-        RegFile::Sgpr => 0u8,
-        RegFile::Vgpr => 1,
-        _ => 2,
-    };
     for (pos, it) in p.items.iter().enumerate() {
         let Item::I(inst) = it else { continue };
         let (reads, _) = crate::program::reads_writes(inst);
@@ -66,9 +79,7 @@ pub fn allocate(p: &mut Program) -> Result<Usage, RegAllocError> {
                 if idx < VIRT_BASE || f == RegFile::Ttmp {
                     continue;
                 }
-                let vi = *index_cache
-                    .entry((fkey(f), idx))
-                    .or_insert_with(|| find(&p.vregs, f, idx).expect("virtual register exists"));
+                let vi = find(&p.vregs, f, idx).expect("virtual register exists");
                 if first[vi].is_none() {
                     first[vi] = Some(pos);
                     first_is_read[vi] = reads.contains(&(f, idx));
@@ -77,12 +88,12 @@ pub fn allocate(p: &mut Program) -> Result<Usage, RegAllocError> {
             }
         }
     }
+    let loop_pos: Vec<(usize, usize)> = p.loops.iter().map(|(a, b)| (label_pos[a], label_pos[b])).collect();
     let mut intervals: Vec<(usize, usize, usize)> = vec![];
     for vi in 0..p.vregs.len() {
         let Some(f) = first[vi] else { continue };
         let (mut s, mut e) = (f, last[vi]);
-        for &(ls, le) in &p.loops {
-            let (ls, le) = (label_pos[&ls], label_pos[&le]);
+        for &(ls, le) in &loop_pos {
             let overlaps = s < le && e > ls;
             let live_in = s < ls && e > ls;
             let carried = s > ls && s < le && first_is_read[vi];
@@ -91,36 +102,37 @@ pub fn allocate(p: &mut Program) -> Result<Usage, RegAllocError> {
                 e = e.max(le);
             }
         }
-        if first_is_read[vi] && !p.loops.iter().any(|&(ls, le)| f > label_pos[&ls] && f < label_pos[&le]) {
+        if first_is_read[vi] && !loop_pos.iter().any(|&(ls, le)| f > ls && f < le) {
             return Err(RegAllocError::Undefined(p.vregs[vi].vbase));
         }
         intervals.push((s, e, vi));
     }
     intervals.sort();
-    // Active: (end, file, phys base, count).
-    let mut active: Vec<(usize, RegFile, u16, u16)> = vec![];
+    // Per file and physical register: the last position it is busy (None: free).
+    let mut busy: [Vec<Option<usize>>; 3] = [vec![None; 102], vec![None; 256], vec![None; 256]];
     let mut assign: Vec<Option<u16>> = vec![None; p.vregs.len()];
     let mut usage = Usage::default();
     for (s, e, vi) in intervals {
-        active.retain(|a| a.0 >= s);
         let vr = p.vregs[vi];
         let start = match vr.file {
             RegFile::Sgpr => RESERVED_S,
             RegFile::Vgpr => RESERVED_V,
             _ => 0,
         };
+        let regs = &mut busy[fkey(vr.file) as usize];
+        let free = |r: &Option<usize>| r.is_none_or(|end| end < s);
         let mut base = start.next_multiple_of(vr.align as u16);
-        loop {
-            let clash = active.iter().any(|a| a.1 == vr.file && base < a.2 + a.3 && a.2 < base + vr.count as u16);
-            if !clash {
-                break;
-            }
+        while (base as usize + vr.count as usize) <= regs.len()
+            && !regs[base as usize..base as usize + vr.count as usize].iter().all(free)
+        {
             base += vr.align as u16;
         }
         if base + vr.count as u16 > limit(vr.file) {
             return Err(RegAllocError::OutOfRegisters { file: vr.file, limit: limit(vr.file) as u32 });
         }
-        active.push((e, vr.file, base, vr.count as u16));
+        for r in &mut regs[base as usize..base as usize + vr.count as usize] {
+            *r = Some(e);
+        }
         assign[vi] = Some(base);
         let top = (base + vr.count as u16) as u32;
         match vr.file {
@@ -141,7 +153,7 @@ pub fn allocate(p: &mut Program) -> Result<Usage, RegAllocError> {
         for o in inst.operands.iter_mut() {
             if let Operand::Reg(r) = o {
                 if r.index >= VIRT_BASE && r.file != RegFile::Ttmp {
-                    let vi = *index_cache.get(&(fkey(r.file), r.index)).expect("seen");
+                    let vi = find(&vregs, r.file, r.index).expect("virtual register exists");
                     let vr = vregs[vi];
                     let phys = assign[vi].ok_or(RegAllocError::Undefined(vr.vbase))?;
                     *r = Reg { file: r.file, index: phys + (r.index - vr.vbase), count: r.count };

@@ -116,9 +116,9 @@ fn kind(i: &Inst) -> Kind {
     }
 }
 
-/// Required wait for `i` in state `s`.
-fn required(s: &State, i: &Inst) -> Wait {
-    let (reads, writes) = reads_writes(i);
+/// Required wait for `i` (whose registers are `rw`) in state `s`.
+fn required(s: &State, i: &Inst, rw: &(Vec<R>, Vec<R>)) -> Wait {
+    let (reads, writes) = rw;
     let touches = |e: &Ev| e.regs.iter().any(|r| reads.contains(r) || writes.contains(r));
     let mut w = Wait::default();
     // The weakest count that guarantees the youngest matching op has completed: the
@@ -145,7 +145,10 @@ fn required(s: &State, i: &Inst) -> Wait {
         w.merge(Wait { vm: Some(VM_MAX - 1), ..Default::default() });
     }
     if matches!(k, Kind::DsRead | Kind::DsWrite | Kind::Smem) && s.lgkm.len() >= LGKM_MAX {
-        w.merge(Wait { lgkm: Some(if s.lgkm.iter().any(|e| e.smem) { 0 } else { LGKM_MAX - 1 }), ..Default::default() });
+        w.merge(Wait {
+            lgkm: Some(if s.lgkm.iter().any(|e| e.smem) { 0 } else { LGKM_MAX - 1 }),
+            ..Default::default()
+        });
     }
     if matches!(k, Kind::VmStore) && s.exp.len() >= EXP_MAX {
         w.merge(Wait { exp: Some(EXP_MAX - 1), ..Default::default() });
@@ -159,9 +162,8 @@ fn apply_wait(s: &mut State, w: Wait) {
     // mixed classes only that much is known.
     let cut = |l: &mut Vec<Ev>, n: Option<usize>| {
         if let Some(n) = n {
-            let keep: Vec<bool> = (0..l.len())
-                .map(|i| l[i + 1..].iter().filter(|e| e.store == l[i].store).count() < n)
-                .collect();
+            let keep: Vec<bool> =
+                (0..l.len()).map(|i| l[i + 1..].iter().filter(|e| e.store == l[i].store).count() < n).collect();
             let mut it = keep.iter();
             l.retain(|_| *it.next().unwrap());
         }
@@ -171,8 +173,8 @@ fn apply_wait(s: &mut State, w: Wait) {
     cut(&mut s.exp, w.exp);
 }
 
-fn issue(s: &mut State, i: &Inst) {
-    let (reads, writes) = reads_writes(i);
+fn issue(s: &mut State, i: &Inst, rw: &(Vec<R>, Vec<R>)) {
+    let (reads, writes) = (&rw.0, rw.1.clone());
     match kind(i) {
         Kind::VmLoad => s.vm.push(Ev { regs: writes, lds: false, smem: false, store: false }),
         Kind::VmLds => s.vm.push(Ev { regs: vec![], lds: true, smem: false, store: false }),
@@ -206,13 +208,13 @@ fn dedup(v: &mut Vec<State>) {
 }
 
 /// Runs one block from `entry`, returning the exit states and the waits per item.
-fn run_block(items: &[Item], entry: &[State]) -> (Vec<State>, Vec<Wait>) {
+fn run_block(items: &[Item], rws: &[(Vec<R>, Vec<R>)], entry: &[State]) -> (Vec<State>, Vec<Wait>) {
     let mut states = entry.to_vec();
     if states.is_empty() {
         states.push(State::default());
     }
     let mut waits = vec![];
-    for it in items {
+    for (it, rw) in items.iter().zip(rws) {
         let mut w = Wait::default();
         if let Item::I(i) = it {
             if i.op == Op::S_WAITCNT {
@@ -220,11 +222,11 @@ fn run_block(items: &[Item], entry: &[State]) -> (Vec<State>, Vec<Wait>) {
                 continue;
             }
             for s in &states {
-                w.merge(required(s, i));
+                w.merge(required(s, i, rw));
             }
             for s in states.iter_mut() {
                 apply_wait(s, w);
-                issue(s, i);
+                issue(s, i, rw);
             }
             dedup(&mut states);
         }
@@ -236,10 +238,14 @@ fn run_block(items: &[Item], entry: &[State]) -> (Vec<State>, Vec<Wait>) {
 /// Inserts the waits; returns how many `s_waitcnt` were added.
 pub fn insert_waits(items: &mut Vec<Item>) -> usize {
     let cfg = Cfg::build(items);
+    let rws: Vec<(Vec<R>, Vec<R>)> =
+        items.iter().map(|it| if let Item::I(i) = it { reads_writes(i) } else { Default::default() }).collect();
     let nb = cfg.blocks.len();
     let mut entry: Vec<Vec<State>> = vec![vec![]; nb];
     entry[0] = vec![State::default()];
     let mut exits: Vec<Option<Vec<State>>> = vec![None; nb];
+    let mut block_waits: Vec<Vec<Wait>> = vec![vec![]; nb];
+    // Iterate to a fixed point; the waits of the last (unchanged) round are final.
     for _round in 0..64 {
         let mut changed = false;
         for b in 0..nb {
@@ -257,7 +263,8 @@ pub fn insert_waits(items: &mut Vec<Item>) -> usize {
                 }
             }
             let (s, e) = cfg.blocks[b];
-            let (out, _) = run_block(&items[s..e], &entry[b]);
+            let (out, waits) = run_block(&items[s..e], &rws[s..e], &entry[b]);
+            block_waits[b] = waits;
             if exits[b].as_ref() != Some(&out) {
                 exits[b] = Some(out);
                 changed = true;
@@ -269,10 +276,9 @@ pub fn insert_waits(items: &mut Vec<Item>) -> usize {
     }
     let mut out = Vec::with_capacity(items.len() + 64);
     let mut added = 0;
-    for b in 0..nb {
+    for (b, waits) in block_waits.iter().enumerate() {
         let (s, e) = cfg.blocks[b];
-        let (_, waits) = run_block(&items[s..e], &entry[b]);
-        for (it, w) in items[s..e].iter().zip(waits) {
+        for (it, w) in items[s..e].iter().zip(waits.iter().copied()) {
             if !w.is_none() {
                 out.push(Item::I(Inst::new(Op::S_WAITCNT, &[Operand::Imm(w.simm16() as i64)])));
                 added += 1;

@@ -41,7 +41,9 @@ pub enum Reason {
 pub enum DirectToLdsDeclined {
     #[error("gfx942 direct-to-LDS moves one dword per lane (ISA.md §2.4), and the swizzled K-major tile needs 16-byte rows per lane")]
     WidthGfx942,
-    #[error("the operand is contiguous along M/N, its LDS tile is K-major: LDS-DMA writes lane-linear and cannot transpose")]
+    #[error(
+        "the operand is contiguous along M/N, its LDS tile is K-major: LDS-DMA writes lane-linear and cannot transpose"
+    )]
     Transposing,
     #[error("the XOR swizzle permutes 16-byte chunks within a row; LDS-DMA's lane-linear destination cannot follow it without permuting the global addresses per lane, which this version does not do")]
     Swizzled,
@@ -58,11 +60,11 @@ pub fn run(mut k: Kernel) -> Result<Kernel, Reason> {
     }
     for op in [Operand::A, Operand::B] {
         let row = c.tile.2 * c.ab_bytes();
-        if row % 16 != 0 {
+        if !row.is_multiple_of(16) {
             return Err(Reason::RowNotVector(op, row));
         }
         let vectors = c.tile_rows(op) * c.tile.2 / 8;
-        if vectors % c.threads() != 0 || (c.tile_rows(op).max(c.tile.2) / 8) > c.threads() {
+        if !vectors.is_multiple_of(c.threads()) || (c.tile_rows(op).max(c.tile.2) / 8) > c.threads() {
             return Err(Reason::Uneven { operand: op, threads: c.threads(), vectors });
         }
     }

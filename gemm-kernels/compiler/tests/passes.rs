@@ -1,0 +1,150 @@
+//! Each pass on IR: applied (with the effect it promises) or declined with its reason;
+//! the lowering refuses IR that lacks a pass; the compiler is deterministic.
+
+use gemm_compiler::ir::{Align, Arch, KGuard, KTile, Kernel, KernelConfig, LoadKind, Operand, TileOp};
+use gemm_compiler::passes::{buffer_ops, epilogue, pipeline, swizzle, Declined};
+use gemm_compiler::{compile, lds, lower};
+use gemm_core::DType;
+
+fn cfg(arch: Arch, ta: bool, tb: bool, align: Align) -> KernelConfig {
+    KernelConfig::new(arch, DType::Bf16, DType::F32, ta, tb, align)
+}
+
+#[test]
+fn buffer_ops_guards_the_last_tile_and_picks_widths() {
+    for (ta, tb) in [(false, false), (true, true), (false, true), (true, false)] {
+        let c = cfg(Arch::Gfx942, ta, tb, Align::Vec8);
+        let k = buffer_ops::run(Kernel::naive(c)).unwrap();
+        assert!(k.buffer_ops);
+        for cp in k.copies() {
+            match cp.which {
+                KTile::Loop => assert_eq!((cp.kind, cp.guard), (LoadKind::Vector, KGuard::None)),
+                KTile::Last => {
+                    assert_eq!(cp.guard, KGuard::OffsetPastEnd);
+                    let want = if c.k_contiguous(cp.operand) { LoadKind::Element } else { LoadKind::Vector };
+                    assert_eq!(cp.kind, want, "{:?} ta {ta} tb {tb}", cp.operand);
+                }
+            }
+        }
+        assert_eq!(k.direct_to_lds.len(), 2);
+    }
+    let e = buffer_ops::run(Kernel::naive(cfg(Arch::Gfx950, false, false, Align::Elem))).unwrap();
+    assert!(e.copies().filter(|c| c.which == KTile::Loop).all(|c| c.kind == LoadKind::Element));
+}
+
+#[test]
+fn buffer_ops_declines_with_reasons() {
+    let mut c = cfg(Arch::Gfx942, false, false, Align::Vec8);
+    c.ab_type = DType::Fp8E4M3Fnuz;
+    assert_eq!(buffer_ops::run(Kernel::naive(c)), Err(buffer_ops::Reason::InputDtype(DType::Fp8E4M3Fnuz)));
+    let mut c = cfg(Arch::Gfx942, false, false, Align::Vec8);
+    c.tile.2 = 4;
+    assert!(matches!(buffer_ops::run(Kernel::naive(c)), Err(buffer_ops::Reason::RowNotVector(..))));
+    let k = buffer_ops::run(Kernel::naive(cfg(Arch::Gfx942, false, false, Align::Vec8))).unwrap();
+    assert_eq!(buffer_ops::run(k), Err(buffer_ops::Reason::AlreadyApplied));
+}
+
+#[test]
+fn pipeline_double_buffers_or_declines() {
+    let k = pipeline::run(Kernel::naive(cfg(Arch::Gfx942, false, false, Align::Vec8))).unwrap();
+    assert_eq!(k.lds_buffers, 2);
+    assert_eq!(k.body.iter().filter(|o| **o == TileOp::Barrier).count(), 1, "one barrier per iteration");
+    let loads = k.body.iter().position(|o| matches!(o, TileOp::GlobalLoad(_))).unwrap();
+    let dot = k.body.iter().position(|o| *o == TileOp::Dot).unwrap();
+    let store = k.body.iter().position(|o| matches!(o, TileOp::LdsStore(Operand::A))).unwrap();
+    assert!(loads < dot && dot < store, "loads of tile t+1 in flight across the MFMAs of tile t");
+    assert_eq!(k.drain, vec![TileOp::Barrier, TileOp::LdsToRegs, TileOp::Dot]);
+
+    let mut c = cfg(Arch::Gfx942, false, false, Align::Vec8);
+    c.stages = 1;
+    assert_eq!(pipeline::run(Kernel::naive(c)), Err(pipeline::Reason::Stages(1)));
+    let mut c = cfg(Arch::Gfx942, false, false, Align::Vec8);
+    c.tile = (256, 256, 64);
+    assert!(matches!(pipeline::run(Kernel::naive(c)), Err(pipeline::Reason::LdsTooSmall { .. })));
+    // The same tile fits gfx950's 160 KiB.
+    c.arch = Arch::Gfx950;
+    assert!(pipeline::run(Kernel::naive(c)).is_ok());
+    let k = pipeline::run(Kernel::naive(cfg(Arch::Gfx942, false, false, Align::Vec8))).unwrap();
+    assert_eq!(pipeline::run(k), Err(pipeline::Reason::Shape));
+}
+
+#[test]
+fn swizzle_removes_read_conflicts_on_both_bank_models() {
+    for arch in Arch::ALL {
+        let k = Kernel::naive(cfg(arch, false, false, Align::Vec8));
+        let before = lds::read_conflicts(&k);
+        assert!(before > 0, "{arch}: the plain layout conflicts ({before})");
+        let k = swizzle::run(k).unwrap();
+        assert_eq!(lds::read_conflicts(&k), 0, "{arch}");
+        assert_eq!(swizzle::run(k), Err(swizzle::Reason::NotNeeded));
+    }
+    let mut c = cfg(Arch::Gfx942, false, false, Align::Vec8);
+    c.tile.2 = 128; // 256-byte rows: wider than gfx942's 128-byte bank line
+    assert!(matches!(swizzle::run(Kernel::naive(c)), Err(swizzle::Reason::RowShape { .. })));
+}
+
+#[test]
+fn bank_model_counts_known_patterns() {
+    let same_bank = lds::DsAccess { width: 4, addrs: (0..64).map(|l| l * 128).collect() };
+    // 32 lanes per phase on gfx942, all in bank 0 at distinct dwords: 31 extra cycles each.
+    assert_eq!(lds::conflict_cycles(Arch::Gfx942, &same_bank), 2 * 31);
+    let broadcast = lds::DsAccess { width: 4, addrs: vec![64; 64] };
+    assert_eq!(lds::conflict_cycles(Arch::Gfx942, &broadcast), 0);
+    let linear = lds::DsAccess { width: 16, addrs: (0..64).map(|l| l * 16).collect() };
+    assert_eq!(lds::conflict_cycles(Arch::Gfx950, &linear), 0);
+}
+
+#[test]
+fn epilogue_plans_or_declines() {
+    let k = epilogue::run(Kernel::naive(cfg(Arch::Gfx942, false, false, Align::Vec8))).unwrap();
+    let p = k.epilogue_plan.unwrap();
+    assert!(p.beta_zero_path && p.legacy_alpha);
+    let mut c = cfg(Arch::Gfx942, false, false, Align::Vec8);
+    c.c_type = DType::Fp8E4M3Fnuz;
+    assert_eq!(epilogue::run(Kernel::naive(c)), Err(epilogue::Reason::OutputDtype(DType::Fp8E4M3Fnuz)));
+    let mut c = cfg(Arch::Gfx950, false, false, Align::Vec8);
+    c.mfma = gemm_compiler::ir::MfmaShape::native_16(Arch::Gfx950);
+    assert_eq!(epilogue::run(Kernel::naive(c)), Err(epilogue::Reason::Shape(16, 16)));
+}
+
+#[test]
+fn run_all_reports_the_declining_pass() {
+    let mut c = cfg(Arch::Gfx942, false, false, Align::Vec8);
+    c.stages = 3;
+    assert!(matches!(gemm_compiler::optimise(c), Err(Declined::Pipeline(pipeline::Reason::Stages(3)))));
+}
+
+#[test]
+fn lowering_needs_the_passes() {
+    let k = Kernel::naive(cfg(Arch::Gfx942, false, false, Align::Vec8));
+    assert_eq!(lower::lower(&k).unwrap_err(), lower::LowerError::PassMissing("buffer_ops"));
+}
+
+#[test]
+fn compiling_twice_gives_the_same_bytes() {
+    for c in gemm_compiler::catalogue::configs().into_iter().step_by(7) {
+        let (a, b) = (compile(c).unwrap(), compile(c).unwrap());
+        assert!(a.code_object == b.code_object, "{}", a.name);
+    }
+}
+
+#[test]
+fn waits_and_nops_are_derived_not_constant() {
+    let k = compile(cfg(Arch::Gfx942, false, false, Align::Vec8)).unwrap();
+    let text = gemm_compiler::disassemble(&k);
+    // Partial waits: the first MFMA waits only for the fragments it needs.
+    assert!(text.contains("s_waitcnt lgkmcnt(5)"), "{text}");
+    // Every barrier is preceded by a wait for this wave's LDS operations.
+    let lines: Vec<&str> = text.lines().collect();
+    for (i, l) in lines.iter().enumerate() {
+        if *l == "s_barrier" {
+            assert!(
+                lines[..i].iter().rev().take(3).any(|p| p.contains("lgkmcnt(0)")),
+                "barrier at {i} without LDS wait"
+            );
+        }
+    }
+    // gfx950 needs one more wait state after XDL results than gfx942.
+    let k950 = compile(cfg(Arch::Gfx950, false, false, Align::Vec8)).unwrap();
+    assert!(k950.nop_wait_states >= k.nop_wait_states);
+}
