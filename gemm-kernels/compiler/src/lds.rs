@@ -53,6 +53,13 @@ pub fn reads_per_block(c: &KernelConfig) -> u32 {
 }
 
 /// Geometry of a global->LDS copy of one operand.
+///
+/// K-contiguous operands: consecutive lanes take consecutive 8-element vectors along K
+/// (one 16-byte `ds_write_b128` each, conflict-free with the swizzle). M/N-contiguous
+/// operands are transposed on the way into LDS (8 `ds_write_b16` per vector), so there
+/// consecutive lanes take consecutive K columns instead: the 32 lanes of a half-wave
+/// then write one LDS row, and only the two half-waves share banks (1 extra cycle per
+/// write instead of 15 with the lane order of the K-contiguous case).
 #[derive(Clone, Copy, Debug)]
 pub struct CopyGeom {
     /// Elements along the contiguous storage dimension of the tile.
@@ -61,7 +68,8 @@ pub struct CopyGeom {
     pub ls: u32,
     /// 8-element vectors per thread.
     pub per_thread: u32,
-    /// Strided-dimension step between a thread's vectors.
+    /// K-contiguous: strided-dimension step between a thread's vectors. Otherwise: the
+    /// contiguous-dimension step (elements) between a thread's vectors.
     pub step: u32,
     pub k_contiguous: bool,
 }
@@ -70,19 +78,18 @@ pub fn copy_geom(c: &KernelConfig, op: Operand) -> CopyGeom {
     let rows = c.tile_rows(op);
     let kc = c.k_contiguous(op);
     let (lc, ls) = if kc { (c.tile.2, rows) } else { (rows, c.tile.2) };
-    let per_line = lc / 8;
-    CopyGeom { lc, ls, per_thread: lc * ls / 8 / c.threads(), step: c.threads() / per_line, k_contiguous: kc }
+    let per_thread = lc * ls / 8 / c.threads();
+    let step = if kc { c.threads() / (lc / 8) } else { c.threads() / ls * 8 };
+    CopyGeom { lc, ls, per_thread, step, k_contiguous: kc }
 }
 
 /// For thread `t`, vector `p`, element `e` (0..8): `(row, k)` in the operand's LDS tile.
 pub fn copy_elem(g: &CopyGeom, t: u32, p: u32, e: u32) -> (u32, u32) {
-    let per_line = g.lc / 8;
-    let c = (t % per_line) * 8 + e;
-    let s = t / per_line + p * g.step;
     if g.k_contiguous {
-        (s, c)
+        let per_line = g.lc / 8;
+        (t / per_line + p * g.step, (t % per_line) * 8 + e)
     } else {
-        (c, s)
+        ((t / g.ls) * 8 + p * g.step + e, t % g.ls)
     }
 }
 

@@ -242,9 +242,16 @@ impl L<'_> {
         let (c0, s0) = if g.k_contiguous { (None, Some(origin)) } else { (Some(origin), None) };
         let per_line = g.lc / 8;
         let (cidx, sidx) = (self.vv(), self.vv());
-        self.i(Op::V_AND_B32, &[whole(cidx), lit(per_line - 1), whole(self.tid)]);
-        self.i(Op::V_LSHLREV_B32, &[whole(cidx), int(3), whole(cidx)]);
-        self.i(Op::V_LSHRREV_B32, &[whole(sidx), int(log2(per_line)), whole(self.tid)]);
+        if g.k_contiguous {
+            self.i(Op::V_AND_B32, &[whole(cidx), lit(per_line - 1), whole(self.tid)]);
+            self.i(Op::V_LSHLREV_B32, &[whole(cidx), int(3), whole(cidx)]);
+            self.i(Op::V_LSHRREV_B32, &[whole(sidx), int(log2(per_line)), whole(self.tid)]);
+        } else {
+            // Lanes run along K first (lds::CopyGeom).
+            self.i(Op::V_LSHRREV_B32, &[whole(cidx), int(log2(g.ls)), whole(self.tid)]);
+            self.i(Op::V_LSHLREV_B32, &[whole(cidx), int(3), whole(cidx)]);
+            self.i(Op::V_AND_B32, &[whole(sidx), lit(g.ls - 1), whole(self.tid)]);
+        }
         let gs = match s0 {
             Some(s0) => {
                 let r = self.vv();
@@ -268,13 +275,18 @@ impl L<'_> {
         self.i(Op::V_LSHLREV_B32, &[whole(off0), int(log2(e)), whole(t)]);
         let ldb = self.sv();
         self.i(Op::S_LSHL_B32, &[whole(ldb), ld, int(log2(e))]);
-        let pstride = self.sv();
-        self.i(Op::S_MUL_I32, &[whole(pstride), whole(ldb), lit(g.step)]);
+        let pstride = if g.k_contiguous {
+            let r = self.sv();
+            self.i(Op::S_MUL_I32, &[whole(r), whole(ldb), lit(g.step)]);
+            whole(r)
+        } else {
+            lit(g.step * e)
+        };
         let mut offs = vec![off0];
         for _ in 1..g.per_thread {
             let prev = *offs.last().unwrap();
             let o = self.vv();
-            self.i(Op::V_ADD_U32, &[whole(o), whole(pstride), whole(prev)]);
+            self.i(Op::V_ADD_U32, &[whole(o), pstride, whole(prev)]);
             offs.push(o);
         }
         let kadv = if g.k_contiguous {
@@ -309,7 +321,7 @@ impl L<'_> {
             } else {
                 let mut v8 = vec![];
                 for el in 0..8 {
-                    let a = self.lds_addr(op, cidx, el, sb, p * g.step * e);
+                    let a = self.lds_addr(op, cidx, p * g.step + el, sb, 0);
                     v8.push(a);
                 }
                 waddr.push(v8);
@@ -368,9 +380,10 @@ impl L<'_> {
                 self.i(Op::V_ADD_U32, &[whole(o), whole(lo), whole(off)]);
                 off = o;
                 if let Some(rs) = rem_s {
-                    // The whole vector lies at one l = l_last + s + p*step: valid iff < k.
+                    // The whole vector lies at one l = l_last + s: valid iff < k (the
+                    // vectors of a thread differ along M/N only, lds::CopyGeom).
                     let og = self.vv();
-                    self.i(Op::V_CMP_LT_I32, &[VCC, lit(p as u32 * g.step), whole(rs)]);
+                    self.i(Op::V_CMP_LT_I32, &[VCC, int(0), whole(rs)]);
                     self.i(Op::V_CNDMASK_B32, &[whole(og), whole(self.oob), whole(off), VCC]);
                     off = og;
                 }

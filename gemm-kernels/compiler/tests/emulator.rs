@@ -128,3 +128,33 @@ fn catalogue_large_edge_shape() {
         run_kernel(&k, &case, Schedule { mode: Mode::Random, seed: 3 });
     }
 }
+
+/// The large shapes on the NN bf16->f32 kernel of each arch: 4096x16x512 and
+/// 16x4096x512 on both archs, 1024^3 on gfx950 (about 20 s each in the emulator; the
+/// gfx942 1024^3 run takes as long and is selected with `GEMM_LARGE_CASE=2`, which runs
+/// only that case on both archs). The budget keeps this test under about a minute.
+#[test]
+fn large_shapes_one_kernel_per_arch() {
+    let cases = [
+        Case { m: 4096, n: 16, k: 512, pad: 8, alpha: 1.0, beta: 0.0 },
+        Case { m: 16, n: 4096, k: 512, pad: 8, alpha: 0.5, beta: 2.0 },
+        Case { m: 1024, n: 1024, k: 1024, pad: 0, alpha: 1.0, beta: 0.0 },
+    ];
+    let only = std::env::var("GEMM_LARGE_CASE").ok().and_then(|s| s.parse::<usize>().ok());
+    for k in kernels(|c| {
+        c.align == Align::Vec8 && !c.trans_a && !c.trans_b && c.c_type == DType::F32 && c.ab_type == DType::Bf16
+    }) {
+        for (i, case) in cases.iter().enumerate() {
+            let selected = match only {
+                Some(o) => o == i,
+                None => i < 2 || k.config.arch == gemm_compiler::ir::Arch::Gfx950,
+            };
+            if !selected {
+                continue;
+            }
+            let t = std::time::Instant::now();
+            run_kernel(&k, case, Schedule { mode: Mode::Random, seed: 1 });
+            eprintln!("{} {}x{}x{}: {:.1} s", k.name, case.m, case.n, case.k, t.elapsed().as_secs_f64());
+        }
+    }
+}

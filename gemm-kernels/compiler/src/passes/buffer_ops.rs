@@ -64,7 +64,12 @@ pub fn run(mut k: Kernel) -> Result<Kernel, Reason> {
             return Err(Reason::RowNotVector(op, row));
         }
         let vectors = c.tile_rows(op) * c.tile.2 / 8;
-        if !vectors.is_multiple_of(c.threads()) || (c.tile_rows(op).max(c.tile.2) / 8) > c.threads() {
+        let lanes_ok = if c.k_contiguous(op) {
+            c.tile.2 / 8 <= c.threads()
+        } else {
+            c.tile.2.is_power_of_two() && c.threads().is_multiple_of(c.tile.2)
+        };
+        if !vectors.is_multiple_of(c.threads()) || !lanes_ok {
             return Err(Reason::Uneven { operand: op, threads: c.threads(), vectors });
         }
     }
