@@ -130,22 +130,7 @@ pub fn k_step_accesses(k: &Kernel, wave: u32) -> Vec<DsAccess> {
     let c = &k.config;
     let sw = k.swizzle;
     let rb = row_bytes(c);
-    let mut out = vec![];
-    let (wm, wn) = (wave % 2, wave / 2);
-    for op in [Operand::A, Operand::B] {
-        let wrow = if op == Operand::A { wm } else { wn } * (c.tile_rows(op) / 2);
-        for blk in 0..(c.tile_rows(op) / 2 / 32) {
-            for h in 0..reads_per_block(c) {
-                let addrs = (0..64)
-                    .map(|lane| {
-                        let (r, lb) = read_lane(c, lane, h);
-                        tile_base(c, op) + sw.byte_offset(wrow + blk * 32 + r, lb, rb)
-                    })
-                    .collect();
-                out.push(DsAccess { width: 16, addrs });
-            }
-        }
-    }
+    let mut out = read_accesses(k, wave);
     for op in [Operand::A, Operand::B] {
         let g = copy_geom(c, op);
         for p in 0..g.per_thread {
@@ -164,13 +149,34 @@ pub fn k_step_accesses(k: &Kernel, wave: u32) -> Vec<DsAccess> {
     out
 }
 
+/// The MFMA fragment reads of one wave per K tile.
+pub fn read_accesses(k: &Kernel, wave: u32) -> Vec<DsAccess> {
+    let c = &k.config;
+    let sw = k.swizzle;
+    let rb = row_bytes(c);
+    let mut out = vec![];
+    let (wm, wn) = (wave % 2, wave / 2);
+    for op in [Operand::A, Operand::B] {
+        let wrow = if op == Operand::A { wm } else { wn } * (c.tile_rows(op) / 2);
+        for blk in 0..(c.tile_rows(op) / 2 / 32) {
+            for h in 0..reads_per_block(c) {
+                let addrs = (0..64)
+                    .map(|lane| {
+                        let (r, lb) = read_lane(c, lane, h);
+                        tile_base(c, op) + sw.byte_offset(wrow + blk * 32 + r, lb, rb)
+                    })
+                    .collect();
+                out.push(DsAccess { width: 16, addrs });
+            }
+        }
+    }
+    out
+}
+
 /// Bank-conflict cycles of the fragment reads only, worst wave.
 pub fn read_conflicts(k: &Kernel) -> u32 {
     (0..k.config.waves)
-        .map(|w| {
-            let n_reads = 2 * (k.config.tile.0 / 64) * reads_per_block(&k.config);
-            k_step_accesses(k, w).iter().take(n_reads as usize).map(|a| conflict_cycles(k.config.arch, a)).sum()
-        })
+        .map(|w| read_accesses(k, w).iter().map(|a| conflict_cycles(k.config.arch, a)).sum())
         .max()
         .unwrap_or(0)
 }

@@ -157,6 +157,9 @@ fn required(s: &State, i: &Inst, rw: &(Vec<R>, Vec<R>)) -> Wait {
 }
 
 fn apply_wait(s: &mut State, w: Wait) {
+    if w.is_none() {
+        return;
+    }
     // After `cnt(n)` an op is known complete when at least n younger ops of its class
     // exist (were it pending, they would be too, and the count would exceed n); with
     // mixed classes only that much is known.
@@ -228,7 +231,9 @@ fn run_block(items: &[Item], rws: &[(Vec<R>, Vec<R>)], entry: &[State]) -> (Vec<
                 apply_wait(s, w);
                 issue(s, i, rw);
             }
-            dedup(&mut states);
+            if states.len() > 1 {
+                dedup(&mut states);
+            }
         }
         waits.push(w);
     }
