@@ -133,14 +133,33 @@ pub fn compile(config: KernelConfig) -> Result<CompiledKernel, CompileError> {
     compile_kernel(kernel)
 }
 
+/// Switches for negative tests: a kernel built without its waits or NOPs must be caught
+/// by the emulator's checkers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    pub insert_waits: bool,
+    pub insert_nops: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { insert_waits: true, insert_nops: true }
+    }
+}
+
 /// Lowers an already optimised kernel.
 pub fn compile_kernel(kernel: Kernel) -> Result<CompiledKernel, CompileError> {
+    compile_kernel_with(kernel, Options::default())
+}
+
+/// Lowers an already optimised kernel with explicit [`Options`].
+pub fn compile_kernel_with(kernel: Kernel, opts: Options) -> Result<CompiledKernel, CompileError> {
     let config = kernel.config;
     let arch = config.arch;
     let mut prog = lower::lower(&kernel)?;
     let usage = regalloc::allocate(&mut prog)?;
-    let waits = waitcnt::insert_waits(&mut prog.items);
-    let nops = hazard::insert_nops(&mut prog.items, arch);
+    let waits = if opts.insert_waits { waitcnt::insert_waits(&mut prog.items) } else { 0 };
+    let nops = if opts.insert_nops { hazard::insert_nops(&mut prog.items, arch) } else { 0 };
     let stats = analysis::stats(&kernel, &prog);
     let (insts, code) = resolve_branches(&prog.items, arch)?;
     let name = config.name();

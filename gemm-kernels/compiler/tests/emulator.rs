@@ -158,3 +158,29 @@ fn large_shapes_one_kernel_per_arch() {
         }
     }
 }
+
+/// The checkers must see what the waitcnt pass prevents: the same kernel built without
+/// its waits is reported (and usually wrong) under the longest-latency schedule.
+#[test]
+fn kernel_without_waits_is_caught() {
+    let cfg = catalogue::configs()[0];
+    let k = gemm_compiler::compile_kernel_with(
+        gemm_compiler::optimise(cfg).unwrap(),
+        gemm_compiler::Options { insert_waits: false, insert_nops: true },
+    )
+    .unwrap();
+    let dev = Device::new(cfg.arch);
+    let (m, n, kk) = (17u32, 33u32, 65u32);
+    let a = upload(&dev, &vec![0u8; 2 * (m * kk) as usize]);
+    let b = upload(&dev, &vec![0u8; 2 * (kk * n) as usize]);
+    let c = upload(&dev, &vec![0u8; 4 * (m * n) as usize]);
+    let args = kernel_args::pack(a, b, c, m, n, kk, m, kk, m, 1.0, 0.0);
+    let (wg, block) = kernel_args::launch_workgroups(m, n, cfg.tile, cfg.threads());
+    let opts =
+        LaunchOptions { schedule: Schedule { mode: Mode::LongestLatency, seed: 1 }, threads: 2, ..Default::default() };
+    let r = dev.launch_with(&k.code_object, &k.name, wg, block, &args, &opts);
+    match r {
+        Ok(r) => assert!(!r.reports.is_empty(), "no checker noticed the missing waits"),
+        Err(e) => eprintln!("launch failed as it may without waits: {e}"),
+    }
+}
