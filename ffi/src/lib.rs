@@ -142,7 +142,7 @@ fn status_of(e: &Error) -> gemm_status_t {
             C::OverlappingOutputs { .. } => GEMM_STATUS_OVERLAPPING_OUTPUTS,
         },
         Error::Misaligned { .. } => GEMM_STATUS_MISALIGNED,
-        Error::Device { .. } | Error::NotRun(_) => GEMM_STATUS_DEVICE_ERROR,
+        Error::Device { .. } | Error::NotRun(_) | Error::KernelCheck { .. } => GEMM_STATUS_DEVICE_ERROR,
         Error::Unsupported { .. } => GEMM_STATUS_UNSUPPORTED_DTYPE,
         Error::NoSuchDevice { .. } => GEMM_STATUS_NO_SUCH_DEVICE,
         Error::DeviceSpec { .. } => GEMM_STATUS_DEVICE_SELECTION,

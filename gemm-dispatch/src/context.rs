@@ -99,12 +99,7 @@ impl Context {
                     };
                     devices.extend(crate::hip::open(entry, ordinal)?);
                 }
-                "emu" => {
-                    return Err(Error::DeviceSpec {
-                        spec: spec.into(),
-                        why: format!("`{entry}`: the emulator backend is not part of this build yet"),
-                    })
-                }
+                "emu" => devices.push(Arc::new(crate::emu::EmuBackend::from_entry(entry)?)),
                 _ => {
                     return Err(Error::DeviceSpec {
                         spec: spec.into(),

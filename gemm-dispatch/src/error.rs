@@ -17,6 +17,10 @@ pub enum Error {
     /// The device cannot run this problem (dtype, arch); another device may.
     #[error("device {device} does not support this problem: {why}")]
     Unsupported { device: String, why: String },
+    /// The emulator's race or hazard checker found a bug in the kernel that ran the item. Not
+    /// retried: the answer may even be right, but the kernel is wrong.
+    #[error("device {device}: checkers found {count} problem(s) in kernel {kernel}:\n{findings}")]
+    KernelCheck { device: String, kernel: String, count: usize, findings: String },
     /// No device with this index.
     #[error("no device {index} (the context has {count})")]
     NoSuchDevice { index: usize, count: usize },

@@ -15,9 +15,11 @@
 
 pub mod backend;
 pub mod context;
+pub mod emu;
 pub mod error;
 pub mod hip;
 pub mod host;
+pub mod kernel_plan;
 pub mod ndarray_ext;
 pub mod schedule;
 

@@ -125,10 +125,10 @@ fn kernels() {
         println!("the GPU kernel catalogue is empty: no kernels are built into this version");
         return;
     }
-    println!("{:<48} {:<7} {:<24} {:<14} {:>5} {:>6}  schedule", "name", "arch", "dtypes", "tile", "waves", "stages");
+    println!("{:<58} {:<7} {:<20} {:<12} {:>5} {:>6}  schedule", "name", "arch", "dtypes", "tile", "waves", "stages");
     for k in all {
         println!(
-            "{:<48} {:<7} {:<24} {:<14} {:>5} {:>6}  {}",
+            "{:<58} {:<7} {:<20} {:<12} {:>5} {:>6}  {}",
             k.name,
             k.arch,
             format!("{}x{}->{}", k.a_type, k.b_type, k.c_type),

@@ -1,0 +1,131 @@
+//! Emulated GPUs: catalogue kernels run in `gemm-emu` exactly as they would on an MI300X
+//! (`emu:gfx942`) or MI355X (`emu:gfx950`), through the same kernel plan as the HIP backend,
+//! with the emulator's race and hazard checkers on. Slow, and meant for that: it is how a
+//! kernel is known to be right without the hardware.
+
+use crate::backend::{Backend, DeviceInfo, DeviceKind};
+use crate::error::{Error, Result};
+use crate::kernel_plan;
+use gemm_core::{Arch, GemmProblem};
+use gemm_emu::{Device, LaunchOptions, Mode, Schedule};
+
+/// One emulated GPU of `arch`, scheduling waves by `schedule`.
+pub struct EmuBackend {
+    arch: Arch,
+    device: Device,
+    schedule: Schedule,
+    name: String,
+}
+
+/// The emulator's name for an architecture.
+fn emu_arch(arch: Arch) -> gemm_emu::Arch {
+    match arch {
+        Arch::Gfx942 => gemm_emu::Arch::Gfx942,
+        Arch::Gfx950 => gemm_emu::Arch::Gfx950,
+    }
+}
+
+impl EmuBackend {
+    pub fn new(arch: Arch, schedule: Schedule) -> Self {
+        Self { arch, device: Device::new(emu_arch(arch)), schedule, name: format!("emu:{arch}") }
+    }
+
+    /// From a device-list entry: `emu:gfx942`, optionally `emu:gfx942:MODE[:SEED]` with MODE one
+    /// of fair, random, longest-latency, reversed.
+    pub fn from_entry(entry: &str) -> Result<Self> {
+        let bad = |why: String| Error::DeviceSpec { spec: entry.into(), why };
+        let mut parts = entry.split(':').skip(1);
+        let arch: Arch = parts
+            .next()
+            .ok_or_else(|| bad("expected emu:gfx942 or emu:gfx950".into()))?
+            .parse()
+            .map_err(|e: gemm_core::Error| bad(e.to_string()))?;
+        let mode = match parts.next() {
+            None => Mode::Fair,
+            Some(m) => Mode::parse(m).ok_or_else(|| bad(format!("unknown schedule `{m}`")))?,
+        };
+        let seed = match parts.next() {
+            None => 0,
+            Some(s) => s.parse().map_err(|_| bad(format!("seed `{s}` is not a number")))?,
+        };
+        Ok(Self::new(arch, Schedule { mode, seed }))
+    }
+
+    fn err(&self, what: impl std::fmt::Display) -> Error {
+        Error::Device { device: self.name.clone(), message: what.to_string() }
+    }
+
+    /// Copies `bytes` into a fresh allocation (rounded up to 16 bytes: the kernels' buffer
+    /// records cover the span rounded up to a dword, and vector loads read whole dwords).
+    fn upload(&self, bytes: &[u8]) -> Result<u64> {
+        let ptr = self.device.alloc((bytes.len() as u64).next_multiple_of(16).max(16)).map_err(|e| self.err(e))?;
+        self.device.copy_in(ptr, bytes).map_err(|e| self.err(e))?;
+        Ok(ptr)
+    }
+
+    fn run(&self, p: &GemmProblem, a: &[u8], b: &[u8], c: &mut [u8], allocs: &mut Vec<u64>) -> Result<()> {
+        let plan =
+            kernel_plan::plan(self.arch, p).map_err(|why| Error::Unsupported { device: self.name.clone(), why })?;
+        for bytes in [a, b, &*c] {
+            let ptr = self.upload(bytes)?;
+            allocs.push(ptr);
+        }
+        let (pa, pb, pc) = (allocs[0], allocs[1], allocs[2]);
+        let args = plan.kernargs(p, pa, pb, pc).map_err(|e| self.err(e))?;
+        let opts = LaunchOptions { schedule: self.schedule, ..Default::default() };
+        let report = self
+            .device
+            .launch_with(plan.entry.code_object, plan.entry.name, plan.grid, plan.block, &args, &opts)
+            .map_err(|e| self.err(e))?;
+        if !report.reports.is_empty() {
+            let findings: Vec<String> = report.reports.iter().take(5).map(|r| r.to_string()).collect();
+            return Err(Error::KernelCheck {
+                device: self.name.clone(),
+                kernel: plan.entry.name.into(),
+                count: report.reports.len(),
+                findings: findings.join("\n"),
+            });
+        }
+        self.device.copy_out(pc, c).map_err(|e| self.err(e))
+    }
+}
+
+impl Backend for EmuBackend {
+    fn info(&self) -> DeviceInfo {
+        let caps = self.arch.caps();
+        DeviceInfo {
+            name: self.name.clone(),
+            kind: DeviceKind::Emu { arch: self.arch },
+            description: format!(
+                "emulated {} ({}), {} scheduling, seed {}",
+                caps.product,
+                self.arch,
+                self.schedule.mode.name(),
+                self.schedule.seed
+            ),
+            compute_units: caps.compute_units as usize,
+            memory_bytes: caps.hbm_bytes,
+        }
+    }
+
+    fn gemm(&self, p: &GemmProblem, a: &[u8], b: &[u8], c: &mut [u8]) -> Result<()> {
+        if p.m == 0 || p.n == 0 {
+            return Ok(());
+        }
+        let mut allocs = Vec::new();
+        let result = self.run(p, a, b, c, &mut allocs);
+        for ptr in allocs {
+            // Freeing what we allocated cannot fail unless the emulator is broken; report that
+            // only if the GEMM itself succeeded.
+            if let Err(e) = self.device.free(ptr) {
+                return result.and(Err(self.err(e)));
+            }
+        }
+        result
+    }
+
+    fn estimate_seconds(&self, p: &GemmProblem) -> f64 {
+        // The emulator runs on the order of 10^8 lane-operations per second.
+        p.flops() / 2e8 + 1e-3
+    }
+}

@@ -1,0 +1,186 @@
+//! Choosing a catalogue kernel for a problem and packing its arguments: shared by every backend
+//! that launches catalogue kernels (the emulator and HIP), so both run exactly the same plan.
+//!
+//! Catalogue kernels compute in column-major storage (gemm-kernels' crate docs). A row-major
+//! problem `C = op(A) op(B)` is the column-major problem `C^T = op(B)^T op(A)^T`: the same bytes
+//! with A and B swapped, m and n swapped, and the transposes following their operands.
+
+use gemm_core::{Arch, GemmProblem, Layout, Operand, Transpose};
+use gemm_kernels::{ArgKind, KernelEntry};
+
+/// The column-major problem a kernel runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ColumnMajor {
+    pub m: u32,
+    pub n: u32,
+    pub k: u32,
+    pub lda: u32,
+    pub ldb: u32,
+    pub ldc: u32,
+    pub trans_a: Transpose,
+    pub trans_b: Transpose,
+    /// Whether the kernel's A is the problem's B (row-major problems).
+    pub swap_ab: bool,
+}
+
+/// A kernel and how to launch it for one problem.
+#[derive(Clone, Copy, Debug)]
+pub struct KernelPlan {
+    pub entry: &'static KernelEntry,
+    pub problem: ColumnMajor,
+    /// Grid in workgroups.
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+}
+
+/// The column-major form of a validated problem, if its sizes fit the kernels' 32-bit arguments.
+pub fn column_major(p: &GemmProblem) -> Result<ColumnMajor, String> {
+    let u = |v: usize, what: &str| u32::try_from(v).map_err(|_| format!("{what} = {v} exceeds 32 bits"));
+    let (m, n, lda, ldb, ta, tb, swap) = match p.layout {
+        Layout::ColMajor => (p.m, p.n, p.lda, p.ldb, p.trans_a, p.trans_b, false),
+        Layout::RowMajor => (p.n, p.m, p.ldb, p.lda, p.trans_b, p.trans_a, true),
+    };
+    Ok(ColumnMajor {
+        m: u(m, "m")?,
+        n: u(n, "n")?,
+        k: u(p.k, "k")?,
+        lda: u(lda, "lda")?,
+        ldb: u(ldb, "ldb")?,
+        ldc: u(p.ldc, "ldc")?,
+        trans_a: ta,
+        trans_b: tb,
+        swap_ab: swap,
+    })
+}
+
+/// Why an entry cannot run a problem, or `None` if it can.
+fn unfit(e: &KernelEntry, arch: Arch, p: &GemmProblem, cm: &ColumnMajor) -> Option<String> {
+    let (a_t, b_t) = if cm.swap_ab { (p.b_type, p.a_type) } else { (p.a_type, p.b_type) };
+    if e.arch != arch || (e.a_type, e.b_type, e.c_type) != (a_t, b_t, p.c_type) {
+        return Some(format!("no kernel for {a_t} x {b_t} -> {} on {arch}", p.c_type));
+    }
+    if (e.trans_a, e.trans_b) != (cm.trans_a, cm.trans_b) {
+        return Some(format!("no kernel for transposes {:?}/{:?}", cm.trans_a, cm.trans_b));
+    }
+    let align = e.align_elems.max(1);
+    if cm.lda % align != 0 || cm.ldb % align != 0 {
+        return Some(format!("leading dimensions {}/{} are not multiples of {align}", cm.lda, cm.ldb));
+    }
+    // Each matrix's byte span must stay below 2^31 (32-bit buffer offsets).
+    let spans = p.validate().ok()?;
+    for (operand, elems) in [(Operand::A, spans.a), (Operand::B, spans.b), (Operand::C, spans.c)] {
+        if elems.saturating_mul(p.dtype(operand).size_bytes()) >= 1 << 31 {
+            return Some(format!("{operand} spans 2 GiB or more"));
+        }
+    }
+    None
+}
+
+/// The best catalogue kernel for `p` on `arch`: among the kernels that fit, the one that wastes
+/// the least work on edge tiles, then the larger tile. `Err` says why none fits.
+pub fn plan(arch: Arch, p: &GemmProblem) -> Result<KernelPlan, String> {
+    p.validate().map_err(|e| e.to_string())?;
+    if p.m == 0 || p.n == 0 {
+        return Err("empty problems launch nothing".into());
+    }
+    let cm = column_major(p)?;
+    let mut why = format!("the catalogue has no kernel for {arch}");
+    let mut best: Option<(&'static KernelEntry, u64)> = None;
+    for e in gemm_kernels::for_arch(arch) {
+        if let Some(reason) = unfit(e, arch, p, &cm) {
+            why = reason;
+            continue;
+        }
+        let padded = u64::from(cm.m.div_ceil(e.tile.0) * e.tile.0) * u64::from(cm.n.div_ceil(e.tile.1) * e.tile.1);
+        let better = match best {
+            None => true,
+            Some((b, waste)) => padded < waste || (padded == waste && e.tile.0 * e.tile.1 > b.tile.0 * b.tile.1),
+        };
+        if better {
+            best = Some((e, padded));
+        }
+    }
+    let (entry, _) = best.ok_or(why)?;
+    let (grid, block) = entry.launch(cm.m, cm.n);
+    Ok(KernelPlan { entry, problem: cm, grid, block })
+}
+
+impl KernelPlan {
+    /// The kernel-argument bytes, laid out as the entry's manifest says, for the problem's A, B
+    /// and C at these device addresses.
+    pub fn kernargs(&self, p: &GemmProblem, a: u64, b: u64, c: u64) -> Result<Vec<u8>, String> {
+        let (ka, kb) = if self.problem.swap_ab { (b, a) } else { (a, b) };
+        let cm = &self.problem;
+        let mut out = vec![0u8; self.entry.kernarg_size as usize];
+        for arg in self.entry.kernarg {
+            let bytes: Vec<u8> = match (arg.name, arg.kind) {
+                ("a", ArgKind::Pointer) => ka.to_le_bytes().to_vec(),
+                ("b", ArgKind::Pointer) => kb.to_le_bytes().to_vec(),
+                ("c", ArgKind::Pointer) => c.to_le_bytes().to_vec(),
+                ("m", ArgKind::U32) => cm.m.to_le_bytes().to_vec(),
+                ("n", ArgKind::U32) => cm.n.to_le_bytes().to_vec(),
+                ("k", ArgKind::U32) => cm.k.to_le_bytes().to_vec(),
+                ("lda", ArgKind::U32) => cm.lda.to_le_bytes().to_vec(),
+                ("ldb", ArgKind::U32) => cm.ldb.to_le_bytes().to_vec(),
+                ("ldc", ArgKind::U32) => cm.ldc.to_le_bytes().to_vec(),
+                ("alpha", ArgKind::F32) => p.alpha.to_le_bytes().to_vec(),
+                ("beta", ArgKind::F32) => p.beta.to_le_bytes().to_vec(),
+                (name, kind) => {
+                    return Err(format!("kernel {} has an unknown argument {name} ({kind:?})", self.entry.name))
+                }
+            };
+            let at = arg.offset as usize;
+            let slot = out
+                .get_mut(at..at + bytes.len())
+                .filter(|_| bytes.len() == arg.size as usize)
+                .ok_or_else(|| format!("argument {} of {} does not fit its slot", arg.name, self.entry.name))?;
+            slot.copy_from_slice(&bytes);
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gemm_core::DType;
+
+    #[test]
+    fn row_major_problems_swap_operands() {
+        let p = GemmProblem::new(3, 5, 7).with_transposes(Transpose::Yes, Transpose::No);
+        let cm = column_major(&p).unwrap();
+        assert_eq!((cm.m, cm.n, cm.k), (5, 3, 7));
+        assert_eq!((cm.lda, cm.ldb, cm.ldc), (p.ldb as u32, p.lda as u32, p.ldc as u32));
+        assert_eq!((cm.trans_a, cm.trans_b, cm.swap_ab), (Transpose::No, Transpose::Yes, true));
+        let q = p.with_layout(Layout::ColMajor);
+        assert!(!column_major(&q).unwrap().swap_ab);
+    }
+
+    #[test]
+    fn every_kernel_is_chosen_for_its_own_configuration_and_packs_its_arguments() {
+        for e in gemm_kernels::catalogue() {
+            let ld = |x: usize| x.next_multiple_of(e.align_elems.max(1) as usize);
+            let p = GemmProblem::new(100, 70, 40)
+                .with_layout(Layout::ColMajor)
+                .with_transposes(e.trans_a, e.trans_b)
+                .with_dtypes(e.a_type, e.b_type, e.c_type);
+            let p = p.with_leading_dims(ld(p.lda), ld(p.ldb), p.ldc);
+            let plan = plan(e.arch, &p).unwrap_or_else(|why| panic!("{}: {why}", e.name));
+            assert_eq!((plan.entry.a_type, plan.entry.trans_a, plan.entry.trans_b), (e.a_type, e.trans_a, e.trans_b));
+            let args = plan.kernargs(&p, 0x1000, 0x2000, 0x3000).unwrap();
+            assert_eq!(args.len(), e.kernarg_size as usize);
+        }
+    }
+
+    #[test]
+    fn unsupported_problems_say_why() {
+        let p = GemmProblem::new(8, 8, 8);
+        let why = plan(Arch::Gfx942, &p).unwrap_err();
+        assert!(why.contains("f32"), "{why}");
+        let fp8 = GemmProblem::new(8, 8, 8).with_dtypes(DType::Fp8E4M3Fnuz, DType::Fp8E4M3Fnuz, DType::F32);
+        if !gemm_kernels::catalogue().iter().any(|e| e.a_type == DType::Fp8E4M3Fnuz) {
+            assert!(plan(Arch::Gfx942, &fp8).unwrap_err().contains("fp8"));
+        }
+        assert_eq!(plan(Arch::Gfx942, &GemmProblem::new(0, 8, 8)).unwrap_err(), "empty problems launch nothing");
+    }
+}

@@ -1,0 +1,85 @@
+//! Catalogue kernels through the real dispatch path on emulated GPUs: `emu:gfx942` and
+//! `emu:gfx950` devices in a Context, row- and column-major problems, every transpose, edge
+//! tiles, beta = 0 with NaN in C, batches over emulated and host devices together.
+
+use gemm_core::reference::{self, random_values};
+use gemm_core::{bf16, f16, Element, GemmProblem, Layout, StridedBatch, Transpose};
+use gemm_dispatch::{Context, Error};
+
+fn check<AB: Element, C: Element>(ctx: &Context, p: &GemmProblem, seed: u64) {
+    let s = p.validate().unwrap();
+    let a: Vec<AB> = random_values(s.a, seed);
+    let b: Vec<AB> = random_values(s.b, seed + 1);
+    let c0: Vec<C> = if p.beta == 0.0 { vec![C::from_f32(f32::NAN); s.c] } else { random_values(s.c, seed + 2) };
+    let mut c = c0.clone();
+    ctx.gemm_on(0, p, &a, &b, &mut c).unwrap_or_else(|e| panic!("{p:?}: {e}"));
+    let r = reference::check(p, &a, &b, &c0, &c, None).unwrap();
+    assert!(r.passed(), "{p:?}: {r:?}");
+}
+
+#[test]
+fn both_archs_every_layout_and_transpose() {
+    for spec in ["emu:gfx942", "emu:gfx950:random:3"] {
+        let ctx = Context::from_spec(spec).unwrap();
+        for layout in [Layout::RowMajor, Layout::ColMajor] {
+            for ta in [Transpose::No, Transpose::Yes] {
+                for tb in [Transpose::No, Transpose::Yes] {
+                    for (i, &(m, n, k, beta)) in [(1, 1, 1, 0.0), (17, 33, 65, 0.5)].iter().enumerate() {
+                        let p = GemmProblem::new(m, n, k)
+                            .with_elements::<bf16, bf16, f32>()
+                            .with_layout(layout)
+                            .with_transposes(ta, tb)
+                            .with_scalars(1.5, beta);
+                        check::<bf16, f32>(&ctx, &p, i as u64 * 10);
+                    }
+                }
+            }
+        }
+        let p = GemmProblem::new(40, 24, 33).with_elements::<f16, f16, f16>().with_scalars(1.0, 0.0);
+        let p = p.with_leading_dims(p.lda + 8, p.ldb + 8, p.ldc + 3);
+        check::<f16, f16>(&ctx, &p, 99);
+    }
+}
+
+#[test]
+fn problems_without_a_kernel_fall_back_to_the_next_device() {
+    // f32 has no GPU kernel: the emulated device declines and the host runs it.
+    let ctx = Context::from_spec("emu:gfx942,host").unwrap();
+    let p = GemmProblem::new(9, 7, 5);
+    let a: Vec<f32> = random_values(45, 1);
+    let b: Vec<f32> = random_values(35, 2);
+    let mut c = vec![0f32; 63];
+    ctx.gemm(&p, &a, &b, &mut c).unwrap();
+    assert!(reference::check(&p, &a, &b, &[0f32; 63], &c, None).unwrap().passed());
+    let only_emu = Context::from_spec("emu:gfx942").unwrap();
+    assert!(matches!(only_emu.gemm(&p, &a, &b, &mut c), Err(Error::Unsupported { .. })));
+}
+
+#[test]
+fn a_batch_over_emulated_and_host_devices() {
+    let ctx = Context::from_spec("emu:gfx950,host").unwrap();
+    let p = GemmProblem::new(20, 12, 9).with_elements::<bf16, bf16, bf16>().with_scalars(1.0, 1.0);
+    let s = p.validate().unwrap();
+    let batch = StridedBatch { problem: p, count: 6, stride_a: s.a, stride_b: 0, stride_c: s.c };
+    let t = batch.validate().unwrap();
+    let a: Vec<bf16> = random_values(t.a, 4);
+    let b: Vec<bf16> = random_values(t.b, 5);
+    let c0: Vec<bf16> = random_values(t.c, 6);
+    let mut c = c0.clone();
+    let report = ctx.gemm_strided_batched(&batch, &a, &b, &mut c).unwrap();
+    assert!(report.all_ok());
+    assert!(report.items.iter().any(|o| o.device == Some(0)), "the emulated GPU took items");
+    for i in 0..6 {
+        let (oa, _, oc) = batch.offsets(i);
+        let r = reference::check(&p, &a[oa..oa + s.a], &b, &c0[oc..oc + s.c], &c[oc..oc + s.c], None).unwrap();
+        assert!(r.passed(), "item {i}: {r:?}");
+    }
+}
+
+#[test]
+fn device_entries() {
+    assert!(Context::from_spec("emu:gfx942:longest-latency:7").is_ok());
+    for bad in ["emu", "emu:gfx90a", "emu:gfx942:sideways", "emu:gfx942:fair:x"] {
+        assert!(matches!(Context::from_spec(bad), Err(Error::DeviceSpec { .. })), "{bad}");
+    }
+}
