@@ -7,7 +7,7 @@
 //! # Paths
 //!
 //! * **Trivial**: `m == 0` or `n == 0` does nothing; `k == 0` or `alpha == 0` scales C by `beta`
-//!   without reading A or B; tiny problems (`m*n*k <= 32^3`) run a plain loop on the calling
+//!   without reading A or B; tiny problems (`m*n*k <= 16^3`) run a plain loop on the calling
 //!   thread, without packing or threads.
 //! * **f32 x f32 -> f32**: faer's matmul. Measured side by side on the Zen4 machine this crate
 //!   targets (2 threads, square, GFLOP/s, best of 4): OpenBLAS 183 / 174 / 199, the `gemm` crate
@@ -65,8 +65,9 @@ pub struct Options {
     pub kernel: KernelChoice,
 }
 
-/// Problems with at most this many multiply-adds take the plain loop (no packing, no threads).
-const SMALL_MACS: u128 = 32 * 32 * 32;
+/// Problems with at most this many multiply-adds take the plain loop (no packing, no threads):
+/// it costs a few nanoseconds per multiply-add, the packed path a few microseconds of set-up.
+const SMALL_MACS: u128 = 16 * 16 * 16;
 /// Multiply-adds per worker below which another thread is not worth its start-up (~2^21 MACs =
 /// 4 MFLOP, tens of microseconds of work).
 const MACS_PER_THREAD: u128 = 1 << 21;
@@ -151,7 +152,7 @@ pub fn gemm_with<A: Element, B: Element, C: Element>(
 }
 
 /// `C = beta * C`, writing zeros without reading C when `beta == 0`. Runs along C's contiguous
-/// dimension when it has one (this also zero-fills C before faer on the `beta == 0` path).
+/// dimension when it has one.
 fn scale<C: Element>(beta: f32, c: &mut MatMut<'_, C>) {
     let (m, n, rs, cs) = (c.rows(), c.cols(), c.row_stride(), c.col_stride());
     if m == 0 || n == 0 {

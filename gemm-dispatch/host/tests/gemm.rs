@@ -247,19 +247,23 @@ fn broadcast_inputs_with_zero_strides() {
     let bv = MatRef::new(&b, k, n, 1, 0, Operand::B).unwrap();
     let dot: f64 = a.iter().zip(&b).map(|(x, y)| f64::from(x.to_f32()) * f64::from(y.to_f32())).sum();
     let mag: f64 = a.iter().zip(&b).map(|(x, y)| (f64::from(x.to_f32()) * f64::from(y.to_f32())).abs()).sum();
+    let af: Vec<f32> = a.iter().map(|x| x.to_f32()).collect();
+    let bf: Vec<f32> = b.iter().map(|x| x.to_f32()).collect();
+    let afv = MatRef::new(&af, m, k, 0, 1, Operand::A).unwrap();
+    let bfv = MatRef::new(&bf, k, n, 1, 0, Operand::B).unwrap();
     for kernel in KERNELS {
-        let mut c = vec![0f32; m * n];
-        gemm_with(
-            1.0,
-            av,
-            bv,
-            0.0,
-            MatMut::new(&mut c, m, n, n, 1, Operand::C).unwrap(),
-            &Options { threads: 2, kernel },
-        )
-        .unwrap();
-        for &x in &c {
-            assert!((f64::from(x) - dot).abs() <= (k as f64 + 4.0) * 1.2e-7 * mag + 1e-30, "{x} vs {dot}");
+        for f32_inputs in [false, true] {
+            let mut c = vec![0f32; m * n];
+            let cv = MatMut::new(&mut c, m, n, n, 1, Operand::C).unwrap();
+            let opts = Options { threads: 2, kernel };
+            if f32_inputs {
+                gemm_with(1.0, afv, bfv, 0.0, cv, &opts).unwrap();
+            } else {
+                gemm_with(1.0, av, bv, 0.0, cv, &opts).unwrap();
+            }
+            for &x in &c {
+                assert!((f64::from(x) - dot).abs() <= (k as f64 + 4.0) * 1.2e-7 * mag + 1e-30, "{x} vs {dot}");
+            }
         }
     }
 }
