@@ -96,8 +96,9 @@ fn kernels(filter: impl Fn(&KernelConfig) -> bool) -> Vec<CompiledKernel> {
     catalogue::configs().into_iter().filter(|c| filter(c)).map(|c| compile(c).unwrap()).collect()
 }
 
-const SMALL: [Case; 3] = [
+const SMALL: [Case; 4] = [
     Case { m: 1, n: 1, k: 1, pad: 3, alpha: 1.0, beta: 0.0 },
+    Case { m: 33, n: 1, k: 17, pad: 1, alpha: 2.0, beta: 1.0 },
     Case { m: 17, n: 33, k: 65, pad: 5, alpha: 1.5, beta: 0.0 },
     Case { m: 17, n: 33, k: 65, pad: 0, alpha: -0.5, beta: 0.75 },
 ];
@@ -105,6 +106,7 @@ const SMALL: [Case; 3] = [
 #[test]
 fn catalogue_small_shapes_every_mode() {
     for k in kernels(|_| true) {
+        // Each kernel meets all four scheduling modes, one per shape.
         for (ci, case) in SMALL.iter().enumerate() {
             let mode = Mode::ALL[ci % Mode::ALL.len()];
             run_kernel(&k, case, Schedule { mode, seed: 11 + ci as u64 });
@@ -116,7 +118,7 @@ fn catalogue_small_shapes_every_mode() {
 fn catalogue_every_mode_on_one_shape() {
     for k in kernels(|c| c.align == Align::Vec8 && c.c_type == DType::F32) {
         for mode in Mode::ALL {
-            run_kernel(&k, &SMALL[2], Schedule { mode, seed: 5 });
+            run_kernel(&k, &SMALL[3], Schedule { mode, seed: 5 });
         }
     }
 }
