@@ -68,6 +68,12 @@ fn run<AB: Element, C: Element>(k: &CompiledKernel, case: &Case, sched: Schedule
     let opts = LaunchOptions { schedule: sched, threads: 2, ..Default::default() };
     let r = dev.launch_with(&k.code_object, &k.name, wg, block, &args, &opts).unwrap();
     assert!(r.reports.is_empty(), "{} {}x{}x{} {sched:?}: checker findings:\n{r}", k.name, p.m, p.n, p.k);
+    // The emulator's counts agree with the static figures: every wave runs ceil(k/KT)
+    // K tiles (at least one) of `mfma_per_k_step` MFMAs and one barrier each.
+    let tiles = (p.k as u64).div_ceil(cfg.tile.2 as u64).max(1);
+    let waves = (wg[0] * wg[1]) as u64 * cfg.waves as u64;
+    assert_eq!(r.counts.mfma, waves * tiles * k.stats.mfma_per_k_step as u64, "{}", k.name);
+    assert_eq!(r.counts.barrier, waves * tiles, "{}", k.name);
     let mut out = vec![0u8; spans.c * C::DTYPE.size_bytes()];
     dev.copy_out(pc, &mut out).unwrap();
     let c1: Vec<C> = bytemuck::cast_slice(&out).to_vec();
