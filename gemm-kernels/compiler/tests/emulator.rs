@@ -192,3 +192,19 @@ fn kernel_without_waits_is_caught() {
         Err(e) => eprintln!("launch failed as it may without waits: {e}"),
     }
 }
+
+/// The lowering is not tied to the catalogue's K tile: KT = 64 on gfx950 (4 fragment
+/// reads per block, 4 vectors per thread) is right too, for all transposes.
+#[test]
+fn k_tile_64_on_gfx950() {
+    for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
+        let mut c = KernelConfig::new(gemm_compiler::ir::Arch::Gfx950, DType::F16, DType::F16, ta, tb, Align::Elem);
+        c.tile.2 = 64;
+        let k = compile(c).unwrap();
+        for (i, case) in
+            [&SMALL[2], &Case { m: 130, n: 129, k: 200, pad: 2, alpha: 1.0, beta: 0.0 }].into_iter().enumerate()
+        {
+            run_kernel(&k, case, Schedule { mode: Mode::ALL[i + 1], seed: 9 });
+        }
+    }
+}
