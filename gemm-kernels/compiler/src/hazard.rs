@@ -11,6 +11,10 @@
 //!   VMEM, DS): passes+3.
 //! * VALU P writes R, MFMA X reads R: 2; `v_accvgpr_write` P, X reads R as srcA/B: 3.
 //! * VALU P writes an SGPR (VCC included), VMEM X reads it: 5.
+//! * VALU P writes an SGPR, VALU X reads it: 2 (`hasVDecCoExecHazard`, gfx940 and
+//!   gfx950: `VALUWriteSGPRVALUReadWaitstates`). LLVM checks explicit uses only; this
+//!   pass also counts the implicit VCC of `v_cndmask_b32_e32`, which costs one
+//!   `s_nop 1` per compare/select pair outside the main loop and is never wrong.
 //!
 //! `passes` is taken conservatively as 16 for 32x32 and 8 for 16x16 shapes (LLVM's
 //! `SISchedule.td` counts are not larger). A wait state is one instruction, or `n+1` for
@@ -94,10 +98,10 @@ fn need(arch: Arch, p: &Inst, pf: &Facts, x: &Inst, xf: &Facts) -> i32 {
             n = n.max(3);
         }
     }
-    if is_valu(p) && is_vmem(x) {
+    if is_valu(p) && (is_vmem(x) || is_valu(x)) {
         let sw: Vec<_> = pw.iter().filter(|r| matches!(r.0, RegFile::Sgpr | RegFile::Ttmp)).copied().collect();
         if overlaps(&sw, xr) {
-            n = n.max(5);
+            n = n.max(if is_vmem(x) { 5 } else { 2 });
         }
     }
     n

@@ -113,6 +113,12 @@ fn accumulation_chains_need_none_but_valu_operands_do() {
     let mut p = vec![add(1, 30, 31), mfma()];
     hazard::insert_nops(&mut p, Arch::Gfx942);
     assert_eq!(nops(&p), 2, "VALU write of srcA then MFMA");
+    let mut p = vec![
+        Item::I(Inst::new(Op::V_CMP_LT_I32, &[gemm_isa::operand::VCC, int(3), v(7)])),
+        Item::I(Inst::new(Op::V_CNDMASK_B32, &[v(8), v(2), v(1), gemm_isa::operand::VCC])),
+    ];
+    hazard::insert_nops(&mut p, Arch::Gfx950);
+    assert_eq!(nops(&p), 2, "VALU write of VCC then VALU read");
     let mut p = vec![Item::I(Inst::new(Op::V_ACCVGPR_WRITE_B32, &[a(0), int(0)])), mfma()];
     hazard::insert_nops(&mut p, Arch::Gfx942);
     assert_eq!(nops(&p), 2, "accvgpr_write of srcC then MFMA");
