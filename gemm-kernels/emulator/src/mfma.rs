@@ -101,7 +101,10 @@ impl Shape {
             } else {
                 8
             }
-        } else if k * a.bits() >= 128 {
+        } else if k * a.bits() >= 128 && a.bits() < 32 {
+            // Double-rate (K doubled at the same cycle count) exists for sub-32-bit inputs
+            // only: v_mfma_f32_16x16x4_f32 is 32 cycles, 8 passes (llc-22 asks for 10 wait
+            // states before an MFMA reads its result as srcA, tests/hazard_rules.rs).
             if m == 32 {
                 8
             } else {

@@ -84,9 +84,12 @@ fn clang_emits_the_lds_dma_forms_under_test() {
     for arch in Arch::ALL {
         let text = hip_asm("lds_dma", arch, &defines(arch, false));
         assert!(text.contains("buffer_load_dword v") && text.contains("offset:48 lds"), "{arch}:\n{text}");
-        let wait_then_barrier = text.lines().map(str::trim).collect::<Vec<_>>().windows(2).any(|w| {
-            w[0] == "s_waitcnt vmcnt(0)" && w[1] == "s_barrier"
-        });
+        let wait_then_barrier = text
+            .lines()
+            .map(str::trim)
+            .collect::<Vec<_>>()
+            .windows(2)
+            .any(|w| w[0] == "s_waitcnt vmcnt(0)" && w[1] == "s_barrier");
         assert!(wait_then_barrier, "{arch}: no vmcnt(0) right before the barrier");
         if arch == Arch::Gfx950 {
             for f in ["buffer_load_dwordx4", "offset:16 lds", "global_load_lds_dwordx4", "global_load_lds_dwordx3"] {

@@ -73,7 +73,8 @@ fn oob_loads_are_checked_per_dword_and_return_zero() {
                 let ob = NREC - 14 + l;
                 want[7] = if inr(ob) { u32::from(src[ob as usize]) } else { 0 };
                 let os = NREC - 14 + 2 * l;
-                want[8] = if inr(os) { u32::from(u16::from_le_bytes([src[os as usize], src[os as usize + 1]])) } else { 0 };
+                want[8] =
+                    if inr(os) { u32::from(u16::from_le_bytes([src[os as usize], src[os as usize + 1]])) } else { 0 };
                 // voffset 0xFFFFFFF8: saturating, so all four dwords are out of range.
                 want[9] = 0;
                 assert_eq!(o, &want, "{arch} {s:?} lane {l}");
@@ -104,7 +105,8 @@ fn oob_stores_write_nothing_and_leave_the_surroundings_alone() {
         if 4 * l < NREC {
             put(PRE + STORE_SOFF + 4 * l, &(0x5000 + l).to_le_bytes());
         }
-        if l < 8 && l < NREC_B {
+        if l < NREC_B {
+            // (lanes 0..8 store; NREC_B = 5 < 8 keeps 5, 6, 7 out)
             put(PRE_B + l, &[(0x40 + l) as u8]);
         }
         if l < 8 && 2 * l < NREC_S {
@@ -118,15 +120,8 @@ fn oob_stores_write_nothing_and_leave_the_surroundings_alone() {
         for s in schedules(&[2]) {
             let dev = Device::new(arch);
             let preg = upload(&dev, &[0xA5u8; REGION]);
-            let args = Args::new()
-                .ptr(preg)
-                .u32(PRE)
-                .u32(NREC)
-                .u32(STORE_SOFF)
-                .u32(PRE_B)
-                .u32(NREC_B)
-                .u32(PRE_S)
-                .u32(NREC_S);
+            let args =
+                Args::new().ptr(preg).u32(PRE).u32(NREC).u32(STORE_SOFF).u32(PRE_B).u32(NREC_B).u32(PRE_S).u32(NREC_S);
             let r = dev.launch_with(&co, "oob_store", [1, 1, 1], [64, 1, 1], &args.0, &opts(s)).unwrap();
             assert_clean(&r);
             let got = download(&dev, preg, REGION);
