@@ -14,7 +14,7 @@
 //! scratch of `m x NC` and is written once, on the last block.
 
 use crate::convert::Decoder;
-use crate::kernel::{prefetch, Kernel, Tile, MR, NR};
+use crate::kernel::{prefetch, Kernel, PackElem, Tile, MR, NR};
 use gemm_core::{DType, Element, MatMut, MatRef};
 
 /// Where a tile stands in the k loop, and the scalars.
@@ -41,19 +41,42 @@ pub(crate) fn serial<K: Kernel, A: Element, B: Element, C: Element>(
     a: MatRef<'_, A>,
     b: MatRef<'_, B>,
     beta: f32,
-    mut c: MatMut<'_, C>,
+    c: MatMut<'_, C>,
 ) {
-    let (m, n, k) = (c.rows(), c.cols(), a.cols());
-    if m == 0 || n == 0 {
+    if c.rows() == 0 || c.cols() == 0 {
         return;
     }
+    <K::P as PackElem>::with_buffers(|bbuf, abuf| blocked(kern, alpha, a, b, beta, c, bbuf, abuf))
+}
+
+/// Grows `buf` to at least `len` elements (never shrinks, so a reused buffer is not refilled) and
+/// returns its first `len`.
+fn at_least<P: Copy + Default>(buf: &mut Vec<P>, len: usize) -> &mut [P] {
+    if buf.len() < len {
+        buf.resize(len, P::default());
+    }
+    &mut buf[..len]
+}
+
+#[allow(clippy::too_many_arguments)]
+fn blocked<K: Kernel, A: Element, B: Element, C: Element>(
+    kern: K,
+    alpha: f32,
+    a: MatRef<'_, A>,
+    b: MatRef<'_, B>,
+    beta: f32,
+    mut c: MatMut<'_, C>,
+    bbuf: &mut Vec<K::P>,
+    abuf: &mut Vec<K::P>,
+) {
+    let (m, n, k) = (c.rows(), c.cols(), a.cols());
     let bt = b.t();
     let (da, db) = (Decoder::<A>::new(), Decoder::<B>::new());
     let nc_max = K::NC.min(n);
     let mc_max = K::MC.min(m);
     let plen_max = K::panel_len(K::KC.min(k));
-    let mut bpack = vec![K::P::default(); nc_max.div_ceil(NR) * NR * plen_max];
-    let mut apack = vec![K::P::default(); mc_max.div_ceil(MR) * MR * plen_max];
+    let bpack = at_least(bbuf, nc_max.div_ceil(NR) * NR * plen_max);
+    let apack = at_least(abuf, mc_max.div_ceil(MR) * MR * plen_max);
     let use_scratch = C::DTYPE != DType::F32 && k > K::KC;
     let mut scratch_buf = if use_scratch { vec![0f32; m * nc_max] } else { Vec::new() };
     let mut acc: Tile = [0.0; MR * NR];

@@ -25,7 +25,7 @@ pub(crate) type Tile = [f32; MR * NR];
 /// One micro-kernel with its packing format and cache blocking.
 pub(crate) trait Kernel: Copy + Send + Sync {
     /// Packed element (f32, or bf16 bits).
-    type P: Copy + Default + Send + Sync;
+    type P: PackElem;
     /// k per packing block. Even for the pairwise bf16 kernel.
     const KC: usize;
     /// Rows of A per packing block (the L2-resident A block is `MC x KC`).
@@ -48,6 +48,37 @@ pub(crate) trait Kernel: Copy + Send + Sync {
     /// `acc = A_panel * B_panel` over `kc` values of k.
     fn run(&self, kc: usize, a: &[Self::P], b: &[Self::P], acc: &mut Tile);
 }
+
+/// A packed element type, with per-thread packing buffers that outlive a call: the workers are
+/// rayon's persistent pool threads, so after the first GEMM of a size the buffers are neither
+/// allocated nor page-faulted again. They hold at most `KC x NC + MC x KC` elements per thread
+/// (8.4 MiB for f32 and for bf16 pairs).
+pub(crate) trait PackElem: Copy + Default + Send + Sync + 'static {
+    /// Runs `f` with this thread's (B block, A block) buffers; a nested call (not made by this
+    /// crate) gets fresh ones.
+    fn with_buffers<R>(f: impl FnOnce(&mut Vec<Self>, &mut Vec<Self>) -> R) -> R;
+}
+
+macro_rules! pack_elem {
+    ($t:ty, $key:ident) => {
+        thread_local! {
+            static $key: core::cell::RefCell<(Vec<$t>, Vec<$t>)> = const { core::cell::RefCell::new((Vec::new(), Vec::new())) };
+        }
+        impl PackElem for $t {
+            fn with_buffers<R>(f: impl FnOnce(&mut Vec<Self>, &mut Vec<Self>) -> R) -> R {
+                $key.with(|cell| match cell.try_borrow_mut() {
+                    Ok(mut bufs) => {
+                        let (b, a) = &mut *bufs;
+                        f(b, a)
+                    }
+                    Err(_) => f(&mut Vec::new(), &mut Vec::new()),
+                })
+            }
+        }
+    };
+}
+pack_elem!(f32, F32_BUFFERS);
+pack_elem!(u32, BF16_PAIR_BUFFERS);
 
 /// f32 panels in plain Rust: the fallback for CPUs without AVX-512.
 #[derive(Clone, Copy, Debug)]
@@ -139,8 +170,8 @@ impl Kernel for F32Avx512 {
 /// bf16 panels, AVX512_BF16 `vdpbf16ps`.
 ///
 /// A packed micro-panel stores, for each pair of k `(2q, 2q+1)`, the `R` rows' two values side by
-/// side (`[q][r][2]`), so one zmm load of A is 16 rows x 2 k and one 32-bit broadcast of B is a
-/// column's two k values: `vdpbf16ps` adds both products into each f32 lane.
+/// side in one u32 (`[q][r]`), so one zmm load of A is 16 rows x 2 k and one 32-bit broadcast of
+/// B is a column's two k values: `vdpbf16ps` adds both products into each f32 lane.
 ///
 /// Arithmetic: each product of two bf16 is exact in f32; the instruction adds the two products to
 /// the accumulator with round-to-nearest-even, like two f32 FMAs, so the error stays within the
@@ -166,13 +197,14 @@ impl Bf16Avx512 {
 }
 
 impl Kernel for Bf16Avx512 {
-    type P = u16;
+    /// A pair of bf16 (k even in the low half, k odd in the high half), as `vdpbf16ps` reads them.
+    type P = u32;
     // B micro-panel KC*NR*2 = 12 KiB in L1; A block MC*KC*2 = 384 KiB in L2.
     const KC: usize = 512;
     const MC: usize = 384;
     const NC: usize = 4092;
     fn panel_len(kc: usize) -> usize {
-        kc.div_ceil(2) * 2
+        kc.div_ceil(2)
     }
     fn pack<T: Element, const R: usize>(
         src: &MatRef<'_, T>,
@@ -181,13 +213,13 @@ impl Kernel for Bf16Avx512 {
         rows: usize,
         p0: usize,
         kc: usize,
-        out: &mut [u16],
+        out: &mut [u32],
     ) {
         pack::bf16_pair_panel::<T, R>(src, dec, r0, rows, p0, kc, out)
     }
-    fn run(&self, kc: usize, a: &[u16], b: &[u16], acc: &mut Tile) {
+    fn run(&self, kc: usize, a: &[u32], b: &[u32], acc: &mut Tile) {
         let kq = kc.div_ceil(2);
-        assert!(a.len() >= kq * 2 * MR && b.len() >= kq * 2 * NR);
+        assert!(a.len() >= kq * MR && b.len() >= kq * NR);
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `self` exists only if AVX-512F and AVX512_BF16 were detected; the panels hold
         // `kq` pairs of `MR` and `NR` values (asserted above) and `acc` holds `MR * NR`.
@@ -234,25 +266,25 @@ mod x86 {
     }
 
     /// # Safety
-    /// AVX-512F and AVX512_BF16 must be available; `a` must hold `kq * 2 * MR` bf16 values, `b`
-    /// `kq * 2 * NR`, `acc` `MR * NR` floats.
+    /// AVX-512F and AVX512_BF16 must be available; `a` must hold `kq * MR` bf16 pairs, `b`
+    /// `kq * NR`, `acc` `MR * NR` floats.
     #[target_feature(enable = "avx512f,avx512bf16")]
-    pub(super) unsafe fn bf16_kernel(kq: usize, mut a: *const u16, mut b: *const u16, acc: *mut f32) {
+    pub(super) unsafe fn bf16_kernel(kq: usize, mut a: *const u32, mut b: *const u32, acc: *mut f32) {
         let mut c = [[_mm512_setzero_ps(); 2]; NR];
         for _ in 0..kq {
-            // SAFETY: pair `q < kq` reads `a[q*2*MR ..][..2*MR]` and `b[q*2*NR ..][..2*NR]`, in
-            // bounds by the caller's contract; the 32-bit read of B is unaligned-safe.
+            // SAFETY: pair step `q < kq` reads `a[q*MR ..][..MR]` and `b[q*NR ..][..NR]`, in
+            // bounds by the caller's contract.
             unsafe {
+                // 16 rows x (k, k+1) per register; the transmutes reinterpret 64 bytes of lanes.
                 let a0: __m512bh = core::mem::transmute(_mm512_loadu_si512(a.cast()));
-                let a1: __m512bh = core::mem::transmute(_mm512_loadu_si512(a.add(32).cast()));
+                let a1: __m512bh = core::mem::transmute(_mm512_loadu_si512(a.add(16).cast()));
                 for (j, cj) in c.iter_mut().enumerate() {
-                    let pair = b.add(2 * j).cast::<i32>().read_unaligned();
-                    let bj: __m512bh = core::mem::transmute(_mm512_set1_epi32(pair));
+                    let bj: __m512bh = core::mem::transmute(_mm512_set1_epi32(*b.add(j) as i32));
                     cj[0] = _mm512_dpbf16_ps(cj[0], a0, bj);
                     cj[1] = _mm512_dpbf16_ps(cj[1], a1, bj);
                 }
-                a = a.add(2 * MR);
-                b = b.add(2 * NR);
+                a = a.add(MR);
+                b = b.add(NR);
             }
         }
         for (j, cj) in c.iter().enumerate() {

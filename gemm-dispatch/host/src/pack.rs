@@ -49,8 +49,9 @@ pub(crate) fn f32_panel<T: Element, const R: usize>(
     }
 }
 
-/// bf16 pair panel for `vdpbf16ps`: `out[(p / 2) * 2R + 2r + p % 2] = src(r0 + r, p0 + p)`, with
-/// the odd tail of k padded with zeros (in A and B alike, so the padding adds `0 * 0`).
+/// bf16 pair panel for `vdpbf16ps`: `out[q * R + r]` holds `src(r0 + r, p0 + 2q)` in its low
+/// half and `src(r0 + r, p0 + 2q + 1)` in its high half, with the odd tail of k padded with zero
+/// (in A and B alike, so the padding adds `0 * 0`).
 pub(crate) fn bf16_pair_panel<T: Element, const R: usize>(
     src: &MatRef<'_, T>,
     dec: Decoder<T>,
@@ -58,55 +59,50 @@ pub(crate) fn bf16_pair_panel<T: Element, const R: usize>(
     rows: usize,
     p0: usize,
     kc: usize,
-    out: &mut [u16],
+    out: &mut [u32],
 ) {
     let kq = kc.div_ceil(2);
-    let out = &mut out[..kq * 2 * R];
+    let out = &mut out[..kq * R];
     let data = src.data();
     let (rs, cs) = (src.row_stride(), src.col_stride());
+    let pair = |lo: u16, hi: u16| u32::from(lo) | u32::from(hi) << 16;
     if rows == R && rs == 1 {
-        // Decode two k columns into small arrays, then interleave: both loops vectorise.
-        let (mut t0, mut t1) = ([0u16; R], [0u16; R]);
-        for (q, dst) in out.chunks_exact_mut(2 * R).enumerate() {
+        // Two contiguous k columns make one row of pairs: a vectorisable zip.
+        for (q, dst) in out.chunks_exact_mut(R).enumerate() {
             let b0 = r0 + (p0 + 2 * q) * cs;
-            for (t, &x) in t0.iter_mut().zip(&data[b0..b0 + R]) {
-                *t = dec.bf16(x);
-            }
+            let s0 = &data[b0..b0 + R];
             if 2 * q + 1 < kc {
-                for (t, &x) in t1.iter_mut().zip(&data[b0 + cs..b0 + cs + R]) {
-                    *t = dec.bf16(x);
+                let s1 = &data[b0 + cs..b0 + cs + R];
+                for ((d, &x0), &x1) in dst.iter_mut().zip(s0).zip(s1) {
+                    *d = pair(dec.bf16(x0), dec.bf16(x1));
                 }
             } else {
-                t1 = [0; R];
-            }
-            for (d, (&x0, &x1)) in dst.chunks_exact_mut(2).zip(t0.iter().zip(&t1)) {
-                d[0] = x0;
-                d[1] = x1;
+                for (d, &x0) in dst.iter_mut().zip(s0) {
+                    *d = pair(dec.bf16(x0), 0);
+                }
             }
         }
         return;
     }
-    if rows < R || kc % 2 == 1 {
+    if rows < R {
         out.fill(0);
     }
     for r in 0..rows {
         let base = (r0 + r) * rs + p0 * cs;
         if cs == 1 {
-            // Decode a run of the row (vectorises), then scatter its pairs to their k slots.
-            const RUN: usize = 64;
-            for (ci, run) in data[base..base + kc].chunks(RUN).enumerate() {
-                let mut t = [0u16; RUN];
-                for (t, &x) in t.iter_mut().zip(run) {
-                    *t = dec.bf16(x);
-                }
-                for (qq, pair) in t[..run.len().next_multiple_of(2)].chunks_exact(2).enumerate() {
-                    let at = (ci * RUN / 2 + qq) * 2 * R + 2 * r;
-                    out[at..at + 2].copy_from_slice(pair);
-                }
+            let row = &data[base..base + kc];
+            let mut pairs = row.chunks_exact(2);
+            for (q, two) in pairs.by_ref().enumerate() {
+                out[q * R + r] = pair(dec.bf16(two[0]), dec.bf16(two[1]));
+            }
+            if let [last] = pairs.remainder() {
+                out[(kq - 1) * R + r] = pair(dec.bf16(*last), 0);
             }
         } else {
-            for p in 0..kc {
-                out[(p / 2) * 2 * R + 2 * r + p % 2] = dec.bf16(data[base + p * cs]);
+            for q in 0..kq {
+                let lo = dec.bf16(data[base + 2 * q * cs]);
+                let hi = if 2 * q + 1 < kc { dec.bf16(data[base + (2 * q + 1) * cs]) } else { 0 };
+                out[q * R + r] = pair(lo, hi);
             }
         }
     }
