@@ -111,7 +111,9 @@ fn dpp_src(ctrl: u16, lane: usize) -> Option<usize> {
         0x13C => (lane + 63) % 64,
         0x140 => row + 15 - r,
         0x141 => (lane & !7) + 7 - (lane & 7),
-        0x142 if r == 0 && row > 0 => row - 1,
+        // row_bcast:15 writes lane 15 of each row to every lane of the next row (LLVM's
+        // wave reductions on gfx9 combine lane 15 into lanes 16..31 with row_mask 0xa).
+        0x142 if row > 0 => row - 1,
         0x143 if lane >= 32 => 31,
         _ => return None,
     })
