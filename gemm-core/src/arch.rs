@@ -155,6 +155,35 @@ impl Arch {
         Self::ALL.into_iter().find(|a| a.name() == base).ok_or_else(|| Error::UnknownArch(s.to_string()))
     }
 
+    /// gfx940 and later have architected flat scratch (AMDGPUUsage "Flat Scratch"): no
+    /// flat-scratch-init or private-segment-buffer user SGPRs, and LLVM always reserves 6 extra
+    /// SGPRs (VCC, XNACK mask, flat scratch).
+    pub const fn has_architected_flat_scratch(self) -> bool {
+        true
+    }
+
+    /// Highest `.amdhsa_next_free_sgpr` the assembler accepts on GFX9 (102 addressable SGPRs;
+    /// the extra VCC/XNACK/flat-scratch SGPRs come on top).
+    pub const fn addressable_sgprs(self) -> u32 {
+        102
+    }
+
+    /// Unified VGPR file per lane on gfx90a/gfx940/gfx950: 256 ArchVGPRs + 256 AccVGPRs.
+    pub const fn total_vgprs(self) -> u32 {
+        512
+    }
+
+    /// At most 16 user SGPRs are initialised (AMDGPUUsage "Initial Kernel Execution State").
+    pub const fn max_user_sgprs(self) -> u32 {
+        16
+    }
+
+    /// gfx940/gfx950 can preload kernel arguments into user SGPRs (AMDGPUUsage "Preloaded
+    /// Kernel Arguments").
+    pub const fn supports_kernarg_preload(self) -> bool {
+        true
+    }
+
     /// Whether the matrix cores read this dtype (fp8 only in the arch's own flavour).
     pub fn supports(self, d: DType) -> bool {
         match d {

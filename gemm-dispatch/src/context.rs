@@ -43,6 +43,9 @@ impl BatchReport {
     }
 }
 
+/// One item of a grouped batch on byte buffers: problem, A, B, C.
+pub type ByteItem<'a> = (GemmProblem, &'a [u8], &'a [u8], &'a mut [u8]);
+
 /// One item of a grouped batch: its own problem and buffers.
 pub struct GroupedItem<'a, A, B, C> {
     pub problem: GemmProblem,
@@ -282,7 +285,7 @@ impl Context {
     }
 
     /// A grouped batch on byte buffers (the C ABI's entry): item problems declare the dtypes.
-    pub fn gemm_grouped_bytes(&self, items: Vec<(GemmProblem, &[u8], &[u8], &mut [u8])>) -> BatchReport {
+    pub fn gemm_grouped_bytes(&self, items: Vec<ByteItem<'_>>) -> BatchReport {
         let n = items.len();
         let mut invalid = Vec::new();
         let mut jobs = Vec::new();

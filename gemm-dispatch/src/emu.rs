@@ -17,17 +17,9 @@ pub struct EmuBackend {
     name: String,
 }
 
-/// The emulator's name for an architecture.
-fn emu_arch(arch: Arch) -> gemm_emu::Arch {
-    match arch {
-        Arch::Gfx942 => gemm_emu::Arch::Gfx942,
-        Arch::Gfx950 => gemm_emu::Arch::Gfx950,
-    }
-}
-
 impl EmuBackend {
     pub fn new(arch: Arch, schedule: Schedule) -> Self {
-        Self { arch, device: Device::new(emu_arch(arch)), schedule, name: format!("emu:{arch}") }
+        Self { arch, device: Device::new(arch), schedule, name: format!("emu:{arch}") }
     }
 
     /// From a device-list entry: `emu:gfx942`, optionally `emu:gfx942:MODE[:SEED]` with MODE one

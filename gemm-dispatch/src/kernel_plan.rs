@@ -63,7 +63,7 @@ fn unfit(e: &KernelEntry, arch: Arch, p: &GemmProblem, cm: &ColumnMajor) -> Opti
         return Some(format!("no kernel for transposes {:?}/{:?}", cm.trans_a, cm.trans_b));
     }
     let align = e.align_elems.max(1);
-    if cm.lda % align != 0 || cm.ldb % align != 0 {
+    if !cm.lda.is_multiple_of(align) || !cm.ldb.is_multiple_of(align) {
         return Some(format!("leading dimensions {}/{} are not multiples of {align}", cm.lda, cm.ldb));
     }
     // Each matrix's byte span must stay below 2^31 (32-bit buffer offsets).

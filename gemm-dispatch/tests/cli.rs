@@ -44,8 +44,15 @@ fn bad_arguments_are_errors() {
 }
 
 #[test]
-fn kernels_lists_the_catalogue() {
+fn kernels_lists_and_disassembles_the_catalogue() {
     let (ok, out, _) = gemm(&["kernels"]);
     assert!(ok);
-    assert!(!out.is_empty());
+    let first = gemm_kernels::catalogue().first().expect("the catalogue is not empty");
+    assert!(out.contains(first.name), "{out}");
+    let (ok, out, err) = gemm(&["kernels", "--disasm", first.name]);
+    assert!(ok, "{err}");
+    assert!(out.contains("v_mfma_f32") && out.contains("s_endpgm"), "{out}");
+    assert!(out.contains("s_waitcnt") && out.contains("s_barrier"), "{out}");
+    let (ok, _, err) = gemm(&["kernels", "--disasm", "no_such_kernel"]);
+    assert!(!ok && err.contains("no_such_kernel"), "{err}");
 }

@@ -33,8 +33,12 @@ enum Command {
     Devices,
     /// Run a GEMM (or a strided batch) and report time, TFLOP/s and the error against the reference.
     Run(RunArgs),
-    /// List the GPU kernel catalogue.
-    Kernels,
+    /// List the GPU kernel catalogue, or disassemble one kernel.
+    Kernels {
+        /// Print this kernel's instructions (LLVM syntax) instead of the list.
+        #[arg(long, value_name = "NAME")]
+        disasm: Option<String>,
+    },
 }
 
 #[derive(clap::Args)]
@@ -90,10 +94,11 @@ fn main() -> ExitCode {
             devices(&ctx);
             Ok(())
         }
-        Command::Kernels => {
+        Command::Kernels { disasm: None } => {
             kernels();
             Ok(())
         }
+        Command::Kernels { disasm: Some(name) } => disassemble(&name),
         Command::Run(args) => run(&ctx, &args),
     };
     match result {
@@ -138,6 +143,36 @@ fn kernels() {
             k.schedule
         );
     }
+}
+
+/// Prints a catalogue kernel's descriptor facts and instructions, decoded by the same table the
+/// compiler encodes with.
+fn disassemble(name: &str) -> Result<(), String> {
+    let entry = gemm_kernels::catalogue()
+        .iter()
+        .find(|k| k.name == name)
+        .ok_or_else(|| format!("no kernel `{name}` in the catalogue (see `gemm kernels`)"))?;
+    let co = gemm_codeobject::CodeObject::parse(entry.code_object).map_err(|e| e.to_string())?;
+    let kernel = co.kernel(name).ok_or_else(|| format!("the code object has no kernel `{name}`"))?;
+    let arch = gemm_isa::Arch::ALL
+        .into_iter()
+        .find(|a| a.name() == entry.arch.name())
+        .ok_or_else(|| format!("no instruction table for {}", entry.arch))?;
+    let insts = gemm_isa::decode_all(&kernel.code, arch).map_err(|e| e.to_string())?;
+    println!(
+        "; {} ({}): {} sgprs, {} vgprs, {} agprs, {} bytes LDS, {} instructions",
+        entry.name,
+        entry.arch,
+        entry.sgprs,
+        entry.vgprs,
+        entry.agprs,
+        entry.lds_bytes,
+        insts.len()
+    );
+    for (offset, inst) in insts {
+        println!("  {inst:<72} ; {offset:#06x}");
+    }
+    Ok(())
 }
 
 fn run(ctx: &Context, args: &RunArgs) -> Result<(), String> {

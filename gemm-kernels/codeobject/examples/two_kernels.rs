@@ -14,7 +14,7 @@ fn dwords(words: &[u32]) -> Vec<u8> {
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let arch = args.next().and_then(|a| Arch::from_name(&a)).unwrap_or(Arch::Gfx942);
+    let arch = args.next().and_then(|a| a.parse::<Arch>().ok()).unwrap_or(Arch::Gfx942);
     let path = args.next().unwrap_or_else(|| "two_kernels.co".into());
 
     // s_load_dwordx2 s[0:1], s[4:5], 0x0 ; s_waitcnt lgkmcnt(0) ; v_mov_b32 v0, s0 ; s_endpgm

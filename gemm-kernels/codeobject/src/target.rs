@@ -21,83 +21,24 @@ pub const EF_AMDGPU_FEATURE_SRAMECC_V4: u32 = 0xc00;
 /// `EF_AMDGPU_GENERIC_VERSION` (v6) mask.
 pub const EF_AMDGPU_GENERIC_VERSION: u32 = 0xff00_0000;
 
-/// The processors this crate writes code objects for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Arch {
-    /// CDNA3: MI300X, MI300A, MI325X.
-    Gfx942,
-    /// CDNA4: MI350X, MI355X.
-    Gfx950,
-}
+/// The processors this crate writes code objects for: the one `gemm_core::Arch` every crate
+/// speaks.
+pub use gemm_core::Arch;
 
-impl Arch {
-    /// Every supported processor.
-    pub const ALL: [Arch; 2] = [Arch::Gfx942, Arch::Gfx950];
-
-    /// The processor name as in target IDs and `-mcpu`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Arch::Gfx942 => "gfx942",
-            Arch::Gfx950 => "gfx950",
-        }
-    }
-
-    /// The `EF_AMDGPU_MACH` value.
-    pub const fn elf_mach(self) -> u32 {
-        match self {
-            Arch::Gfx942 => EF_AMDGPU_MACH_AMDGCN_GFX942,
-            Arch::Gfx950 => EF_AMDGPU_MACH_AMDGCN_GFX950,
-        }
-    }
-
-    /// The processor for an `EF_AMDGPU_MACH` value, if it is one we know.
-    pub const fn from_elf_mach(mach: u32) -> Option<Arch> {
-        match mach {
-            EF_AMDGPU_MACH_AMDGCN_GFX942 => Some(Arch::Gfx942),
-            EF_AMDGPU_MACH_AMDGCN_GFX950 => Some(Arch::Gfx950),
-            _ => None,
-        }
-    }
-
-    /// The processor for a name such as `"gfx942"`.
-    pub fn from_name(name: &str) -> Option<Arch> {
-        Arch::ALL.into_iter().find(|a| a.name() == name)
-    }
-
-    /// gfx940 and later have architected flat scratch (AMDGPUUsage "Flat Scratch"): no
-    /// flat-scratch-init or private-segment-buffer user SGPRs, and LLVM always reserves
-    /// 6 extra SGPRs (see [`crate::kernel_descriptor::extra_sgprs`]).
-    pub const fn has_architected_flat_scratch(self) -> bool {
-        true
-    }
-
-    /// Highest `.amdhsa_next_free_sgpr` the assembler accepts on GFX9 (102 addressable
-    /// SGPRs; the extra VCC/XNACK/flat-scratch SGPRs come on top of this).
-    pub const fn addressable_sgprs(self) -> u32 {
-        102
-    }
-
-    /// Unified VGPR file per lane on gfx90a/gfx940/gfx950: 256 ArchVGPRs + 256 AccVGPRs.
-    pub const fn total_vgprs(self) -> u32 {
-        512
-    }
-
-    /// At most 16 user SGPRs can be initialised (AMDGPUUsage "Initial Kernel Execution
-    /// State"; `COMPUTE_PGM_RSRC2.USER_SGPR_COUNT` is 5 bits but GFX9 hardware loads 16).
-    pub const fn max_user_sgprs(self) -> u32 {
-        16
-    }
-
-    /// gfx940/gfx950 support kernarg preloading into user SGPRs (AMDGPUUsage "Preloaded
-    /// Kernel Arguments").
-    pub const fn supports_kernarg_preload(self) -> bool {
-        true
+/// The `EF_AMDGPU_MACH` value of a processor.
+pub const fn elf_mach(arch: Arch) -> u32 {
+    match arch {
+        Arch::Gfx942 => EF_AMDGPU_MACH_AMDGCN_GFX942,
+        Arch::Gfx950 => EF_AMDGPU_MACH_AMDGCN_GFX950,
     }
 }
 
-impl fmt::Display for Arch {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+/// The processor for an `EF_AMDGPU_MACH` value, if it is one we know.
+pub const fn arch_from_elf_mach(mach: u32) -> Option<Arch> {
+    match mach {
+        EF_AMDGPU_MACH_AMDGCN_GFX942 => Some(Arch::Gfx942),
+        EF_AMDGPU_MACH_AMDGCN_GFX950 => Some(Arch::Gfx950),
+        _ => None,
     }
 }
 
@@ -143,7 +84,7 @@ impl Target {
             FeatureSetting::Off => 0x800,
             FeatureSetting::On => 0xc00,
         };
-        self.arch.elf_mach() | xnack | sramecc
+        elf_mach(self.arch) | xnack | sramecc
     }
 
     /// Decodes `e_flags`. Returns the `EF_AMDGPU_MACH` value as the error when it names a
@@ -151,7 +92,7 @@ impl Target {
     /// [`FeatureSetting::Any`].
     pub const fn from_e_flags(flags: u32) -> Result<Target, u32> {
         let mach = flags & EF_AMDGPU_MACH;
-        let Some(arch) = Arch::from_elf_mach(mach) else {
+        let Some(arch) = arch_from_elf_mach(mach) else {
             return Err(mach);
         };
         let xnack = match flags & EF_AMDGPU_FEATURE_XNACK_V4 {
@@ -187,7 +128,7 @@ impl Target {
     pub fn parse_target_id(id: &str) -> Option<Target> {
         let rest = id.strip_prefix("amdgcn-amd-amdhsa--")?;
         let mut parts = rest.split(':');
-        let arch = Arch::from_name(parts.next()?)?;
+        let arch: Arch = parts.next()?.parse().ok()?;
         let mut t = Target::new(arch);
         for p in parts {
             let (name, setting) = if let Some(n) = p.strip_suffix('+') {

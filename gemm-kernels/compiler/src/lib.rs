@@ -63,13 +63,6 @@ pub struct CompiledKernel {
     pub stats: analysis::Stats,
 }
 
-fn to_co_arch(a: Arch) -> gemm_codeobject::Arch {
-    match a {
-        Arch::Gfx942 => gemm_codeobject::Arch::Gfx942,
-        Arch::Gfx950 => gemm_codeobject::Arch::Gfx950,
-    }
-}
-
 /// Resolves labels into SOPP branch offsets (`PC_next + 4*simm16`, ISA.md §3.2) and
 /// encodes: the final instruction list and the machine code.
 pub fn resolve_branches(items: &[Item], arch: Arch) -> Result<(Vec<Inst>, Vec<u8>), CompileError> {
@@ -180,7 +173,7 @@ pub fn compile_kernel_with(kernel: Kernel, opts: Options) -> Result<CompiledKern
     spec.system_sgprs.workgroup_id_x = true;
     spec.system_sgprs.workgroup_id_y = true;
     spec.max_flat_workgroup_size = config.threads();
-    let code_object = gemm_codeobject::write_code_object(&Target::new(to_co_arch(arch)), &[spec])?;
+    let code_object = gemm_codeobject::write_code_object(&Target::new(arch), &[spec])?;
     Ok(CompiledKernel {
         name,
         config,

@@ -33,30 +33,6 @@ pub use inst::{Dpp, Enc, Inst, Mods, Sdwa};
 pub use operand::{Operand, Reg, RegFile, Special, Ty};
 pub use table::{Format, InstDef, Op, TABLE};
 
-use std::fmt;
-
-/// Target architecture. The discriminant indexes `InstDef::opcodes`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Arch {
-    /// CDNA3: MI300X/MI325X.
-    Gfx942 = 0,
-    /// CDNA4: MI355X.
-    Gfx950 = 1,
-}
-
-impl Arch {
-    pub const ALL: [Arch; 2] = [Arch::Gfx942, Arch::Gfx950];
-    /// The `-mcpu` name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Arch::Gfx942 => "gfx942",
-            Arch::Gfx950 => "gfx950",
-        }
-    }
-}
-
-impl fmt::Display for Arch {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+/// Target architecture: the one `gemm_core::Arch` every crate speaks. Its discriminant
+/// (gfx942 = 0, gfx950 = 1) indexes `InstDef::opcodes`.
+pub use gemm_core::Arch;
