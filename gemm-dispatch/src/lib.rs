@@ -14,6 +14,7 @@
 //! ```
 
 pub mod backend;
+pub mod collective;
 pub mod context;
 pub mod emu;
 pub mod error;
@@ -21,6 +22,7 @@ pub mod hip;
 pub mod host;
 pub mod kernel_plan;
 pub mod ndarray_ext;
+pub mod parallel;
 pub mod schedule;
 
 pub use backend::{Backend, DeviceInfo, DeviceKind};
@@ -28,4 +30,5 @@ pub use context::{BatchReport, Context, GroupedItem, DEVICES_ENV};
 pub use error::{Error, Result};
 pub use gemm_core::{self as core, bf16, f16, DType, Element, GemmProblem, Layout, StridedBatch, Transpose};
 pub use ndarray_ext::{gemm_into, Gemm};
+pub use parallel::{Reduce, TpPlan};
 pub use schedule::JobOutcome;
