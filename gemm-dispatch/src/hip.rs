@@ -11,8 +11,8 @@
 //! [`crate::kernel_plan`] picks the catalogue kernel and packs its arguments (shared with the
 //! emulator backend), [`ItemBytes`] sizes an item's device workspace, and [`plan_pipeline`]
 //! orders the steps of a chunk over [`SLOTS`] double-buffered workspace slots within a fixed
-//! [`HipBackend::workspace_budget`]. Three streams carry the work: host->device copies, kernels,
-//! device->host copies; per-slot events order them, so the upload of item `i+1` and the download
+//! [`HipBackend::workspace_budget`]. Streams carry the work: one for kernels and, per slot, one
+//! for host->device and one for device->host copies; per-slot events order them, so the upload of item `i+1` and the download
 //! of item `i-1` overlap the kernel of item `i`. The host waits for an item's download only when
 //! its slot is needed again (backpressure: at most [`SLOTS`] items in flight, device and pinned
 //! memory bounded by the budget).
@@ -447,8 +447,14 @@ impl From<gemm_rocm::Error> for StepError {
 }
 
 /// One workspace slot: device regions, exact-size pinned staging buffers (gemm-rocm copies a
-/// whole pinned buffer), and the events that order its item's copies and kernel.
+/// whole pinned buffer), its own copy streams, and the events that order its item's copies and
+/// kernel. Copy streams are per slot because a pinned buffer becomes readable by waiting for
+/// the whole stream of its last copy: with a shared copy-out stream, finishing item `i-2` would
+/// also wait for the download (hence the kernel) of item `i-1`, and no upload would overlap a
+/// kernel.
 struct Slot {
+    copy_in: Stream,
+    copy_out: Stream,
     dev: [Option<DeviceBuffer>; 3],
     pinned: [Option<PinnedHostBuffer>; 3],
     uploaded: Event,
@@ -456,12 +462,10 @@ struct Slot {
     downloaded: Event,
 }
 
-/// Streams and slots of one device. AMD hardware only.
+/// The compute stream and the slots of one device. AMD hardware only.
 struct Pipeline {
     device: Device,
-    copy_in: Stream,
     compute: Stream,
-    copy_out: Stream,
     slots: Vec<Slot>,
 }
 
@@ -488,6 +492,8 @@ impl Pipeline {
         let slots = (0..SLOTS)
             .map(|_| {
                 Ok(Slot {
+                    copy_in: device.create_stream()?,
+                    copy_out: device.create_stream()?,
                     dev: [None, None, None],
                     pinned: [None, None, None],
                     uploaded: device.create_event(false)?,
@@ -496,13 +502,7 @@ impl Pipeline {
                 })
             })
             .collect::<gemm_rocm::Result<Vec<_>>>()?;
-        Ok(Self {
-            device: device.clone(),
-            copy_in: device.create_stream()?,
-            compute: device.create_stream()?,
-            copy_out: device.create_stream()?,
-            slots,
-        })
+        Ok(Self { device: device.clone(), compute: device.create_stream()?, slots })
     }
 
     /// Stage: inputs into pinned memory, uploads queued, `uploaded` recorded. The slot's previous
@@ -523,9 +523,9 @@ impl Pipeline {
             };
             let len = pinned.len();
             pinned.as_mut_slice()?.copy_from_slice(&src[..len]);
-            self.copy_in.copy_to_device(dev, 0, pinned)?;
+            s.copy_in.copy_to_device(dev, 0, pinned)?;
         }
-        s.uploaded.record(&self.copy_in)?;
+        s.uploaded.record(&s.copy_in)?;
         Ok(())
     }
 
@@ -551,12 +551,12 @@ impl Pipeline {
     /// Download: after the kernel, on the copy-out stream; `downloaded` recorded.
     fn download(&mut self, slot: usize) -> Result<(), StepError> {
         let s = &mut self.slots[slot];
-        self.copy_out.wait_event(&s.computed)?;
+        s.copy_out.wait_event(&s.computed)?;
         let (Some(dev), Some(pinned)) = (s.dev[2].as_ref(), s.pinned[2].as_mut()) else {
             return Err(StepError::Plan("workspace missing".into()));
         };
-        self.copy_out.copy_to_host(pinned, dev, 0)?;
-        s.downloaded.record(&self.copy_out)?;
+        s.copy_out.copy_to_host(pinned, dev, 0)?;
+        s.downloaded.record(&s.copy_out)?;
         Ok(())
     }
 
@@ -581,8 +581,10 @@ impl Pipeline {
 
     /// Waits for every stream, ignoring errors: after a failed step nothing may stay in flight.
     fn drain(&self) {
-        for s in [&self.copy_in, &self.compute, &self.copy_out] {
-            let _ = s.synchronize();
+        let _ = self.compute.synchronize();
+        for s in &self.slots {
+            let _ = s.copy_in.synchronize();
+            let _ = s.copy_out.synchronize();
         }
     }
 }
