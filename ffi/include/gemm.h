@@ -193,27 +193,43 @@ extern "C" {
 /*
  Creates a context. `devices` is a device list such as "host" or "host,host,host", or NULL for
  the default (the GEMM_DEVICES environment variable, else the best devices present).
+
+ # Safety
+ `devices` is NULL or a NUL-terminated string; `out` is NULL or points to writable storage for one pointer.
  */
-gemm_status_t gemm_context_create(const char *devices, gemm_context_t **out);
+gemm_status_t gemm_context_create(const char *devices,
+                                  gemm_context_t **out);
 
 /*
  Destroys a context made by gemm_context_create. NULL is accepted and ignored.
+
+ # Safety
+ `ctx` is NULL or a handle from `gemm_context_create` not yet destroyed and not in use by another thread.
  */
 gemm_status_t gemm_context_destroy(gemm_context_t *ctx);
 
 /*
  Number of devices in the context.
+
+ # Safety
+ `ctx` is NULL or a live handle; `out` is NULL or points to a writable `size_t`.
  */
 gemm_status_t gemm_device_count(const gemm_context_t *ctx, size_t *out);
 
 /*
  Describes device `index` of the context.
+
+ # Safety
+ `ctx` is NULL or a live handle; `out` is NULL or points to a writable `gemm_device_info_t`.
  */
 gemm_status_t gemm_device_info(const gemm_context_t *ctx, size_t index, gemm_device_info_t *out);
 
 /*
  One GEMM on the best device of the context. `a`, `b`, `c` point to the first element of each
  matrix, with as many elements as the problem's shape and leading dimensions need.
+
+ # Safety
+ `ctx` and `problem` are NULL or valid; `a`, `b` are NULL or readable and `c` NULL or writable for the elements the problem's shape and leading dimensions address; `c` does not overlap `a` or `b`.
  */
 gemm_status_t gemm_run(gemm_context_t *ctx,
                        const gemm_problem_t *problem_,
@@ -226,6 +242,9 @@ gemm_status_t gemm_run(gemm_context_t *ctx,
  elements apart, spread over all devices. `item_status` (may be NULL) receives one status per
  item; the return value is GEMM_STATUS_SUCCESS, GEMM_STATUS_BATCH_PARTIAL_FAILURE, or the
  error that stopped the whole batch before anything ran.
+
+ # Safety
+ as for `gemm_run`, for the whole batch span of each buffer; `item_status` is NULL or has `batch_count` writable entries.
  */
 gemm_status_t gemm_strided_batched(gemm_context_t *ctx,
                                    const gemm_problem_t *problem_,
@@ -241,6 +260,9 @@ gemm_status_t gemm_strided_batched(gemm_context_t *ctx,
 /*
  `count` GEMMs, each with its own problem and buffers (`a[i]`, `b[i]`, `c[i]`), spread over all
  devices. An invalid item fails alone. `item_status` (may be NULL) receives one status per item.
+
+ # Safety
+ `problems`, `a`, `b`, `c` are NULL or arrays of `count` entries, each buffer valid as for `gemm_run`; no item's C overlaps another buffer; `item_status` is NULL or has `count` writable entries.
  */
 gemm_status_t gemm_grouped(gemm_context_t *ctx,
                            size_t count,

@@ -6,6 +6,7 @@
 //! not become an invalid Rust enum); null pointers and bad sizes refused before any memory is
 //! touched; every body run under `catch_unwind`, so no panic crosses into C.
 #![allow(non_camel_case_types)]
+#![deny(unsafe_op_in_unsafe_fn)]
 
 use gemm_core::{DType, GemmProblem, Layout, StridedBatch, Transpose};
 use gemm_dispatch::{Context, Error};
@@ -264,8 +265,11 @@ fn context<'a>(ctx: *const gemm_context_t) -> Result<&'a Context, (gemm_status_t
 
 /// Creates a context. `devices` is a device list such as "host" or "host,host,host", or NULL for
 /// the default (the GEMM_DEVICES environment variable, else the best devices present).
+///
+/// # Safety
+/// `devices` is NULL or a NUL-terminated string; `out` is NULL or points to writable storage for one pointer.
 #[no_mangle]
-pub extern "C" fn gemm_context_create(devices: *const c_char, out: *mut *mut gemm_context_t) -> gemm_status_t {
+pub unsafe extern "C" fn gemm_context_create(devices: *const c_char, out: *mut *mut gemm_context_t) -> gemm_status_t {
     guard(|| {
         if out.is_null() {
             return Err(null("out"));
@@ -287,8 +291,11 @@ pub extern "C" fn gemm_context_create(devices: *const c_char, out: *mut *mut gem
 }
 
 /// Destroys a context made by gemm_context_create. NULL is accepted and ignored.
+///
+/// # Safety
+/// `ctx` is NULL or a handle from `gemm_context_create` not yet destroyed and not in use by another thread.
 #[no_mangle]
-pub extern "C" fn gemm_context_destroy(ctx: *mut gemm_context_t) -> gemm_status_t {
+pub unsafe extern "C" fn gemm_context_destroy(ctx: *mut gemm_context_t) -> gemm_status_t {
     guard(|| {
         if !ctx.is_null() {
             // SAFETY: a non-null pointer came from Box::into_raw in gemm_context_create and is
@@ -300,8 +307,11 @@ pub extern "C" fn gemm_context_destroy(ctx: *mut gemm_context_t) -> gemm_status_
 }
 
 /// Number of devices in the context.
+///
+/// # Safety
+/// `ctx` is NULL or a live handle; `out` is NULL or points to a writable `size_t`.
 #[no_mangle]
-pub extern "C" fn gemm_device_count(ctx: *const gemm_context_t, out: *mut usize) -> gemm_status_t {
+pub unsafe extern "C" fn gemm_device_count(ctx: *const gemm_context_t, out: *mut usize) -> gemm_status_t {
     guard(|| {
         let ctx = context(ctx)?;
         if out.is_null() {
@@ -322,8 +332,11 @@ fn copy_str(dst: &mut [c_char], s: &str) {
 }
 
 /// Describes device `index` of the context.
+///
+/// # Safety
+/// `ctx` is NULL or a live handle; `out` is NULL or points to a writable `gemm_device_info_t`.
 #[no_mangle]
-pub extern "C" fn gemm_device_info(
+pub unsafe extern "C" fn gemm_device_info(
     ctx: *const gemm_context_t,
     index: usize,
     out: *mut gemm_device_info_t,
@@ -357,8 +370,11 @@ pub extern "C" fn gemm_device_info(
 
 /// One GEMM on the best device of the context. `a`, `b`, `c` point to the first element of each
 /// matrix, with as many elements as the problem's shape and leading dimensions need.
+///
+/// # Safety
+/// `ctx` and `problem` are NULL or valid; `a`, `b` are NULL or readable and `c` NULL or writable for the elements the problem's shape and leading dimensions address; `c` does not overlap `a` or `b`.
 #[no_mangle]
-pub extern "C" fn gemm_run(
+pub unsafe extern "C" fn gemm_run(
     ctx: *mut gemm_context_t,
     problem_: *const gemm_problem_t,
     a: *const c_void,
@@ -397,9 +413,12 @@ fn write_statuses(out: *mut gemm_status_t, statuses: &[gemm_status_t]) {
 /// elements apart, spread over all devices. `item_status` (may be NULL) receives one status per
 /// item; the return value is GEMM_STATUS_SUCCESS, GEMM_STATUS_BATCH_PARTIAL_FAILURE, or the
 /// error that stopped the whole batch before anything ran.
+///
+/// # Safety
+/// as for `gemm_run`, for the whole batch span of each buffer; `item_status` is NULL or has `batch_count` writable entries.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
-pub extern "C" fn gemm_strided_batched(
+pub unsafe extern "C" fn gemm_strided_batched(
     ctx: *mut gemm_context_t,
     problem_: *const gemm_problem_t,
     a: *const c_void,
@@ -451,8 +470,11 @@ fn finish_batch(
 
 /// `count` GEMMs, each with its own problem and buffers (`a[i]`, `b[i]`, `c[i]`), spread over all
 /// devices. An invalid item fails alone. `item_status` (may be NULL) receives one status per item.
+///
+/// # Safety
+/// `problems`, `a`, `b`, `c` are NULL or arrays of `count` entries, each buffer valid as for `gemm_run`; no item's C overlaps another buffer; `item_status` is NULL or has `count` writable entries.
 #[no_mangle]
-pub extern "C" fn gemm_grouped(
+pub unsafe extern "C" fn gemm_grouped(
     ctx: *mut gemm_context_t,
     count: usize,
     problems: *const gemm_problem_t,

@@ -56,3 +56,34 @@ fn kernels_lists_and_disassembles_the_catalogue() {
     let (ok, _, err) = gemm(&["kernels", "--disasm", "no_such_kernel"]);
     assert!(!ok && err.contains("no_such_kernel"), "{err}");
 }
+
+#[test]
+fn emulate_runs_a_catalogue_kernel_with_its_checkers() {
+    let k = gemm_kernels::catalogue().first().expect("the catalogue is not empty");
+    let path = std::env::temp_dir().join(format!("gemm-cli-{}.co", std::process::id()));
+    std::fs::write(&path, k.code_object).unwrap();
+    let bytes = (64 * 64 * 4).to_string();
+    let (ok, out, err) = gemm(&[
+        "emulate",
+        path.to_str().unwrap(),
+        "--kernel",
+        k.name,
+        "--grid",
+        "1",
+        "--block",
+        &k.workgroup_size.to_string(),
+        "--buffer",
+        &bytes,
+        "--buffer",
+        &bytes,
+        "--buffer",
+        &bytes,
+        "--args",
+        "b0,b1,b2,u32:64,u32:64,u32:64,u32:64,u32:64,u32:64,f32:1,f32:0",
+        "--mode",
+        "random",
+    ]);
+    let _ = std::fs::remove_file(&path);
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("no findings") && out.contains("mfma"), "{out}");
+}

@@ -201,7 +201,9 @@ fn bad_input_is_refused_and_leaves_c_untouched() {
     let a = vec![1.0f32; 64];
     let b = vec![1.0f32; 64];
     let c0 = vec![7.0f32; 64];
-    let cases: Vec<(GemmProblem, usize, fn(&Error) -> bool)> = vec![
+    // (problem, C length, the error expected)
+    type Case = (GemmProblem, usize, fn(&Error) -> bool);
+    let cases: Vec<Case> = vec![
         (GemmProblem::new(8, 8, 8).with_leading_dims(7, 8, 8), 64, |e| {
             matches!(e, Error::Invalid(gemm_core::Error::LeadingDimension { operand: Operand::A, .. }))
         }),
@@ -282,7 +284,7 @@ impl Backend for Flaky {
     }
     fn gemm(&self, p: &GemmProblem, a: &[u8], b: &[u8], c: &mut [u8]) -> gemm_dispatch::Result<()> {
         let call = self.calls.fetch_add(1, Ordering::SeqCst);
-        if self.fail_every > 0 && call % self.fail_every == 0 {
+        if self.fail_every > 0 && call.is_multiple_of(self.fail_every) {
             assert!(!self.panic, "injected panic on call {call}");
             return Err(Error::Device { device: self.name.clone(), message: format!("injected fault on call {call}") });
         }
@@ -298,10 +300,31 @@ fn batch_data(count: usize) -> (StridedBatch, Vec<f32>, Vec<f32>, Vec<f32>) {
     (batch, random_values(t.a, 5), random_values(t.b, 6), random_values(t.c, 7))
 }
 
+/// A host device that starts working only once another device has made its first call, so a
+/// test does not depend on which worker thread the OS runs first.
+struct AfterFirstCallOf {
+    other: Arc<Flaky>,
+    inner: gemm_dispatch::host::HostBackend,
+}
+
+impl Backend for AfterFirstCallOf {
+    fn info(&self) -> DeviceInfo {
+        self.inner.info()
+    }
+    fn gemm(&self, p: &GemmProblem, a: &[u8], b: &[u8], c: &mut [u8]) -> gemm_dispatch::Result<()> {
+        let start = std::time::Instant::now();
+        while self.other.calls.load(Ordering::SeqCst) == 0 && start.elapsed().as_secs() < 20 {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        self.inner.gemm(p, a, b, c)
+    }
+}
+
 #[test]
 fn a_failing_device_loses_no_item() {
     let flaky = Flaky::new("flaky", 2, false);
-    let host: Arc<dyn Backend> = Arc::new(gemm_dispatch::host::HostBackend::new(0, 1));
+    let host: Arc<dyn Backend> =
+        Arc::new(AfterFirstCallOf { other: flaky.clone(), inner: gemm_dispatch::host::HostBackend::new(0, 1) });
     let ctx = Context::from_backends(vec![flaky.clone(), host]).unwrap();
     let (batch, a, b, c0) = batch_data(40);
     let mut c = c0.clone();

@@ -33,6 +33,8 @@ enum Command {
     Devices,
     /// Run a GEMM (or a strided batch) and report time, TFLOP/s and the error against the reference.
     Run(RunArgs),
+    /// Run any kernel of any code object in the gfx942/gfx950 emulator, with its checkers.
+    Emulate(gemm_emu::cli::EmulateArgs),
     /// List the GPU kernel catalogue, or disassemble one kernel.
     Kernels {
         /// Print this kernel's instructions (LLVM syntax) instead of the list.
@@ -100,6 +102,11 @@ fn main() -> ExitCode {
         }
         Command::Kernels { disasm: Some(name) } => disassemble(&name),
         Command::Run(args) => run(&ctx, &args),
+        Command::Emulate(args) => match gemm_emu::cli::run(args) {
+            Ok(true) => Ok(()),
+            Ok(false) => Err("the checkers reported findings".into()),
+            Err(e) => Err(e),
+        },
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
