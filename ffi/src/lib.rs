@@ -254,6 +254,26 @@ fn byte_len(elems: usize, d: DType) -> Result<usize, (gemm_status_t, String)> {
     elems.checked_mul(d.size_bytes()).ok_or_else(|| (GEMM_STATUS_SIZE_OVERFLOW, "buffer size in bytes".into()))
 }
 
+/// A, B and C as bytes.
+type Buffers<'a> = (&'a [u8], &'a [u8], &'a mut [u8]);
+
+/// The three buffers of a validated problem as byte slices of exactly its spans.
+///
+/// # Safety
+/// As for [`bytes`] and [`bytes_mut`], for the spans' byte lengths.
+unsafe fn buffers<'a>(
+    p: &GemmProblem,
+    spans: gemm_core::problem::Spans,
+    a: *const c_void,
+    b: *const c_void,
+    c: *mut c_void,
+    names: [&str; 3],
+) -> Result<Buffers<'a>, (gemm_status_t, String)> {
+    let (la, lb, lc) = (byte_len(spans.a, p.a_type)?, byte_len(spans.b, p.b_type)?, byte_len(spans.c, p.c_type)?);
+    // SAFETY: forwarded from this function's contract.
+    unsafe { Ok((bytes(a, la, names[0])?, bytes(b, lb, names[1])?, bytes_mut(c, lc, names[2])?)) }
+}
+
 fn context<'a>(ctx: *const gemm_context_t) -> Result<&'a Context, (gemm_status_t, String)> {
     if ctx.is_null() {
         return Err(null("ctx"));
@@ -389,14 +409,8 @@ pub unsafe extern "C" fn gemm_run(
         // SAFETY: non-null pointer to a gemm_problem_t (caller's contract); plain old data.
         let p = problem(unsafe { &*problem_ })?;
         let spans = p.validate().map_err(|e| err(e.into()))?;
-        // SAFETY: the caller provides buffers of at least the validated spans.
-        let (a, b, c) = unsafe {
-            (
-                bytes(a, byte_len(spans.a, p.a_type)?, "a")?,
-                bytes(b, byte_len(spans.b, p.b_type)?, "b")?,
-                bytes_mut(c, byte_len(spans.c, p.c_type)?, "c")?,
-            )
-        };
+        // SAFETY: the caller provides buffers of at least the validated spans (gemm_run's contract).
+        let (a, b, c) = unsafe { buffers(&p, spans, a, b, c, ["a", "b", "c"])? };
         ctx.gemm_bytes(&p, a, b, c).map_err(err)
     })
 }
@@ -440,13 +454,7 @@ pub unsafe extern "C" fn gemm_strided_batched(
         let batch = StridedBatch { problem: p, count: batch_count, stride_a, stride_b, stride_c };
         let spans = batch.validate().map_err(|e| err(e.into()))?;
         // SAFETY: the caller provides buffers of at least the validated batch spans.
-        let (a, b, c) = unsafe {
-            (
-                bytes(a, byte_len(spans.a, p.a_type)?, "a")?,
-                bytes(b, byte_len(spans.b, p.b_type)?, "b")?,
-                bytes_mut(c, byte_len(spans.c, p.c_type)?, "c")?,
-            )
-        };
+        let (a, b, c) = unsafe { buffers(&p, spans, a, b, c, ["a", "b", "c"])? };
         let report = ctx.gemm_strided_batched_bytes(&batch, a, b, c).map_err(err)?;
         finish_batch(&report, item_status)
     })
@@ -508,14 +516,8 @@ pub unsafe extern "C" fn gemm_grouped(
                 let s = p.validate().map_err(|e| err(e.into()))?;
                 // SAFETY: the caller provides buffers of at least each item's validated spans;
                 // distinct items' C buffers must not overlap (caller's contract, as in BLAS).
-                let bufs = unsafe {
-                    (
-                        bytes(a[i], byte_len(s.a, p.a_type)?, "a[i]")?,
-                        bytes(b[i], byte_len(s.b, p.b_type)?, "b[i]")?,
-                        bytes_mut(c[i], byte_len(s.c, p.c_type)?, "c[i]")?,
-                    )
-                };
-                Ok((p, bufs.0, bufs.1, bufs.2))
+                let (ai, bi, ci) = unsafe { buffers(&p, s, a[i], b[i], c[i], ["a[i]", "b[i]", "c[i]"])? };
+                Ok((p, ai, bi, ci))
             });
             match prepared {
                 Ok(item) => {

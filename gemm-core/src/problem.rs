@@ -66,6 +66,20 @@ pub struct Spans {
     pub c: usize,
 }
 
+impl Spans {
+    /// Checks that buffers of these lengths (in elements) hold the spans.
+    pub fn check_lengths(self, a_len: usize, b_len: usize, c_len: usize) -> Result<Spans> {
+        for (operand, len, required) in
+            [(Operand::A, a_len, self.a), (Operand::B, b_len, self.b), (Operand::C, c_len, self.c)]
+        {
+            if len < required {
+                return Err(Error::BufferTooSmall { operand, len, required });
+            }
+        }
+        Ok(self)
+    }
+}
+
 impl GemmProblem {
     /// An f32, row-major, untransposed problem with tight leading dimensions, `alpha = 1`, `beta = 0`.
     pub fn new(m: usize, n: usize, k: usize) -> Self {
@@ -222,15 +236,7 @@ impl GemmProblem {
 
     /// [`validate`](Self::validate) plus the buffer lengths.
     pub fn validate_buffers(&self, a_len: usize, b_len: usize, c_len: usize) -> Result<Spans> {
-        let spans = self.validate()?;
-        for (operand, len, required) in
-            [(Operand::A, a_len, spans.a), (Operand::B, b_len, spans.b), (Operand::C, c_len, spans.c)]
-        {
-            if len < required {
-                return Err(Error::BufferTooSmall { operand, len, required });
-            }
-        }
-        Ok(spans)
+        self.validate()?.check_lengths(a_len, b_len, c_len)
     }
 
     /// Validates the problem against typed buffers (dtypes and lengths) and returns the three views.
@@ -351,15 +357,7 @@ impl StridedBatch {
 
     /// [`validate`](Self::validate) plus the buffer lengths.
     pub fn validate_buffers(&self, a_len: usize, b_len: usize, c_len: usize) -> Result<Spans> {
-        let spans = self.validate()?;
-        for (operand, len, required) in
-            [(Operand::A, a_len, spans.a), (Operand::B, b_len, spans.b), (Operand::C, c_len, spans.c)]
-        {
-            if len < required {
-                return Err(Error::BufferTooSmall { operand, len, required });
-            }
-        }
-        Ok(spans)
+        self.validate()?.check_lengths(a_len, b_len, c_len)
     }
 
     /// Element offsets of item `i` in A, B and C.

@@ -256,58 +256,51 @@ impl Context {
         &self,
         items: &mut [GroupedItem<'_, A, B, C>],
     ) -> BatchReport {
-        let mut invalid: Vec<(usize, Error)> = Vec::new();
-        let mut jobs = Vec::with_capacity(items.len());
-        let mut positions = Vec::with_capacity(items.len());
-        for (i, it) in items.iter_mut().enumerate() {
-            match it.problem.views(it.a, it.b, &mut *it.c) {
-                Ok(_) => {
-                    positions.push(i);
-                    jobs.push(Job {
-                        problem: it.problem,
-                        a: bytemuck::cast_slice(it.a),
-                        b: bytemuck::cast_slice(it.b),
-                        c: bytemuck::cast_slice_mut(&mut *it.c),
-                    });
-                }
-                Err(e) => invalid.push((i, e.into())),
-            }
-        }
-        let ran = self.run_batch(jobs);
-        let mut items_out: Vec<Option<JobOutcome>> = vec![None; items.len()];
-        for (pos, outcome) in positions.into_iter().zip(ran.items) {
-            items_out[pos] = Some(outcome);
-        }
-        for (i, e) in invalid {
-            items_out[i] = Some(JobOutcome { result: Err(e), device: None, attempts: 0 });
-        }
-        BatchReport { items: items_out.into_iter().map(|o| o.expect("every item has an outcome")).collect() }
+        let prepared = items
+            .iter_mut()
+            .map(|it| {
+                it.problem.views(it.a, it.b, &mut *it.c)?;
+                Ok(Job {
+                    problem: it.problem,
+                    a: bytemuck::cast_slice(it.a),
+                    b: bytemuck::cast_slice(it.b),
+                    c: bytemuck::cast_slice_mut(&mut *it.c),
+                })
+            })
+            .collect();
+        self.run_grouped(prepared)
     }
 
     /// A grouped batch on byte buffers (the C ABI's entry): item problems declare the dtypes.
     pub fn gemm_grouped_bytes(&self, items: Vec<ByteItem<'_>>) -> BatchReport {
-        let n = items.len();
-        let mut invalid = Vec::new();
-        let mut jobs = Vec::new();
-        let mut positions = Vec::new();
-        for (i, (p, a, b, c)) in items.into_iter().enumerate() {
-            match validate_bytes(&p, a.len(), b.len(), c.len()) {
-                Ok(()) => {
+        let prepared = items
+            .into_iter()
+            .map(|(problem, a, b, c)| {
+                validate_bytes(&problem, a.len(), b.len(), c.len())?;
+                Ok(Job { problem, a, b, c })
+            })
+            .collect();
+        self.run_grouped(prepared)
+    }
+
+    /// Runs the valid items of a grouped batch; the invalid ones keep their validation error.
+    fn run_grouped(&self, prepared: Vec<Result<Job<'_>>>) -> BatchReport {
+        let mut outcomes: Vec<Option<JobOutcome>> = vec![None; prepared.len()];
+        let mut positions = Vec::with_capacity(prepared.len());
+        let mut jobs = Vec::with_capacity(prepared.len());
+        for (i, item) in prepared.into_iter().enumerate() {
+            match item {
+                Ok(job) => {
                     positions.push(i);
-                    jobs.push(Job { problem: p, a, b, c });
+                    jobs.push(job);
                 }
-                Err(e) => invalid.push((i, e)),
+                Err(e) => outcomes[i] = Some(JobOutcome { result: Err(e), device: None, attempts: 0 }),
             }
         }
-        let ran = self.run_batch(jobs);
-        let mut out: Vec<Option<JobOutcome>> = vec![None; n];
-        for (pos, o) in positions.into_iter().zip(ran.items) {
-            out[pos] = Some(o);
+        for (pos, outcome) in positions.into_iter().zip(self.run_batch(jobs).items) {
+            outcomes[pos] = Some(outcome);
         }
-        for (i, e) in invalid {
-            out[i] = Some(JobOutcome { result: Err(e), device: None, attempts: 0 });
-        }
-        BatchReport { items: out.into_iter().map(|o| o.expect("every item has an outcome")).collect() }
+        BatchReport { items: outcomes.into_iter().map(|o| o.expect("every item has an outcome")).collect() }
     }
 
     fn run_batch(&self, jobs: Vec<Job<'_>>) -> BatchReport {
