@@ -28,10 +28,12 @@
 //! column-major C (too few columns to share out) is cut by rows into private f32 buffers that the
 //! caller then folds into C. Small problems use fewer workers (at least ~4 MFLOP each).
 //!
-//! # Measured (Zen4, 2 cores, 2 threads, row-major square, GFLOP/s, one interleaved run)
+//! # Measured (Zen4, 2 cores shared with other work, 2 threads, row-major square, GFLOP/s)
 //!
-//! `gemm-bench --sizes 1024,2048,4096 --rounds 2`: f32 209 / 214 / 216 (OpenBLAS 198 / 198 /
-//! 205); bf16 356 / 353 / 369, i.e. 1.7x this crate's f32 and 1.8x OpenBLAS sgemm.
+//! `gemm-bench --sizes 1024,2048,4096 --rounds 3`, n = 1024 / 2048 / 4096: f32 202 / 205 / 187
+//! (OpenBLAS 187 / 200 / 206); bf16 348 / 356 / 343, 1.7-1.8x this crate's f32 and OpenBLAS
+//! sgemm. f32 against OpenBLAS moves between 0.91x and 1.09x from run to run on this shared
+//! machine; the quietest run measured 209 / 214 / 216 against 198 / 198 / 205.
 
 mod convert;
 mod driver;
