@@ -5,7 +5,7 @@
 
 use crate::backend::{Backend, DeviceInfo, DeviceKind};
 use crate::error::{Error, Result};
-use crate::kernel_plan;
+use crate::kernel_plan::{self, KernelPlan};
 use gemm_core::{Arch, GemmProblem};
 use gemm_emu::{Device, LaunchOptions, Mode, Schedule};
 
@@ -55,9 +55,35 @@ impl EmuBackend {
         Ok(ptr)
     }
 
-    fn run(&self, p: &GemmProblem, a: &[u8], b: &[u8], c: &mut [u8], allocs: &mut Vec<u64>) -> Result<()> {
-        let plan =
-            kernel_plan::plan(self.arch, p).map_err(|why| Error::Unsupported { device: self.name.clone(), why })?;
+    /// Runs `p` with a given plan (e.g. from [`kernel_plan::plan_for`], to exercise one
+    /// particular catalogue kernel) after validating the buffers; frees what it allocated.
+    pub fn run_plan(&self, plan: &KernelPlan, p: &GemmProblem, a: &[u8], b: &[u8], c: &mut [u8]) -> Result<()> {
+        crate::context::validate_bytes(p, a.len(), b.len(), c.len())?;
+        if plan.entry.arch != self.arch {
+            let why = format!("{} is a {} kernel", plan.entry.name, plan.entry.arch);
+            return Err(Error::Unsupported { device: self.name.clone(), why });
+        }
+        let mut allocs = Vec::new();
+        let result = self.run(plan, p, a, b, c, &mut allocs);
+        for ptr in allocs {
+            // Freeing what we allocated cannot fail unless the emulator is broken; report that
+            // only if the GEMM itself succeeded.
+            if let Err(e) = self.device.free(ptr) {
+                return result.and(Err(self.err(e)));
+            }
+        }
+        result
+    }
+
+    fn run(
+        &self,
+        plan: &KernelPlan,
+        p: &GemmProblem,
+        a: &[u8],
+        b: &[u8],
+        c: &mut [u8],
+        allocs: &mut Vec<u64>,
+    ) -> Result<()> {
         for bytes in [a, b, &*c] {
             let ptr = self.upload(bytes)?;
             allocs.push(ptr);
@@ -104,16 +130,9 @@ impl Backend for EmuBackend {
         if p.m == 0 || p.n == 0 {
             return Ok(());
         }
-        let mut allocs = Vec::new();
-        let result = self.run(p, a, b, c, &mut allocs);
-        for ptr in allocs {
-            // Freeing what we allocated cannot fail unless the emulator is broken; report that
-            // only if the GEMM itself succeeded.
-            if let Err(e) = self.device.free(ptr) {
-                return result.and(Err(self.err(e)));
-            }
-        }
-        result
+        let plan =
+            kernel_plan::plan(self.arch, p).map_err(|why| Error::Unsupported { device: self.name.clone(), why })?;
+        self.run_plan(&plan, p, a, b, c)
     }
 
     fn estimate_seconds(&self, p: &GemmProblem) -> f64 {

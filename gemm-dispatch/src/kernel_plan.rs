@@ -105,6 +105,21 @@ pub fn plan(arch: Arch, p: &GemmProblem) -> Result<KernelPlan, String> {
     Ok(KernelPlan { entry, problem: cm, grid, block })
 }
 
+/// The plan for running `p` with one given catalogue kernel (to verify every kernel, not only
+/// the ones [`plan`] would choose). `Err` says why the kernel cannot run it.
+pub fn plan_for(entry: &'static KernelEntry, p: &GemmProblem) -> Result<KernelPlan, String> {
+    p.validate().map_err(|e| e.to_string())?;
+    if p.m == 0 || p.n == 0 {
+        return Err("empty problems launch nothing".into());
+    }
+    let cm = column_major(p)?;
+    if let Some(why) = unfit(entry, entry.arch, p, &cm) {
+        return Err(why);
+    }
+    let (grid, block) = entry.launch(cm.m, cm.n);
+    Ok(KernelPlan { entry, problem: cm, grid, block })
+}
+
 impl KernelPlan {
     /// The kernel-argument bytes, laid out as the entry's manifest says, for the problem's A, B
     /// and C at these device addresses.

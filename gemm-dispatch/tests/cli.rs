@@ -25,6 +25,21 @@ fn run_reports_time_speed_and_accuracy() {
         vec!["run", "--m", "64", "--n", "48", "--k", "40", "--dtype", "bf16", "--transa", "--transb"],
         vec!["--devices", "host,host", "run", "--m", "20", "--n", "20", "--k", "20", "--batch", "5", "--beta", "0.5"],
         vec!["run", "--m", "32", "--n", "32", "--k", "32", "--dtype", "fp8_e4m3fnuz", "--out-dtype", "bf16"],
+        vec!["run", "--device", "emu:gfx942", "--m", "17", "--n", "33", "--k", "65", "--dtype", "bf16"],
+        vec![
+            "run",
+            "--device",
+            "emu:gfx950:random:1",
+            "--m",
+            "9",
+            "--n",
+            "5",
+            "--k",
+            "40",
+            "--dtype",
+            "f16",
+            "--transa",
+        ],
     ] {
         let (ok, out, err) = gemm(&args);
         assert!(ok, "{args:?}: {out}{err}");

@@ -3,8 +3,14 @@
 //! tiles, beta = 0 with NaN in C, batches over emulated and host devices together.
 
 use gemm_core::reference::{self, random_values};
+use gemm_core::Arch;
 use gemm_core::{bf16, f16, Element, GemmProblem, Layout, StridedBatch, Transpose};
-use gemm_dispatch::{Context, Error};
+use gemm_dispatch::emu::EmuBackend;
+use gemm_dispatch::host::HostBackend;
+use gemm_dispatch::{Backend, Context, DeviceInfo, Error};
+use gemm_emu::Schedule;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 fn check<AB: Element, C: Element>(ctx: &Context, p: &GemmProblem, seed: u64) {
     let s = p.validate().unwrap();
@@ -55,9 +61,48 @@ fn problems_without_a_kernel_fall_back_to_the_next_device() {
     assert!(matches!(only_emu.gemm(&p, &a, &b, &mut c), Err(Error::Unsupported { .. })));
 }
 
+/// The emulated GPU, counting the jobs it starts.
+struct Counting {
+    inner: EmuBackend,
+    calls: AtomicUsize,
+}
+
+impl Backend for Counting {
+    fn info(&self) -> DeviceInfo {
+        self.inner.info()
+    }
+    fn gemm(&self, p: &GemmProblem, a: &[u8], b: &[u8], c: &mut [u8]) -> gemm_dispatch::Result<()> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        self.inner.gemm(p, a, b, c)
+    }
+}
+
+/// The host, starting only once the emulated GPU has taken a job, so the test does not depend
+/// on which worker thread the OS runs first.
+struct AfterFirstCallOf {
+    other: Arc<Counting>,
+    inner: HostBackend,
+}
+
+impl Backend for AfterFirstCallOf {
+    fn info(&self) -> DeviceInfo {
+        self.inner.info()
+    }
+    fn gemm(&self, p: &GemmProblem, a: &[u8], b: &[u8], c: &mut [u8]) -> gemm_dispatch::Result<()> {
+        let start = std::time::Instant::now();
+        while self.other.calls.load(Ordering::SeqCst) == 0 && start.elapsed().as_secs() < 20 {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        self.inner.gemm(p, a, b, c)
+    }
+}
+
 #[test]
 fn a_batch_over_emulated_and_host_devices() {
-    let ctx = Context::from_spec("emu:gfx950,host").unwrap();
+    let emu =
+        Arc::new(Counting { inner: EmuBackend::new(Arch::Gfx950, Schedule::default()), calls: AtomicUsize::new(0) });
+    let host = Arc::new(AfterFirstCallOf { other: emu.clone(), inner: HostBackend::new(1, 1) });
+    let ctx = Context::from_backends(vec![emu.clone(), host]).unwrap();
     let p = GemmProblem::new(20, 12, 9).with_elements::<bf16, bf16, bf16>().with_scalars(1.0, 1.0);
     let s = p.validate().unwrap();
     let batch = StridedBatch { problem: p, count: 6, stride_a: s.a, stride_b: 0, stride_c: s.c };
@@ -68,7 +113,8 @@ fn a_batch_over_emulated_and_host_devices() {
     let mut c = c0.clone();
     let report = ctx.gemm_strided_batched(&batch, &a, &b, &mut c).unwrap();
     assert!(report.all_ok());
-    assert!(report.items.iter().any(|o| o.device == Some(0)), "the emulated GPU took items");
+    assert!(report.items.iter().any(|o| o.device == Some(0)), "the emulated GPU ran items");
+    assert_eq!(report.items.iter().filter(|o| o.device == Some(0)).count(), emu.calls.load(Ordering::SeqCst));
     for i in 0..6 {
         let (oa, _, oc) = batch.offsets(i);
         let r = reference::check(&p, &a[oa..oa + s.a], &b, &c0[oc..oc + s.c], &c[oc..oc + s.c], None).unwrap();

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 #[command(name = "gemm", version, about = "Fast matrix products on AMD Instinct GPUs, with a CPU backend everywhere")]
 struct Cli {
     /// Devices to use, e.g. `host` or `host,host,host` (default: $GEMM_DEVICES, else the best available).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, visible_alias = "device")]
     devices: Option<String>,
     #[command(subcommand)]
     command: Command,
