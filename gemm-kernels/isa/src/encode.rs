@@ -736,6 +736,22 @@ fn enc_mubuf(cx: &Ctx, op: u32, _arch: Arch) -> R<Vec<u32>> {
 fn enc_flat(cx: &Ctx, op: u32) -> R<Vec<u32>> {
     let m = &cx.inst.mods;
     let acc = mem_acc(cx)?;
+    // AGPR returning atomics (LLVM 22 `FLATInstructions.td` AGPR `_RTN` variants, probed
+    // with llvm-mc-22 on both archs; buffer atomics have no such gaps).
+    if acc == 1 && m.sc0 && cx.def.has(ATOMIC) {
+        if cx.def.has(NO_AGPR_RTN) {
+            return Err(EncodeError::AgprAtomic {
+                op: cx.name(),
+                why: "the returning form (sc0) does not take AGPRs (LLVM: operands are not valid for this GPU or mode)",
+            });
+        }
+        if m.sc1 && cx.def.has(NO_AGPR_RTN_SC1) {
+            return Err(EncodeError::AgprAtomic {
+                op: cx.name(),
+                why: "the AGPR returning form (sc0) has no sc1 bit (llvm-mc-22 drops it; its disassembler rejects it)",
+            });
+        }
+    }
     let global = cx.def.format == Format::Global;
     let (lo, hi) = if global { (-4096, 4095) } else { (0, 4095) };
     if !(lo..=hi).contains(&m.offset) {

@@ -34,6 +34,13 @@ pub enum EncodeError {
     /// A modifier the instruction does not take (flags in `table.rs`, probed from LLVM).
     #[error("{op}: modifier {modifier} is not supported")]
     Modifier { op: &'static str, modifier: &'static str },
+    /// A returning (`sc0`) FLAT/GLOBAL atomic with AGPR data in a form LLVM 22 lacks
+    /// (table flags `NO_AGPR_RTN`, `NO_AGPR_RTN_SC1`): `global_atomic_add_f32` and
+    /// `global_atomic_pk_add_f16` have no AGPR returning form ("operands are not valid for
+    /// this GPU or mode"); the f64 add/min/max atomics have one without `sc1` (llvm-mc-22
+    /// silently drops the bit, its disassembler rejects it).
+    #[error("{op}: {why}")]
+    AgprAtomic { op: &'static str, why: &'static str },
     #[error("{op}: {what} {value} out of range")]
     OutOfRange { op: &'static str, what: &'static str, value: i64 },
 }

@@ -252,11 +252,15 @@ fn generate(op: Op, arch: Arch, enc: Enc, g: &mut G) -> Inst {
             m.abs = g.below(4) as u8 & float_mask;
         }
     }
+    // Memory data in AGPRs, atomics included, within LLVM's AGPR atomic rules: no AGPR
+    // returning form for `NO_AGPR_RTN` rows, no sc1 on the AGPR returning form of
+    // `NO_AGPR_RTN_SC1` rows.
+    let agpr_mem = g.chance(1, 4) && !(inst.mods.sc0 && d.has(NO_AGPR_RTN));
+    if agpr_mem && inst.mods.sc0 && d.has(NO_AGPR_RTN_SC1) {
+        inst.mods.sc1 = false;
+    }
     let mods = inst.mods;
     // Operands.
-    // AGPR data with atomics hits LLVM quirks (packed atomics reject AGPRs; the AGPR
-    // returning forms drop sc1), so the generator keeps atomics in VGPRs.
-    let agpr_mem = !d.has(ATOMIC) && g.chance(1, 4);
     let mai_cd_acc = !g.chance(1, 4);
     let saddr_off = g.chance(1, 2);
     let native_vop = enc != Enc::E64 && matches!(d.format, Format::Vop1 | Format::Vop2 | Format::Vopc);

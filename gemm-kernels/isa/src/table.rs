@@ -237,6 +237,11 @@ const fn mb(n: u8) -> Opnd {
 const fn mc(n: u8) -> Opnd {
     o(Field::Src2, Class::AVSrc, F32, n, Access::Read)
 }
+/// f64 MFMA src2: an inline constant is an f64 one (1/(2*pi) prints as
+/// `0.15915494309189532`; LLVM rejects the f32 spelling there).
+const fn mc64(n: u8) -> Opnd {
+    o(Field::Src2, Class::AVSrc, F64, n, Access::Read)
+}
 const fn dvdst(n: u8) -> Opnd {
     o(Field::Vdst, Class::AV, B32, n, Access::Write)
 }
@@ -327,6 +332,14 @@ pub mod flags {
     /// VOP3 op_sel list has four entries whatever the source count (`v_cvt_sr_*`: the
     /// byte select lives in op_sel[3:2]).
     pub const OPSEL4: u32 = 1 << 19;
+    /// FLAT/GLOBAL atomic whose returning (`sc0`) form has no AGPR variant: LLVM 22
+    /// rejects AGPR data/destination there ("operands are not valid for this GPU or
+    /// mode") and its disassembler rejects the acc bit (probed, both archs).
+    pub const NO_AGPR_RTN: u32 = 1 << 20;
+    /// FLAT/GLOBAL f64 atomic whose AGPR returning form has no `sc1` bit: llvm-mc-22
+    /// assembles `sc1` there but drops it from the encoding, and its disassembler rejects
+    /// the AGPR returning encoding with sc1 set (probed, both archs).
+    pub const NO_AGPR_RTN_SC1: u32 = 1 << 21;
 }
 use flags::*;
 
@@ -1110,8 +1123,8 @@ isa_table! {
     V_MFMA_F32_16X16X32_BF8_FP8 = "v_mfma_f32_16x16x32_bf8_fp8", Mai, 0x71, 0x71, [md(4), ma(2), mb(2), mc(4)], CBSZ_ABID_BLGP;
     V_MFMA_F32_16X16X32_FP8_BF8 = "v_mfma_f32_16x16x32_fp8_bf8", Mai, 0x72, 0x72, [md(4), ma(2), mb(2), mc(4)], CBSZ_ABID_BLGP;
     V_MFMA_F32_16X16X32_FP8_FP8 = "v_mfma_f32_16x16x32_fp8_fp8", Mai, 0x73, 0x73, [md(4), ma(2), mb(2), mc(4)], CBSZ_ABID_BLGP;
-    V_MFMA_F64_16X16X4_F64 = "v_mfma_f64_16x16x4_f64", Mai, 0x6E, 0x6E, [md(8), ma(2), mb(2), mc(8)], NEG | MAI_NEG;
-    V_MFMA_F64_4X4X4_4B_F64 = "v_mfma_f64_4x4x4_4b_f64", Mai, 0x6F, 0x6F, [md(2), ma(2), mb(2), mc(2)], NEG | MAI_NEG;
+    V_MFMA_F64_16X16X4_F64 = "v_mfma_f64_16x16x4_f64", Mai, 0x6E, 0x6E, [md(8), ma(2), mb(2), mc64(8)], NEG | MAI_NEG;
+    V_MFMA_F64_4X4X4_4B_F64 = "v_mfma_f64_4x4x4_4b_f64", Mai, 0x6F, 0x6F, [md(2), ma(2), mb(2), mc64(2)], NEG | MAI_NEG;
     V_MFMA_F32_32X32X16_BF16 = "v_mfma_f32_32x32x16_bf16", Mai, NA, 0x37, [md(16), ma(4), mb(4), mc(16)], CBSZ_ABID_BLGP;
     V_MFMA_F32_32X32X16_F16 = "v_mfma_f32_32x32x16_f16", Mai, NA, 0x55, [md(16), ma(4), mb(4), mc(16)], CBSZ_ABID_BLGP;
     V_MFMA_I32_32X32X32_I8 = "v_mfma_i32_32x32x32_i8", Mai, NA, 0x38, [md(16), ma(4), mb(4), mc(16)], CBSZ_ABID_BLGP;
@@ -1383,8 +1396,8 @@ isa_table! {
     GLOBAL_ATOMIC_XOR = "global_atomic_xor", Global, 0x4A, 0x4A, [fvdst_rtn(1), fvaddr(), fdata(1), fsaddr()], ATOMIC;
     GLOBAL_ATOMIC_INC = "global_atomic_inc", Global, 0x4B, 0x4B, [fvdst_rtn(1), fvaddr(), fdata(1), fsaddr()], ATOMIC;
     GLOBAL_ATOMIC_DEC = "global_atomic_dec", Global, 0x4C, 0x4C, [fvdst_rtn(1), fvaddr(), fdata(1), fsaddr()], ATOMIC;
-    GLOBAL_ATOMIC_ADD_F32 = "global_atomic_add_f32", Global, 0x4D, 0x4D, [fvdst_rtn(1), fvaddr(), fdata(1), fsaddr()], ATOMIC;
-    GLOBAL_ATOMIC_PK_ADD_F16 = "global_atomic_pk_add_f16", Global, 0x4E, 0x4E, [fvdst_rtn(1), fvaddr(), fdata(1), fsaddr()], ATOMIC;
+    GLOBAL_ATOMIC_ADD_F32 = "global_atomic_add_f32", Global, 0x4D, 0x4D, [fvdst_rtn(1), fvaddr(), fdata(1), fsaddr()], ATOMIC | NO_AGPR_RTN;
+    GLOBAL_ATOMIC_PK_ADD_F16 = "global_atomic_pk_add_f16", Global, 0x4E, 0x4E, [fvdst_rtn(1), fvaddr(), fdata(1), fsaddr()], ATOMIC | NO_AGPR_RTN;
     GLOBAL_ATOMIC_PK_ADD_BF16 = "global_atomic_pk_add_bf16", Global, 0x52, 0x52, [fvdst_rtn(1), fvaddr(), fdata(1), fsaddr()], ATOMIC;
     FLAT_ATOMIC_CMPSWAP = "flat_atomic_cmpswap", Flat, 0x41, 0x41, [fvdst_rtn(1), fvaddr(), fdata(2)], ATOMIC;
     FLAT_ATOMIC_SWAP_X2 = "flat_atomic_swap_x2", Flat, 0x60, 0x60, [fvdst_rtn(2), fvaddr(), fdata(2)], ATOMIC;
@@ -1399,9 +1412,9 @@ isa_table! {
     FLAT_ATOMIC_XOR_X2 = "flat_atomic_xor_x2", Flat, 0x6A, 0x6A, [fvdst_rtn(2), fvaddr(), fdata(2)], ATOMIC;
     FLAT_ATOMIC_INC_X2 = "flat_atomic_inc_x2", Flat, 0x6B, 0x6B, [fvdst_rtn(2), fvaddr(), fdata(2)], ATOMIC;
     FLAT_ATOMIC_DEC_X2 = "flat_atomic_dec_x2", Flat, 0x6C, 0x6C, [fvdst_rtn(2), fvaddr(), fdata(2)], ATOMIC;
-    FLAT_ATOMIC_ADD_F64 = "flat_atomic_add_f64", Flat, 0x4F, 0x4F, [fvdst_rtn(2), fvaddr(), fdata(2)], ATOMIC;
-    FLAT_ATOMIC_MIN_F64 = "flat_atomic_min_f64", Flat, 0x50, 0x50, [fvdst_rtn(2), fvaddr(), fdata(2)], ATOMIC;
-    FLAT_ATOMIC_MAX_F64 = "flat_atomic_max_f64", Flat, 0x51, 0x51, [fvdst_rtn(2), fvaddr(), fdata(2)], ATOMIC;
+    FLAT_ATOMIC_ADD_F64 = "flat_atomic_add_f64", Flat, 0x4F, 0x4F, [fvdst_rtn(2), fvaddr(), fdata(2)], ATOMIC | NO_AGPR_RTN_SC1;
+    FLAT_ATOMIC_MIN_F64 = "flat_atomic_min_f64", Flat, 0x50, 0x50, [fvdst_rtn(2), fvaddr(), fdata(2)], ATOMIC | NO_AGPR_RTN_SC1;
+    FLAT_ATOMIC_MAX_F64 = "flat_atomic_max_f64", Flat, 0x51, 0x51, [fvdst_rtn(2), fvaddr(), fdata(2)], ATOMIC | NO_AGPR_RTN_SC1;
     GLOBAL_ATOMIC_CMPSWAP = "global_atomic_cmpswap", Global, 0x41, 0x41, [fvdst_rtn(1), fvaddr(), fdata(2), fsaddr()], ATOMIC;
     GLOBAL_ATOMIC_SWAP_X2 = "global_atomic_swap_x2", Global, 0x60, 0x60, [fvdst_rtn(2), fvaddr(), fdata(2), fsaddr()], ATOMIC;
     GLOBAL_ATOMIC_ADD_X2 = "global_atomic_add_x2", Global, 0x62, 0x62, [fvdst_rtn(2), fvaddr(), fdata(2), fsaddr()], ATOMIC;
@@ -1415,9 +1428,9 @@ isa_table! {
     GLOBAL_ATOMIC_XOR_X2 = "global_atomic_xor_x2", Global, 0x6A, 0x6A, [fvdst_rtn(2), fvaddr(), fdata(2), fsaddr()], ATOMIC;
     GLOBAL_ATOMIC_INC_X2 = "global_atomic_inc_x2", Global, 0x6B, 0x6B, [fvdst_rtn(2), fvaddr(), fdata(2), fsaddr()], ATOMIC;
     GLOBAL_ATOMIC_DEC_X2 = "global_atomic_dec_x2", Global, 0x6C, 0x6C, [fvdst_rtn(2), fvaddr(), fdata(2), fsaddr()], ATOMIC;
-    GLOBAL_ATOMIC_ADD_F64 = "global_atomic_add_f64", Global, 0x4F, 0x4F, [fvdst_rtn(2), fvaddr(), fdata(2), fsaddr()], ATOMIC;
-    GLOBAL_ATOMIC_MIN_F64 = "global_atomic_min_f64", Global, 0x50, 0x50, [fvdst_rtn(2), fvaddr(), fdata(2), fsaddr()], ATOMIC;
-    GLOBAL_ATOMIC_MAX_F64 = "global_atomic_max_f64", Global, 0x51, 0x51, [fvdst_rtn(2), fvaddr(), fdata(2), fsaddr()], ATOMIC;
+    GLOBAL_ATOMIC_ADD_F64 = "global_atomic_add_f64", Global, 0x4F, 0x4F, [fvdst_rtn(2), fvaddr(), fdata(2), fsaddr()], ATOMIC | NO_AGPR_RTN_SC1;
+    GLOBAL_ATOMIC_MIN_F64 = "global_atomic_min_f64", Global, 0x50, 0x50, [fvdst_rtn(2), fvaddr(), fdata(2), fsaddr()], ATOMIC | NO_AGPR_RTN_SC1;
+    GLOBAL_ATOMIC_MAX_F64 = "global_atomic_max_f64", Global, 0x51, 0x51, [fvdst_rtn(2), fvaddr(), fdata(2), fsaddr()], ATOMIC | NO_AGPR_RTN_SC1;
     FLAT_ATOMIC_CMPSWAP_X2 = "flat_atomic_cmpswap_x2", Flat, 0x61, 0x61, [fvdst_rtn(2), fvaddr(), fdata(4)], ATOMIC;
     GLOBAL_ATOMIC_CMPSWAP_X2 = "global_atomic_cmpswap_x2", Global, 0x61, 0x61, [fvdst_rtn(2), fvaddr(), fdata(4), fsaddr()], ATOMIC;
     GLOBAL_LOAD_LDS_UBYTE = "global_load_lds_ubyte", Global, 0x26, 0x26, [fvaddr(), fsaddr()], NONE;

@@ -111,3 +111,20 @@ fn decoder_errors_name_the_byte_offset() {
     let bad = 0xBE80_1C05u32.to_le_bytes();
     assert!(matches!(decode_all(&bad, Gfx942), Err(DecodeError::Invalid { offset: 0, .. })));
 }
+
+#[test]
+fn agpr_returning_atomics_follow_llvm() {
+    let off = gemm_isa::operand::OFF;
+    // No AGPR returning form (LLVM: "operands are not valid for this GPU or mode").
+    let i = Inst::new(Op::GLOBAL_ATOMIC_ADD_F32, &[a(1), vr(0, 2), a(2), off]).sc0();
+    assert!(matches!(i.encode(Gfx942), Err(EncodeError::AgprAtomic { op: "global_atomic_add_f32", .. })));
+    // The non-returning AGPR form and the VGPR returning form exist.
+    let i = Inst::new(Op::GLOBAL_ATOMIC_ADD_F32, &[vr(0, 2), a(2), off]).sc1();
+    assert_eq!(i.encode(Gfx950).unwrap(), vec![0xDF34_8000, 0x00FF_0200]);
+    // f64 AGPR returning: sc0 encodes, sc0 sc1 is rejected, and so are its bytes.
+    let i = Inst::new(Op::GLOBAL_ATOMIC_ADD_F64, &[ar(2, 2), vr(0, 2), ar(4, 2), off]).sc0();
+    assert_eq!(i.encode(Gfx942).unwrap(), vec![0xDD3D_8000, 0x02FF_0400]);
+    assert!(matches!(i.clone().sc1().encode(Gfx942), Err(EncodeError::AgprAtomic { .. })));
+    let bytes: Vec<u8> = [0xDF3D_8000u32, 0x02FF_0400].iter().flat_map(|w| w.to_le_bytes()).collect();
+    assert!(matches!(decode_all(&bytes, Gfx942), Err(DecodeError::Invalid { offset: 0, .. })));
+}

@@ -128,6 +128,39 @@ global_atomic_cmpswap_x2 v[0:1], v2, v[4:7], s[6:7] sc0
 flat_load_dword v0, v[2:3] offset:4095
 flat_load_dword v0, v[2:3] offset:-8
 flat_atomic_add v0, v[2:3], v4 sc0
+# --- AGPR atomics (LLVM 22, both archs): buffer atomics take AGPR vdata in every form;
+# flat/global atomics take AGPR data (and AGPR vdst when returning) except the returning
+# global_atomic_add_f32 / global_atomic_pk_add_f16 (rejected), and the returning f64
+# add/min/max drop sc1 with AGPRs (we reject; tests/golden.rs checks LLVM's bytes are the
+# form without sc1). Data and destination must be in the same file.
+buffer_atomic_add a0, v1, s[4:7], 0 offen sc0 sc1 nt
+buffer_atomic_pk_add_f16 a0, v1, s[4:7], 0 offen sc0 sc1
+buffer_atomic_pk_add_bf16 a0, v1, s[4:7], 0 offen sc0
+buffer_atomic_cmpswap_x2 a[0:3], v1, s[4:7], 0 offen sc0 sc1
+buffer_atomic_add_f64 a[0:1], v1, s[4:7], 0 idxen sc0 sc1
+global_atomic_add a1, v[0:1], a2, off sc0 sc1 nt
+global_atomic_add a1, v[0:1], v2, off sc0
+global_atomic_add v1, v[0:1], a2, off sc0
+global_atomic_add_f32 v[0:1], a2, off sc1
+global_atomic_add_f32 a1, v[0:1], a2, off sc0
+global_atomic_add_f32 a1, v0, a2, s[6:7] sc0 sc1 nt
+global_atomic_pk_add_f16 v[0:1], a2, off sc1 nt
+global_atomic_pk_add_f16 a1, v[0:1], a2, off sc0
+global_atomic_pk_add_bf16 a1, v[0:1], a2, off sc0 sc1
+global_atomic_add_f64 v[0:1], a[2:3], off sc1
+global_atomic_add_f64 a[2:3], v[0:1], a[4:5], off sc0
+global_atomic_add_f64 a[2:3], v[0:1], a[4:5], off sc0 sc1
+global_atomic_min_f64 a[2:3], v0, a[4:5], s[6:7] sc0 sc1 nt
+global_atomic_max_f64 a[2:3], v[0:1], a[4:5], off sc0 nt
+global_atomic_add_f64 v[2:3], v[0:1], v[4:5], off sc0 sc1
+global_atomic_cmpswap_x2 a[2:3], v[0:1], a[4:7], off sc0 sc1
+flat_atomic_add_f32 a1, v[0:1], a2 sc0 sc1
+flat_atomic_pk_add_f16 a1, v[0:1], a2 sc0 sc1
+flat_atomic_pk_add_bf16 a1, v[0:1], a2 sc0
+flat_atomic_add_f64 a[2:3], v[0:1], a[4:5] sc0 sc1
+flat_atomic_max_f64 a[2:3], v[0:1], a[4:5] sc0
+flat_atomic_min_f64 v[0:1], a[4:5] sc1 nt
+flat_atomic_swap_x2 a[2:3], v[0:1], a[4:5] sc0 sc1 nt
 # --- scalar control
 s_waitcnt vmcnt(0) lgkmcnt(0)
 s_waitcnt vmcnt(16)
