@@ -24,6 +24,7 @@ pub mod kernel_plan;
 pub mod ndarray_ext;
 pub mod parallel;
 pub mod schedule;
+pub mod submit;
 
 pub use backend::{Backend, DeviceInfo, DeviceKind};
 pub use context::{BatchReport, Context, GroupedItem, DEVICES_ENV};
@@ -32,3 +33,4 @@ pub use gemm_core::{self as core, bf16, f16, DType, Element, GemmProblem, Layout
 pub use ndarray_ext::{gemm_into, Gemm};
 pub use parallel::{Reduce, TpPlan};
 pub use schedule::JobOutcome;
+pub use submit::{BatchHandle, OwnedItem};

@@ -363,3 +363,59 @@ fn when_every_device_fails_every_item_reports_its_error() {
     let single = ctx.gemm(&batch.problem, &a[..96], &b[..80], &mut c[..120]);
     assert!(matches!(single, Err(Error::Device { .. })));
 }
+
+#[test]
+fn submitted_batches_run_in_the_background_and_return_every_item() {
+    let ctx = Context::host(3);
+    let (batch, a, b, c0) = batch_data(12);
+    let handle = ctx.submit_strided(batch, a.clone(), b.clone(), c0.clone()).unwrap();
+    // Meanwhile, a grouped batch of mixed sizes, one of them invalid.
+    let items: Vec<gemm_dispatch::OwnedItem<f32, f32, f32>> = [(5, 7, 3), (16, 2, 40), (4, 4, 4)]
+        .iter()
+        .enumerate()
+        .map(|(i, &(m, n, k))| {
+            let p = GemmProblem::new(m, n, k);
+            let s = p.validate().unwrap();
+            let c_len = if i == 2 { s.c - 1 } else { s.c };
+            gemm_dispatch::OwnedItem {
+                problem: p,
+                a: random_values(s.a, i as u64),
+                b: random_values(s.b, 10 + i as u64),
+                c: vec![0.0; c_len],
+            }
+        })
+        .collect();
+    let grouped = ctx.submit_grouped(items).unwrap();
+    let (c, report) = handle.wait().unwrap();
+    let report = report.unwrap();
+    assert_eq!(report.items.len(), 12);
+    assert!(report.all_ok());
+    let item = batch.problem.validate().unwrap();
+    for i in 0..batch.count {
+        let (oa, ob, oc) = batch.offsets(i);
+        let r = reference::check(
+            &batch.problem,
+            &a[oa..oa + item.a],
+            &b[ob..ob + item.b],
+            &c0[oc..oc + item.c],
+            &c[oc..oc + item.c],
+            None,
+        )
+        .unwrap();
+        assert!(r.passed(), "item {i}");
+    }
+    let (items, report) = grouped.wait().unwrap();
+    assert_eq!(report.items.len(), 3);
+    assert!(report.items[0].result.is_ok() && report.items[1].result.is_ok());
+    assert!(matches!(report.items[2].result, Err(Error::Invalid(gemm_core::Error::BufferTooSmall { .. }))));
+    for it in &items[..2] {
+        let zeros = vec![0f32; it.c.len()];
+        assert!(reference::check(&it.problem, &it.a, &it.b, &zeros, &it.c, None).unwrap().passed());
+    }
+    // Bad input is refused at submission.
+    let bad = StridedBatch { stride_c: 1, ..batch };
+    assert!(matches!(
+        ctx.submit_strided(bad, a, b, c0),
+        Err(Error::Invalid(gemm_core::Error::OverlappingOutputs { .. }))
+    ));
+}
