@@ -122,21 +122,12 @@ fn strided<A: Element, C: Element>(ctx: &Context, m: usize, n: usize, k: usize, 
     let report = ctx.gemm_strided_batched(&batch, &a, &b, &mut c).unwrap();
     assert_eq!(report.items.len(), count);
     assert!(report.all_ok(), "{:?}", report.failures().collect::<Vec<_>>());
+    assert_items_match(&batch, &a, &b, &c0, &c);
     for i in 0..count {
-        let (oa, ob, oc) = batch.offsets(i);
+        let (_, _, oc) = batch.offsets(i);
         if item.c == 0 {
-            continue; // nothing to compute, and no storage
+            continue;
         }
-        let r = reference::check(
-            &p,
-            &a[oa..oa + item.a],
-            &b[ob..ob + item.b],
-            &c0[oc..oc + item.c],
-            &c[oc..oc + item.c],
-            None,
-        )
-        .unwrap();
-        assert!(r.passed(), "item {i}: {r:?}");
         // The gaps between items' C are untouched.
         let gap_end = (oc + batch.stride_c).min(c.len());
         assert_eq!(
@@ -292,6 +283,27 @@ impl Backend for Flaky {
     }
 }
 
+/// Every item of a strided batch agrees with the reference.
+fn assert_items_match<A: Element, C: Element>(batch: &StridedBatch, a: &[A], b: &[A], c0: &[C], c: &[C]) {
+    let item = batch.problem.validate().unwrap();
+    for i in 0..batch.count {
+        if item.c == 0 {
+            continue; // nothing to compute, and no storage
+        }
+        let (oa, ob, oc) = batch.offsets(i);
+        let r = reference::check(
+            &batch.problem,
+            &a[oa..oa + item.a],
+            &b[ob..ob + item.b],
+            &c0[oc..oc + item.c],
+            &c[oc..oc + item.c],
+            None,
+        )
+        .unwrap();
+        assert!(r.passed(), "item {i}: {r:?}");
+    }
+}
+
 fn batch_data(count: usize) -> (StridedBatch, Vec<f32>, Vec<f32>, Vec<f32>) {
     let p = GemmProblem::new(12, 10, 8);
     let s = p.validate().unwrap();
@@ -331,20 +343,7 @@ fn a_failing_device_loses_no_item() {
     let report = ctx.gemm_strided_batched(&batch, &a, &b, &mut c).unwrap();
     assert!(report.all_ok(), "{:?}", report.failures().collect::<Vec<_>>());
     assert!(flaky.calls.load(Ordering::SeqCst) > 0, "the flaky device took part");
-    let item = batch.problem.validate().unwrap();
-    for i in 0..batch.count {
-        let (oa, ob, oc) = batch.offsets(i);
-        let r = reference::check(
-            &batch.problem,
-            &a[oa..oa + item.a],
-            &b[ob..ob + item.b],
-            &c0[oc..oc + item.c],
-            &c[oc..oc + item.c],
-            None,
-        )
-        .unwrap();
-        assert!(r.passed(), "item {i}");
-    }
+    assert_items_match(&batch, &a, &b, &c0, &c);
     assert!(report.items.iter().any(|o| o.attempts == 2), "some items were retried elsewhere");
 }
 
@@ -390,20 +389,7 @@ fn submitted_batches_run_in_the_background_and_return_every_item() {
     let report = report.unwrap();
     assert_eq!(report.items.len(), 12);
     assert!(report.all_ok());
-    let item = batch.problem.validate().unwrap();
-    for i in 0..batch.count {
-        let (oa, ob, oc) = batch.offsets(i);
-        let r = reference::check(
-            &batch.problem,
-            &a[oa..oa + item.a],
-            &b[ob..ob + item.b],
-            &c0[oc..oc + item.c],
-            &c[oc..oc + item.c],
-            None,
-        )
-        .unwrap();
-        assert!(r.passed(), "item {i}");
-    }
+    assert_items_match(&batch, &a, &b, &c0, &c);
     let (items, report) = grouped.wait().unwrap();
     assert_eq!(report.items.len(), 3);
     assert!(report.items[0].result.is_ok() && report.items[1].result.is_ok());
