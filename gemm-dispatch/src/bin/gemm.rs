@@ -293,8 +293,9 @@ fn run_typed<A: Element, C: Element>(ctx: &Context, args: &RunArgs) -> Result<()
     }
     println!("time     best {:.3} ms, median {:.3} ms over {} runs", ms(best), ms(median), times.len());
     println!(
-        "speed    {:.3} TFLOP/s (best), {:.3} TFLOP/s (median)",
+        "speed    {:.3} TFLOP/s = {:.1} GFLOP/s (best), {:.3} TFLOP/s (median)",
         tflops(&p, batch.count, best),
+        tflops(&p, batch.count, best) * 1e3,
         tflops(&p, batch.count, median)
     );
     println!(
