@@ -8,9 +8,19 @@
 //! * outputs (M = N >= 16): lane `j + N*((i/4) mod (64/N))`, register
 //!   `(i mod 4) + 4*floor((i/4)/(64/N)) + (M*N/64)*b`; 4x4 shapes: lane `j + 4b`, register `i`.
 //!
+//! 64-bit (f64) elements take a VGPR pair (register `2*regno`); their outputs follow the
+//! calculator's 64-bit gfx9 rule (`__get_output_reg_lanes`, multi-row height 1): with
+//! `G = 64/N` and `BPR = ceil(64/(M*N))`, D[i][j] of block b sits in lane
+//! `(b mod BPR)*N + (i mod G)*BPR*N + j`, pair `b*floor(M*N/64) + floor(i/G)`. So
+//! 16x16x4_f64: lane `j + 16*(i mod 4)`, v[2*floor(i/4)+1 : 2*floor(i/4)]; 4x4x4_4b_f64:
+//! lane `j + 4b + 16i`, v[1:0]. xf32 inputs are f32 words (one per register, 2 per lane).
+//!
 //! This is NOT tinygrad's 32x32 output mapping (ISA.md §1.4). Accumulation: products are
 //! exact in f32 for f16/bf16/fp8 inputs and are added to C in k order in f32 (the
-//! hardware order is undocumented, ISA.md §7; compare with a tolerance).
+//! hardware order is undocumented, ISA.md §7; compare with a tolerance). f64: each step is
+//! a fused multiply-add in f64 (exact product, one rounding), k order. xf32: each input is
+//! first rounded to nearest even at 10 mantissa bits (the xf32 width; the rounding is our
+//! choice, README), products are then exact in f32 and accumulate as above.
 
 use crate::error::FaultKind;
 use crate::scheduler::{Env, R};
@@ -25,6 +35,9 @@ use half::{bf16, f16};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Elem {
     F32,
+    /// f32 words used at xf32 precision (1-8-10).
+    Xf32,
+    F64,
     F16,
     Bf16,
     Fp8,
@@ -35,7 +48,8 @@ pub enum Elem {
 impl Elem {
     pub fn bits(self) -> u32 {
         match self {
-            Elem::F32 => 32,
+            Elem::F64 => 64,
+            Elem::F32 | Elem::Xf32 => 32,
             Elem::F16 | Elem::Bf16 => 16,
             Elem::Fp8 | Elem::Bf8 | Elem::I8 => 8,
         }
@@ -56,12 +70,13 @@ pub struct Shape {
     /// Passes (4 cycles each), from the calculator's cycle counts; calibrated against the
     /// wait states llc-22 emits (hazard.rs).
     pub passes: u32,
-    /// XDL (everything but the f32-input shapes, which behave as SMFMA in llc-22's NOPs).
+    /// XDL (everything but the f32- and f64-input shapes; f32 ones behave as SMFMA in
+    /// llc-22's NOPs, f64 ones are LLVM's DGEMM class, see `is_dgemm`).
     pub xdl: bool,
 }
 
 impl Shape {
-    /// `None` for shapes not modelled (f64, xf32).
+    /// `None` for names that are not MFMAs.
     pub fn of(op: Op) -> Option<Shape> {
         let name = op.name().strip_prefix("v_mfma_")?;
         let mut parts = name.split('_');
@@ -78,6 +93,8 @@ impl Shape {
         };
         let el = |s: &str| match s {
             "f32" => Some(Elem::F32),
+            "xf32" => Some(Elem::Xf32),
+            "f64" => Some(Elem::F64),
             "f16" => Some(Elem::F16),
             "bf16" => Some(Elem::Bf16),
             "fp8" => Some(Elem::Fp8),
@@ -90,10 +107,22 @@ impl Shape {
             [t, u] => (el(t)?, el(u)?),
             _ => return None,
         };
-        if out == "f64" {
-            return None;
-        }
-        let passes = if m == 4 {
+        let passes = if a == Elem::F64 {
+            // Calculator cycles: 16x16x4_f64 32, 4x4x4_4b_f64 16.
+            if m == 4 {
+                4
+            } else {
+                8
+            }
+        } else if a == Elem::Xf32 {
+            // 16x16x8_xf32 16 cycles, 32x32x4_xf32 32: llc-22 asks for 7 and 11 wait states
+            // before a read of the result (XDL passes + 3).
+            if m == 32 {
+                8
+            } else {
+                4
+            }
+        } else if m == 4 {
             2
         } else if blocks > 1 {
             if m == 32 {
@@ -115,7 +144,22 @@ impl Shape {
         } else {
             8
         };
-        Some(Shape { m, n, k, blocks, a, b, int: out == "i32", passes, xdl: a != Elem::F32 })
+        Some(Shape { m, n, k, blocks, a, b, int: out == "i32", passes, xdl: a != Elem::F32 && a != Elem::F64 })
+    }
+
+    /// LLVM's DGEMM class (f64 MFMAs): its hazard rules differ and are not modelled by
+    /// `hazard.rs`.
+    pub fn is_dgemm(&self) -> bool {
+        self.a == Elem::F64
+    }
+
+    /// Bits of one C/D element.
+    pub fn out_bits(&self) -> u32 {
+        if self.is_dgemm() {
+            64
+        } else {
+            32
+        }
     }
 
     /// k-values per lane.
@@ -130,7 +174,7 @@ impl Shape {
 
     /// Registers of C/D.
     pub fn cd_regs(&self) -> u32 {
-        self.m * self.n * self.blocks / 64
+        self.m * self.n * self.blocks / 64 * (self.out_bits() / 32)
     }
 
     /// (lane, register, bit offset) of A[i][k] in block `b` (B[k][j] likewise with j).
@@ -139,11 +183,22 @@ impl Shape {
         let e = 32 / bits;
         let g = b + self.blocks * (k / kpl);
         let kl = k % kpl;
+        if bits == 64 {
+            return (i + self.m * g, 2 * kl, 0);
+        }
         (i + self.m * g, kl / e, bits * (kl % e))
     }
 
     /// (lane, register) of C/D[i][j] in block `b`.
+    /// For f64 the register is the first of the pair.
     pub fn cd_pos(&self, i: u32, j: u32, b: u32) -> (u32, u32) {
+        if self.is_dgemm() {
+            let (m, n) = (self.m, self.n);
+            let g = 64 / n;
+            let bpr = 64u32.div_ceil(m * n);
+            let lane = (b % bpr) * n + (i % g) * bpr * n + j;
+            return (lane, 2 * (b * (m * n / 64) + i / g));
+        }
         if self.m == 4 {
             return (j + 4 * b, i);
         }
@@ -152,15 +207,28 @@ impl Shape {
     }
 }
 
-fn decode(e: Elem, bits: u32, fp8: Fp8Format, bf8: Fp8Format) -> f32 {
-    match e {
-        Elem::F32 => f32::from_bits(bits),
-        Elem::F16 => f16::from_bits(bits as u16).to_f32(),
-        Elem::Bf16 => bf16::from_bits(bits as u16).to_f32(),
-        Elem::Fp8 => fp8.decode(bits as u8),
-        Elem::Bf8 => bf8.decode(bits as u8),
-        Elem::I8 => bits as u8 as i8 as f32,
+/// Rounds an f32 to xf32 (10 mantissa bits), to nearest even; NaN and infinity pass.
+pub fn round_xf32(x: f32) -> f32 {
+    let b = x.to_bits();
+    if !x.is_finite() {
+        return x;
     }
+    let lsb = (b >> 13) & 1;
+    f32::from_bits(b.wrapping_add(0xFFF + lsb) & !0x1FFF)
+}
+
+fn decode(e: Elem, bits: u64, fp8: Fp8Format, bf8: Fp8Format) -> f64 {
+    let bits32 = bits as u32;
+    f64::from(match e {
+        Elem::F64 => return f64::from_bits(bits),
+        Elem::F32 => f32::from_bits(bits32),
+        Elem::Xf32 => round_xf32(f32::from_bits(bits32)),
+        Elem::F16 => f16::from_bits(bits32 as u16).to_f32(),
+        Elem::Bf16 => bf16::from_bits(bits32 as u16).to_f32(),
+        Elem::Fp8 => fp8.decode(bits32 as u8),
+        Elem::Bf8 => bf8.decode(bits32 as u8),
+        Elem::I8 => bits32 as u8 as i8 as f32,
+    })
 }
 
 fn operand(inst: &Inst, field: Field) -> R<Operand> {
@@ -171,6 +239,8 @@ fn operand(inst: &Inst, field: Field) -> R<Operand> {
 pub fn exec(w: &mut Wave, env: &mut Env, inst: &Inst) -> R<()> {
     let sh = Shape::of(inst.op)
         .ok_or_else(|| FaultKind::Unsupported(format!("{} (MFMA shape not modelled)", inst.op.name())))?;
+    // f64 MFMAs: NEG[0..2] negate A, B and C (the only MFMAs with the field, table.rs).
+    let neg = if sh.is_dgemm() { inst.mods.neg } else { 0 };
     if inst.mods.cbsz != 0 || inst.mods.abid != 0 || inst.mods.blgp != 0 {
         return Err(FaultKind::Unsupported(format!(
             "{}: cbsz/abid/blgp broadcast (not supported for this shape per the calculator, ISA.md §1.2)",
@@ -195,26 +265,34 @@ pub fn exec(w: &mut Wave, env: &mut Env, inst: &Inst) -> R<()> {
         (Operand::Reg(x), Operand::Reg(y), Operand::Reg(z)) => (x, y, z),
         _ => return Err(FaultKind::Unsupported("MFMA A/B/D must be registers".into())),
     };
-    // Gather A and B as [block][row][k] floats.
+    // Gather A and B as [block][row][k] values (f64 holds every input type exactly).
     let (m, n, k, nb) = (sh.m, sh.n, sh.k, sh.blocks);
     let get = |r: &gemm_isa::Reg, lane: u32, reg: u32| w.vget(r.file, r.index + reg as u16, lane as usize);
-    let mut av = vec![0f32; (nb * m * k) as usize];
-    let mut bv = vec![0f32; (nb * n * k) as usize];
+    let get64 = |r: &gemm_isa::Reg, lane: u32, reg: u32| -> R<u64> {
+        Ok(u64::from(get(r, lane, reg)?) | (u64::from(get(r, lane, reg + 1)?) << 32))
+    };
+    let gather = |r: &gemm_isa::Reg, e: Elem, lane: u32, reg: u32, off: u32| -> R<f64> {
+        let raw = match e.bits() {
+            64 => get64(r, lane, reg)?,
+            32 => u64::from(get(r, lane, reg)?),
+            bits => u64::from((get(r, lane, reg)? >> off) & ((1 << bits) - 1)),
+        };
+        Ok(decode(e, raw, fp8, bf8))
+    };
+    let sign = |bit: u8| if neg & bit != 0 { -1.0 } else { 1.0 };
+    let mut av = vec![0f64; (nb * m * k) as usize];
+    let mut bv = vec![0f64; (nb * n * k) as usize];
     for blk in 0..nb {
         for i in 0..m {
             for kk in 0..k {
                 let (lane, reg, off) = sh.ab_pos(i, kk, blk, sh.a.bits());
-                let raw = get(&ra, lane, reg)? >> off;
-                let raw = if sh.a.bits() == 32 { raw } else { raw & ((1 << sh.a.bits()) - 1) };
-                av[((blk * m + i) * k + kk) as usize] = decode(sh.a, raw, fp8, bf8);
+                av[((blk * m + i) * k + kk) as usize] = sign(1) * gather(&ra, sh.a, lane, reg, off)?;
             }
         }
         for j in 0..n {
             for kk in 0..k {
                 let (lane, reg, off) = sh.ab_pos(j, kk, blk, sh.b.bits());
-                let raw = get(&rb, lane, reg)? >> off;
-                let raw = if sh.b.bits() == 32 { raw } else { raw & ((1 << sh.b.bits()) - 1) };
-                bv[((blk * n + j) * k + kk) as usize] = decode(sh.b, raw, fp8, bf8);
+                bv[((blk * n + j) * k + kk) as usize] = sign(2) * gather(&rb, sh.b, lane, reg, off)?;
             }
         }
     }
@@ -224,21 +302,36 @@ pub fn exec(w: &mut Wave, env: &mut Env, inst: &Inst) -> R<()> {
         for i in 0..m {
             for j in 0..n {
                 let (lane, reg) = sh.cd_pos(i, j, blk);
+                let arow = &av[((blk * m + i) * k) as usize..][..k as usize];
+                let bcol = &bv[((blk * n + j) * k) as usize..][..k as usize];
+                if sh.is_dgemm() {
+                    let cbits = match &c {
+                        Operand::Reg(rc) => get64(rc, lane, reg)?,
+                        o => o.const_bits(Ty::F64).unwrap_or(0),
+                    };
+                    let mut acc = sign(4) * f64::from_bits(cbits);
+                    for kk in 0..k as usize {
+                        acc = arow[kk].mul_add(bcol[kk], acc);
+                    }
+                    let r = acc.to_bits();
+                    out[reg as usize * LANES + lane as usize] = r as u32;
+                    out[(reg as usize + 1) * LANES + lane as usize] = (r >> 32) as u32;
+                    continue;
+                }
                 let cbits = match &c {
                     Operand::Reg(rc) => w.vget(rc.file, rc.index + reg as u16, lane as usize)?,
                     o => o.const_bits(if sh.int { Ty::B32 } else { Ty::F32 }).unwrap_or(0) as u32,
                 };
-                let arow = &av[((blk * m + i) * k) as usize..][..k as usize];
                 let r = if sh.int {
                     let mut acc = cbits as i32;
                     for kk in 0..k as usize {
-                        acc = acc.wrapping_add(arow[kk] as i32 * bv[((blk * n + j) * k) as usize + kk] as i32);
+                        acc = acc.wrapping_add(arow[kk] as i32 * bcol[kk] as i32);
                     }
                     acc as u32
                 } else {
                     let mut acc = f32::from_bits(cbits);
                     for kk in 0..k as usize {
-                        acc += arow[kk] * bv[((blk * n + j) * k) as usize + kk];
+                        acc += arow[kk] as f32 * bcol[kk] as f32;
                     }
                     acc.to_bits()
                 };
