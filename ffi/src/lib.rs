@@ -217,6 +217,15 @@ fn problem(p: &gemm_problem_t) -> Result<GemmProblem, (gemm_status_t, String)> {
     })
 }
 
+/// The Rust problem behind a C problem pointer (NULL is an error).
+fn read_problem(ptr: *const gemm_problem_t) -> Result<GemmProblem, (gemm_status_t, String)> {
+    if ptr.is_null() {
+        return Err(null("problem"));
+    }
+    // SAFETY: non-null pointer to a gemm_problem_t, plain old data (the entries' contract).
+    problem(unsafe { &*ptr })
+}
+
 /// A byte slice of `len` bytes at `ptr`; NULL is accepted only for an empty span.
 ///
 /// # Safety
@@ -403,11 +412,7 @@ pub unsafe extern "C" fn gemm_run(
 ) -> gemm_status_t {
     guard(|| {
         let ctx = context(ctx)?;
-        if problem_.is_null() {
-            return Err(null("problem"));
-        }
-        // SAFETY: non-null pointer to a gemm_problem_t (caller's contract); plain old data.
-        let p = problem(unsafe { &*problem_ })?;
+        let p = read_problem(problem_)?;
         let spans = p.validate().map_err(|e| err(e.into()))?;
         // SAFETY: the caller provides buffers of at least the validated spans (gemm_run's contract).
         let (a, b, c) = unsafe { buffers(&p, spans, a, b, c, ["a", "b", "c"])? };
@@ -446,11 +451,7 @@ pub unsafe extern "C" fn gemm_strided_batched(
 ) -> gemm_status_t {
     guard(|| {
         let ctx = context(ctx)?;
-        if problem_.is_null() {
-            return Err(null("problem"));
-        }
-        // SAFETY: non-null pointer to a gemm_problem_t (caller's contract).
-        let p = problem(unsafe { &*problem_ })?;
+        let p = read_problem(problem_)?;
         let batch = StridedBatch { problem: p, count: batch_count, stride_a, stride_b, stride_c };
         let spans = batch.validate().map_err(|e| err(e.into()))?;
         // SAFETY: the caller provides buffers of at least the validated batch spans.

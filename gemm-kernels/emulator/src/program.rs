@@ -41,7 +41,7 @@ impl Program {
         Program { arch, code: code.to_vec(), insts, index, text, decode_stop }
     }
 
-    /// The printed instruction at `pc`, or a placeholder.
+    /// The printed instruction at `pc`, or `<no instruction at PC>` when none starts there.
     pub fn text_at(&self, pc: u64) -> String {
         self.index.get(&pc).map(|&i| self.text[i].clone()).unwrap_or_else(|| format!("<no instruction at {pc:#x}>"))
     }
