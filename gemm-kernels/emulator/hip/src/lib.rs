@@ -1,0 +1,1 @@
+//! An emulated HIP runtime and RCCL over gemm-emu devices (work in progress).
