@@ -3,9 +3,10 @@
 use crate::backend::{Backend, DeviceInfo};
 use crate::error::{Error, Result};
 use crate::host::HostBackend;
-use crate::schedule::{self, Job, JobOutcome};
+use crate::schedule::{self, Job, JobOutcome, Observer};
 use gemm_core::{Element, GemmProblem, Operand, StridedBatch};
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 /// The environment variable that selects devices, e.g. `host`, `host,host,host`.
 pub const DEVICES_ENV: &str = "GEMM_DEVICES";
@@ -14,6 +15,9 @@ pub const DEVICES_ENV: &str = "GEMM_DEVICES";
 #[derive(Clone)]
 pub struct Context {
     devices: Arc<Vec<Arc<dyn Backend>>>,
+    /// The devices' names, read once: `info()` may be slow (the host reads /proc/cpuinfo) and
+    /// every batch report carries them.
+    names: Arc<Vec<String>>,
 }
 
 impl core::fmt::Debug for Context {
@@ -22,10 +26,32 @@ impl core::fmt::Debug for Context {
     }
 }
 
-/// Per-item results of a batch: every submitted GEMM has exactly one.
+/// Per-item results of a batch: every submitted GEMM has exactly one, with where, when and in
+/// which order it ran ([`JobOutcome::trace`]), so a batch can be inspected after the fact
+/// (per-device load, completion order, a Gantt chart) without instrumenting the program.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BatchReport {
     pub items: Vec<JobOutcome>,
+    /// The batch's wall time, from the scheduler's start to its return; the item traces are
+    /// measured from the same start.
+    pub wall: Duration,
+    /// The names of the context's devices, indexed by [`JobOutcome::device`].
+    pub devices: Vec<String>,
+}
+
+/// How one device of a batch was used.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeviceUsage {
+    /// Index in the context, as in [`JobOutcome::device`].
+    pub device: usize,
+    pub name: String,
+    /// Items whose outcome this device produced (successes and final failures).
+    pub items: usize,
+    /// Time the device spent in GEMM calls for those items (overlapping intervals, as in calls
+    /// that carry several items, counted once).
+    pub busy: Duration,
+    /// `busy` over the batch's wall time, 0..=1.
+    pub utilisation: f64,
 }
 
 impl BatchReport {
@@ -40,6 +66,41 @@ impl BatchReport {
     /// The results alone, in item order.
     pub fn results(&self) -> Vec<Result<()>> {
         self.items.iter().map(|o| o.result.clone()).collect()
+    }
+    /// Item indices in the order their outcomes were produced (items that never ran, such as
+    /// invalid grouped items, are left out).
+    pub fn completion_order(&self) -> Vec<usize> {
+        let mut ranked: Vec<(usize, usize)> =
+            self.items.iter().enumerate().filter_map(|(i, o)| o.trace.map(|t| (t.rank, i))).collect();
+        ranked.sort_unstable();
+        ranked.into_iter().map(|(_, i)| i).collect()
+    }
+    /// One entry per device of the context, in device order, including devices that ran nothing.
+    pub fn device_usage(&self) -> Vec<DeviceUsage> {
+        let wall = self.wall.as_secs_f64();
+        self.devices
+            .iter()
+            .enumerate()
+            .map(|(d, name)| {
+                let mine = self.items.iter().filter(|o| o.device == Some(d));
+                let items = mine.clone().count();
+                let mut spans: Vec<(Duration, Duration)> =
+                    mine.filter_map(|o| o.trace.map(|t| (t.started, t.finished))).collect();
+                spans.sort_unstable();
+                // The union of the intervals: a call that carries several items counts once.
+                let mut busy = Duration::ZERO;
+                let mut reach = Duration::ZERO;
+                for (start, end) in spans {
+                    let start = start.max(reach);
+                    if end > start {
+                        busy += end - start;
+                        reach = end;
+                    }
+                }
+                let utilisation = if wall > 0.0 { (busy.as_secs_f64() / wall).min(1.0) } else { 0.0 };
+                DeviceUsage { device: d, name: name.clone(), items, busy, utilisation }
+            })
+            .collect()
     }
 }
 
@@ -76,7 +137,8 @@ impl Context {
                 why: "a context holds 1 to 64 devices".into(),
             });
         }
-        Ok(Self { devices: Arc::new(devices) })
+        let names = devices.iter().map(|d| d.info().name).collect();
+        Ok(Self { devices: Arc::new(devices), names: Arc::new(names) })
     }
 
     /// Devices from a list such as `host`, `host,host,host` or `host:0,host:1`.
@@ -211,11 +273,26 @@ impl Context {
         c: &mut [C],
     ) -> Result<BatchReport> {
         batch.problem.check_elements::<A, B, C>()?;
-        self.gemm_strided_batched_bytes(
+        self.strided_bytes(batch, bytemuck::cast_slice(a), bytemuck::cast_slice(b), bytemuck::cast_slice_mut(c), None)
+    }
+
+    /// [`gemm_strided_batched`](Self::gemm_strided_batched), calling `on_done(item, outcome)` as
+    /// each item finishes (for progress reports; see [`Observer`] for the threading rules).
+    pub fn gemm_strided_batched_observed<A: Element, B: Element, C: Element>(
+        &self,
+        batch: &StridedBatch,
+        a: &[A],
+        b: &[B],
+        c: &mut [C],
+        on_done: Observer<'_>,
+    ) -> Result<BatchReport> {
+        batch.problem.check_elements::<A, B, C>()?;
+        self.strided_bytes(
             batch,
             bytemuck::cast_slice(a),
             bytemuck::cast_slice(b),
             bytemuck::cast_slice_mut(c),
+            Some(on_done),
         )
     }
 
@@ -226,6 +303,17 @@ impl Context {
         a: &[u8],
         b: &[u8],
         c: &mut [u8],
+    ) -> Result<BatchReport> {
+        self.strided_bytes(batch, a, b, c, None)
+    }
+
+    fn strided_bytes(
+        &self,
+        batch: &StridedBatch,
+        a: &[u8],
+        b: &[u8],
+        c: &mut [u8],
+        on_done: Option<Observer<'_>>,
     ) -> Result<BatchReport> {
         let p = batch.problem;
         let (sa, sb, sc) = (p.a_type.size_bytes(), p.b_type.size_bytes(), p.c_type.size_bytes());
@@ -248,13 +336,31 @@ impl Context {
             };
             jobs.push(Job { problem: p, a: piece(a, oa, item.a, sa), b: piece(b, ob, item.b, sb), c: mine });
         }
-        Ok(self.run_batch(jobs))
+        Ok(self.run_batch(jobs, on_done))
     }
 
     /// A grouped batch: each item its own shape and buffers. Invalid items fail alone.
     pub fn gemm_grouped<A: Element, B: Element, C: Element>(
         &self,
         items: &mut [GroupedItem<'_, A, B, C>],
+    ) -> BatchReport {
+        self.grouped(items, None)
+    }
+
+    /// [`gemm_grouped`](Self::gemm_grouped), calling `on_done(item, outcome)` as each valid item
+    /// finishes (invalid items are never run and not reported to it).
+    pub fn gemm_grouped_observed<A: Element, B: Element, C: Element>(
+        &self,
+        items: &mut [GroupedItem<'_, A, B, C>],
+        on_done: Observer<'_>,
+    ) -> BatchReport {
+        self.grouped(items, Some(on_done))
+    }
+
+    fn grouped<A: Element, B: Element, C: Element>(
+        &self,
+        items: &mut [GroupedItem<'_, A, B, C>],
+        on_done: Option<Observer<'_>>,
     ) -> BatchReport {
         let prepared = items
             .iter_mut()
@@ -268,11 +374,21 @@ impl Context {
                 })
             })
             .collect();
-        self.run_grouped(prepared)
+        self.run_grouped(prepared, on_done)
     }
 
     /// A grouped batch on byte buffers (the C ABI's entry): item problems declare the dtypes.
     pub fn gemm_grouped_bytes(&self, items: Vec<ByteItem<'_>>) -> BatchReport {
+        self.grouped_bytes(items, None)
+    }
+
+    /// [`gemm_grouped_bytes`](Self::gemm_grouped_bytes) with an observer, as
+    /// [`gemm_grouped_observed`](Self::gemm_grouped_observed). Items may mix dtypes.
+    pub fn gemm_grouped_bytes_observed(&self, items: Vec<ByteItem<'_>>, on_done: Observer<'_>) -> BatchReport {
+        self.grouped_bytes(items, Some(on_done))
+    }
+
+    fn grouped_bytes(&self, items: Vec<ByteItem<'_>>, on_done: Option<Observer<'_>>) -> BatchReport {
         let prepared = items
             .into_iter()
             .map(|(problem, a, b, c)| {
@@ -280,11 +396,11 @@ impl Context {
                 Ok(Job { problem, a, b, c })
             })
             .collect();
-        self.run_grouped(prepared)
+        self.run_grouped(prepared, on_done)
     }
 
     /// Runs the valid items of a grouped batch; the invalid ones keep their validation error.
-    fn run_grouped(&self, prepared: Vec<Result<Job<'_>>>) -> BatchReport {
+    fn run_grouped(&self, prepared: Vec<Result<Job<'_>>>, on_done: Option<Observer<'_>>) -> BatchReport {
         let mut outcomes: Vec<Option<JobOutcome>> = vec![None; prepared.len()];
         let mut positions = Vec::with_capacity(prepared.len());
         let mut jobs = Vec::with_capacity(prepared.len());
@@ -294,17 +410,29 @@ impl Context {
                     positions.push(i);
                     jobs.push(job);
                 }
-                Err(e) => outcomes[i] = Some(JobOutcome { result: Err(e), device: None, attempts: 0 }),
+                Err(e) => outcomes[i] = Some(JobOutcome { result: Err(e), device: None, attempts: 0, trace: None }),
             }
         }
-        for (pos, outcome) in positions.into_iter().zip(self.run_batch(jobs).items) {
+        // The scheduler numbers the valid items only; the observer hears the caller's numbers.
+        let observe = |job: usize, outcome: &JobOutcome| {
+            if let Some(on_done) = on_done {
+                on_done(positions[job], outcome)
+            }
+        };
+        let report = self.run_batch(jobs, on_done.map(|_| &observe as Observer<'_>));
+        for (&pos, outcome) in positions.iter().zip(report.items) {
             outcomes[pos] = Some(outcome);
         }
-        BatchReport { items: outcomes.into_iter().map(|o| o.expect("every item has an outcome")).collect() }
+        BatchReport {
+            items: outcomes.into_iter().map(|o| o.expect("every item has an outcome")).collect(),
+            wall: report.wall,
+            devices: report.devices,
+        }
     }
 
-    fn run_batch(&self, jobs: Vec<Job<'_>>) -> BatchReport {
-        BatchReport { items: schedule::run(&self.devices, jobs) }
+    fn run_batch(&self, jobs: Vec<Job<'_>>, on_done: Option<Observer<'_>>) -> BatchReport {
+        let traced = schedule::run_traced(&self.devices, jobs, on_done);
+        BatchReport { items: traced.outcomes, wall: traced.wall, devices: self.names.to_vec() }
     }
 }
 

@@ -1,10 +1,14 @@
 //! Batches that run in the background: submit owned buffers, get a [`BatchHandle`], collect the
 //! outputs and one result per item when they are done. The handle owns the data, so the caller
 //! is free to prepare the next batch meanwhile (the streaming shape of an inference pipeline).
+//! [`BatchHandle::completed`] counts finished items while it runs, for progress reports; the
+//! report it yields carries each item's device, times and completion rank.
 
 use crate::context::{BatchReport, Context, GroupedItem};
 use crate::error::{Error, Result};
 use gemm_core::{Element, GemmProblem, StridedBatch};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 
 /// One item of an owned grouped batch.
@@ -23,15 +27,33 @@ pub type GroupedOutput<A, B, C> = (Vec<OwnedItem<A, B, C>>, BatchReport);
 /// the worker, so nothing can be freed under it).
 pub struct BatchHandle<T: Send + 'static> {
     worker: Option<JoinHandle<T>>,
+    /// Items with a final outcome so far, counted by the batch's observer.
+    done: Arc<AtomicUsize>,
+    total: usize,
 }
 
 impl<T: Send + 'static> BatchHandle<T> {
-    fn spawn(work: impl FnOnce() -> T + Send + 'static) -> Result<Self> {
+    /// Starts `work`, which is given the counter of finished items to advance.
+    fn spawn(total: usize, work: impl FnOnce(&AtomicUsize) -> T + Send + 'static) -> Result<Self> {
+        let done = Arc::new(AtomicUsize::new(0));
+        let counter = done.clone();
         let worker = std::thread::Builder::new()
             .name("gemm-batch".into())
-            .spawn(work)
+            .spawn(move || work(&counter))
             .map_err(|e| Error::NotRun(format!("cannot start a batch thread: {e}")))?;
-        Ok(Self { worker: Some(worker) })
+        Ok(Self { worker: Some(worker), done, total })
+    }
+
+    /// How many items have their final outcome so far (invalid grouped items count from the
+    /// start: they are done before anything runs). Reaches [`total`](Self::total) when the
+    /// batch is done.
+    pub fn completed(&self) -> usize {
+        self.done.load(Ordering::Relaxed).min(self.total)
+    }
+
+    /// The number of items in the batch.
+    pub fn total(&self) -> usize {
+        self.total
     }
 
     /// Whether the batch has finished (then [`wait`](Self::wait) returns at once).
@@ -68,8 +90,11 @@ impl Context {
         batch.problem.check_elements::<A, B, C>()?;
         batch.validate_buffers(a.len(), b.len(), c.len())?;
         let ctx = self.clone();
-        BatchHandle::spawn(move || {
-            let report = ctx.gemm_strided_batched(&batch, &a, &b, &mut c);
+        BatchHandle::spawn(batch.count, move |done| {
+            let count = |_: usize, _: &_| {
+                done.fetch_add(1, Ordering::Relaxed);
+            };
+            let report = ctx.gemm_strided_batched_observed(&batch, &a, &b, &mut c, &count);
             (c, report)
         })
     }
@@ -81,12 +106,22 @@ impl Context {
         mut items: Vec<OwnedItem<A, B, C>>,
     ) -> Result<BatchHandle<GroupedOutput<A, B, C>>> {
         let ctx = self.clone();
-        BatchHandle::spawn(move || {
+        BatchHandle::spawn(items.len(), move |done| {
+            // Invalid items never run, so the observer never hears of them: count them first.
+            let invalid = items
+                .iter_mut()
+                .map(|it| it.problem.views(&it.a, &it.b, &mut it.c).is_err())
+                .filter(|&bad| bad)
+                .count();
+            done.fetch_add(invalid, Ordering::Relaxed);
+            let count = |_: usize, _: &_| {
+                done.fetch_add(1, Ordering::Relaxed);
+            };
             let mut borrowed: Vec<GroupedItem<'_, A, B, C>> = items
                 .iter_mut()
                 .map(|it| GroupedItem { problem: it.problem, a: &it.a, b: &it.b, c: &mut it.c })
                 .collect();
-            let report = ctx.gemm_grouped(&mut borrowed);
+            let report = ctx.gemm_grouped_observed(&mut borrowed, &count);
             drop(borrowed);
             (items, report)
         })
