@@ -102,6 +102,10 @@ impl Device {
     pub fn new(arch: Arch) -> Device {
         Device { arch, mem: DeviceMemory::new() }
     }
+    /// A device whose allocations start at `base` (see [`DeviceMemory::with_base`]).
+    pub fn with_base(arch: Arch, base: u64) -> Device {
+        Device { arch, mem: DeviceMemory::with_base(base) }
+    }
     pub fn arch(&self) -> Arch {
         self.arch
     }

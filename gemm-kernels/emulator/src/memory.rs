@@ -39,7 +39,14 @@ pub struct DeviceMemory {
 
 impl DeviceMemory {
     pub fn new() -> Self {
-        DeviceMemory { allocs: RwLock::new(BTreeMap::new()), next: Mutex::new(BASE) }
+        Self::with_base(BASE)
+    }
+
+    /// Hands out addresses from `base` (rounded up to 256 bytes, at least the default base)
+    /// instead of the default: several emulated devices of one process (the emulated HIP
+    /// runtime) then never share an address, so a pointer names its device.
+    pub fn with_base(base: u64) -> Self {
+        DeviceMemory { allocs: RwLock::new(BTreeMap::new()), next: Mutex::new(base.max(BASE).div_ceil(256) * 256) }
     }
 
     /// Allocates `size` zeroed bytes, 256-byte aligned; returns the device address.
