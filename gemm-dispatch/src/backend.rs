@@ -12,8 +12,10 @@ use gemm_core::{Arch, GemmProblem, Operand};
 pub enum DeviceKind {
     /// The CPU, through gemm-host.
     Host,
-    /// A GPU through HIP.
-    Hip { ordinal: usize, arch: Arch },
+    /// A GPU through HIP. `handle` reaches the backend itself (while it lives), for what only a
+    /// HIP device can do: GEMMs on device-resident buffers ([`crate::hip::HipBackend::gemm_device`])
+    /// and the device-resident tensor-parallel path of a context.
+    Hip { ordinal: usize, arch: Arch, handle: crate::hip::HipHandle },
     /// A GPU emulated on the CPU.
     Emu { arch: Arch },
     /// Anything else (test doubles, future backends).

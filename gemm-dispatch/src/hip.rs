@@ -26,11 +26,12 @@ use crate::backend::{Backend, DeviceInfo, DeviceKind};
 use crate::error::{Error, Result};
 use crate::kernel_plan::{self, KernelPlan};
 use crate::schedule::Job;
-use gemm_core::{Arch, GemmProblem};
+use gemm_core::{Arch, DType, GemmProblem, Operand};
 use gemm_rocm::hip::{Device, DeviceBuffer, Event, Function, Hip, LaunchConfig, PinnedHostBuffer, Stream};
+use gemm_rocm::nccl::Nccl;
 use parking_lot::Mutex;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 /// What looking for HIP devices found.
 pub struct Discovery {
@@ -40,16 +41,30 @@ pub struct Discovery {
     pub notes: Vec<String>,
 }
 
-/// Loads HIP and lists its usable devices, with a note for everything else.
+/// How discovered HIP devices are set up.
+#[derive(Clone, Debug, Default)]
+pub struct HipOptions {
+    /// Workspace budget per device in bytes (see [`HipBackend::workspace_budget`]); `None` for
+    /// the default, a quarter of the device's memory capped at [`DEFAULT_WORKSPACE_BYTES`].
+    pub workspace_budget: Option<usize>,
+    /// The RCCL/NCCL library tensor-parallel GEMMs over these devices use; `None` loads it
+    /// (`GEMM_RCCL_LIBRARY`, else `librccl`) when first needed.
+    pub rccl: Option<Nccl>,
+}
+
+/// Loads HIP (`GEMM_HIP_LIBRARY`, else the usual names) and lists its usable devices, with a
+/// note for everything else.
 pub fn discover() -> Discovery {
+    match Hip::load() {
+        Ok(hip) => discover_with(hip, &HipOptions::default()),
+        Err(e) => Discovery { devices: Vec::new(), notes: vec![format!("hip: {e}")] },
+    }
+}
+
+/// The usable devices of an already loaded HIP runtime (for example one loaded from an
+/// explicit path, which needs no process-wide environment variable), set up with `options`.
+pub fn discover_with(hip: Hip, options: &HipOptions) -> Discovery {
     let mut notes = Vec::new();
-    let hip = match Hip::load() {
-        Ok(h) => h,
-        Err(e) => {
-            notes.push(format!("hip: {e}"));
-            return Discovery { devices: Vec::new(), notes };
-        }
-    };
     let version = hip.runtime_version().map(|v| format!(" (HIP {v})")).unwrap_or_default();
     let count = match hip.device_count() {
         Ok(0) => {
@@ -73,8 +88,8 @@ pub fn discover() -> Discovery {
         };
         match device.arch_name() {
             Ok(name) => match Arch::from_target_id(&name) {
-                Ok(arch) => match HipBackend::new(device, arch) {
-                    Ok(b) => devices.push(Arc::new(b)),
+                Ok(arch) => match HipBackend::with_options(device, arch, options) {
+                    Ok(b) => devices.push(b),
                     Err(e) => notes.push(format!("hip:{ordinal}: {name} ({arch}) found but not usable: {e}")),
                 },
                 Err(_) => notes.push(format!("hip:{ordinal}: {name} is not a supported architecture (gfx942, gfx950)")),
@@ -99,6 +114,36 @@ pub fn open(entry: &str, ordinal: Option<usize>) -> Result<Vec<Arc<dyn Backend>>
         });
     }
     Ok(picked)
+}
+
+/// A handle to a [`HipBackend`] that a [`DeviceInfo`] carries (in [`DeviceKind::Hip`]), so code
+/// holding only a [`crate::Context`] can reach its HIP devices. It does not keep the backend
+/// alive; two handles are equal when they name the same backend.
+#[derive(Clone)]
+pub struct HipHandle(Weak<HipBackend>);
+
+impl HipHandle {
+    /// The backend, while it lives (the context that owns it, or a clone, is alive).
+    pub fn backend(&self) -> Option<Arc<HipBackend>> {
+        self.0.upgrade()
+    }
+}
+
+impl PartialEq for HipHandle {
+    fn eq(&self, other: &Self) -> bool {
+        Weak::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for HipHandle {}
+
+impl std::fmt::Debug for HipHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0.upgrade() {
+            Some(b) => write!(f, "HipHandle({})", b.info.name),
+            None => write!(f, "HipHandle(dropped)"),
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -143,6 +188,13 @@ impl ItemBytes {
     /// Device bytes of the item's three regions.
     pub fn device_bytes(&self) -> usize {
         Self::region(self.a) + Self::region(self.b) + Self::region(self.c)
+    }
+
+    /// Byte offsets of the A, B and C regions in one slot buffer: back to back, each rounded
+    /// up to [`REGION_ALIGN`] (so every region starts 256-byte aligned).
+    pub fn offsets(&self) -> [usize; 3] {
+        let b = Self::region(self.a);
+        [0, b, b + Self::region(self.b)]
     }
 }
 
@@ -247,14 +299,21 @@ pub fn estimate(arch: Arch, p: &GemmProblem) -> f64 {
 // ---------------------------------------------------------------------------------------------
 // The backend.
 
-/// One HIP device of a supported architecture.
+/// One HIP device of a supported architecture. Always held in an `Arc` (its [`DeviceInfo`]
+/// carries a [`HipHandle`] back to it).
 pub struct HipBackend {
     device: Device,
     arch: Arch,
     info: DeviceInfo,
     budget: usize,
+    rccl: Option<Nccl>,
     functions: Mutex<HashMap<&'static str, Function>>,
     pipeline: Mutex<Option<Pipeline>>,
+    /// The RCCL communicators of the last tensor-parallel GEMM this device led as rank 0, and
+    /// the ranks they were made for: creating communicators is expensive, so they are reused
+    /// while the context's devices stay the same. Held locked for a whole tensor-parallel call,
+    /// since one communicator must not run two collectives at once.
+    pub(crate) tp: Mutex<Option<crate::parallel::TpCollective>>,
 }
 
 impl std::fmt::Debug for HipBackend {
@@ -263,42 +322,93 @@ impl std::fmt::Debug for HipBackend {
     }
 }
 
+/// The bytes `offset .. offset + span` (rounded up as the kernels read) must fit in a buffer of
+/// `len` bytes holding `size`-byte elements; else the typed error of a too small buffer, in
+/// elements as everywhere else.
+fn check_device_span(operand: Operand, dtype: DType, offset: usize, span: usize, len: usize) -> Result<()> {
+    let size = dtype.size_bytes();
+    if !offset.is_multiple_of(size) {
+        return Err(Error::Misaligned { operand, dtype });
+    }
+    // The kernels may read up to the span rounded up to 4 bytes (gemm-kernels' launch rules).
+    let need = if span == 0 { 0 } else { span.next_multiple_of(4) };
+    match offset.checked_add(need) {
+        Some(end) if end <= len => Ok(()),
+        _ => Err(Error::Invalid(gemm_core::Error::BufferTooSmall {
+            operand,
+            len: len.saturating_sub(offset) / size,
+            required: need.div_ceil(size),
+        })),
+    }
+}
+
 impl HipBackend {
-    /// A backend for `device`, whose architecture is `arch`. Reads the device's name, compute
-    /// units and memory; streams and workspaces are created on first use.
-    pub fn new(device: Device, arch: Arch) -> gemm_rocm::Result<Self> {
+    /// A backend for `device`, whose architecture is `arch`, with default options. Reads the
+    /// device's name, compute units and memory; streams and workspaces are created on first use.
+    pub fn new(device: Device, arch: Arch) -> gemm_rocm::Result<Arc<Self>> {
+        Self::with_options(device, arch, &HipOptions::default())
+    }
+
+    /// As [`Self::new`], with a workspace budget and an RCCL library from `options`.
+    pub fn with_options(device: Device, arch: Arch, options: &HipOptions) -> gemm_rocm::Result<Arc<Self>> {
         let ordinal = device.ordinal() as usize;
         let name = device.name()?;
         let target = device.arch_name()?;
         let compute_units = device.compute_units()?.max(0) as usize;
         let memory = device.total_memory()?;
-        let info = DeviceInfo {
-            name: format!("hip:{ordinal}"),
-            kind: DeviceKind::Hip { ordinal, arch },
-            description: format!("{name} ({target})"),
-            compute_units,
-            memory_bytes: memory as u64,
-        };
-        let budget = DEFAULT_WORKSPACE_BYTES.min(memory / 4).max(64 << 20);
-        Ok(Self { device, arch, info, budget, functions: Mutex::new(HashMap::new()), pipeline: Mutex::new(None) })
+        let budget = options.workspace_budget.unwrap_or_else(|| DEFAULT_WORKSPACE_BYTES.min(memory / 4).max(64 << 20));
+        Ok(Arc::new_cyclic(|me| Self {
+            device,
+            arch,
+            info: DeviceInfo {
+                name: format!("hip:{ordinal}"),
+                kind: DeviceKind::Hip { ordinal, arch, handle: HipHandle(me.clone()) },
+                description: format!("{name} ({target})"),
+                compute_units,
+                memory_bytes: memory as u64,
+            },
+            budget,
+            rccl: options.rccl.clone(),
+            functions: Mutex::new(HashMap::new()),
+            pipeline: Mutex::new(None),
+            tp: Mutex::new(None),
+        }))
     }
 
-    /// Sets the workspace budget (device bytes for the [`SLOTS`] slots together).
-    pub fn with_workspace_budget(mut self, bytes: usize) -> Self {
-        self.budget = bytes;
-        self
-    }
-
-    /// The workspace budget in device bytes.
+    /// The workspace budget in device bytes: the streaming pipeline's slots together never hold
+    /// more device memory than this (and at most as much pinned host memory).
     pub fn workspace_budget(&self) -> usize {
         self.budget
+    }
+
+    /// The HIP device.
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// The device's architecture.
+    pub fn arch(&self) -> Arch {
+        self.arch
+    }
+
+    /// The handle its [`DeviceInfo`] carries.
+    pub fn handle(&self) -> HipHandle {
+        match &self.info.kind {
+            DeviceKind::Hip { handle, .. } => handle.clone(),
+            _ => unreachable!("a HipBackend's kind is always Hip"),
+        }
+    }
+
+    /// The RCCL library given at discovery, if any.
+    pub fn rccl(&self) -> Option<&Nccl> {
+        self.rccl.as_ref()
     }
 
     fn err(&self, what: impl std::fmt::Display) -> Error {
         Error::Device { device: self.info.name.clone(), message: what.to_string() }
     }
 
-    /// The loaded kernel of a catalogue entry (loaded once per device). AMD hardware only.
+    /// The loaded kernel of a catalogue entry (loaded once per device).
     fn function(&self, entry: &'static gemm_kernels::KernelEntry) -> gemm_rocm::Result<Function> {
         let mut cache = self.functions.lock();
         if let Some(f) = cache.get(entry.name) {
@@ -307,6 +417,93 @@ impl HipBackend {
         let f = self.device.load_module(entry.code_object)?.function(entry.name)?;
         cache.insert(entry.name, f.clone());
         Ok(f)
+    }
+
+    /// The kernel plan for `p` on this device, or `Unsupported` saying why none fits.
+    pub fn plan(&self, p: &GemmProblem) -> Result<KernelPlan> {
+        kernel_plan::plan(self.arch, p).map_err(|why| Error::Unsupported { device: self.info.name.clone(), why })
+    }
+
+    /// Checks a device-resident GEMM's operands without touching anything: the problem is valid,
+    /// the buffers and the stream are on this device, offsets are multiples of the element size,
+    /// and each span (rounded up to the 4 bytes the kernels may read) fits in its buffer after
+    /// its offset. Then picks the kernel: the best one for `p`, or, when its A/B alignment
+    /// (`2 * align_elems` bytes) is not met by these addresses, one that loads single elements.
+    pub fn check_device_gemm(
+        &self,
+        stream: &Stream,
+        p: &GemmProblem,
+        a: (&DeviceBuffer, usize),
+        b: (&DeviceBuffer, usize),
+        c: (&DeviceBuffer, usize),
+    ) -> Result<Option<KernelPlan>> {
+        let spans = p.validate()?;
+        let me = self.device.ordinal();
+        let invalid = |why: String| Error::Invalid(gemm_core::Error::InvalidArgument(why));
+        if stream.device() != me {
+            return Err(invalid(format!("{}: the stream is on HIP device {}", self.info.name, stream.device())));
+        }
+        let operands = [(Operand::A, a, spans.a), (Operand::B, b, spans.b), (Operand::C, c, spans.c)];
+        for (operand, (buf, offset), elems) in operands {
+            if buf.device() != me {
+                return Err(invalid(format!("{}: {operand} is on HIP device {}", self.info.name, buf.device())));
+            }
+            let dtype = p.dtype(operand);
+            let span = elems.checked_mul(dtype.size_bytes()).ok_or_else(|| invalid(format!("{operand} overflows")))?;
+            check_device_span(operand, dtype, offset, span, buf.len())?;
+        }
+        if p.m == 0 || p.n == 0 {
+            return Ok(None);
+        }
+        let plan = self.plan(p)?;
+        let aligned = |(buf, offset): (&DeviceBuffer, usize), align: u64| {
+            (buf.device_address().wrapping_add(offset as u64)).is_multiple_of(align)
+        };
+        let need = 2 * u64::from(plan.entry.align_elems.max(1));
+        if aligned(a, need) && aligned(b, need) {
+            return Ok(Some(plan));
+        }
+        gemm_kernels::for_arch(self.arch)
+            .filter(|e| e.align_elems <= 1)
+            .find_map(|e| kernel_plan::plan_for(e, p).ok())
+            .map(Some)
+            .ok_or(if aligned(a, need) {
+                Error::Misaligned { operand: Operand::B, dtype: p.b_type }
+            } else {
+                Error::Misaligned { operand: Operand::A, dtype: p.a_type }
+            })
+    }
+
+    /// One GEMM on device-resident operands, queued on `stream` (of this device): A and B are
+    /// read from `a.0` / `b.0` at byte offsets `a.1` / `b.1`, C is read (if `beta != 0`) and
+    /// written at byte offset `c.1` of `c.0`, all in the problem's layout and leading dimensions.
+    /// Everything is checked first ([`Self::check_device_gemm`]); on bad input nothing is
+    /// launched and the error is `Invalid`, `Misaligned` or `Unsupported`. Returns once the
+    /// kernel is queued: work queued on `stream` afterwards (a copy, a collective) sees C, and
+    /// the host sees it after synchronising the stream. Empty problems (`m` or `n` = 0) queue
+    /// nothing. `k = 0` computes `beta * C`.
+    pub fn gemm_device(
+        &self,
+        stream: &Stream,
+        p: &GemmProblem,
+        a: (&DeviceBuffer, usize),
+        b: (&DeviceBuffer, usize),
+        c: (&mut DeviceBuffer, usize),
+    ) -> Result<()> {
+        let (c_buf, c_off) = c;
+        let Some(plan) = self.check_device_gemm(stream, p, a, b, (&*c_buf, c_off))? else {
+            return Ok(());
+        };
+        let f = self.function(plan.entry).map_err(|e| self.err(e))?;
+        let addr = |(buf, offset): (&DeviceBuffer, usize)| buf.device_address() + offset as u64;
+        let (config, args) = launch_for(&plan, p, addr(a), addr(b), addr((&*c_buf, c_off))).map_err(|e| self.err(e))?;
+        // SAFETY: `args` is packed from the entry's own kernel-argument layout; the addresses
+        // lie in live buffers of this device, each holding its operand's span rounded up to 4
+        // bytes after its offset, A and B aligned as the chosen kernel needs (all checked by
+        // `check_device_gemm`); C is borrowed mutably, A and B shared, so no other Rust code
+        // writes them during this call, and a `DeviceBuffer` is freed only by `hipFree`, which
+        // waits for the device, so the kernel never outlives its memory.
+        unsafe { f.launch(&config, stream, &args) }.map_err(|e| self.err(e))
     }
 }
 
@@ -332,8 +529,7 @@ impl Backend for HipBackend {
                 if p.m == 0 || p.n == 0 {
                     return Ok(None);
                 }
-                let plan = kernel_plan::plan(self.arch, p)
-                    .map_err(|why| Error::Unsupported { device: self.info.name.clone(), why })?;
+                let plan = self.plan(p)?;
                 let f = self.function(plan.entry).map_err(|e| self.err(e))?;
                 Ok(Some((plan, bytes, f)))
             });
@@ -392,15 +588,22 @@ impl Backend for HipBackend {
                     }
                     Step::Stage { item, slot } => {
                         let (_, bytes, _) = work[item].as_ref().expect("planned items have work");
-                        (item, pipe.stage(slot, bytes, &jobs[item]))
+                        // An item above a slot's share runs alone, with the whole budget.
+                        let share = self.budget / SLOTS;
+                        let cap = if bytes.device_bytes() > share { self.budget } else { share };
+                        (item, pipe.stage(slot, bytes, cap, &jobs[item]))
                     }
                     Step::Launch { item, slot } => {
-                        let (plan, _, f) = work[item].as_ref().expect("planned items have work");
-                        (item, pipe.launch(slot, plan, f, &jobs[item].problem))
+                        let (plan, bytes, f) = work[item].as_ref().expect("planned items have work");
+                        (item, pipe.launch(slot, plan, f, &jobs[item].problem, bytes))
                     }
-                    Step::Download { item, slot } => (item, pipe.download(slot)),
+                    Step::Download { item, slot } => {
+                        let (_, bytes, _) = work[item].as_ref().expect("planned items have work");
+                        (item, pipe.download(slot, bytes))
+                    }
                     Step::Finish { item, slot } => {
-                        let r = pipe.finish(slot, jobs[item].c);
+                        let (_, bytes, _) = work[item].as_ref().expect("planned items have work");
+                        let r = pipe.finish(slot, bytes, jobs[item].c);
                         if r.is_ok() {
                             results[item] = Some(Ok(()));
                         }
@@ -446,43 +649,69 @@ impl From<gemm_rocm::Error> for StepError {
     }
 }
 
-/// One workspace slot: device regions, exact-size pinned staging buffers (gemm-rocm copies a
-/// whole pinned buffer), its own copy streams, and the events that order its item's copies and
-/// kernel. Copy streams are per slot because a pinned buffer becomes readable by waiting for
-/// the whole stream of its last copy: with a shared copy-out stream, finishing item `i-2` would
-/// also wait for the download (hence the kernel) of item `i-1`, and no upload would overlap a
-/// kernel.
+/// One workspace slot: one device allocation holding the item's A, B and C regions (at
+/// [`ItemBytes::offsets`]), one pinned staging buffer with the same offsets, its own copy
+/// streams, and the events that order its item's copies and kernel.
+///
+/// Both buffers only grow (within the slot's share of the budget, see [`grown_size`]) and are
+/// freed only by a `Release` step or a drain after a failure, so a batch of mixed sizes does not
+/// call `hipMalloc`/`hipHostMalloc` (both expensive, the latter synchronising) per item; copies
+/// move byte ranges of them.
+///
+/// Reuse of the buffers is ordered by events, explicitly:
+/// * the device regions are overwritten by the next upload only after the previous item's
+///   download: the copy-in stream waits for `downloaded` before uploading;
+/// * the kernel waits for `uploaded`, the download for `computed`;
+/// * the pinned staging is written by the host only after its own events (recorded by gemm-rocm
+///   after each copy touching it, see `PinnedHostBuffer`) have completed, i.e. after the
+///   previous item's upload and download, and C is read from it only after its download's.
+///
+/// Copy streams are per slot so that finishing the item of one slot never waits for work queued
+/// for the other slot.
 struct Slot {
     copy_in: Stream,
     copy_out: Stream,
-    dev: [Option<DeviceBuffer>; 3],
-    pinned: [Option<PinnedHostBuffer>; 3],
+    dev: Option<DeviceBuffer>,
+    pinned: Option<PinnedHostBuffer>,
     uploaded: Event,
     computed: Event,
     downloaded: Event,
+    /// Whether `downloaded` has been recorded since the slot's buffers were (re)allocated: only
+    /// then does the next upload have a download to wait for.
+    download_recorded: bool,
 }
 
-/// The compute stream and the slots of one device. AMD hardware only.
+/// The compute stream and the slots of one device. AMD hardware (or the emulated runtime) only.
 struct Pipeline {
     device: Device,
     compute: Stream,
     slots: Vec<Slot>,
 }
 
-/// A device buffer of at least `bytes`, reallocated only when too small.
-fn ensure_device(device: &Device, buf: &mut Option<DeviceBuffer>, bytes: usize) -> gemm_rocm::Result<()> {
-    if buf.as_ref().is_none_or(|b| b.len() < bytes) {
-        *buf = None; // free first: the budget counts the new one only
-        *buf = Some(device.alloc(bytes)?);
-    }
-    Ok(())
+/// The size a slot's buffer grows to for `need` bytes when it holds `have` (0 if none): at least
+/// doubling, so a batch of growing items reallocates O(log) times, never beyond `cap` (the slot's
+/// share of the budget, which `plan_pipeline` guarantees is at least `need`).
+pub fn grown_size(have: usize, need: usize, cap: usize) -> usize {
+    need.max(have.saturating_mul(2).min(cap))
 }
 
-/// A pinned buffer of exactly `bytes`.
-fn ensure_pinned(device: &Device, buf: &mut Option<PinnedHostBuffer>, bytes: usize) -> gemm_rocm::Result<()> {
-    if buf.as_ref().is_none_or(|b| b.len() != bytes) {
+/// Grows a device buffer to hold `need` bytes (free first: the budget counts the new one only).
+fn grow_device(device: &Device, buf: &mut Option<DeviceBuffer>, need: usize, cap: usize) -> gemm_rocm::Result<bool> {
+    let have = buf.as_ref().map_or(0, DeviceBuffer::len);
+    if have >= need {
+        return Ok(false);
+    }
+    *buf = None;
+    *buf = Some(device.alloc(grown_size(have, need, cap))?);
+    Ok(true)
+}
+
+/// Grows a pinned buffer to hold `need` bytes. Dropping the old one first waits for its copies.
+fn grow_pinned(device: &Device, buf: &mut Option<PinnedHostBuffer>, need: usize, cap: usize) -> gemm_rocm::Result<()> {
+    let have = buf.as_ref().map_or(0, PinnedHostBuffer::len);
+    if have < need {
         *buf = None;
-        *buf = Some(device.alloc_pinned(bytes)?);
+        *buf = Some(device.alloc_pinned(grown_size(have, need, cap))?);
     }
     Ok(())
 }
@@ -494,89 +723,127 @@ impl Pipeline {
                 Ok(Slot {
                     copy_in: device.create_stream()?,
                     copy_out: device.create_stream()?,
-                    dev: [None, None, None],
-                    pinned: [None, None, None],
+                    dev: None,
+                    pinned: None,
                     uploaded: device.create_event(false)?,
                     computed: device.create_event(false)?,
                     downloaded: device.create_event(false)?,
+                    download_recorded: false,
                 })
             })
             .collect::<gemm_rocm::Result<Vec<_>>>()?;
         Ok(Self { device: device.clone(), compute: device.create_stream()?, slots })
     }
 
-    /// Stage: inputs into pinned memory, uploads queued, `uploaded` recorded. The slot's previous
-    /// item has finished (the plan's order), so nothing in flight uses its buffers.
-    fn stage(&mut self, slot: usize, bytes: &ItemBytes, job: &Job<'_>) -> Result<(), StepError> {
+    /// Stage: inputs into the slot's pinned staging, their uploads queued after the slot's
+    /// previous download, `uploaded` recorded. `cap` is the most the slot's buffers may grow to.
+    fn stage(&mut self, slot: usize, bytes: &ItemBytes, cap: usize, job: &Job<'_>) -> Result<(), StepError> {
         let device = self.device.clone();
         let s = &mut self.slots[slot];
-        let sizes = [bytes.a, bytes.b, bytes.c];
-        for (k, &size) in sizes.iter().enumerate() {
-            ensure_device(&device, &mut s.dev[k], ItemBytes::region(size))?;
-            ensure_pinned(&device, &mut s.pinned[k], size)?;
+        let need = bytes.device_bytes();
+        if grow_device(&device, &mut s.dev, need, cap)? {
+            // A fresh allocation: nothing of the previous item lives in it.
+            s.download_recorded = false;
         }
+        grow_pinned(&device, &mut s.pinned, need, cap)?;
+        let (Some(dev), Some(pinned)) = (s.dev.as_mut(), s.pinned.as_mut()) else {
+            return Err(StepError::Plan("workspace missing".into()));
+        };
+        let offsets = bytes.offsets();
         let sources: [Option<&[u8]>; 3] = [Some(job.a), Some(job.b), bytes.read_c.then_some(&*job.c)];
-        for (k, src) in sources.into_iter().enumerate() {
-            let Some(src) = src else { continue };
-            let (Some(dev), Some(pinned)) = (s.dev[k].as_mut(), s.pinned[k].as_mut()) else {
-                return Err(StepError::Plan("workspace missing".into()));
-            };
-            let len = pinned.len();
-            pinned.as_mut_slice()?.copy_from_slice(&src[..len]);
-            s.copy_in.copy_to_device(dev, 0, pinned)?;
+        let lens = [bytes.a, bytes.b, bytes.c];
+        {
+            // Waits for the staging's own events: the previous item's upload and download.
+            let staging = pinned.as_mut_slice()?;
+            for k in 0..3 {
+                let Some(src) = sources[k] else { continue };
+                let (Some(src), Some(dst)) = (src.get(..lens[k]), staging.get_mut(offsets[k]..offsets[k] + lens[k]))
+                else {
+                    return Err(StepError::Plan(format!("operand {k} is shorter than its span of {} bytes", lens[k])));
+                };
+                dst.copy_from_slice(src);
+            }
+        }
+        if s.download_recorded {
+            s.copy_in.wait_event(&s.downloaded)?;
+        }
+        for k in 0..3 {
+            if sources[k].is_some() {
+                s.copy_in.copy_to_device(dev, offsets[k], pinned, offsets[k]..offsets[k] + lens[k])?;
+            }
         }
         s.uploaded.record(&s.copy_in)?;
         Ok(())
     }
 
     /// Launch: after the upload, on the compute stream; `computed` recorded.
-    fn launch(&mut self, slot: usize, plan: &KernelPlan, f: &Function, p: &GemmProblem) -> Result<(), StepError> {
+    fn launch(
+        &mut self,
+        slot: usize,
+        plan: &KernelPlan,
+        f: &Function,
+        p: &GemmProblem,
+        bytes: &ItemBytes,
+    ) -> Result<(), StepError> {
         let s = &self.slots[slot];
-        let addr = |k: usize| s.dev[k].as_ref().map(DeviceBuffer::device_address).unwrap_or(0);
-        let (config, args) = launch_for(plan, p, addr(0), addr(1), addr(2)).map_err(StepError::Plan)?;
+        let Some(dev) = s.dev.as_ref() else {
+            return Err(StepError::Plan("workspace missing".into()));
+        };
+        let base = dev.device_address();
+        let [oa, ob, oc] = bytes.offsets().map(|o| base + o as u64);
+        let (config, args) = launch_for(plan, p, oa, ob, oc).map_err(StepError::Plan)?;
         self.compute.wait_event(&s.uploaded)?;
         // SAFETY: `args` is packed from the entry's own kernel-argument layout
-        // (`kernel_plan::KernelPlan::kernargs`); the three addresses are this slot's live device
-        // buffers, each at least the problem's span of A, B, C rounded up to 256 bytes (the
-        // kernels read at most the span rounded up to 4 bytes), and the plan checked the
-        // kernel's alignment and 2^31-byte limits. The buffers stay allocated until the kernel
-        // is done: they are only freed or reallocated after this slot's `Finish` (which waits
-        // for `downloaded`, recorded after `computed`) or a drain, and `hipFree` waits for the
-        // device.
+        // (`kernel_plan::KernelPlan::kernargs`); the three addresses are regions of this slot's
+        // live device buffer, which holds `bytes.device_bytes()` bytes (grown in `stage`): each
+        // region is its operand's span rounded up to 256 bytes, at a 256-byte aligned offset
+        // (the kernels read at most the span rounded up to 4 bytes and need 16-byte aligned
+        // A/B addresses), and the plan checked the kernel's alignment and 2^31-byte limits. The
+        // buffer stays allocated until the kernel is done: it is only freed or regrown after
+        // this slot's `Finish` (which waits for `downloaded`, recorded after `computed`) or a
+        // drain, and `hipFree` waits for the device.
         unsafe { f.launch(&config, &self.compute, &args)? };
         s.computed.record(&self.compute)?;
         Ok(())
     }
 
     /// Download: after the kernel, on the copy-out stream; `downloaded` recorded.
-    fn download(&mut self, slot: usize) -> Result<(), StepError> {
+    fn download(&mut self, slot: usize, bytes: &ItemBytes) -> Result<(), StepError> {
         let s = &mut self.slots[slot];
         s.copy_out.wait_event(&s.computed)?;
-        let (Some(dev), Some(pinned)) = (s.dev[2].as_ref(), s.pinned[2].as_mut()) else {
+        let (Some(dev), Some(pinned)) = (s.dev.as_ref(), s.pinned.as_mut()) else {
             return Err(StepError::Plan("workspace missing".into()));
         };
-        s.copy_out.copy_to_host(pinned, dev, 0)?;
+        let oc = bytes.offsets()[2];
+        s.copy_out.copy_to_host(pinned, oc, dev, oc..oc + bytes.c)?;
         s.downloaded.record(&s.copy_out)?;
+        s.download_recorded = true;
         Ok(())
     }
 
     /// Finish: wait for the download, hand C to the caller.
-    fn finish(&mut self, slot: usize, c: &mut [u8]) -> Result<(), StepError> {
+    fn finish(&mut self, slot: usize, bytes: &ItemBytes, c: &mut [u8]) -> Result<(), StepError> {
         let s = &mut self.slots[slot];
         s.downloaded.synchronize()?;
-        let Some(pinned) = s.pinned[2].as_mut() else {
+        let Some(pinned) = s.pinned.as_mut() else {
             return Err(StepError::Plan("workspace missing".into()));
         };
-        let bytes = pinned.as_slice()?;
-        c[..bytes.len()].copy_from_slice(bytes);
+        let oc = bytes.offsets()[2];
+        // Waits for the staging's own events (the download above among them).
+        let staged = pinned.as_slice()?;
+        let (Some(src), Some(dst)) = (staged.get(oc..oc + bytes.c), c.get_mut(..bytes.c)) else {
+            return Err(StepError::Plan(format!("C is shorter than its span of {} bytes", bytes.c)));
+        };
+        dst.copy_from_slice(src);
         Ok(())
     }
 
     /// Frees a slot's buffers (each free waits for the device).
     fn release(&mut self, slot: usize) {
         let s = &mut self.slots[slot];
-        s.dev = [None, None, None];
-        s.pinned = [None, None, None];
+        s.dev = None;
+        s.pinned = None;
+        s.download_recorded = false;
     }
 
     /// Waits for every stream, ignoring errors: after a failed step nothing may stay in flight.

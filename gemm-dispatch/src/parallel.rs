@@ -20,6 +20,19 @@
 //! Errors: the problem is validated before anything runs; a failing device fails the whole
 //! call with an error that names it (and any other failing device); C is written only after
 //! every device and the collective have succeeded, so on any error C is untouched.
+//!
+//! Two paths run these plans. [`Context::gemm_tensor_parallel`] takes the **device-resident**
+//! one ([`device`]) when every device of the context is a HIP device and RCCL is available
+//! (given at discovery, or `GEMM_RCCL_LIBRARY` / `librccl`): shards go from the caller's slices
+//! to the GPUs, GEMMs and RCCL collectives run there, and only the result comes back. Otherwise
+//! (host or emulated devices, a mix, RCCL missing) it takes the **host** path: each device's
+//! GEMM reads and writes host memory through its backend and the in-process
+//! [`HostCollective`] combines the pieces. [`Context::tensor_parallel_route`] says which one a
+//! context takes and why; [`Context::gemm_tensor_parallel_with`] always takes the host path
+//! with the given collective.
+
+pub mod device;
+pub use device::{TpCollective, TpRoute};
 
 use crate::collective::{Collective, CollectiveType, HostCollective};
 use crate::context::Context;
@@ -168,10 +181,11 @@ fn collective_type(d: DType) -> Result<CollectiveType> {
 type RowShard<A, B> = (GemmProblem, Vec<A>, Vec<B>, Vec<f32>);
 
 impl Context {
-    /// One GEMM split over every device of the context by `plan`, combined with the in-process
-    /// [`HostCollective`] (the devices' GEMMs read and write host memory). See the [module
-    /// docs](crate::parallel) for the plans; row-parallel partial sums are f32 and C is rounded
-    /// once, whatever its dtype.
+    /// One GEMM split over every device of the context by `plan`: device-resident with RCCL when
+    /// every device is a HIP device and RCCL is available, else with the in-process
+    /// [`HostCollective`] (the devices' GEMMs read and write host memory); see the [module
+    /// docs](crate::parallel) for the plans and the choice. Row-parallel partial sums are f32
+    /// and C is rounded once, whatever its dtype.
     ///
     /// ```
     /// use gemm_dispatch::{Context, GemmProblem, parallel::{Reduce, TpPlan}};
@@ -189,6 +203,16 @@ impl Context {
         b: &[B],
         c: &mut [C],
     ) -> Result<()> {
+        p.views(a, b, &mut *c)?;
+        if let Ok(ranks) = device::hip_ranks(self) {
+            if p.m == 0 || p.n == 0 {
+                return Ok(());
+            }
+            // Without a collective (RCCL missing, communicators refused) the host path serves.
+            if let Ok(result) = device::with_collective(&ranks, |k| device::run(&ranks, k, plan, p, a, b, c)) {
+                return result;
+            }
+        }
         self.gemm_tensor_parallel_with(&HostCollective::new(self.device_count()), plan, p, a, b, c)
     }
 

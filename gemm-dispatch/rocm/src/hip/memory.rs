@@ -3,15 +3,17 @@
 //!
 //! Soundness of the asynchronous copies rests on two facts of `hip_runtime_api.h`: `hipFree`
 //! and `hipHostFree` both perform an implicit `hipDeviceSynchronize`, so memory is never freed
-//! under a copy in flight; and a [`PinnedHostBuffer`] remembers the stream of its last
-//! asynchronous copy and synchronises it before handing its bytes to the host.
+//! under a copy in flight; and a [`PinnedHostBuffer`] records an event of its own after every
+//! asynchronous copy that touches it (one per stream it was used on) and waits for those events
+//! before handing its bytes to the host. Waiting for the buffer's own events, rather than for
+//! whole streams, means reusing a staging buffer waits for exactly its copies and not for
+//! whatever else was queued behind them (a kernel, another slot's download).
 
 use std::ffi::{c_int, c_void};
-use std::sync::Arc;
 
 use bytemuck::Pod;
 
-use super::stream::{Stream, StreamInner};
+use super::stream::{Event, Stream};
 use super::sys::{self, memcpy_kind};
 use super::{Device, Hip};
 use crate::error::{Error, Result};
@@ -175,12 +177,25 @@ impl Drop for DeviceBuffer {
 
 /// Page-locked host memory (`hipHostMalloc`), the source and target of asynchronous copies.
 /// Its bytes are only reachable through [`Self::as_slice`]/[`Self::as_mut_slice`], which first
-/// wait for the stream of the last asynchronous copy that touched it.
+/// wait for the buffer's own events, recorded after the last asynchronous copy on each stream
+/// that touched it.
 pub struct PinnedHostBuffer {
     hip: Hip,
     ptr: *mut u8,
     len: usize,
-    pending: Option<Arc<StreamInner>>,
+    /// Copies that may still be in flight: one entry per stream, its event recorded after the
+    /// latest copy queued there (copies of one stream complete in order).
+    pending: Vec<Pending>,
+    /// Events of settled entries, kept for reuse so a steady pipeline creates none.
+    spare: Vec<Event>,
+}
+
+/// The last copy on one stream that touched a pinned buffer.
+struct Pending {
+    stream: Stream,
+    /// Recorded after that copy; `None` if the event could not be had, in which case the whole
+    /// stream is waited for instead (slower, still correct).
+    event: Option<Event>,
 }
 
 // SAFETY: the allocation is plain host memory owned by this value; the HIP calls on it are
@@ -192,7 +207,7 @@ impl std::fmt::Debug for PinnedHostBuffer {
         f.debug_struct("PinnedHostBuffer")
             .field("ptr", &self.ptr)
             .field("len", &self.len)
-            .field("pending", &self.pending.is_some())
+            .field("pending_streams", &self.pending.len())
             .finish()
     }
 }
@@ -209,7 +224,7 @@ impl PinnedHostBuffer {
             // SAFETY: `ptr` now addresses `len` writable bytes that we own.
             unsafe { std::ptr::write_bytes(ptr.cast::<u8>(), 0, len) };
         }
-        Ok(Self { hip, ptr: ptr.cast(), len, pending: None })
+        Ok(Self { hip, ptr: ptr.cast(), len, pending: Vec::new(), spare: Vec::new() })
     }
 
     /// Size in bytes.
@@ -222,14 +237,23 @@ impl PinnedHostBuffer {
         self.len == 0
     }
 
+    /// Waits for every copy that may still touch the buffer, each through its own event. On an
+    /// error the entries not yet known complete stay pending, so the bytes stay out of reach.
     fn settle(&mut self) -> Result<()> {
-        if let Some(stream) = self.pending.take() {
-            if let Err(e) = stream.synchronize() {
-                self.pending = Some(stream);
-                return Err(e);
+        while let Some(p) = self.pending.last() {
+            match &p.event {
+                Some(e) => e.synchronize()?,
+                None => p.stream.synchronize()?,
             }
+            let done = self.pending.pop().expect("checked above");
+            self.spare.extend(done.event);
         }
         Ok(())
+    }
+
+    /// Whether a copy may still be in flight (an event not yet waited for).
+    pub fn is_pending(&self) -> bool {
+        !self.pending.is_empty()
     }
 
     /// The bytes, after any asynchronous copy touching them has finished.
@@ -256,8 +280,23 @@ impl PinnedHostBuffer {
         self.ptr
     }
 
+    /// Records that a copy touching the buffer was queued on `stream`: the stream's entry gets
+    /// its event (re)recorded after the copy. Never fails: without an event the entry falls back
+    /// to waiting for the whole stream.
     pub(super) fn mark_pending(&mut self, stream: &Stream) {
-        self.pending = Some(stream.inner.clone());
+        if let Some(i) = self.pending.iter().position(|p| p.stream.same_stream(stream)) {
+            let p = &mut self.pending[i];
+            if p.event.as_ref().is_some_and(|e| e.record(stream).is_err()) {
+                p.event = None;
+            }
+            return;
+        }
+        let event = match self.spare.iter().position(|e| e.device() == stream.device()) {
+            Some(i) => Some(self.spare.swap_remove(i)),
+            None => stream.device_handle().create_event(false).ok(),
+        };
+        let event = event.filter(|e| e.record(stream).is_ok());
+        self.pending.push(Pending { stream: stream.clone(), event });
     }
 }
 
@@ -266,10 +305,17 @@ impl Drop for PinnedHostBuffer {
         if self.ptr.is_null() {
             return;
         }
+        // `hipHostFree` synchronises the *current* device only; the buffer's copies may be on
+        // another device's streams, so wait for them through their events first. If that
+        // fails the device may still write here: leak rather than free under it.
+        if let Err(e) = self.settle() {
+            eprintln!("gemm-rocm: leaking pinned buffer with a copy that did not complete: {e}");
+            return;
+        }
         match self.hip.api.hipHostFree() {
             Ok(f) => {
-                // SAFETY: `ptr` came from `hipHostMalloc` and is freed once; `hipHostFree`
-                // waits for the device, so no copy still reads or writes it.
+                // SAFETY: `ptr` came from `hipHostMalloc` and is freed once; every copy that
+                // touched it has completed (settled above), so none still reads or writes it.
                 let code = unsafe { f(self.ptr.cast()) };
                 if let Err(e) = self.hip.check("hipHostFree", code) {
                     eprintln!("gemm-rocm: leaking pinned buffer: {e}");

@@ -2,12 +2,26 @@
 //! and the stream-ordered copies between [`DeviceBuffer`] and [`PinnedHostBuffer`].
 
 use std::ffi::{c_float, c_int};
+use std::ops::Range;
 use std::sync::Arc;
+
+use bytemuck::Pod;
 
 use super::memory::{check_range, DeviceBuffer, PinnedHostBuffer};
 use super::sys::{self, memcpy_kind};
 use super::{Device, Hip};
-use crate::error::Result;
+use crate::error::{Error, Result};
+
+/// The length of `range` after checking it lies in `0..len`.
+fn byte_range(what: &str, range: &Range<usize>, len: usize) -> Result<usize> {
+    if range.start > range.end || range.end > len {
+        return Err(Error::InvalidArgument(format!(
+            "{what}: byte range {}..{} does not fit in {len} bytes",
+            range.start, range.end
+        )));
+    }
+    Ok(range.end - range.start)
+}
 
 pub(crate) struct StreamInner {
     hip: Hip,
@@ -71,6 +85,16 @@ impl Stream {
         self.inner.device
     }
 
+    /// The device this stream belongs to.
+    pub fn device_handle(&self) -> Device {
+        Device { hip: self.inner.hip.clone(), ordinal: self.inner.device }
+    }
+
+    /// Whether `other` is a clone of this stream (the same `hipStream_t`).
+    pub fn same_stream(&self, other: &Stream) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
     /// The raw `hipStream_t`, e.g. for RCCL, which takes it as an opaque pointer. Valid while
     /// this `Stream` (or a clone) lives.
     pub fn as_raw(&self) -> sys::hipStream_t {
@@ -103,23 +127,34 @@ impl Stream {
         hip.check("hipStreamWaitEvent", unsafe { f(self.inner.raw, event.raw, 0) })
     }
 
-    /// Queues a copy of `src` into `dst` at byte `offset` (host to device). `src` is marked
-    /// busy until this stream has been synchronised.
-    pub fn copy_to_device(&self, dst: &mut DeviceBuffer, offset: usize, src: &mut PinnedHostBuffer) -> Result<()> {
-        check_range("Stream::copy_to_device", offset, src.len(), dst.len())?;
-        if src.is_empty() {
+    /// Queues a copy of bytes `src_range` of the pinned `src` to byte `dst_offset` of `dst`
+    /// (host to device). Both ranges are checked first (an error, nothing queued). `src` records
+    /// an event of its own after the copy and its bytes are handed to the host again only once
+    /// that event has completed (see [`PinnedHostBuffer::as_mut_slice`]).
+    pub fn copy_to_device(
+        &self,
+        dst: &mut DeviceBuffer,
+        dst_offset: usize,
+        src: &mut PinnedHostBuffer,
+        src_range: Range<usize>,
+    ) -> Result<()> {
+        let bytes = byte_range("Stream::copy_to_device (pinned source)", &src_range, src.len())?;
+        check_range("Stream::copy_to_device (device destination)", dst_offset, bytes, dst.len())?;
+        self.same_device("Stream::copy_to_device", dst.device())?;
+        if bytes == 0 {
             return Ok(());
         }
         let hip = &self.inner.hip;
         let f = hip.api.hipMemcpyAsync()?;
-        // SAFETY: the device range lies inside `dst`; the source is pinned memory that stays
-        // allocated (its free synchronises the device) and is not handed to the host before
-        // this stream is synchronised (`mark_pending`).
+        // SAFETY: both ranges were checked to lie inside their live allocations. The pinned
+        // source stays allocated until the copy is done (`hipHostFree` synchronises the device)
+        // and is not handed to the host before the event recorded below has completed; the
+        // device destination is freed only after the device is idle (`hipFree` synchronises).
         let code = unsafe {
             f(
-                dst.as_mut_ptr().cast::<u8>().add(offset).cast(),
-                src.raw().cast_const().cast(),
-                src.len(),
+                dst.as_mut_ptr().cast::<u8>().add(dst_offset).cast(),
+                src.raw().add(src_range.start).cast_const().cast(),
+                bytes,
                 memcpy_kind::HOST_TO_DEVICE,
                 self.inner.raw,
             )
@@ -128,28 +163,106 @@ impl Stream {
         hip.check("hipMemcpyAsync", code)
     }
 
-    /// Queues a copy of `src` from byte `offset` into all of `dst` (device to host); `dst` is
-    /// readable again once this stream has finished.
-    pub fn copy_to_host(&self, dst: &mut PinnedHostBuffer, src: &DeviceBuffer, offset: usize) -> Result<()> {
-        check_range("Stream::copy_to_host", offset, dst.len(), src.len())?;
-        if dst.is_empty() {
+    /// Queues a copy of bytes `src_range` of `src` to byte `dst_offset` of the pinned `dst`
+    /// (device to host); `dst` is readable again once its own event, recorded after the copy,
+    /// has completed. Ranges are checked first.
+    pub fn copy_to_host(
+        &self,
+        dst: &mut PinnedHostBuffer,
+        dst_offset: usize,
+        src: &DeviceBuffer,
+        src_range: Range<usize>,
+    ) -> Result<()> {
+        let bytes = byte_range("Stream::copy_to_host (device source)", &src_range, src.len())?;
+        check_range("Stream::copy_to_host (pinned destination)", dst_offset, bytes, dst.len())?;
+        self.same_device("Stream::copy_to_host", src.device())?;
+        if bytes == 0 {
             return Ok(());
         }
         let hip = &self.inner.hip;
         let f = hip.api.hipMemcpyAsync()?;
-        // SAFETY: as in `copy_to_device`, with the roles swapped: the host side is written by
-        // the device and kept from the host until the stream is synchronised.
+        // SAFETY: as in `copy_to_device`, with the roles swapped: the checked host range is
+        // written by the device and kept from the host until the buffer's event has completed.
         let code = unsafe {
             f(
-                dst.raw().cast(),
-                src.as_ptr().cast::<u8>().add(offset).cast(),
-                dst.len(),
+                dst.raw().add(dst_offset).cast(),
+                src.as_ptr().cast::<u8>().add(src_range.start).cast(),
+                bytes,
                 memcpy_kind::DEVICE_TO_HOST,
                 self.inner.raw,
             )
         };
         dst.mark_pending(self);
         hip.check("hipMemcpyAsync", code)
+    }
+
+    /// Copies `src` (ordinary, pageable host memory) to byte `offset` of `dst` in this stream's
+    /// order: after the work queued before it, before the work queued after it. Blocks until the
+    /// copy is done (the stream is synchronised), so `src` may be reused at once. For one-off
+    /// uploads such as tensor-parallel shards, where staging through pinned memory buys nothing.
+    pub fn write_blocking<T: Pod>(&self, dst: &mut DeviceBuffer, offset: usize, src: &[T]) -> Result<()> {
+        let bytes: &[u8] = bytemuck::cast_slice(src);
+        check_range("Stream::write_blocking", offset, bytes.len(), dst.len())?;
+        self.same_device("Stream::write_blocking", dst.device())?;
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        let hip = &self.inner.hip;
+        let f = hip.api.hipMemcpyAsync()?;
+        // SAFETY: the destination range lies inside the live allocation (checked); the source is
+        // a live borrowed slice of `bytes.len()` bytes, and the stream is synchronised below,
+        // before the borrow ends, so the copy never outlives it.
+        let code = unsafe {
+            f(
+                dst.as_mut_ptr().cast::<u8>().add(offset).cast(),
+                bytes.as_ptr().cast(),
+                bytes.len(),
+                memcpy_kind::HOST_TO_DEVICE,
+                self.inner.raw,
+            )
+        };
+        let queued = hip.check("hipMemcpyAsync", code);
+        // Even when queueing failed, wait: nothing may still read `src` after we return.
+        let synced = self.synchronize();
+        queued.and(synced)
+    }
+
+    /// Copies bytes of `src` from byte `offset` into `dst` (ordinary host memory) in this
+    /// stream's order, after the work queued before it (a kernel, a collective), and waits for it.
+    pub fn read_blocking<T: Pod>(&self, src: &DeviceBuffer, offset: usize, dst: &mut [T]) -> Result<()> {
+        let bytes: &mut [u8] = bytemuck::cast_slice_mut(dst);
+        check_range("Stream::read_blocking", offset, bytes.len(), src.len())?;
+        self.same_device("Stream::read_blocking", src.device())?;
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        let hip = &self.inner.hip;
+        let f = hip.api.hipMemcpyAsync()?;
+        // SAFETY: the source range lies inside the live allocation (checked); the destination is
+        // an exclusively borrowed slice of `bytes.len()` bytes (any bit pattern is a valid
+        // `T: Pod`), and the stream is synchronised below, before the borrow ends.
+        let code = unsafe {
+            f(
+                bytes.as_mut_ptr().cast(),
+                src.as_ptr().cast::<u8>().add(offset).cast(),
+                bytes.len(),
+                memcpy_kind::DEVICE_TO_HOST,
+                self.inner.raw,
+            )
+        };
+        let queued = hip.check("hipMemcpyAsync", code);
+        let synced = self.synchronize();
+        queued.and(synced)
+    }
+
+    fn same_device(&self, what: &str, buffer_device: i32) -> Result<()> {
+        if buffer_device != self.inner.device {
+            return Err(Error::InvalidArgument(format!(
+                "{what}: the buffer is on device {buffer_device}, the stream on device {}",
+                self.inner.device
+            )));
+        }
+        Ok(())
     }
 
     /// Queues a copy of all of `src` to the start of `dst` (device to device).
@@ -180,9 +293,11 @@ impl Stream {
     }
 }
 
-/// A HIP event on one device.
+/// A HIP event on one device. It may be recorded only on streams of that device; any stream
+/// (of any device) may wait for it.
 pub struct Event {
     hip: Hip,
+    device: c_int,
     raw: sys::hipEvent_t,
     timing: bool,
 }
@@ -194,7 +309,11 @@ unsafe impl Sync for Event {}
 
 impl std::fmt::Debug for Event {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Event").field("raw", &self.raw).field("timing", &self.timing).finish()
+        f.debug_struct("Event")
+            .field("device", &self.device)
+            .field("raw", &self.raw)
+            .field("timing", &self.timing)
+            .finish()
     }
 }
 
@@ -207,11 +326,24 @@ impl Event {
         let mut raw: sys::hipEvent_t = std::ptr::null_mut();
         // SAFETY: `hipEventCreateWithFlags(hipEvent_t*, unsigned)` writes one handle.
         hip.check("hipEventCreateWithFlags", unsafe { f(&mut raw, flags) })?;
-        Ok(Self { hip, raw, timing })
+        Ok(Self { hip, device: device.ordinal, raw, timing })
     }
 
-    /// Records the event at the current end of `stream`.
+    /// The device ordinal the event belongs to.
+    pub fn device(&self) -> i32 {
+        self.device
+    }
+
+    /// Records the event at the current end of `stream`, which must be on the event's device
+    /// (HIP refuses, or worse, misbehaves otherwise; here it is an error before any call).
     pub fn record(&self, stream: &Stream) -> Result<()> {
+        if stream.device() != self.device {
+            return Err(Error::InvalidArgument(format!(
+                "Event::record: the event is on device {}, the stream on device {}",
+                self.device,
+                stream.device()
+            )));
+        }
         let f = self.hip.api.hipEventRecord()?;
         // SAFETY: live event and stream handles.
         self.hip.check("hipEventRecord", unsafe { f(self.raw, stream.inner.raw) })
@@ -239,7 +371,7 @@ impl Event {
     /// Milliseconds from `self` to `end` (both recorded, completed, timing-enabled).
     pub fn elapsed_ms(&self, end: &Event) -> Result<f32> {
         if !self.timing || !end.timing {
-            return Err(crate::Error::InvalidArgument("Event::elapsed_ms needs two events created with timing".into()));
+            return Err(Error::InvalidArgument("Event::elapsed_ms needs two events created with timing".into()));
         }
         let f = self.hip.api.hipEventElapsedTime()?;
         let mut ms: c_float = 0.0;
