@@ -264,6 +264,7 @@ mod tests {
             assert_eq!(hip_error_name(e.code()).to_str().unwrap(), name);
         }
         assert_eq!(hip_error_name(11).to_str().unwrap(), "hipErrorUnknown");
-        assert_eq!(nccl_error_string(NcclError::Remote(String::new()).code()).to_str().unwrap().len(), 51);
+        assert!(nccl_error_string(NcclError::Remote(String::new()).code()).to_str().unwrap().starts_with("remote"));
+        assert_eq!(nccl_error_string(8).to_str().unwrap(), "unknown result code");
     }
 }
