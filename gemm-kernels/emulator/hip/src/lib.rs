@@ -22,6 +22,7 @@ pub mod host;
 pub mod memory;
 pub mod module;
 pub mod nccl;
+pub mod nccl_api;
 pub mod runtime;
 pub mod stream;
 
