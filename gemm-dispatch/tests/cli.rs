@@ -102,3 +102,105 @@ fn emulate_runs_a_catalogue_kernel_with_its_checkers() {
     assert!(ok, "{out}{err}");
     assert!(out.contains("no findings") && out.contains("mfma"), "{out}");
 }
+
+/// The rows of `gemm batch`'s per-device table: `(name, items)`.
+fn device_rows(out: &str) -> Vec<(String, usize)> {
+    out.lines()
+        .skip_while(|l| !l.starts_with("device "))
+        .skip(1)
+        .take_while(|l| !l.starts_with("completion order"))
+        .map(|l| {
+            let mut cells = l.split_whitespace();
+            (cells.next().unwrap().to_string(), cells.next().unwrap().parse().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn batch_spreads_a_mixed_batch_and_draws_its_schedule() {
+    let dir = std::env::temp_dir().join(format!("gemm-cli-batch-{}", std::process::id()));
+    let (svg, csv) = (dir.join("plot/batch.svg"), dir.join("batch.csv"));
+    let args = [
+        "--devices",
+        "host,host",
+        "batch",
+        "--items",
+        "8",
+        "--seed",
+        "7",
+        "--max-size",
+        "64",
+        "--plot",
+        svg.to_str().unwrap(),
+        "--csv",
+        csv.to_str().unwrap(),
+    ];
+    let (ok, out, err) = gemm(&args);
+    assert!(ok, "{out}{err}");
+    assert_eq!(err.matches("] item ").count(), 8, "one progress line per item: {err}");
+    let rows = device_rows(&out);
+    assert_eq!(rows.iter().map(|r| r.0.as_str()).collect::<Vec<_>>(), ["host:0", "host:1"], "{out}");
+    assert_eq!(rows.iter().map(|r| r.1).sum::<usize>(), 8, "the device counts sum to the batch: {out}");
+    assert!(out.contains("GFLOP/s") && out.contains(": ok"), "{out}");
+    let plot = std::fs::read_to_string(&svg).unwrap();
+    assert!(plot.starts_with("<svg") && plot.trim_end().ends_with("</svg>"));
+    assert_eq!(plot.matches(r#"<rect class="item""#).count(), 8, "one bar per item");
+    let table = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(table.lines().count(), 9, "a header and one row per item: {table}");
+    // The completion order lists every item once.
+    let order: Vec<usize> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("completion order"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .flat_map(|l| l.split_whitespace().map(|c| c.split('@').next().unwrap().parse::<usize>().unwrap()))
+        .collect();
+    let mut sorted = order.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, (0..8).collect::<Vec<_>>(), "{out}");
+    // The same seed gives the same batch (the same items and flops; times differ).
+    let work = |out: &str| {
+        let wall = out.lines().find(|l| l.starts_with("wall")).unwrap().to_string();
+        wall.split(" for ").nth(1).unwrap().split(':').next().unwrap().to_string()
+    };
+    let (ok, again, _) = gemm(&args);
+    assert!(ok);
+    assert_eq!(work(&out), work(&again));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn batch_on_an_emulated_gpu_mixes_only_the_dtypes_it_has_kernels_for() {
+    let svg = std::env::temp_dir().join(format!("gemm-cli-batch-emu-{}.svg", std::process::id()));
+    let (ok, out, err) = gemm(&[
+        "--device",
+        "emu:gfx942",
+        "batch",
+        "--items",
+        "3",
+        "--max-size",
+        "40",
+        "--quiet",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    let _ = std::fs::remove_file(&svg);
+    assert!(ok, "{out}{err}");
+    assert!(err.contains("not mixed in") && err.contains("f32"), "the catalogue has no f32 kernel: {err}");
+    assert_eq!(device_rows(&out), [("emu:gfx942".to_string(), 3)], "{out}");
+}
+
+#[test]
+fn batch_refuses_bad_arguments() {
+    for (args, expect) in [
+        (vec!["batch", "--min-size", "0"], "--min-size"),
+        (vec!["batch", "--min-size", "64", "--max-size", "8"], "--min-size"),
+        (vec!["batch", "--dtypes", "f64"], "f64"),
+        (vec!["batch", "--dtypes", "f32:bf16"], "not a supported dtype pair"),
+        (vec!["batch", "--items", "0"], "items"),
+        (vec!["--devices", "emu:gfx942", "batch", "--dtypes", "f32"], "no requested dtype"),
+    ] {
+        let (ok, out, err) = gemm(&args);
+        assert!(!ok && err.contains(expect), "{args:?}: {out}{err}");
+    }
+}

@@ -405,3 +405,135 @@ fn submitted_batches_run_in_the_background_and_return_every_item() {
         Err(Error::Invalid(gemm_core::Error::OverlappingOutputs { .. }))
     ));
 }
+
+/// The invariants of a batch trace that hold whatever the thread timing: every run item has a
+/// trace inside the batch's wall time, the ranks are a permutation, and the per-device counts
+/// add up to the batch.
+fn assert_trace_is_consistent(report: &gemm_dispatch::BatchReport, ran: usize) {
+    let traces: Vec<_> = report.items.iter().filter_map(|o| o.trace).collect();
+    assert_eq!(traces.len(), ran, "every run item has a trace");
+    for t in &traces {
+        assert!(t.started <= t.finished && t.finished <= report.wall, "{t:?} within {:?}", report.wall);
+    }
+    let mut ranks: Vec<usize> = traces.iter().map(|t| t.rank).collect();
+    ranks.sort_unstable();
+    assert_eq!(ranks, (0..ran).collect::<Vec<_>>(), "ranks are a permutation");
+    let order = report.completion_order();
+    assert_eq!(order.len(), ran);
+    for pair in order.windows(2) {
+        let (a, b) = (report.items[pair[0]].trace.unwrap(), report.items[pair[1]].trace.unwrap());
+        assert!(a.rank < b.rank);
+    }
+    let usage = report.device_usage();
+    assert_eq!(usage.len(), report.devices.len());
+    assert_eq!(usage.iter().map(|u| u.items).sum::<usize>(), ran, "items per device sum to the batch");
+    for (d, u) in usage.iter().enumerate() {
+        assert_eq!(u.items, report.items.iter().filter(|o| o.device == Some(d)).count());
+        assert!(u.busy <= report.wall && (0.0..=1.0).contains(&u.utilisation), "{u:?}");
+        // One item at a time per host device: its items' intervals do not overlap.
+        let mut spans: Vec<_> = report.items.iter().filter(|o| o.device == Some(d)).filter_map(|o| o.trace).collect();
+        spans.sort_by_key(|t| t.started);
+        for w in spans.windows(2) {
+            assert!(w[0].finished <= w[1].started, "device {d}: {w:?}");
+        }
+    }
+}
+
+#[test]
+fn batch_reports_trace_when_and_where_each_item_ran() {
+    for devices in [1, 3] {
+        let ctx = Context::host(devices);
+        let (batch, a, b, c0) = batch_data(24);
+        let mut c = c0.clone();
+        let report = ctx.gemm_strided_batched(&batch, &a, &b, &mut c).unwrap();
+        assert!(report.all_ok());
+        assert_eq!(report.devices, (0..devices).map(|d| format!("host:{d}")).collect::<Vec<_>>());
+        assert_trace_is_consistent(&report, 24);
+        if devices == 1 {
+            // One device runs the items one after another: ranks follow start times.
+            let order = report.completion_order();
+            for w in order.windows(2) {
+                assert!(report.items[w[0]].trace.unwrap().finished <= report.items[w[1]].trace.unwrap().started);
+            }
+        }
+    }
+}
+
+#[test]
+fn grouped_traces_leave_out_invalid_items_and_observers_hear_each_item_once() {
+    let ctx = Context::host(2);
+    let shapes = [(5, 7, 3), (40, 30, 20), (1, 1, 1), (16, 2, 40), (9, 9, 9)];
+    let mut data: Vec<gemm_dispatch::OwnedItem<f32, f32, f32>> = shapes
+        .iter()
+        .enumerate()
+        .map(|(i, &(m, n, k))| {
+            let p = GemmProblem::new(m, n, k);
+            let s = p.validate().unwrap();
+            // Item 2's C is too short: it fails validation and never runs.
+            let c_len = if i == 2 { s.c - 1 } else { s.c };
+            let (a, b) = (random_values(s.a, i as u64), random_values(s.b, 50 + i as u64));
+            gemm_dispatch::OwnedItem { problem: p, a, b, c: vec![0.0; c_len] }
+        })
+        .collect();
+    let mut items: Vec<GroupedItem<'_, f32, f32, f32>> =
+        data.iter_mut().map(|it| GroupedItem { problem: it.problem, a: &it.a, b: &it.b, c: &mut it.c }).collect();
+    let heard = parking_lot::Mutex::new(Vec::new());
+    let report = ctx.gemm_grouped_observed(&mut items, &|i, o| heard.lock().push((i, o.trace.unwrap().rank)));
+    assert!(report.items[2].trace.is_none() && report.items[2].device.is_none());
+    assert_trace_is_consistent(&report, 4);
+    let mut heard = heard.into_inner();
+    heard.sort_unstable();
+    let expected: Vec<(usize, usize)> =
+        [0, 1, 3, 4].iter().map(|&i| (i, report.items[i].trace.unwrap().rank)).collect();
+    assert_eq!(heard, expected, "the observer hears each valid item once, by the caller's index");
+}
+
+#[test]
+fn retried_items_are_traced_on_the_device_that_finished_them() {
+    let flaky = Flaky::new("flaky", 2, false);
+    let host: Arc<dyn Backend> =
+        Arc::new(AfterFirstCallOf { other: flaky.clone(), inner: gemm_dispatch::host::HostBackend::new(0, 1) });
+    let ctx = Context::from_backends(vec![flaky.clone(), host]).unwrap();
+    let (batch, a, b, c0) = batch_data(40);
+    let mut c = c0.clone();
+    let report = ctx.gemm_strided_batched(&batch, &a, &b, &mut c).unwrap();
+    assert!(report.all_ok());
+    assert_trace_is_consistent(&report, 40);
+    let retried: Vec<_> = report.items.iter().filter(|o| o.attempts == 2).collect();
+    assert!(!retried.is_empty(), "some items were retried elsewhere");
+    for o in retried {
+        // The flaky device fails every other call, so a retried item failed there first: its
+        // outcome and its trace belong to the host, which finished it.
+        assert_eq!(o.device, Some(1), "{o:?}");
+        assert!(o.trace.is_some());
+    }
+}
+
+#[test]
+fn submitted_batches_count_their_finished_items() {
+    let ctx = Context::host(2);
+    let (batch, a, b, c0) = batch_data(16);
+    let handle = ctx.submit_strided(batch, a, b, c0).unwrap();
+    assert_eq!(handle.total(), 16);
+    let start = std::time::Instant::now();
+    while !handle.is_finished() && start.elapsed().as_secs() < 20 {
+        assert!(handle.completed() <= 16);
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    assert_eq!(handle.completed(), 16);
+    let (_, report) = handle.wait().unwrap();
+    assert_trace_is_consistent(&report.unwrap(), 16);
+
+    let bad = gemm_dispatch::OwnedItem {
+        problem: GemmProblem::new(4, 4, 4),
+        a: vec![0f32; 16],
+        b: vec![0f32; 16],
+        c: vec![],
+    };
+    let good = gemm_dispatch::OwnedItem { c: vec![0f32; 16], ..bad.clone() };
+    let handle = ctx.submit_grouped(vec![good, bad]).unwrap();
+    while !handle.is_finished() {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    assert_eq!((handle.completed(), handle.total()), (2, 2), "an invalid item counts as done");
+}

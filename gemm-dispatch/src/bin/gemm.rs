@@ -5,16 +5,23 @@
 //!   on the best device (or `--devices`), prints time, TFLOP/s and the error against the f64
 //!   reference on a sample of entries.
 //! * `gemm kernels`: the GPU kernel catalogue.
+//! * `gemm batch --items 64 --seed N`: a seeded batch of mixed shapes and dtypes streamed over the
+//!   devices; prints progress, per-device load, the completion order, wall time and GFLOP/s,
+//!   checks every item on sampled entries, and draws the schedule as a Gantt chart (SVG).
 
 use clap::{Parser, Subcommand};
 use gemm_core::reference;
 use gemm_core::{
     bf16, f16, DType, Element, Fp8E4M3, Fp8E4M3Fnuz, Fp8E5M2, Fp8E5M2Fnuz, GemmProblem, StridedBatch, Transpose,
 };
-use gemm_dispatch::Context;
+use gemm_dispatch::context::BatchReport;
+use gemm_dispatch::{Context, DeviceKind};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use std::fmt::Write as _;
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 #[derive(Parser)]
@@ -33,6 +40,8 @@ enum Command {
     Devices,
     /// Run a GEMM (or a strided batch) and report time, TFLOP/s and the error against the reference.
     Run(RunArgs),
+    /// Stream a seeded batch of mixed shapes and dtypes over the devices; report how it spread.
+    Batch(BatchArgs),
     /// Run any kernel of any code object in the gfx942/gfx950 emulator, with its checkers.
     Emulate(gemm_emu::cli::EmulateArgs),
     /// List the GPU kernel catalogue, or disassemble one kernel.
@@ -78,6 +87,37 @@ struct RunArgs {
     seed: u64,
 }
 
+#[derive(clap::Args)]
+struct BatchArgs {
+    /// Number of GEMMs in the batch.
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    items: u64,
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+    /// Smallest m, n and k (each drawn log-uniformly between the bounds).
+    #[arg(long, default_value_t = 16)]
+    min_size: usize,
+    /// Largest m, n and k.
+    #[arg(long, default_value_t = 1024)]
+    max_size: usize,
+    /// Dtypes to mix, `IN` or `IN:OUT` (e.g. `f32,bf16:f32,fp8_e4m3fnuz:f32`); default: f32, bf16,
+    /// bf16:f32, f16, f16:f32, keeping those every chosen device runs.
+    #[arg(long, value_delimiter = ',')]
+    dtypes: Option<Vec<String>>,
+    /// Entries of C compared with the reference, per item.
+    #[arg(long, default_value_t = 16)]
+    samples: usize,
+    /// Where to write the Gantt chart of the schedule (one lane per device, one bar per item).
+    #[arg(long, default_value = "target/gemm-batch.svg")]
+    plot: PathBuf,
+    /// Also write one CSV row per item (shape, dtypes, device, start, finish, rank, result).
+    #[arg(long)]
+    csv: Option<PathBuf>,
+    /// No per-item progress lines.
+    #[arg(long)]
+    quiet: bool,
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let ctx = match &cli.devices {
@@ -102,6 +142,7 @@ fn main() -> ExitCode {
         }
         Command::Kernels { disasm: Some(name) } => disassemble(&name),
         Command::Run(args) => run(&ctx, &args),
+        Command::Batch(args) => batch(&ctx, &args),
         Command::Emulate(args) => match gemm_emu::cli::run(args) {
             Ok(true) => Ok(()),
             Ok(false) => Err("the checkers reported findings".into()),
@@ -321,4 +362,435 @@ fn tflops(p: &GemmProblem, count: usize, d: Duration) -> f64 {
         return 0.0;
     }
     p.flops() * count as f64 / d.as_secs_f64() / 1e12
+}
+
+/// A buffer of `len` bytes aligned to 8, so it can be viewed as any element type; the batch mixes
+/// dtypes and hands the context byte buffers, which backends view as typed slices again.
+struct Buf {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl Buf {
+    fn new(len: usize) -> Self {
+        Self { words: vec![0; len.div_ceil(8)], len }
+    }
+    fn bytes(&self) -> &[u8] {
+        &bytemuck::cast_slice(&self.words)[..self.len]
+    }
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        &mut bytemuck::cast_slice_mut(&mut self.words)[..self.len]
+    }
+    fn typed<T: Element>(&self) -> &[T] {
+        bytemuck::cast_slice(self.bytes())
+    }
+    fn typed_mut<T: Element>(&mut self) -> &mut [T] {
+        bytemuck::cast_slice_mut(self.bytes_mut())
+    }
+}
+
+/// One GEMM of the batch with its data (C before and after).
+struct BatchItem {
+    problem: GemmProblem,
+    a: Buf,
+    b: Buf,
+    c0: Buf,
+    c: Buf,
+}
+
+/// Runs `$f::<A, C>(args)` for the element types of dtypes `$a` and `$c`.
+macro_rules! with_types {
+    ($a:expr, $c:expr, $f:ident ( $($arg:expr),* )) => {
+        match ($a, $c) {
+            (DType::F32, DType::F32) => $f::<f32, f32>($($arg),*),
+            (DType::F16, DType::F16) => $f::<f16, f16>($($arg),*),
+            (DType::F16, DType::F32) => $f::<f16, f32>($($arg),*),
+            (DType::Bf16, DType::Bf16) => $f::<bf16, bf16>($($arg),*),
+            (DType::Bf16, DType::F32) => $f::<bf16, f32>($($arg),*),
+            (DType::Fp8E4M3Fnuz, DType::F32) => $f::<Fp8E4M3Fnuz, f32>($($arg),*),
+            (DType::Fp8E4M3Fnuz, DType::F16) => $f::<Fp8E4M3Fnuz, f16>($($arg),*),
+            (DType::Fp8E4M3Fnuz, DType::Bf16) => $f::<Fp8E4M3Fnuz, bf16>($($arg),*),
+            (DType::Fp8E5M2Fnuz, DType::F32) => $f::<Fp8E5M2Fnuz, f32>($($arg),*),
+            (DType::Fp8E5M2Fnuz, DType::F16) => $f::<Fp8E5M2Fnuz, f16>($($arg),*),
+            (DType::Fp8E5M2Fnuz, DType::Bf16) => $f::<Fp8E5M2Fnuz, bf16>($($arg),*),
+            (DType::Fp8E4M3, DType::F32) => $f::<Fp8E4M3, f32>($($arg),*),
+            (DType::Fp8E4M3, DType::F16) => $f::<Fp8E4M3, f16>($($arg),*),
+            (DType::Fp8E4M3, DType::Bf16) => $f::<Fp8E4M3, bf16>($($arg),*),
+            (DType::Fp8E5M2, DType::F32) => $f::<Fp8E5M2, f32>($($arg),*),
+            (DType::Fp8E5M2, DType::F16) => $f::<Fp8E5M2, f16>($($arg),*),
+            (DType::Fp8E5M2, DType::Bf16) => $f::<Fp8E5M2, bf16>($($arg),*),
+            (a, c) => Err(format!("{a} -> {c} is not a supported dtype pair")),
+        }
+    };
+}
+
+/// Seeded inputs and C of one item, in its element types.
+fn fill_item<A: Element, C: Element>(p: &GemmProblem, rng: &mut ChaCha8Rng) -> Result<BatchItem, String> {
+    let spans = p.validate().map_err(|e| e.to_string())?;
+    let new = |elems: usize, size: usize| Buf::new(elems * size);
+    let (mut a, mut b, mut c0) =
+        (new(spans.a, A::DTYPE.size_bytes()), new(spans.b, A::DTYPE.size_bytes()), new(spans.c, C::DTYPE.size_bytes()));
+    a.typed_mut::<A>().copy_from_slice(&random::<A>(spans.a, rng));
+    b.typed_mut::<A>().copy_from_slice(&random::<A>(spans.b, rng));
+    c0.typed_mut::<C>().copy_from_slice(&random::<C>(spans.c, rng));
+    let c = Buf { words: c0.words.clone(), len: c0.len };
+    Ok(BatchItem { problem: *p, a, b, c0, c })
+}
+
+/// The item's result against the f64 reference on `entries`.
+fn check_item<A: Element, C: Element>(
+    item: &BatchItem,
+    entries: &[(usize, usize)],
+) -> Result<reference::CheckReport, String> {
+    reference::check(
+        &item.problem,
+        item.a.typed::<A>(),
+        item.b.typed::<A>(),
+        item.c0.typed::<C>(),
+        item.c.typed::<C>(),
+        Some(entries),
+    )
+    .map_err(|e| e.to_string())
+}
+
+/// `IN` or `IN:OUT` (OUT defaults as in `gemm run`).
+fn parse_dtype_pair(s: &str) -> Result<(DType, DType), String> {
+    let (a, c) = s.split_once(':').unwrap_or((s, ""));
+    let a: DType = a.trim().parse().map_err(|e: gemm_core::Error| format!("--dtypes `{s}`: {e}"))?;
+    let c: DType = match c.trim() {
+        "" if a.is_fp8() => DType::F32,
+        "" => a,
+        c => c.parse().map_err(|e: gemm_core::Error| format!("--dtypes `{s}`: {e}"))?,
+    };
+    Ok((a, c))
+}
+
+/// Whether every device of `ctx` runs `a -> c` (GPU devices need a catalogue kernel; a batch item
+/// may land on any device, so the batch mixes only what all of them run).
+fn all_devices_run(ctx: &Context, a: DType, c: DType) -> bool {
+    let probe = GemmProblem::new(64, 64, 64).with_dtypes(a, a, c);
+    ctx.devices().iter().all(|d| match d.kind {
+        DeviceKind::Hip { arch, .. } | DeviceKind::Emu { arch } => {
+            gemm_dispatch::kernel_plan::plan(arch, &probe).is_ok()
+        }
+        DeviceKind::Host | DeviceKind::Other(_) => true,
+    })
+}
+
+fn short_dtype(a: DType, c: DType) -> String {
+    if a == c {
+        a.to_string()
+    } else {
+        format!("{a}->{c}")
+    }
+}
+
+fn batch(ctx: &Context, args: &BatchArgs) -> Result<(), String> {
+    if args.min_size == 0 || args.min_size > args.max_size {
+        return Err(format!("sizes {}..{}: need 1 <= --min-size <= --max-size", args.min_size, args.max_size));
+    }
+    let wanted: Vec<(DType, DType)> = match &args.dtypes {
+        Some(list) => list.iter().map(|s| parse_dtype_pair(s)).collect::<Result<_, _>>()?,
+        None => vec![
+            (DType::F32, DType::F32),
+            (DType::Bf16, DType::Bf16),
+            (DType::Bf16, DType::F32),
+            (DType::F16, DType::F16),
+            (DType::F16, DType::F32),
+        ],
+    };
+    let (kinds, refused): (Vec<_>, Vec<_>) = wanted.into_iter().partition(|&(a, c)| all_devices_run(ctx, a, c));
+    if !refused.is_empty() {
+        let names: Vec<String> = refused.iter().map(|&(a, c)| short_dtype(a, c)).collect();
+        eprintln!("not mixed in (some device has no kernel for them): {}", names.join(", "));
+    }
+    if kinds.is_empty() {
+        return Err("no requested dtype runs on every chosen device".into());
+    }
+    let count = usize::try_from(args.items).map_err(|_| "--items does not fit this machine".to_string())?;
+
+    // The batch: m, n, k log-uniform over the size range (as many small GEMMs as large ones),
+    // dtypes uniform over the kinds.
+    let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
+    let (lo, hi) = ((args.min_size as f64).ln(), (args.max_size as f64).ln());
+    let dim = |rng: &mut ChaCha8Rng| -> usize {
+        let x = if hi > lo { rng.gen_range(lo..=hi) } else { lo };
+        (x.exp().round() as usize).clamp(args.min_size, args.max_size)
+    };
+    let mut items = Vec::with_capacity(count);
+    for _ in 0..count {
+        let (m, n, k) = (dim(&mut rng), dim(&mut rng), dim(&mut rng));
+        let (a, c) = kinds[rng.gen_range(0..kinds.len())];
+        let p = GemmProblem::new(m, n, k).with_dtypes(a, a, c);
+        items.push(with_types!(a, c, fill_item(&p, &mut rng))?);
+    }
+    let flops: f64 = items.iter().map(|it| it.problem.flops()).sum();
+    let names: Vec<String> = ctx.devices().iter().map(|d| format!("{} ({} cu)", d.name, d.compute_units)).collect();
+    eprintln!(
+        "batch of {count} GEMMs, sizes {}..{}, dtypes {}, {:.2} GFLOP, seed {} on {}",
+        args.min_size,
+        args.max_size,
+        kinds.iter().map(|&(a, c)| short_dtype(a, c)).collect::<Vec<_>>().join(" "),
+        flops / 1e9,
+        args.seed,
+        names.join(", ")
+    );
+
+    // Run, printing each item as it finishes.
+    let done = AtomicUsize::new(0);
+    let shapes: Vec<GemmProblem> = items.iter().map(|it| it.problem).collect();
+    let device_names: Vec<String> = ctx.devices().into_iter().map(|d| d.name).collect();
+    let progress = |i: usize, o: &gemm_dispatch::JobOutcome| {
+        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+        if args.quiet {
+            return;
+        }
+        let p = &shapes[i];
+        let device = o.device.and_then(|d| device_names.get(d)).map_or("-", String::as_str);
+        let ms = o.trace.map_or(0.0, |t| t.elapsed().as_secs_f64() * 1e3);
+        let status = match &o.result {
+            Ok(()) => "ok".to_string(),
+            Err(e) => format!("FAILED: {e}"),
+        };
+        eprintln!(
+            "  [{n:>w$}/{count}] item {i:>w$} {:>14} {:<9} on {device:<10} {ms:>9.3} ms  {status}",
+            format!("{}x{}x{}", p.m, p.n, p.k),
+            short_dtype(p.a_type, p.c_type),
+            w = count.to_string().len()
+        );
+    };
+    let byte_items = items.iter_mut().map(|it| (it.problem, it.a.bytes(), it.b.bytes(), it.c.bytes_mut())).collect();
+    let report = ctx.gemm_grouped_bytes_observed(byte_items, &progress);
+
+    // Check every item on sampled entries.
+    let mut worst = 0.0f64;
+    let mut checked = 0usize;
+    let mut mismatched = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        if report.items[i].result.is_err() {
+            continue;
+        }
+        let p = &item.problem;
+        let entries: Vec<(usize, usize)> =
+            (0..args.samples).map(|_| (rng.gen_range(0..p.m), rng.gen_range(0..p.n))).collect();
+        let r = with_types!(p.a_type, p.c_type, check_item(item, &entries))?;
+        worst = worst.max(r.max_err_ratio);
+        checked += r.checked;
+        if !r.passed() {
+            mismatched.push(i);
+        }
+    }
+
+    print_summary(&report, &shapes, flops);
+    println!(
+        "accuracy {checked} sampled entries over {} items, worst {:.3} of the allowed error: {}",
+        report.items.iter().filter(|o| o.result.is_ok()).count(),
+        worst,
+        if mismatched.is_empty() { "ok" } else { "MISMATCH" }
+    );
+    if let Some(parent) = args.plot.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    }
+    let svg = gantt_svg(&report, &shapes);
+    std::fs::write(&args.plot, svg).map_err(|e| format!("{}: {e}", args.plot.display()))?;
+    println!("plot     {} ({} bars)", args.plot.display(), report.items.iter().filter(|o| o.trace.is_some()).count());
+    if let Some(path) = &args.csv {
+        std::fs::write(path, batch_csv(&report, &shapes)).map_err(|e| format!("{}: {e}", path.display()))?;
+        println!("csv      {}", path.display());
+    }
+
+    let failures: Vec<String> = report.failures().take(3).map(|(i, e)| format!("item {i}: {e}")).collect();
+    if !failures.is_empty() {
+        return Err(format!("{} item(s) failed; {}", report.failures().count(), failures.join("; ")));
+    }
+    if !mismatched.is_empty() {
+        return Err(format!("items {mismatched:?} do not match the reference"));
+    }
+    Ok(())
+}
+
+fn print_summary(report: &BatchReport, shapes: &[GemmProblem], flops: f64) {
+    let order = report.completion_order();
+    let wall = report.wall.as_secs_f64();
+    println!(
+        "{:<12} {:>6} {:>10} {:>6} {:>8}  first done (rank:item)  last done",
+        "device", "items", "busy ms", "util", "GFLOP/s"
+    );
+    for u in report.device_usage() {
+        let mine: Vec<usize> = order.iter().copied().filter(|&i| report.items[i].device == Some(u.device)).collect();
+        let rank = |i: usize| report.items[i].trace.map_or(0, |t| t.rank);
+        let ends: Vec<String> = mine.iter().take(3).map(|&i| format!("{}:{i}", rank(i))).collect();
+        let last = mine.last().map_or("-".to_string(), |&i| format!("{}:{i}", rank(i)));
+        let device_flops: f64 = mine.iter().map(|&i| shapes[i].flops()).sum();
+        let rate = if u.busy.is_zero() { 0.0 } else { device_flops / u.busy.as_secs_f64() / 1e9 };
+        println!(
+            "{:<12} {:>6} {:>10.2} {:>5.0}% {:>8.1}  {:<22}  {last}",
+            u.name,
+            u.items,
+            u.busy.as_secs_f64() * 1e3,
+            u.utilisation * 100.0,
+            rate,
+            ends.join(" ")
+        );
+    }
+    println!("completion order (item@device, by rank):");
+    for line in order.chunks(16) {
+        let cells: Vec<String> =
+            line.iter().map(|&i| format!("{i}@{}", report.items[i].device.unwrap_or(usize::MAX))).collect();
+        println!("  {}", cells.join(" "));
+    }
+    let rate = if wall > 0.0 { flops / wall / 1e9 } else { 0.0 };
+    println!(
+        "wall     {:.3} ms for {} items, {:.3} GFLOP: {rate:.1} GFLOP/s",
+        wall * 1e3,
+        report.items.len(),
+        flops / 1e9
+    );
+}
+
+/// Colours of the dtype kinds in the chart (light enough for the bar labels to stay readable).
+const PALETTE: [&str; 8] = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#9c755f"];
+
+/// The schedule as a Gantt chart: one lane per device, one bar per item from its start to its
+/// finish, coloured by dtype, with the item number inside when it fits and a tooltip with details.
+fn gantt_svg(report: &BatchReport, shapes: &[GemmProblem]) -> String {
+    let (left, top, lane_h, width) = (90.0, 40.0, 34.0, 1100.0);
+    let plot_w = width - left - 20.0;
+    let lanes = report.devices.len().max(1);
+    let height = top + lane_h * lanes as f64 + 70.0;
+    let wall_ms = (report.wall.as_secs_f64() * 1e3).max(1e-6);
+    let x = |ms: f64| left + ms / wall_ms * plot_w;
+    let mut kinds: Vec<(DType, DType)> = Vec::new();
+    for p in shapes {
+        if !kinds.contains(&(p.a_type, p.c_type)) {
+            kinds.push((p.a_type, p.c_type));
+        }
+    }
+    let colour = |p: &GemmProblem| {
+        let k = kinds.iter().position(|&k| k == (p.a_type, p.c_type)).unwrap_or(0);
+        PALETTE[k % PALETTE.len()]
+    };
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="11">"#
+    );
+    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
+    let _ = writeln!(
+        s,
+        r#"<text x="{left}" y="20" font-size="14">gemm batch: {} items on {} device(s), {:.2} ms wall</text>"#,
+        report.items.len(),
+        report.devices.len(),
+        wall_ms
+    );
+    // Time axis: about ten round ticks.
+    let step = nice_step(wall_ms / 10.0);
+    let axis_y = top + lane_h * lanes as f64;
+    let mut t = 0.0;
+    while t <= wall_ms + 1e-9 {
+        let _ = writeln!(
+            s,
+            r##"<line x1="{0:.1}" y1="{top}" x2="{0:.1}" y2="{axis_y}" stroke="#ddd"/><text x="{0:.1}" y="{1}" text-anchor="middle">{2}</text>"##,
+            x(t),
+            axis_y + 14.0,
+            fmt_ms(t)
+        );
+        t += step;
+    }
+    let _ = writeln!(
+        s,
+        r#"<text x="{:.1}" y="{}" text-anchor="middle">time since the batch started (ms)</text>"#,
+        left + plot_w / 2.0,
+        axis_y + 30.0
+    );
+    for (d, name) in report.devices.iter().enumerate() {
+        let y = top + lane_h * d as f64;
+        let _ = writeln!(s, r#"<text x="8" y="{:.1}">{}</text>"#, y + lane_h / 2.0 + 4.0, xml(name));
+    }
+    for (i, (o, p)) in report.items.iter().zip(shapes).enumerate() {
+        let (Some(t), Some(d)) = (o.trace, o.device) else { continue };
+        let (start, end) = (t.started.as_secs_f64() * 1e3, t.finished.as_secs_f64() * 1e3);
+        let (x0, w) = (x(start), (x(end) - x(start)).max(0.5));
+        let y = top + lane_h * d as f64 + 3.0;
+        let _ = write!(
+            s,
+            r##"<rect class="item" x="{x0:.2}" y="{y:.1}" width="{w:.2}" height="{:.1}" fill="{}" stroke="#333" stroke-width="0.3"><title>item {i}: {}x{}x{} {}, {:.3}..{:.3} ms, rank {}{}</title></rect>"##,
+            lane_h - 6.0,
+            colour(p),
+            p.m,
+            p.n,
+            p.k,
+            short_dtype(p.a_type, p.c_type),
+            start,
+            end,
+            t.rank,
+            if o.result.is_ok() { "" } else { ", FAILED" }
+        );
+        if w >= 7.0 * (i.to_string().len() as f64) {
+            let _ = write!(
+                s,
+                r#"<text x="{:.1}" y="{:.1}" text-anchor="middle" fill="white">{i}</text>"#,
+                x0 + w / 2.0,
+                y + lane_h / 2.0 + 1.0
+            );
+        }
+        s.push('\n');
+    }
+    // Legend.
+    let mut lx = left;
+    for (k, &(a, c)) in kinds.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            r#"<rect x="{lx:.1}" y="{:.1}" width="12" height="12" fill="{}"/><text x="{:.1}" y="{:.1}">{}</text>"#,
+            axis_y + 42.0,
+            PALETTE[k % PALETTE.len()],
+            lx + 16.0,
+            axis_y + 52.0,
+            short_dtype(a, c)
+        );
+        lx += 110.0;
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+/// 1, 2 or 5 times a power of ten, at least `raw`.
+fn nice_step(raw: f64) -> f64 {
+    let raw = raw.max(1e-6);
+    let base = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * base).find(|&s| s >= raw).unwrap_or(10.0 * base)
+}
+
+fn fmt_ms(t: f64) -> String {
+    let s = format!("{t:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+fn xml(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
+fn batch_csv(report: &BatchReport, shapes: &[GemmProblem]) -> String {
+    let mut s = String::from("item,m,n,k,a_dtype,c_dtype,device,attempts,start_ms,finish_ms,rank,result\n");
+    for (i, (o, p)) in report.items.iter().zip(shapes).enumerate() {
+        let device = o.device.and_then(|d| report.devices.get(d)).map_or("", String::as_str);
+        let (start, end, rank) = match o.trace {
+            Some(t) => (
+                format!("{:.6}", t.started.as_secs_f64() * 1e3),
+                format!("{:.6}", t.finished.as_secs_f64() * 1e3),
+                t.rank.to_string(),
+            ),
+            None => Default::default(),
+        };
+        let result = match &o.result {
+            Ok(()) => "ok".to_string(),
+            Err(e) => format!("\"{}\"", e.to_string().replace('"', "'").replace('\n', " ")),
+        };
+        let _ = writeln!(
+            s,
+            "{i},{},{},{},{},{},{device},{},{start},{end},{rank},{result}",
+            p.m, p.n, p.k, p.a_type, p.c_type, o.attempts
+        );
+    }
+    s
 }
