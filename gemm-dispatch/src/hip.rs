@@ -572,7 +572,14 @@ impl Backend for HipBackend {
                 }
             }
             let pipe = guard.as_mut().expect("created above");
+            // Items staged and not yet finished: a failure on a shared stream may be theirs too.
+            let mut in_flight: Vec<usize> = Vec::with_capacity(SLOTS);
             for step in steps {
+                match step {
+                    Step::Stage { item, .. } => in_flight.push(item),
+                    Step::Finish { item, .. } => in_flight.retain(|&i| i != item),
+                    _ => {}
+                }
                 let (item, outcome) = match step {
                     Step::Release { slot } => {
                         pipe.release(slot);
@@ -615,8 +622,18 @@ impl Backend for HipBackend {
                         StepError::Hip(e) => self.err(e),
                         StepError::Plan(why) => self.err(why),
                     }));
-                    // Nothing of the failed item may stay in flight: its slot is reused.
-                    pipe.drain();
+                    // Nothing of the failed item may stay in flight: its slot is reused. If a
+                    // stream reports an error while draining, the other items in flight may have
+                    // been skipped or fed by the failed work (a queue stops at a fault, and an
+                    // event wait does not carry errors across streams): they fail too, retryably.
+                    in_flight.retain(|&i| i != item);
+                    if !pipe.drain() {
+                        for &other in &in_flight {
+                            results[other] =
+                                Some(Err(self.err("a stream of the device failed while this item was in flight")));
+                        }
+                        in_flight.clear();
+                    }
                 }
             }
         }
@@ -821,10 +838,15 @@ impl Pipeline {
         Ok(())
     }
 
-    /// Finish: wait for the download, hand C to the caller.
+    /// Finish: wait for the download, check that the upload and the kernel succeeded too, hand
+    /// C to the caller. Each of the item's three events must complete without error: a stream
+    /// waiting for another stream's event proceeds even when the work before that event failed,
+    /// so a clean download alone does not prove a good C.
     fn finish(&mut self, slot: usize, bytes: &ItemBytes, c: &mut [u8]) -> Result<(), StepError> {
         let s = &mut self.slots[slot];
         s.downloaded.synchronize()?;
+        s.uploaded.synchronize()?;
+        s.computed.synchronize()?;
         let Some(pinned) = s.pinned.as_mut() else {
             return Err(StepError::Plan("workspace missing".into()));
         };
@@ -846,20 +868,22 @@ impl Pipeline {
         s.download_recorded = false;
     }
 
-    /// Waits for every stream, ignoring errors: after a failed step nothing may stay in flight.
-    fn drain(&self) {
-        let _ = self.compute.synchronize();
+    /// Waits for every stream (all of them, whatever fails): after a failed step nothing may
+    /// stay in flight. `false` if any stream reported an error.
+    fn drain(&self) -> bool {
+        let mut clean = self.compute.synchronize().is_ok();
         for s in &self.slots {
-            let _ = s.copy_in.synchronize();
-            let _ = s.copy_out.synchronize();
+            clean &= s.copy_in.synchronize().is_ok();
+            clean &= s.copy_out.synchronize().is_ok();
         }
+        clean
     }
 }
 
 impl Drop for Pipeline {
     fn drop(&mut self) {
         // Buffers are freed after the streams finished; errors are already logged by gemm-rocm.
-        self.drain();
+        let _ = self.drain();
     }
 }
 
