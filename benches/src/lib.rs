@@ -8,6 +8,8 @@
 //! on the same values widened to f32: what a user without a bf16 GEMM would run.
 
 use gemm_core::{bf16, MatMut, MatRef, Operand};
+
+pub mod dispatch;
 use gemm_host::{KernelChoice, Options};
 use rand::{Rng, SeedableRng};
 

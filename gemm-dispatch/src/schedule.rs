@@ -94,10 +94,12 @@ struct State<'a> {
 }
 
 /// Runs one job on one device, turning a panic into an error.
+///
+/// The device's name is asked for only after a panic: `info()` may be slow (the host backend
+/// reads /proc/cpuinfo, tens of microseconds), which would dwarf a tiny GEMM.
 pub(crate) fn run_one(device: &dyn Backend, job: &mut Job<'_>) -> Result<()> {
-    let name = device.info().name;
     catch_unwind(AssertUnwindSafe(|| device.gemm(&job.problem, job.a, job.b, job.c)))
-        .unwrap_or_else(|_| Err(Error::Device { device: name, message: "the backend panicked".into() }))
+        .unwrap_or_else(|_| Err(Error::Device { device: device.info().name, message: "the backend panicked".into() }))
 }
 
 /// Runs a chunk of jobs on one device, turning a panic (or a wrong number of results) into an
