@@ -10,10 +10,11 @@
 //!   ranks' values in f32, in rank order, and round once to the buffer's type, so the result
 //!   is deterministic.
 //! * [`RcclCollective`]: RCCL (or NCCL) through `gemm-rocm`, on HIP device buffers, one
-//!   communicator and one stream per device. **Runs only on AMD hardware** (or NVIDIA with
-//!   NCCL and CUDA buffers, which this crate does not allocate); here it is compiled and
-//!   reviewed, not executed. RCCL reduces 16-bit types in the 16-bit type on each hop of its
-//!   ring, which is why the row-parallel GEMM reduces f32 partials (see [`crate::parallel`]).
+//!   communicator and one stream per device. Here it runs against the emulated HIP runtime and
+//!   RCCL of `libgemm_emu_hip.so` (the device-resident tensor-parallel tests); real rings and
+//!   their speed only on AMD hardware. RCCL reduces 16-bit types in the 16-bit type on each hop
+//!   of its ring, which is why the row-parallel GEMM reduces f32 partials (see
+//!   [`crate::parallel`]).
 
 use crate::error::{Error, Result};
 use gemm_core::DType;
@@ -233,7 +234,8 @@ impl Collective for HostCollective {
 /// `ncclGroupStart`/`ncclGroupEnd` and waits for every rank's stream, so buffers are safe to
 /// reuse when it returns.
 ///
-/// Runs only on AMD GPUs with `librccl` (not here: no GPU); reviewed, compiled, not executed.
+/// Work queued on [`Self::stream`]`(r)` before a call is ordered before rank `r`'s collective,
+/// which is how the device-resident tensor-parallel GEMM orders its GEMMs before it.
 pub struct RcclCollective {
     nccl: gemm_rocm::nccl::Nccl,
     comms: Vec<gemm_rocm::nccl::Communicator>,

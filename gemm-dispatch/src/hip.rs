@@ -12,15 +12,15 @@
 //! emulator backend), [`ItemBytes`] sizes an item's device workspace, and [`plan_pipeline`]
 //! orders the steps of a chunk over [`SLOTS`] double-buffered workspace slots within a fixed
 //! [`HipBackend::workspace_budget`]. Streams carry the work: one for kernels and, per slot, one
-//! for host->device and one for device->host copies; per-slot events order them, so the upload of item `i+1` and the download
-//! of item `i-1` overlap the kernel of item `i`. The host waits for an item's download only when
+//! for host->device and one for device->host copies; per-slot events order them, so the upload
+//! of item `i+1` and the download of item `i-1` overlap the kernel of item `i`. The host waits for an item's download only when
 //! its slot is needed again (backpressure: at most [`SLOTS`] items in flight, device and pinned
 //! memory bounded by the budget).
 //!
-//! **Only on AMD hardware** (not executable here, reviewed): [`Pipeline`]'s methods
-//! (`Pipeline::new`, `stage`, `launch`, `download`, `finish`, `release`) and
-//! [`HipBackend::function`], which load modules, allocate, copy and launch through gemm-rocm.
-//! The one `unsafe` block is the kernel launch in `Pipeline::launch`.
+//! The parts that talk to HIP — the `Pipeline`'s steps, [`HipBackend::gemm_device`], module
+//! loading — run here against `libgemm_emu_hip.so`, an emulated HIP runtime whose devices run
+//! the catalogue kernels in the emulator (tests/hip_emulated.rs); only their timing and the real
+//! driver's behaviour are left to AMD hardware. The `unsafe` blocks are the two kernel launches.
 
 use crate::backend::{Backend, DeviceInfo, DeviceKind};
 use crate::error::{Error, Result};
@@ -1046,6 +1046,18 @@ mod tests {
                 assert_eq!(config.block, [plan.entry.workgroup_size, 1, 1]);
             }
         }
+    }
+
+    #[test]
+    fn regions_sit_back_to_back_and_slots_grow_geometrically_within_their_cap() {
+        let b = ItemBytes { a: 300, b: 10, c: 512, read_c: true };
+        assert_eq!(b.offsets(), [0, 512, 768]);
+        assert_eq!(b.offsets()[2] + ItemBytes::region(b.c), b.device_bytes());
+        assert_eq!(grown_size(0, 1000, 4096), 1000);
+        assert_eq!(grown_size(1000, 1200, 4096), 2000);
+        assert_eq!(grown_size(3000, 3500, 4096), 4096);
+        // Never below the need, even when the cap is (the plan guarantees need <= cap).
+        assert_eq!(grown_size(3000, 3500, 3200), 3500);
     }
 
     #[test]

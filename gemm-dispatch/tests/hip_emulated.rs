@@ -466,6 +466,10 @@ fn a_failing_device_in_tensor_parallel_leaves_c_untouched() {
         assert_eq!(c, c0, "{plan:?}: C untouched");
         inject(1, "clear", 0);
     }
+    // After the failures the devices (and fresh communicators) serve again.
+    let mut c = c0.clone();
+    ctx.gemm_tensor_parallel(TpPlan::Row { reduce: Reduce::AllReduce }, &p, &a, &b, &mut c).unwrap();
+    assert!(reference::check(&p, &a, &b, &c0, &c, None).unwrap().passed());
     // Bad input is refused before any device is touched.
     let launches = counters(2, "launches");
     let mut short = vec![0f32; s.c - 1];

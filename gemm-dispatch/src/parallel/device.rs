@@ -65,12 +65,14 @@ pub(super) fn hip_ranks(ctx: &Context) -> std::result::Result<Vec<Arc<HipBackend
 }
 
 /// Runs `f` with the RCCL collective of `ranks` (cached by rank 0, created on first use from the
-/// library given at discovery, else `GEMM_RCCL_LIBRARY` / `librccl`). `Err` says why there is no
-/// collective (the library is missing, the communicators could not be created).
-pub(super) fn with_collective<R>(
+/// library given at discovery, else `GEMM_RCCL_LIBRARY` / `librccl`). The outer `Err` says why
+/// there is no collective (the library is missing, the communicators could not be created).
+/// When `f` fails the cached communicators are dropped: after a failed collective a communicator
+/// may be unusable (NCCL's asynchronous errors), so the next call starts afresh.
+pub(super) fn with_collective(
     ranks: &[Arc<HipBackend>],
-    f: impl FnOnce(&RcclCollective) -> R,
-) -> std::result::Result<R, String> {
+    f: impl FnOnce(&RcclCollective) -> Result<()>,
+) -> std::result::Result<Result<()>, String> {
     let first = ranks.first().ok_or("no devices")?;
     let mut guard = first.tp.lock();
     let handles: Vec<HipHandle> = ranks.iter().map(|b| b.handle()).collect();
@@ -86,15 +88,19 @@ pub(super) fn with_collective<R>(
         *guard = Some(TpCollective { ranks: handles, collective });
     }
     let cached = guard.as_ref().ok_or("no collective")?;
-    Ok(f(&cached.collective))
+    let result = f(&cached.collective);
+    if result.is_err() {
+        *guard = None;
+    }
+    Ok(result)
 }
 
 impl Context {
     /// Which path [`Context::gemm_tensor_parallel`] takes here, and if it is the host path, why.
     /// Finding out may create (and keep) the RCCL communicators.
     pub fn tensor_parallel_route(&self) -> TpRoute {
-        match hip_ranks(self).and_then(|ranks| with_collective(&ranks, |_| ())) {
-            Ok(()) => TpRoute::Device,
+        match hip_ranks(self).and_then(|ranks| with_collective(&ranks, |_| Ok(()))) {
+            Ok(_) => TpRoute::Device,
             Err(why) => TpRoute::Host { why },
         }
     }

@@ -395,3 +395,22 @@ impl Drop for Event {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_ranges_are_checked() {
+        assert_eq!(byte_range("t", &(0..16), 16).unwrap(), 16);
+        assert_eq!(byte_range("t", &(4..4), 4).unwrap(), 0);
+        assert!(byte_range("t", &(8..17), 16).is_err());
+        #[allow(clippy::reversed_empty_ranges)]
+        let backwards = 9..8;
+        let e = byte_range("Stream::copy_to_host (device source)", &backwards, 16).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid argument: Stream::copy_to_host (device source): byte range 9..8 does not fit in 16 bytes"
+        );
+    }
+}
