@@ -239,21 +239,32 @@ fn pinned_and_device_memory_stay_bounded_for_mixed_sizes() {
     configure("devices=gfx942");
     let budget = 1 << 20;
     let ctx = context(Some(budget));
-    let mut rng = ChaCha8Rng::seed_from_u64(11);
-    let make = |rng: &mut ChaCha8Rng| -> Vec<Item> {
-        let mut items: Vec<Item> = (0..12).map(|i| item(random_problem(rng, 20, 130), 7 * i)).collect();
-        // One item above a slot's share (runs alone) and one above the whole budget (refused).
-        let big = GemmProblem::new(256, 256, 256).with_dtypes(DType::Bf16, DType::Bf16, DType::F32);
-        items.push(item(big, 901));
-        let huge = GemmProblem::new(600, 600, 8).with_dtypes(DType::F16, DType::F16, DType::F32);
-        items.push(item(huge, 902));
-        items
+    let normal = |seed: u64| -> Vec<Item> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        (0..12).map(|i| item(random_problem(&mut rng, 20, 130), 7 * i)).collect()
     };
-    let mut first = make(&mut rng);
+    // Twelve mixed sizes: the slots grow a few times, not per item.
+    let mut first = normal(11);
     let report = run_grouped(&ctx, &mut first);
+    assert!(report.all_ok(), "{:?}", report.failures().collect::<Vec<_>>());
+    first.iter().for_each(check);
     let (malloc1, host1) = (counter(0, "malloc_calls"), counter(0, "host_malloc_calls"));
-    for (i, it) in first.iter().enumerate() {
-        if i == first.len() - 1 {
+    assert!(host1 < 12, "pinned allocations grow only: {host1} hipHostMalloc calls for 12 items");
+    // The same mix again: the workspaces are large enough already, nothing is allocated.
+    let mut again = normal(11);
+    assert!(run_grouped(&ctx, &mut again).all_ok());
+    assert_eq!((counter(0, "malloc_calls"), counter(0, "host_malloc_calls")), (malloc1, host1));
+    // Add one item above a slot's share (it runs alone, the other slot released) and one above
+    // the whole budget (refused as Unsupported, C untouched, reported, not lost).
+    let mut items = normal(12);
+    let big = GemmProblem::new(256, 256, 260).with_dtypes(DType::Bf16, DType::Bf16, DType::F32);
+    items.push(item(big, 901));
+    let huge = GemmProblem::new(600, 600, 8).with_dtypes(DType::F16, DType::F16, DType::F32);
+    items.push(item(huge, 902));
+    let report = run_grouped(&ctx, &mut items);
+    let last = items.len() - 1;
+    for (i, it) in items.iter().enumerate() {
+        if i == last {
             let err = report.items[i].result.as_ref().unwrap_err();
             assert!(matches!(err, Error::Unsupported { why, .. } if why.contains("budget")), "{err}");
             assert_eq!(it.c, it.c0, "a refused item's C is untouched");
@@ -262,15 +273,11 @@ fn pinned_and_device_memory_stay_bounded_for_mixed_sizes() {
             check(it);
         }
     }
-    assert!(host1 < 12, "pinned allocations grow only: {host1} hipHostMalloc calls for 13 items");
-    assert!(counter(0, "peak_bytes") <= budget as u64, "peak {} > budget {budget}", counter(0, "peak_bytes"));
-    // The same mix again: the workspaces are already large enough, nothing is allocated.
-    let mut second = make(&mut ChaCha8Rng::seed_from_u64(11));
-    let report = run_grouped(&ctx, &mut second);
-    assert_eq!(report.failures().count(), 1);
-    assert_eq!((counter(0, "malloc_calls"), counter(0, "host_malloc_calls")), (malloc1, host1));
-    assert!(counter(0, "peak_bytes") <= budget as u64);
+    let peak = counter(0, "peak_bytes");
+    eprintln!("12 items: {malloc1} hipMalloc, {host1} hipHostMalloc; with a big item: peak {peak} of {budget} bytes");
+    assert!(peak > budget as u64 / 2 && peak <= budget as u64, "peak {peak}, budget {budget}");
     assert_eq!(counter(0, "findings"), 0);
+    drop(ctx);
 }
 
 #[test]
@@ -279,14 +286,20 @@ fn a_device_failing_mid_batch_loses_no_item() {
     configure("devices=gfx942,gfx942;jitter_us=20;seed=3");
     let ctx = context(None);
     let mut rng = ChaCha8Rng::seed_from_u64(5);
-    // A launch fails on device 0 (the third), then device 1 is lost after a few calls.
-    for (device, op, after) in [(0, "launch", 2), (1, "lost", 12)] {
+    // A launch fails on device 0 (its first), then device 1 is lost after a few calls. Which
+    // device pulls how many items depends on thread timing, so the retry is asserted whenever
+    // the faulted device took part (it ran a launch, or moved bytes, during the batch).
+    for (device, op, after) in [(0, "launch", 0), (1, "lost", 8)] {
+        let (launches, h2d) = (counter(device, "launches"), counter(device, "h2d_bytes"));
         inject(device, op, after);
-        let mut items: Vec<Item> = (0..10).map(|i| item(random_problem(&mut rng, 30, 100), 50 + i)).collect();
+        let mut items: Vec<Item> = (0..16).map(|i| item(random_problem(&mut rng, 30, 100), 50 + i)).collect();
         let report = run_grouped(&ctx, &mut items);
         assert!(report.all_ok(), "{op}: {:?}", report.failures().collect::<Vec<_>>());
         items.iter().for_each(check);
-        assert!(report.items.iter().any(|o| o.attempts > 1), "{op}: some item was retried");
+        let took_part = counter(device, "launches") > launches || counter(device, "h2d_bytes") > h2d;
+        if took_part {
+            assert!(report.items.iter().any(|o| o.attempts > 1), "{op}: some item was retried");
+        }
         inject(device, "clear", 0);
     }
     // Both devices lost: every item reports its error, none is dropped or left half-written.
