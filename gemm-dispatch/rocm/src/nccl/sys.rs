@@ -42,7 +42,9 @@ pub const NCCL_SUCCESS: ncclResult_t = 0;
 /// `ncclInProgress` (NCCL >= 2.14 non-blocking communicators).
 pub const NCCL_IN_PROGRESS: ncclResult_t = 7;
 
-/// `ncclResult_t` names (`nccl.h`: 0..=8; RCCL has the same values).
+/// `ncclResult_t` names (`nccl.h`; RCCL has the same values). 8 is `ncclTimeout` in recent NCCL
+/// (2.28's header, which our NCCL run used); older headers end at `ncclInProgress` = 7 and use 8
+/// only as the count `ncclNumResults`, which no call returns.
 pub const NCCL_RESULT_NAMES: &[(ncclResult_t, &str)] = &[
     (0, "ncclSuccess"),
     (1, "ncclUnhandledCudaError"),
