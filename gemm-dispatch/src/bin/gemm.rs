@@ -21,7 +21,6 @@ use rand_chacha::ChaCha8Rng;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 #[derive(Parser)]
@@ -536,31 +535,43 @@ fn batch(ctx: &Context, args: &BatchArgs) -> Result<(), String> {
         names.join(", ")
     );
 
-    // Run, printing each item as it finishes.
-    let done = AtomicUsize::new(0);
+    // Run, printing each item as it finishes. The observer runs on the device's worker, so it
+    // only hands the outcome to a printer thread: writing a line takes ~15 us, which would show
+    // up as idle time between the device's items.
     let shapes: Vec<GemmProblem> = items.iter().map(|it| it.problem).collect();
     let device_names: Vec<String> = ctx.devices().into_iter().map(|d| d.name).collect();
-    let progress = |i: usize, o: &gemm_dispatch::JobOutcome| {
-        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-        if args.quiet {
-            return;
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, gemm_dispatch::JobOutcome)>();
+    let print_progress = |rx: std::sync::mpsc::Receiver<(usize, gemm_dispatch::JobOutcome)>| {
+        for (n, (i, o)) in rx.into_iter().enumerate() {
+            let p = &shapes[i];
+            let device = o.device.and_then(|d| device_names.get(d)).map_or("-", String::as_str);
+            let ms = o.trace.map_or(0.0, |t| t.elapsed().as_secs_f64() * 1e3);
+            let status = match &o.result {
+                Ok(()) => "ok".to_string(),
+                Err(e) => format!("FAILED: {e}"),
+            };
+            eprintln!(
+                "  [{:>w$}/{count}] item {i:>w$} {:>14} {:<9} on {device:<10} {ms:>9.3} ms  {status}",
+                n + 1,
+                format!("{}x{}x{}", p.m, p.n, p.k),
+                short_dtype(p.a_type, p.c_type),
+                w = count.to_string().len()
+            );
         }
-        let p = &shapes[i];
-        let device = o.device.and_then(|d| device_names.get(d)).map_or("-", String::as_str);
-        let ms = o.trace.map_or(0.0, |t| t.elapsed().as_secs_f64() * 1e3);
-        let status = match &o.result {
-            Ok(()) => "ok".to_string(),
-            Err(e) => format!("FAILED: {e}"),
-        };
-        eprintln!(
-            "  [{n:>w$}/{count}] item {i:>w$} {:>14} {:<9} on {device:<10} {ms:>9.3} ms  {status}",
-            format!("{}x{}x{}", p.m, p.n, p.k),
-            short_dtype(p.a_type, p.c_type),
-            w = count.to_string().len()
-        );
     };
     let byte_items = items.iter_mut().map(|it| (it.problem, it.a.bytes(), it.b.bytes(), it.c.bytes_mut())).collect();
-    let report = ctx.gemm_grouped_bytes_observed(byte_items, &progress);
+    let report = std::thread::scope(|s| {
+        if args.quiet {
+            drop(rx);
+            return ctx.gemm_grouped_bytes(byte_items);
+        }
+        s.spawn(move || print_progress(rx));
+        let progress = move |i: usize, o: &gemm_dispatch::JobOutcome| {
+            // The printer thread only stops once the batch is over and this sender dropped.
+            let _ = tx.send((i, o.clone()));
+        };
+        ctx.gemm_grouped_bytes_observed(byte_items, &progress)
+    });
 
     // Check every item on sampled entries.
     let mut worst = 0.0f64;
