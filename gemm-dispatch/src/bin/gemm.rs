@@ -539,7 +539,7 @@ fn batch(ctx: &Context, args: &BatchArgs) -> Result<(), String> {
     // only hands the outcome to a printer thread: writing a line takes ~15 us, which would show
     // up as idle time between the device's items.
     let shapes: Vec<GemmProblem> = items.iter().map(|it| it.problem).collect();
-    let device_names: Vec<String> = ctx.devices().into_iter().map(|d| d.name).collect();
+    let device_names = labels(&ctx.devices().into_iter().map(|d| d.name).collect::<Vec<_>>());
     let (tx, rx) = std::sync::mpsc::channel::<(usize, gemm_dispatch::JobOutcome)>();
     let print_progress = |rx: std::sync::mpsc::Receiver<(usize, gemm_dispatch::JobOutcome)>| {
         for (n, (i, o)) in rx.into_iter().enumerate() {
@@ -620,11 +620,32 @@ fn batch(ctx: &Context, args: &BatchArgs) -> Result<(), String> {
     Ok(())
 }
 
+/// Device names for tables and charts, made unique (`emu:gfx942#0`, `emu:gfx942#1`) where
+/// several devices share one.
+fn labels(names: &[String]) -> Vec<String> {
+    names
+        .iter()
+        .enumerate()
+        .map(|(d, n)| if names.iter().filter(|m| *m == n).count() > 1 { format!("{n}#{d}") } else { n.clone() })
+        .collect()
+}
+
+/// GFLOP/s with enough digits for slow (emulated) devices.
+fn gflops(flops: f64, seconds: f64) -> String {
+    let rate = if seconds > 0.0 { flops / seconds / 1e9 } else { 0.0 };
+    if rate >= 10.0 {
+        format!("{rate:.1}")
+    } else {
+        format!("{rate:.4}")
+    }
+}
+
 fn print_summary(report: &BatchReport, shapes: &[GemmProblem], flops: f64) {
+    let labels = labels(&report.devices);
     let order = report.completion_order();
     let wall = report.wall.as_secs_f64();
     println!(
-        "{:<12} {:>6} {:>10} {:>6} {:>8}  first done (rank:item)  last done",
+        "{:<14} {:>6} {:>10} {:>6} {:>8}  first done (rank:item)  last done",
         "device", "items", "busy ms", "util", "GFLOP/s"
     );
     for u in report.device_usage() {
@@ -633,29 +654,28 @@ fn print_summary(report: &BatchReport, shapes: &[GemmProblem], flops: f64) {
         let ends: Vec<String> = mine.iter().take(3).map(|&i| format!("{}:{i}", rank(i))).collect();
         let last = mine.last().map_or("-".to_string(), |&i| format!("{}:{i}", rank(i)));
         let device_flops: f64 = mine.iter().map(|&i| shapes[i].flops()).sum();
-        let rate = if u.busy.is_zero() { 0.0 } else { device_flops / u.busy.as_secs_f64() / 1e9 };
         println!(
-            "{:<12} {:>6} {:>10.2} {:>5.0}% {:>8.1}  {:<22}  {last}",
-            u.name,
+            "{:<14} {:>6} {:>10.2} {:>5.0}% {:>8}  {:<22}  {last}",
+            labels[u.device],
             u.items,
             u.busy.as_secs_f64() * 1e3,
             u.utilisation * 100.0,
-            rate,
+            gflops(device_flops, u.busy.as_secs_f64()),
             ends.join(" ")
         );
     }
     println!("completion order (item@device, by rank):");
     for line in order.chunks(16) {
         let cells: Vec<String> =
-            line.iter().map(|&i| format!("{i}@{}", report.items[i].device.unwrap_or(usize::MAX))).collect();
+            line.iter().filter_map(|&i| report.items[i].device.map(|d| format!("{i}@{d}"))).collect();
         println!("  {}", cells.join(" "));
     }
-    let rate = if wall > 0.0 { flops / wall / 1e9 } else { 0.0 };
     println!(
-        "wall     {:.3} ms for {} items, {:.3} GFLOP: {rate:.1} GFLOP/s",
+        "wall     {:.3} ms for {} items, {:.3} GFLOP: {} GFLOP/s",
         wall * 1e3,
         report.items.len(),
-        flops / 1e9
+        flops / 1e9,
+        gflops(flops, wall)
     );
 }
 
@@ -714,7 +734,7 @@ fn gantt_svg(report: &BatchReport, shapes: &[GemmProblem]) -> String {
         left + plot_w / 2.0,
         axis_y + 30.0
     );
-    for (d, name) in report.devices.iter().enumerate() {
+    for (d, name) in labels(&report.devices).iter().enumerate() {
         let y = top + lane_h * d as f64;
         let _ = writeln!(s, r#"<text x="8" y="{:.1}">{}</text>"#, y + lane_h / 2.0 + 4.0, xml(name));
     }
@@ -782,9 +802,10 @@ fn xml(s: &str) -> String {
 }
 
 fn batch_csv(report: &BatchReport, shapes: &[GemmProblem]) -> String {
+    let labels = labels(&report.devices);
     let mut s = String::from("item,m,n,k,a_dtype,c_dtype,device,attempts,start_ms,finish_ms,rank,result\n");
     for (i, (o, p)) in report.items.iter().zip(shapes).enumerate() {
-        let device = o.device.and_then(|d| report.devices.get(d)).map_or("", String::as_str);
+        let device = o.device.and_then(|d| labels.get(d)).map_or("", String::as_str);
         let (start, end, rank) = match o.trace {
             Some(t) => (
                 format!("{:.6}", t.started.as_secs_f64() * 1e3),
