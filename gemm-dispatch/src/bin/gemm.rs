@@ -738,15 +738,29 @@ fn gantt_svg(report: &BatchReport, shapes: &[GemmProblem]) -> String {
         let y = top + lane_h * d as f64;
         let _ = writeln!(s, r#"<text x="8" y="{:.1}">{}</text>"#, y + lane_h / 2.0 + 4.0, xml(name));
     }
+    // Items that a device ran in one call (GPU streams take several) share one interval: they
+    // are stacked in the lane, in rank order, instead of drawn over each other.
+    let mut calls: std::collections::HashMap<(usize, Duration, Duration), Vec<usize>> = Default::default();
+    for o in &report.items {
+        if let (Some(t), Some(d)) = (o.trace, o.device) {
+            calls.entry((d, t.started, t.finished)).or_default().push(t.rank);
+        }
+    }
+    for ranks in calls.values_mut() {
+        ranks.sort_unstable();
+    }
     for (i, (o, p)) in report.items.iter().zip(shapes).enumerate() {
         let (Some(t), Some(d)) = (o.trace, o.device) else { continue };
         let (start, end) = (t.started.as_secs_f64() * 1e3, t.finished.as_secs_f64() * 1e3);
         let (x0, w) = (x(start), (x(end) - x(start)).max(0.5));
-        let y = top + lane_h * d as f64 + 3.0;
+        let call = &calls[&(d, t.started, t.finished)];
+        let slot = call.iter().position(|&r| r == t.rank).unwrap_or(0);
+        let bar_h = (lane_h - 6.0) / call.len() as f64;
+        let y = top + lane_h * d as f64 + 3.0 + bar_h * slot as f64;
         let _ = write!(
             s,
             r##"<rect class="item" x="{x0:.2}" y="{y:.1}" width="{w:.2}" height="{:.1}" fill="{}" stroke="#333" stroke-width="0.3"><title>item {i}: {}x{}x{} {}, {:.3}..{:.3} ms, rank {}{}</title></rect>"##,
-            lane_h - 6.0,
+            bar_h,
             colour(p),
             p.m,
             p.n,
@@ -757,12 +771,12 @@ fn gantt_svg(report: &BatchReport, shapes: &[GemmProblem]) -> String {
             t.rank,
             if o.result.is_ok() { "" } else { ", FAILED" }
         );
-        if w >= 7.0 * (i.to_string().len() as f64) {
+        if w >= 7.0 * (i.to_string().len() as f64) && bar_h >= 12.0 {
             let _ = write!(
                 s,
                 r#"<text x="{:.1}" y="{:.1}" text-anchor="middle" fill="white">{i}</text>"#,
                 x0 + w / 2.0,
-                y + lane_h / 2.0 + 1.0
+                y + bar_h / 2.0 + 4.0
             );
         }
         s.push('\n');
