@@ -6,16 +6,15 @@
 
 use crate::error::{Error, Result};
 use gemm_core::{Arch, GemmProblem, Operand};
+use std::sync::Arc;
 
 /// The kind of a device.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DeviceKind {
     /// The CPU, through gemm-host.
     Host,
-    /// A GPU through HIP. `handle` reaches the backend itself (while it lives), for what only a
-    /// HIP device can do: GEMMs on device-resident buffers ([`crate::hip::HipBackend::gemm_device`])
-    /// and the device-resident tensor-parallel path of a context.
-    Hip { ordinal: usize, arch: Arch, handle: crate::hip::HipHandle },
+    /// A GPU through HIP.
+    Hip { ordinal: usize, arch: Arch },
     /// A GPU emulated on the CPU.
     Emu { arch: Arch },
     /// Anything else (test doubles, future backends).
@@ -60,6 +59,13 @@ pub trait Backend: Send + Sync {
     /// flop count at 1 TFLOP/s plus a fixed overhead.
     fn estimate_seconds(&self, p: &GemmProblem) -> f64 {
         p.flops() * 1e-12 + 1e-6
+    }
+
+    /// The HIP backend behind this device, for what only a HIP device can do: GEMMs on
+    /// device-resident buffers ([`crate::hip::HipBackend::gemm_device`]) and the device-resident
+    /// tensor-parallel path. `None` for every other kind of device.
+    fn as_hip(self: Arc<Self>) -> Option<Arc<crate::hip::HipBackend>> {
+        None
     }
 }
 

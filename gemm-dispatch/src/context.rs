@@ -202,6 +202,17 @@ impl Context {
         self.devices.len()
     }
 
+    /// The HIP backend of device `index` (for [`crate::hip::HipBackend::gemm_device`] on
+    /// device-resident buffers); `None` when that device is not a HIP device or does not exist.
+    pub fn hip_backend(&self, index: usize) -> Option<Arc<crate::hip::HipBackend>> {
+        self.devices.get(index).and_then(|d| d.clone().as_hip())
+    }
+
+    /// The backends, in device order.
+    pub(crate) fn backends(&self) -> &[Arc<dyn Backend>] {
+        &self.devices
+    }
+
     pub fn devices(&self) -> Vec<DeviceInfo> {
         self.devices.iter().map(|d| d.info()).collect()
     }

@@ -31,7 +31,7 @@ use gemm_rocm::hip::{Device, DeviceBuffer, Event, Function, Hip, LaunchConfig, P
 use gemm_rocm::nccl::Nccl;
 use parking_lot::Mutex;
 use std::collections::HashMap;
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 
 /// What looking for HIP devices found.
 pub struct Discovery {
@@ -116,36 +116,6 @@ pub fn open(entry: &str, ordinal: Option<usize>) -> Result<Vec<Arc<dyn Backend>>
     Ok(picked)
 }
 
-/// A handle to a [`HipBackend`] that a [`DeviceInfo`] carries (in [`DeviceKind::Hip`]), so code
-/// holding only a [`crate::Context`] can reach its HIP devices. It does not keep the backend
-/// alive; two handles are equal when they name the same backend.
-#[derive(Clone)]
-pub struct HipHandle(Weak<HipBackend>);
-
-impl HipHandle {
-    /// The backend, while it lives (the context that owns it, or a clone, is alive).
-    pub fn backend(&self) -> Option<Arc<HipBackend>> {
-        self.0.upgrade()
-    }
-}
-
-impl PartialEq for HipHandle {
-    fn eq(&self, other: &Self) -> bool {
-        Weak::ptr_eq(&self.0, &other.0)
-    }
-}
-
-impl Eq for HipHandle {}
-
-impl std::fmt::Debug for HipHandle {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.0.upgrade() {
-            Some(b) => write!(f, "HipHandle({})", b.info.name),
-            None => write!(f, "HipHandle(dropped)"),
-        }
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Workspace and pipeline planning (pure).
 
@@ -159,12 +129,15 @@ pub const DEFAULT_WORKSPACE_BYTES: usize = 4 << 30;
 /// Jobs the scheduler hands one [`HipBackend::gemm_many`] call.
 pub const JOBS_PER_CALL: usize = 8;
 
-/// The bytes one item moves: its A, B and C spans, and whether C is read (beta != 0).
+/// The bytes one item moves: its A, B and C spans, and whether C is uploaded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ItemBytes {
     pub a: usize,
     pub b: usize,
     pub c: usize,
+    /// C goes up as well as down: when the kernel reads it (beta != 0), and when its span has
+    /// gaps (leading-dimension padding). The download copies C's whole span back, so the gaps
+    /// on the device must hold the caller's own bytes, not whatever an earlier item left there.
     pub read_c: bool,
 }
 
@@ -176,7 +149,7 @@ impl ItemBytes {
             a: s.a * p.a_type.size_bytes(),
             b: s.b * p.b_type.size_bytes(),
             c: s.c * p.c_type.size_bytes(),
-            read_c: p.beta != 0.0,
+            read_c: p.beta != 0.0 || s.c > p.m * p.n,
         })
     }
 
@@ -299,8 +272,8 @@ pub fn estimate(arch: Arch, p: &GemmProblem) -> f64 {
 // ---------------------------------------------------------------------------------------------
 // The backend.
 
-/// One HIP device of a supported architecture. Always held in an `Arc` (its [`DeviceInfo`]
-/// carries a [`HipHandle`] back to it).
+/// One HIP device of a supported architecture, held in an `Arc` (a context reaches it through
+/// [`Backend::as_hip`]).
 pub struct HipBackend {
     device: Device,
     arch: Arch,
@@ -357,12 +330,12 @@ impl HipBackend {
         let compute_units = device.compute_units()?.max(0) as usize;
         let memory = device.total_memory()?;
         let budget = options.workspace_budget.unwrap_or_else(|| DEFAULT_WORKSPACE_BYTES.min(memory / 4).max(64 << 20));
-        Ok(Arc::new_cyclic(|me| Self {
+        Ok(Arc::new(Self {
             device,
             arch,
             info: DeviceInfo {
                 name: format!("hip:{ordinal}"),
-                kind: DeviceKind::Hip { ordinal, arch, handle: HipHandle(me.clone()) },
+                kind: DeviceKind::Hip { ordinal, arch },
                 description: format!("{name} ({target})"),
                 compute_units,
                 memory_bytes: memory as u64,
@@ -389,14 +362,6 @@ impl HipBackend {
     /// The device's architecture.
     pub fn arch(&self) -> Arch {
         self.arch
-    }
-
-    /// The handle its [`DeviceInfo`] carries.
-    pub fn handle(&self) -> HipHandle {
-        match &self.info.kind {
-            DeviceKind::Hip { handle, .. } => handle.clone(),
-            _ => unreachable!("a HipBackend's kind is always Hip"),
-        }
     }
 
     /// The RCCL library given at discovery, if any.
@@ -510,6 +475,10 @@ impl HipBackend {
 impl Backend for HipBackend {
     fn info(&self) -> DeviceInfo {
         self.info.clone()
+    }
+
+    fn as_hip(self: Arc<Self>) -> Option<Arc<HipBackend>> {
+        Some(self)
     }
 
     fn gemm(&self, p: &GemmProblem, a: &[u8], b: &[u8], c: &mut [u8]) -> Result<()> {
@@ -1003,6 +972,9 @@ mod tests {
         let p = GemmProblem::new(3, 5, 7).with_dtypes(DType::Bf16, DType::Bf16, DType::F32).with_scalars(1.0, 0.0);
         let b = ItemBytes::of(&p).unwrap();
         assert_eq!(b, ItemBytes { a: 42, b: 70, c: 60, read_c: false });
+        // beta == 0 but C has leading-dimension padding: it goes up so the padding comes back.
+        let padded = p.with_leading_dims(p.lda, p.ldb, p.ldc + 1);
+        assert!(ItemBytes::of(&padded).unwrap().read_c);
         assert_eq!(b.device_bytes(), 3 * 256);
         assert_eq!(ItemBytes::region(0), 256);
         assert_eq!(ItemBytes::region(257), 512);

@@ -27,8 +27,14 @@ impl HostBackend {
     }
 }
 
-/// The CPU's model name from /proc/cpuinfo, if readable.
-fn cpu_model() -> String {
+/// The CPU's model name from /proc/cpuinfo, if readable; read once per process (it does not
+/// change, and reading it costs tens of microseconds, more than a tiny GEMM).
+fn cpu_model() -> &'static str {
+    static MODEL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    MODEL.get_or_init(read_cpu_model)
+}
+
+fn read_cpu_model() -> String {
     std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|s| {

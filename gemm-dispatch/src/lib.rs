@@ -1,7 +1,6 @@
 //! `gemm-dispatch`: the runtime of the AMD GEMM library.
 //!
-//! A [`Context`] owns devices (the host CPU always; HIP GPUs and emulated GPUs as their backends
-//! land), runs single GEMMs on the best device, and spreads strided and grouped batches over all
+//! A [`Context`] owns devices (the host CPU, HIP GPUs, emulated GPUs), runs single GEMMs on the best device, and spreads strided and grouped batches over all
 //! of them with one result per item. [`ndarray_ext`] adds `a.gemm(&b)` to ndarray matrices.
 //!
 //! ```
@@ -27,10 +26,10 @@ pub mod schedule;
 pub mod submit;
 
 pub use backend::{Backend, DeviceInfo, DeviceKind};
-pub use context::{BatchReport, Context, GroupedItem, DEVICES_ENV};
+pub use context::{BatchReport, Context, DeviceUsage, GroupedItem, DEVICES_ENV};
 pub use error::{Error, Result};
 pub use gemm_core::{self as core, bf16, f16, DType, Element, GemmProblem, Layout, StridedBatch, Transpose};
 pub use ndarray_ext::{gemm_into, Gemm};
 pub use parallel::{Reduce, TpPlan};
-pub use schedule::JobOutcome;
+pub use schedule::{JobOutcome, JobTrace, Observer};
 pub use submit::{BatchHandle, OwnedItem};

@@ -84,10 +84,7 @@ fn context(budget: Option<usize>) -> Context {
 }
 
 fn backend(ctx: &Context, index: usize) -> Arc<HipBackend> {
-    match &ctx.devices()[index].kind {
-        DeviceKind::Hip { handle, .. } => handle.backend().expect("alive"),
-        k => panic!("not a HIP device: {k:?}"),
-    }
+    ctx.hip_backend(index).unwrap_or_else(|| panic!("device {index} is not a HIP device"))
 }
 
 /// One GEMM on byte buffers, with its C before the call.
@@ -178,10 +175,7 @@ fn discovery_reads_names_arch_units_and_memory_in_both_abis() {
             assert_eq!((info.compute_units, info.memory_bytes), (cus, 268_435_456));
         }
         // Default budget: a quarter of the memory, at least 64 MiB.
-        let b = match &infos[0].kind {
-            DeviceKind::Hip { handle, .. } => handle.backend().unwrap(),
-            _ => unreachable!(),
-        };
+        let b = found.devices[0].clone().as_hip().expect("a HIP device");
         assert_eq!(b.workspace_budget(), 64 << 20);
         drop(b);
     }
@@ -430,6 +424,23 @@ fn tp_case<A: Element, C: Element>(ctx: &Context, plan: TpPlan, p: &GemmProblem,
     assert!(up > 0);
     let ran: Vec<u64> = counters(devices, "collectives").iter().zip(&coll).map(|(x, y)| x - y).collect();
     assert!(ran.iter().all(|&n| n >= 1), "every rank took part in a collective: {ran:?}");
+    // The same GEMM on one device (after the counters above). A column shard runs the same K loop as the whole GEMM, so
+    // its entries are bit for bit those of one device; the row plan sums f32 partials in
+    // another order, so it only meets the same tolerance.
+    let mut one = c0.clone();
+    ctx.gemm_on(0, p, &a, &b, &mut one).unwrap();
+    let bits = |v: &[C]| v.iter().map(|x| x.to_f32().to_bits()).collect::<Vec<_>>();
+    if plan == TpPlan::Column {
+        assert_eq!(bits(&c), bits(&one), "{devices} devices {plan:?} {p:?}: differs from one device");
+    } else {
+        assert!(reference::check(p, &a, &b, &c0, &one, None).unwrap().passed());
+    }
+    // One device keeps C's padding too (its download copies C's whole span back).
+    for (k, &inn) in inside.iter().enumerate() {
+        if !inn {
+            assert_eq!(one[k].to_f32().to_bits(), c0[k].to_f32().to_bits(), "one device wrote C's padding");
+        }
+    }
 }
 
 #[test]

@@ -26,11 +26,11 @@
 //! communicator must not run two collectives at once.
 
 use super::{collective_type, pack, shard_failure, shard_problem, split, Reduce, TpPlan};
-use crate::backend::{Backend, DeviceKind};
+use crate::backend::Backend;
 use crate::collective::{Collective, CollectiveType, RcclCollective};
 use crate::context::Context;
 use crate::error::{Error, Result};
-use crate::hip::{HipBackend, HipHandle};
+use crate::hip::HipBackend;
 use gemm_core::{DType, Element, GemmProblem, Layout, Operand};
 use gemm_rocm::hip::{DeviceBuffer, Stream};
 use gemm_rocm::nccl::Nccl;
@@ -38,7 +38,8 @@ use std::sync::Arc;
 
 /// The communicators of one set of ranks, kept by the rank-0 backend between calls.
 pub struct TpCollective {
-    ranks: Vec<HipHandle>,
+    /// The HIP ordinals of the ranks, in rank order.
+    ranks: Vec<i32>,
     collective: RcclCollective,
 }
 
@@ -55,12 +56,9 @@ pub enum TpRoute {
 
 /// The HIP backends of every device of `ctx`, in order, or why not all devices are HIP devices.
 pub(super) fn hip_ranks(ctx: &Context) -> std::result::Result<Vec<Arc<HipBackend>>, String> {
-    ctx.devices()
-        .into_iter()
-        .map(|info| match info.kind {
-            DeviceKind::Hip { handle, .. } => handle.backend().ok_or_else(|| format!("{} was dropped", info.name)),
-            _ => Err(format!("{} is not a HIP device", info.name)),
-        })
+    ctx.backends()
+        .iter()
+        .map(|b| b.clone().as_hip().ok_or_else(|| format!("{} is not a HIP device", b.info().name)))
         .collect()
 }
 
@@ -75,8 +73,8 @@ pub(super) fn with_collective(
 ) -> std::result::Result<Result<()>, String> {
     let first = ranks.first().ok_or("no devices")?;
     let mut guard = first.tp.lock();
-    let handles: Vec<HipHandle> = ranks.iter().map(|b| b.handle()).collect();
-    if guard.as_ref().is_none_or(|t| t.ranks != handles) {
+    let ordinals: Vec<i32> = ranks.iter().map(|b| b.device().ordinal()).collect();
+    if guard.as_ref().is_none_or(|t| t.ranks != ordinals) {
         // Old communicators go first: a device belongs to at most one of ours at a time.
         *guard = None;
         let nccl = match first.rccl() {
@@ -85,7 +83,7 @@ pub(super) fn with_collective(
         };
         let devices: Vec<_> = ranks.iter().map(|b| b.device().clone()).collect();
         let collective = RcclCollective::with_library(nccl, &devices).map_err(|e| e.to_string())?;
-        *guard = Some(TpCollective { ranks: handles, collective });
+        *guard = Some(TpCollective { ranks: ordinals, collective });
     }
     let cached = guard.as_ref().ok_or("no collective")?;
     let result = f(&cached.collective);
