@@ -20,6 +20,17 @@ pub fn library_dir() -> PathBuf {
 
 /// Compiles `source` against the library (shared or static) and runs it; returns its stdout.
 pub fn compile_and_run_c(source: &Path, name: &str, link_static: bool) -> String {
+    compile_and_run_c_with_env(source, name, link_static, &[])
+}
+
+/// As [`compile_and_run_c`], running the program with `env` set (a `None` value removes the
+/// variable): the program is a process of its own, so this does not touch the test's environment.
+pub fn compile_and_run_c_with_env(
+    source: &Path,
+    name: &str,
+    link_static: bool,
+    env: &[(&str, Option<&std::ffi::OsStr>)],
+) -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf();
     let libdir = library_dir();
     let out = std::env::temp_dir().join(format!("gemm-c-{name}-{}-{}", std::process::id(), link_static));
@@ -38,7 +49,14 @@ pub fn compile_and_run_c(source: &Path, name: &str, link_static: bool) -> String
     }
     let status = cmd.status().unwrap_or_else(|e| panic!("cannot run the C compiler `{cc}`: {e} (install gcc)"));
     assert!(status.success(), "compiling {} failed", source.display());
-    let run = Command::new(&out).output().expect("run the C program");
+    let mut program = Command::new(&out);
+    for (key, value) in env {
+        match value {
+            Some(v) => program.env(key, v),
+            None => program.env_remove(key),
+        };
+    }
+    let run = program.output().expect("run the C program");
     let _ = std::fs::remove_file(&out);
     let stdout = String::from_utf8_lossy(&run.stdout).to_string();
     assert!(

@@ -1,7 +1,7 @@
 //! The C ABI from C: a program compiled with the system C compiler, linked against the library
 //! (shared and static), checks GEMMs against its own reference and bad input against statuses.
 
-use gemm_tests::compile_and_run_c;
+use gemm_tests::{compile_and_run_c, compile_and_run_c_with_env};
 use std::path::Path;
 
 fn root() -> &'static Path {
@@ -17,6 +17,23 @@ fn c_program_against_the_shared_library() {
 #[test]
 fn c_program_against_the_static_library() {
     let out = compile_and_run_c(&root().join("tests/c/gemm_test.c"), "abi", true);
+    assert!(out.contains("all checks passed"), "{out}");
+}
+
+/// The C ABI on HIP devices: the program runs against the emulated HIP runtime
+/// (`libgemm_emu_hip.so`, two GPUs), found through `GEMM_HIP_LIBRARY` as the real one would be,
+/// and with no `GEMM_DEVICES` its default context is every HIP device.
+#[test]
+fn c_program_on_emulated_hip_devices() {
+    let lib = gemm_emu_hip::library_path().expect("libgemm_emu_hip.so is built with the tests");
+    let spec = std::ffi::OsStr::new("devices=gfx942,gfx950;jitter_us=20;seed=3");
+    let env = [
+        ("GEMM_HIP_LIBRARY", Some(lib.as_os_str())),
+        ("GEMM_RCCL_LIBRARY", Some(lib.as_os_str())),
+        ("GEMM_EMU_HIP", Some(spec)),
+        ("GEMM_DEVICES", None),
+    ];
+    let out = compile_and_run_c_with_env(&root().join("tests/c/gemm_hip_test.c"), "hip", false, &env);
     assert!(out.contains("all checks passed"), "{out}");
 }
 

@@ -1,0 +1,138 @@
+/* A C program against the library's C ABI on HIP devices. Run by tests/c_abi.rs with
+ * GEMM_HIP_LIBRARY pointing at the emulated HIP runtime (libgemm_emu_hip.so, two emulated GPUs:
+ * gfx942 and gfx950) and no GEMM_DEVICES, so the default context is every HIP device: the GEMMs go
+ * C -> gemm_ffi -> HipBackend's streaming pipeline -> hipModuleLaunchKernel -> the catalogue
+ * kernels in the emulator. Checks results against its own reference. Exit status 0 = pass. */
+#include "gemm.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures = 0;
+#define CHECK(cond, ...)                                                                       \
+    do {                                                                                       \
+        if (!(cond)) {                                                                         \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                               \
+            fprintf(stderr, __VA_ARGS__);                                                      \
+            fprintf(stderr, " [last error: %s]\n", gemm_last_error_message());                 \
+            failures++;                                                                        \
+        }                                                                                      \
+    } while (0)
+
+static uint64_t rng = 0x9e3779b9u;
+static float rnd(void) { /* xorshift64, values in [-1, 1) */
+    rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+    return (float)((rng >> 40) & 0xFFFFFF) / 8388608.0f - 1.0f;
+}
+
+static uint16_t to_bf16(float f) { /* round to nearest even */
+    uint32_t u; memcpy(&u, &f, 4);
+    u += 0x7FFF + ((u >> 16) & 1);
+    return (uint16_t)(u >> 16);
+}
+static float from_bf16(uint16_t h) { uint32_t u = (uint32_t)h << 16; float f; memcpy(&f, &u, 4); return f; }
+
+/* Row-major C (m x n, ldc) = alpha * A (m x k) * B (k x n) + beta * C0, all bf16 in, f32 out;
+ * checks every entry of `c` and that the padding columns kept their values. */
+static void check_item(const char *what, const uint16_t *a, const uint16_t *b, const float *c0, const float *c,
+                       size_t m, size_t n, size_t k, size_t ldc, float alpha, float beta) {
+    for (size_t i = 0; i < m; i++) {
+        for (size_t j = 0; j < ldc; j++) {
+            if (j >= n) {
+                CHECK(c[i * ldc + j] == c0[i * ldc + j], "%s: padding C[%zu][%zu] changed", what, i, j);
+                continue;
+            }
+            double want = 0, mag = 0;
+            for (size_t l = 0; l < k; l++) {
+                double t = (double)from_bf16(a[i * k + l]) * from_bf16(b[l * n + j]);
+                want += t;
+                mag += fabs(t);
+            }
+            want = alpha * want + beta * c0[i * ldc + j];
+            /* f32 accumulation of exact bf16 products: a few ulps of the magnitude sum. */
+            CHECK(fabs(c[i * ldc + j] - want) <= 1e-5 * (mag + fabs(c0[i * ldc + j])) + 1e-6, "%s: C[%zu][%zu] = %g, want %g",
+                  what, i, j, c[i * ldc + j], want);
+        }
+    }
+}
+
+int main(void) {
+    gemm_context_t *ctx = NULL;
+    CHECK(gemm_context_create(NULL, &ctx) == GEMM_STATUS_SUCCESS && ctx != NULL, "default context");
+    if (!ctx) return 1;
+    size_t count = 0;
+    gemm_device_count(ctx, &count);
+    CHECK(count == 2, "the default context is every HIP device: %zu", count);
+    for (size_t d = 0; d < count; d++) {
+        gemm_device_info_t info;
+        CHECK(gemm_device_info(ctx, d, &info) == GEMM_STATUS_SUCCESS, "device info %zu", d);
+        CHECK(info.kind == GEMM_DEVICE_HIP, "device %zu kind %u", d, info.kind);
+        char want[32];
+        snprintf(want, sizeof want, "hip:%zu", d);
+        CHECK(strcmp(info.name, want) == 0, "device name %s", info.name);
+        CHECK(strstr(info.description, d == 0 ? "gfx942" : "gfx950") != NULL, "description %s", info.description);
+        CHECK(info.compute_units == (d == 0 ? 304u : 256u) && info.memory_bytes > 0, "CUs %u", info.compute_units);
+    }
+
+    /* One GEMM: 70 x 45 x 33, bf16 x bf16 -> f32, C padded to ldc = 48, beta != 0. */
+    {
+        enum { M = 70, N = 45, K = 33, LDC = 48 };
+        static uint16_t a[M * K], b[K * N];
+        static float c[M * LDC], c0[M * LDC];
+        for (int i = 0; i < M * K; i++) a[i] = to_bf16(rnd());
+        for (int i = 0; i < K * N; i++) b[i] = to_bf16(rnd());
+        for (int i = 0; i < M * LDC; i++) c0[i] = c[i] = rnd();
+        gemm_problem_t p = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, GEMM_DTYPE_BF16, GEMM_DTYPE_BF16,
+                            GEMM_DTYPE_F32, M, N, K, K, N, LDC, 1.5f, -0.5f};
+        gemm_status_t s = gemm_run(ctx, &p, a, b, c);
+        CHECK(s == GEMM_STATUS_SUCCESS, "gemm_run: %s", gemm_status_string(s));
+        check_item("gemm_run", a, b, c0, c, M, N, K, LDC, 1.5f, -0.5f);
+    }
+
+    /* A strided batch of 10 items, 40 x 24 x 16, B shared, gaps between the C matrices, beta = 0
+     * (the gaps and the padding must keep their values: nothing outside the m x n entries is
+     * written). Spread over both GPUs. */
+    {
+        enum { M = 40, N = 24, K = 16, LDC = 26, COUNT = 10, SC = M * LDC + 5 };
+        static uint16_t a[COUNT * M * K], b[K * N];
+        static float c[COUNT * SC], c0[COUNT * SC];
+        for (int i = 0; i < COUNT * M * K; i++) a[i] = to_bf16(rnd());
+        for (int i = 0; i < K * N; i++) b[i] = to_bf16(rnd());
+        for (int i = 0; i < COUNT * SC; i++) c0[i] = c[i] = rnd();
+        gemm_problem_t p = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, GEMM_DTYPE_BF16, GEMM_DTYPE_BF16,
+                            GEMM_DTYPE_F32, M, N, K, K, N, LDC, 1.0f, 0.0f};
+        gemm_status_t st[COUNT];
+        gemm_status_t s = gemm_strided_batched(ctx, &p, a, M * K, b, 0, c, SC, COUNT, st);
+        CHECK(s == GEMM_STATUS_SUCCESS, "strided batch: %s", gemm_status_string(s));
+        for (int it = 0; it < COUNT; it++) {
+            CHECK(st[it] == GEMM_STATUS_SUCCESS, "item %d: %s", it, gemm_status_string(st[it]));
+            char what[32];
+            snprintf(what, sizeof what, "strided item %d", it);
+            check_item(what, a + it * M * K, b, c0 + it * SC, c + it * SC, M, N, K, LDC, 1.0f, 0.0f);
+            for (int g = M * LDC; g < SC; g++) CHECK(c[it * SC + g] == c0[it * SC + g], "gap after item %d", it);
+        }
+    }
+
+    /* f32 inputs: no catalogue kernel on any GPU, so the GEMM is refused and C stays as it was. */
+    {
+        float a[16], b[16], c[16];
+        for (int i = 0; i < 16; i++) { a[i] = rnd(); b[i] = rnd(); c[i] = 7.0f; }
+        gemm_problem_t p = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, GEMM_DTYPE_F32, GEMM_DTYPE_F32,
+                            GEMM_DTYPE_F32, 4, 4, 4, 4, 4, 4, 1.0f, 0.0f};
+        gemm_status_t s = gemm_run(ctx, &p, a, b, c);
+        CHECK(s != GEMM_STATUS_SUCCESS, "f32 on HIP-only devices must be refused");
+        CHECK(strlen(gemm_last_error_message()) > 0, "the refusal says why");
+        for (int i = 0; i < 16; i++) CHECK(c[i] == 7.0f, "refused GEMM changed C");
+    }
+
+    CHECK(gemm_context_destroy(ctx) == GEMM_STATUS_SUCCESS, "destroy");
+    if (failures) {
+        fprintf(stderr, "%d check(s) failed\n", failures);
+        return 1;
+    }
+    printf("C ABI on emulated HIP devices: all checks passed\n");
+    return 0;
+}
