@@ -204,3 +204,116 @@ fn batch_refuses_bad_arguments() {
         assert!(!ok && err.contains(expect), "{args:?}: {out}{err}");
     }
 }
+
+#[test]
+fn tp_runs_each_plan_and_compares_it_with_one_device() {
+    for (plan, split, agree) in [
+        ("column", ["host:0         columns 0..20 (20)", "host:1         columns 20..40 (20)"], "bit-identical: 0 of"),
+        ("row", ["host:0         K 0..12 (12)", "host:1         K 12..24 (12)"], "within tolerance"),
+        ("row-allreduce", ["host:0         K 0..12 (12)", "host:1         K 12..24 (12)"], "within tolerance"),
+    ] {
+        for dtype in ["f32", "bf16"] {
+            let args = [
+                "--devices",
+                "host,host",
+                "tp",
+                "--plan",
+                plan,
+                "--m",
+                "33",
+                "--n",
+                "40",
+                "--k",
+                "24",
+                "--dtype",
+                dtype,
+                "--reps",
+                "2",
+                "--beta",
+                "0.5",
+            ];
+            let (ok, out, err) = gemm(&args);
+            assert!(ok, "{args:?}: {out}{err}");
+            assert!(out.contains("route    host:") && out.contains("host:0 is not a HIP device"), "{out}");
+            for line in split {
+                assert!(out.contains(line), "{plan}: the split: {out}");
+            }
+            assert!(out.contains("time     best") && out.contains("per rep over 2 reps"), "{out}");
+            assert!(out.contains("TFLOP/s") && out.contains("speedup"), "{out}");
+            assert!(out.contains("accuracy") && out.contains(": ok"), "{out}");
+            assert!(out.lines().any(|l| l.starts_with("agree") && l.contains(agree)), "{plan}: {out}");
+            assert!(err.contains("tp     run 2/2") && err.contains("single run 2/2"), "progress lines: {err}");
+        }
+    }
+    // More devices than columns: the last device is idle and the result is still exact.
+    let (ok, out, err) = gemm(&[
+        "--devices",
+        "host,host,host",
+        "tp",
+        "--plan",
+        "column",
+        "--m",
+        "5",
+        "--n",
+        "2",
+        "--k",
+        "7",
+        "--dtype",
+        "f16",
+        "--out-dtype",
+        "f32",
+        "--transa",
+        "--transb",
+        "--reps",
+        "1",
+    ]);
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("host:2         columns 2..2 (0, idle)") && out.contains("bit-identical"), "{out}");
+}
+
+#[test]
+fn tp_refuses_bad_arguments() {
+    for (args, expect) in [
+        (vec!["tp", "--plan", "diagonal", "--m", "4", "--n", "4", "--k", "4"], "invalid value 'diagonal'"),
+        (vec!["tp", "--m", "4", "--n", "4", "--k", "4"], "--plan"),
+        (vec!["tp", "--plan", "row", "--m", "0", "--n", "4", "--k", "4"], "--m"),
+        (vec!["tp", "--plan", "row", "--m", "4", "--n", "4", "--k", "4", "--reps", "0"], "--reps"),
+        (vec!["tp", "--plan", "row", "--m", "4", "--n", "4", "--k", "4", "--dtype", "f64"], "f64"),
+        (
+            vec!["tp", "--plan", "column", "--m", "4", "--n", "4", "--k", "4", "--out-dtype", "bf16"],
+            "not a supported dtype pair",
+        ),
+        (
+            vec!["--devices", "emu:gfx942,emu:gfx942", "tp", "--plan", "row", "--m", "4", "--n", "4", "--k", "4"],
+            "f32 -> f32 is not supported on every device (row plans compute f32 partial products)",
+        ),
+    ] {
+        let (ok, out, err) = gemm(&args);
+        assert!(!ok && err.contains(expect), "{args:?}: {out}{err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+/// `gemm tp` on two GPUs of the emulated HIP runtime and RCCL (`libgemm_emu_hip.so`, loaded as
+/// libamdhip64 and librccl would be) takes the device-resident route.
+#[test]
+fn tp_on_emulated_hip_devices_takes_the_device_route() {
+    let lib = gemm_emu_hip::library_path().expect("libgemm_emu_hip.so next to the test binary");
+    for plan in ["column", "row"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_gemm"))
+            .args(["--devices", "hip", "tp", "--plan", plan, "--m", "64", "--n", "96", "--k", "48"])
+            .args(["--dtype", "bf16", "--reps", "1"])
+            .env_remove("GEMM_DEVICES")
+            .env("GEMM_HIP_LIBRARY", &lib)
+            .env("GEMM_RCCL_LIBRARY", &lib)
+            .env("GEMM_EMU_HIP", "devices=gfx942,gfx942")
+            .output()
+            .unwrap();
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "{plan}: {stdout}{stderr}");
+        assert!(stdout.contains("route    device: every device is a HIP device and RCCL is available"), "{stdout}");
+        assert!(stdout.contains("hip:1") && stdout.contains("speedup") && stdout.contains(": ok"), "{stdout}");
+        let agree = if plan == "column" { "bit-identical" } else { "within tolerance" };
+        assert!(stdout.lines().any(|l| l.starts_with("agree") && l.contains(agree)), "{stdout}");
+    }
+}

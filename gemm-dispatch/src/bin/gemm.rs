@@ -8,14 +8,20 @@
 //! * `gemm batch --items 64 --seed N`: a seeded batch of mixed shapes and dtypes streamed over the
 //!   devices; prints progress, per-device load, the completion order, wall time and GFLOP/s,
 //!   checks every item on sampled entries, and draws the schedule as a Gantt chart (SVG).
+//! * `gemm --devices host,host tp --plan column|row|row-allreduce --m M --n N --k K`: one GEMM
+//!   split over every device (`Context::gemm_tensor_parallel`); prints the route (device-resident
+//!   with RCCL, or host memory and why), the split, time per rep, TFLOP/s and the accuracy, and
+//!   compares time and result with the same GEMM on one device.
 
 use clap::{Parser, Subcommand};
 use gemm_core::reference;
 use gemm_core::{
-    bf16, f16, DType, Element, Fp8E4M3, Fp8E4M3Fnuz, Fp8E5M2, Fp8E5M2Fnuz, GemmProblem, StridedBatch, Transpose,
+    bf16, f16, DType, Element, Fp8E4M3, Fp8E4M3Fnuz, Fp8E5M2, Fp8E5M2Fnuz, GemmProblem, Operand, StridedBatch,
+    Transpose,
 };
 use gemm_dispatch::context::BatchReport;
-use gemm_dispatch::{Context, DeviceKind};
+use gemm_dispatch::parallel::TpRoute;
+use gemm_dispatch::{Context, DeviceKind, Reduce, TpPlan};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::fmt::Write as _;
@@ -41,6 +47,8 @@ enum Command {
     Run(RunArgs),
     /// Stream a seeded batch of mixed shapes and dtypes over the devices; report how it spread.
     Batch(BatchArgs),
+    /// One GEMM split over every device (tensor parallelism); compare it with one device.
+    Tp(TpArgs),
     /// Run any kernel of any code object in the gfx942/gfx950 emulator, with its checkers.
     Emulate(gemm_emu::cli::EmulateArgs),
     /// List the GPU kernel catalogue, or disassemble one kernel.
@@ -142,6 +150,7 @@ fn main() -> ExitCode {
         Command::Kernels { disasm: Some(name) } => disassemble(&name),
         Command::Run(args) => run(&ctx, &args),
         Command::Batch(args) => batch(&ctx, &args),
+        Command::Tp(args) => tensor_parallel(&ctx, &args),
         Command::Emulate(args) => match gemm_emu::cli::run(args) {
             Ok(true) => Ok(()),
             Ok(false) => Err("the checkers reported findings".into()),
@@ -839,4 +848,273 @@ fn batch_csv(report: &BatchReport, shapes: &[GemmProblem]) -> String {
         );
     }
     s
+}
+
+/// `gemm tp --plan`: how the GEMM is split over the devices.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum PlanArg {
+    /// Split N (B's columns) and all-gather C's column blocks.
+    Column,
+    /// Split K and sum the f32 partial products by reduce-scatter.
+    #[value(alias = "row-reduce-scatter")]
+    Row,
+    /// Split K and sum the f32 partial products by all-reduce.
+    RowAllreduce,
+}
+
+impl PlanArg {
+    fn plan(self) -> TpPlan {
+        match self {
+            PlanArg::Column => TpPlan::Column,
+            PlanArg::Row => TpPlan::Row { reduce: Reduce::ReduceScatter },
+            PlanArg::RowAllreduce => TpPlan::Row { reduce: Reduce::AllReduce },
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            PlanArg::Column => "column (split N, all-gather C)",
+            PlanArg::Row => "row (split K, f32 partials summed by reduce-scatter)",
+            PlanArg::RowAllreduce => "row-allreduce (split K, f32 partials summed by all-reduce)",
+        }
+    }
+}
+
+#[derive(clap::Args)]
+struct TpArgs {
+    /// column, row (reduce-scatter) or row-allreduce.
+    #[arg(long, value_enum)]
+    plan: PlanArg,
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    m: u64,
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    n: u64,
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    k: u64,
+    /// Input dtype: f32, f16, bf16, fp8_e4m3fnuz, fp8_e5m2fnuz, fp8_e4m3, fp8_e5m2.
+    #[arg(long, default_value = "f32")]
+    dtype: DType,
+    /// Output dtype (default: the input dtype for f32/f16/bf16, f32 for fp8).
+    #[arg(long)]
+    out_dtype: Option<DType>,
+    #[arg(long)]
+    transa: bool,
+    #[arg(long)]
+    transb: bool,
+    #[arg(long, default_value_t = 1.0)]
+    alpha: f32,
+    #[arg(long, default_value_t = 0.0)]
+    beta: f32,
+    /// Timed repetitions after one warm-up run (for the tensor-parallel and the one-device GEMM).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    reps: u64,
+    /// Entries of C compared with the reference (and between the two results, for row plans).
+    #[arg(long, default_value_t = 256)]
+    samples: usize,
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+}
+
+fn tensor_parallel(ctx: &Context, args: &TpArgs) -> Result<(), String> {
+    let out = args.out_dtype.unwrap_or(if args.dtype.is_fp8() { DType::F32 } else { args.dtype });
+    with_types!(args.dtype, out, tp_typed(ctx, args))
+}
+
+/// Whether every GPU device of `ctx` has a catalogue kernel for `a -> c` (host devices run all).
+fn missing_kernel(ctx: &Context, p: &GemmProblem) -> Option<String> {
+    ctx.devices().iter().find_map(|d| match d.kind {
+        DeviceKind::Hip { arch, .. } | DeviceKind::Emu { arch } => {
+            gemm_dispatch::kernel_plan::plan(arch, p).err().map(|why| format!("{}: {why}", d.name))
+        }
+        DeviceKind::Host | DeviceKind::Other(_) => None,
+    })
+}
+
+/// Runs `f` once to warm up and `reps` times timed, printing a progress line per run; returns
+/// the sorted times.
+fn timed(
+    label: &str,
+    reps: usize,
+    p: &GemmProblem,
+    mut f: impl FnMut() -> Result<(), String>,
+) -> Result<Vec<Duration>, String> {
+    let mut times = Vec::with_capacity(reps);
+    for it in 0..=reps {
+        let start = Instant::now();
+        f()?;
+        let dt = start.elapsed();
+        let run = if it == 0 { "warm-up".to_string() } else { format!("run {it}/{reps}") };
+        eprintln!("  {label:<6} {run:<12} {:>10.3} ms  {:>8.3} TFLOP/s", ms(dt), tflops(p, 1, dt));
+        if it > 0 {
+            times.push(dt);
+        }
+    }
+    times.sort();
+    Ok(times)
+}
+
+/// The exact value of `C[i][j]` (with `c0` as C before) and the magnitude bounding its rounding
+/// error, as `gemm_core::reference` computes them.
+fn exact_entry<A: Element, C: Element>(p: &GemmProblem, a: &[A], b: &[A], c0: &[C], i: usize, j: usize) -> (f64, f64) {
+    let (sa, sb, sc) = (p.strides(Operand::A), p.strides(Operand::B), p.strides(Operand::C));
+    let (mut dot, mut mag) = (0.0f64, 0.0f64);
+    if !p.product_vanishes() {
+        for l in 0..p.k {
+            let t = f64::from(a[i * sa.2 + l * sa.3].to_f32()) * f64::from(b[l * sb.2 + j * sb.3].to_f32());
+            dot += t;
+            mag += t.abs();
+        }
+    }
+    let alpha = f64::from(p.alpha);
+    let mut v = if p.product_vanishes() { 0.0 } else { alpha * dot };
+    mag *= alpha.abs();
+    if p.beta != 0.0 {
+        let bc = f64::from(p.beta) * f64::from(c0[i * sc.2 + j * sc.3].to_f32());
+        v += bc;
+        mag += bc.abs();
+    }
+    (v, mag)
+}
+
+fn tp_typed<A: Element, C: Element>(ctx: &Context, args: &TpArgs) -> Result<(), String> {
+    let dim = |v: u64, name: &str| usize::try_from(v).map_err(|_| format!("--{name} does not fit this machine"));
+    let (m, n, k) = (dim(args.m, "m")?, dim(args.n, "n")?, dim(args.k, "k")?);
+    let reps = dim(args.reps, "reps")?;
+    let plan = args.plan.plan();
+    let p = GemmProblem::new(m, n, k)
+        .with_elements::<A, A, C>()
+        .with_transposes(Transpose::from_bool(args.transa), Transpose::from_bool(args.transb))
+        .with_scalars(args.alpha, args.beta);
+    let spans = p.validate().map_err(|e| e.to_string())?;
+    // Row plans compute f32 partial products on every device, whatever C's dtype.
+    let shard_dtype = if args.plan == PlanArg::Column { C::DTYPE } else { DType::F32 };
+    if let Some(why) = missing_kernel(ctx, &p.with_dtypes(A::DTYPE, A::DTYPE, shard_dtype)) {
+        let what = if args.plan == PlanArg::Column { "" } else { " (row plans compute f32 partial products)" };
+        return Err(format!("{} -> {shard_dtype} is not supported on every device{what}: {why}", A::DTYPE));
+    }
+    let devices = ctx.device_count();
+    let names = labels(&ctx.devices().into_iter().map(|d| d.name).collect::<Vec<_>>());
+    eprintln!(
+        "gemm tp {m}x{n}x{k} {}{} {}->{} on {devices} device(s) ({}), plan {}",
+        if args.transa { "T" } else { "N" },
+        if args.transb { "T" } else { "N" },
+        A::DTYPE,
+        C::DTYPE,
+        names.join(", "),
+        args.plan.describe()
+    );
+
+    let route = match ctx.tensor_parallel_route() {
+        TpRoute::Device => {
+            "device: every device is a HIP device and RCCL is available; shards live on the GPUs and RCCL \
+             combines them there"
+                .to_string()
+        }
+        TpRoute::Host { why } => {
+            format!("host: GEMMs read and write host memory, an in-process collective combines them ({why})")
+        }
+    };
+    println!("route    {route}");
+    let (what, len) = if args.plan == PlanArg::Column { ("columns", n) } else { ("K", k) };
+    let parts = gemm_dispatch::parallel::split(len, devices);
+    println!("split    {} over {devices} device(s):", args.plan.describe());
+    for (name, r) in names.iter().zip(&parts) {
+        let note = if r.is_empty() { ", idle" } else { "" };
+        println!("  {name:<14} {what} {}..{} ({}{note})", r.start, r.end, r.len());
+    }
+
+    let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
+    let a: Vec<A> = random(spans.a, &mut rng);
+    let b: Vec<A> = random(spans.b, &mut rng);
+    let c0: Vec<C> = random(spans.c, &mut rng);
+    let mut c_tp = c0.clone();
+    let tp_times = timed("tp", reps, &p, || {
+        c_tp.copy_from_slice(&c0);
+        ctx.gemm_tensor_parallel(plan, &p, &a, &b, &mut c_tp).map_err(|e| e.to_string())
+    })?;
+    let mut c_one = c0.clone();
+    let one_times = timed("single", reps, &p, || {
+        c_one.copy_from_slice(&c0);
+        ctx.gemm_on(0, &p, &a, &b, &mut c_one).map_err(|e| e.to_string())
+    })?;
+
+    let median = |t: &[Duration]| t.get(t.len() / 2).copied().unwrap_or_default();
+    let (best, med) = (tp_times[0], median(&tp_times));
+    let (one_best, one_med) = (one_times[0], median(&one_times));
+    println!("time     best {:.3} ms, median {:.3} ms per rep over {} reps", ms(best), ms(med), tp_times.len());
+    println!(
+        "speed    {:.3} TFLOP/s = {} GFLOP/s (best), {:.3} TFLOP/s (median)",
+        tflops(&p, 1, best),
+        gflops(p.flops(), best.as_secs_f64()),
+        tflops(&p, 1, med)
+    );
+    let ratio = |one: Duration, tp: Duration| if tp.is_zero() { 0.0 } else { one.as_secs_f64() / tp.as_secs_f64() };
+    println!(
+        "single   {} alone: best {:.3} ms, median {:.3} ms, {:.3} TFLOP/s; speedup {:.2}x (best), {:.2}x (median)",
+        names[0],
+        ms(one_best),
+        ms(one_med),
+        tflops(&p, 1, one_best),
+        ratio(one_best, best),
+        ratio(one_med, med)
+    );
+
+    // Accuracy of the tensor-parallel result on sampled entries.
+    let entries: Vec<(usize, usize)> = (0..args.samples).map(|_| (rng.gen_range(0..m), rng.gen_range(0..n))).collect();
+    let report = reference::check(&p, &a, &b, &c0, &c_tp, Some(&entries)).map_err(|e| e.to_string())?;
+    println!(
+        "accuracy max |error| {:.3e} on {} sampled entries ({:.3} of the allowed error): {}",
+        report.max_abs_err,
+        report.checked,
+        report.max_err_ratio,
+        if report.passed() { "ok" } else { "MISMATCH" }
+    );
+
+    // Agreement with the one-device result: every entry bit for bit for the column plan (each
+    // device computes whole columns of C as one device would); for row plans (K summed in
+    // another order) the difference must be within the allowed error of both results.
+    let c_s = p.strides(Operand::C);
+    let (mut differ, mut max_diff) = (0usize, 0f64);
+    for i in 0..m {
+        for j in 0..n {
+            let idx = i * c_s.2 + j * c_s.3;
+            let (x, y) = (c_tp[idx], c_one[idx]);
+            if bytemuck::bytes_of(&x) != bytemuck::bytes_of(&y) {
+                differ += 1;
+                max_diff = max_diff.max((f64::from(x.to_f32()) - f64::from(y.to_f32())).abs());
+            }
+        }
+    }
+    let agree = if args.plan == PlanArg::Column {
+        let ok = differ == 0;
+        println!(
+            "agree    {}: {differ} of {} entries differ from one device{}",
+            if ok { "bit-identical" } else { "NOT bit-identical" },
+            m * n,
+            if ok { String::new() } else { format!(", max |diff| {max_diff:.3e}") }
+        );
+        ok
+    } else {
+        let mut worst = 0f64;
+        for &(i, j) in &entries {
+            let (exact, mag) = exact_entry(&p, &a, &b, &c0, i, j);
+            let idx = i * c_s.2 + j * c_s.3;
+            let diff = (f64::from(c_tp[idx].to_f32()) - f64::from(c_one[idx].to_f32())).abs();
+            worst = worst.max(diff / (2.0 * reference::allowed_error(&p, exact, mag)));
+        }
+        let ok = worst <= 1.0;
+        println!(
+            "agree    {}: {differ} of {} entries differ from one device, max |diff| {max_diff:.3e}; {worst:.3} of \
+             the tolerance on {} sampled entries",
+            if ok { "within tolerance" } else { "OUT OF TOLERANCE" },
+            m * n,
+            entries.len()
+        );
+        ok
+    };
+    match (report.passed(), agree) {
+        (true, true) => Ok(()),
+        (false, _) => Err("the tensor-parallel result does not match the reference".into()),
+        (true, false) => Err("the tensor-parallel result does not agree with one device's".into()),
+    }
 }
