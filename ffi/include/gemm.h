@@ -152,6 +152,11 @@ typedef struct {
   float beta;
 } gemm_problem_t;
 
+/*
+ How `gemm_tensor_parallel` splits one GEMM over the devices of a context.
+ */
+typedef uint32_t gemm_tp_plan_t;
+
 #define GEMM_DTYPE_F32 0
 
 #define GEMM_DTYPE_F16 1
@@ -185,6 +190,21 @@ typedef struct {
 #define GEMM_NO_TRANS 0
 
 #define GEMM_TRANS 1
+
+/*
+ Split N (the columns of op(B)); each device computes a block of C's columns, gathered into C.
+ */
+#define GEMM_TP_COLUMN 0
+
+/*
+ Split K; the f32 partial products are summed by a reduce-scatter, C rounded once.
+ */
+#define GEMM_TP_ROW_REDUCE_SCATTER 1
+
+/*
+ Split K; the f32 partial products are summed by an all-reduce, C rounded once.
+ */
+#define GEMM_TP_ROW_ALL_REDUCE 2
 
 #ifdef __cplusplus
 extern "C" {
@@ -236,6 +256,35 @@ gemm_status_t gemm_run(gemm_context_t *ctx,
                        const void *a,
                        const void *b,
                        void *c);
+
+/*
+ One GEMM split over every device of the context by `plan` (tensor parallelism):
+ GEMM_TP_COLUMN splits op(B) by columns and gathers C; the GEMM_TP_ROW_* plans split K and sum
+ the f32 partial products, rounding C once. On a context whose devices are all HIP GPUs (with
+ RCCL available) the shards stay on the GPUs and RCCL combines them; otherwise the devices'
+ GEMMs read and write host memory and an in-process collective combines them
+ (`gemm_tensor_parallel_route` says which). Buffers and dtypes as for `gemm_run`; an unknown
+ `plan` is GEMM_STATUS_INVALID_VALUE. On any error C is untouched.
+
+ # Safety
+ as for `gemm_run`.
+ */
+gemm_status_t gemm_tensor_parallel(gemm_context_t *ctx,
+                                   gemm_tp_plan_t plan,
+                                   const gemm_problem_t *problem_,
+                                   const void *a,
+                                   const void *b,
+                                   void *c);
+
+/*
+ Whether `gemm_tensor_parallel` on this context runs device-resident (every device a HIP GPU
+ and RCCL available: `*device_resident` = 1) or over host memory (0). May create the context's
+ RCCL communicators, which later calls reuse.
+
+ # Safety
+ `ctx` is NULL or a live handle; `device_resident` is NULL or points to a writable `int`.
+ */
+gemm_status_t gemm_tensor_parallel_route(const gemm_context_t *ctx, int *device_resident);
 
 /*
  `batch_count` GEMMs of one shape whose matrices lie `stride_a`, `stride_b`, `stride_c`

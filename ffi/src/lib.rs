@@ -8,10 +8,13 @@
 #![allow(non_camel_case_types)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
-use gemm_core::{DType, GemmProblem, Layout, StridedBatch, Transpose};
-use gemm_dispatch::{Context, Error};
+use gemm_core::{DType, Element, GemmProblem, Layout, Operand, StridedBatch, Transpose};
+use gemm_core::{Fp8E4M3, Fp8E4M3Fnuz, Fp8E5M2, Fp8E5M2Fnuz};
+use gemm_dispatch::backend::{typed, typed_mut};
+use gemm_dispatch::parallel::TpRoute;
+use gemm_dispatch::{bf16, f16, Context, Error, Reduce, TpPlan};
 use std::cell::RefCell;
-use std::ffi::{c_char, c_void, CStr, CString};
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Status of every call. Values are fixed: they are part of the ABI.
@@ -71,6 +74,15 @@ pub const GEMM_COL_MAJOR: gemm_layout_t = 1;
 pub type gemm_transpose_t = u32;
 pub const GEMM_NO_TRANS: gemm_transpose_t = 0;
 pub const GEMM_TRANS: gemm_transpose_t = 1;
+
+/// How `gemm_tensor_parallel` splits one GEMM over the devices of a context.
+pub type gemm_tp_plan_t = u32;
+/// Split N (the columns of op(B)); each device computes a block of C's columns, gathered into C.
+pub const GEMM_TP_COLUMN: gemm_tp_plan_t = 0;
+/// Split K; the f32 partial products are summed by a reduce-scatter, C rounded once.
+pub const GEMM_TP_ROW_REDUCE_SCATTER: gemm_tp_plan_t = 1;
+/// Split K; the f32 partial products are summed by an all-reduce, C rounded once.
+pub const GEMM_TP_ROW_ALL_REDUCE: gemm_tp_plan_t = 2;
 
 /// Device kinds in `gemm_device_info_t.kind`.
 pub const GEMM_DEVICE_HOST: u32 = 0;
@@ -417,6 +429,132 @@ pub unsafe extern "C" fn gemm_run(
         // SAFETY: the caller provides buffers of at least the validated spans (gemm_run's contract).
         let (a, b, c) = unsafe { buffers(&p, spans, a, b, c, ["a", "b", "c"])? };
         ctx.gemm_bytes(&p, a, b, c).map_err(err)
+    })
+}
+
+/// The Rust plan for a C plan value.
+fn tp_plan(plan: gemm_tp_plan_t) -> Result<TpPlan, (gemm_status_t, String)> {
+    match plan {
+        GEMM_TP_COLUMN => Ok(TpPlan::Column),
+        GEMM_TP_ROW_REDUCE_SCATTER => Ok(TpPlan::Row { reduce: Reduce::ReduceScatter }),
+        GEMM_TP_ROW_ALL_REDUCE => Ok(TpPlan::Row { reduce: Reduce::AllReduce }),
+        v => Err(invalid(format!(
+            "plan {v} is not GEMM_TP_COLUMN, GEMM_TP_ROW_REDUCE_SCATTER or GEMM_TP_ROW_ALL_REDUCE"
+        ))),
+    }
+}
+
+/// [`Context::gemm_tensor_parallel`] on byte buffers viewed as the element types `A`, `B`, `C`
+/// (misaligned buffers are refused).
+fn tp_typed<A: Element, B: Element, C: Element>(
+    ctx: &Context,
+    plan: TpPlan,
+    p: &GemmProblem,
+    (a, b, c): Buffers<'_>,
+) -> Result<(), Error> {
+    let a = typed::<A>(a, Operand::A, p.a_type)?;
+    let b = typed::<B>(b, Operand::B, p.b_type)?;
+    let c = typed_mut::<C>(c, Operand::C, p.c_type)?;
+    ctx.gemm_tensor_parallel(plan, p, a, b, c)
+}
+
+/// [`tp_typed`] for the element types of a validated problem's dtypes (every combination
+/// `check_dtypes` accepts).
+fn tp_dispatch(ctx: &Context, plan: TpPlan, p: &GemmProblem, bufs: Buffers<'_>) -> Result<(), Error> {
+    use DType as D;
+    macro_rules! outputs {
+        ($a:ty, $b:ty) => {
+            match p.c_type {
+                D::F32 => tp_typed::<$a, $b, f32>(ctx, plan, p, bufs),
+                D::F16 => tp_typed::<$a, $b, f16>(ctx, plan, p, bufs),
+                D::Bf16 => tp_typed::<$a, $b, bf16>(ctx, plan, p, bufs),
+                _ => unsupported(p),
+            }
+        };
+    }
+    macro_rules! fp8 {
+        ($a:ty, $e4:ident, $e5:ident) => {
+            match p.b_type {
+                D::$e4 => outputs!($a, $e4),
+                D::$e5 => outputs!($a, $e5),
+                _ => unsupported(p),
+            }
+        };
+    }
+    match (p.a_type, p.b_type, p.c_type) {
+        (D::F32, D::F32, D::F32) => tp_typed::<f32, f32, f32>(ctx, plan, p, bufs),
+        (D::F16, D::F16, D::F32) => tp_typed::<f16, f16, f32>(ctx, plan, p, bufs),
+        (D::F16, D::F16, D::F16) => tp_typed::<f16, f16, f16>(ctx, plan, p, bufs),
+        (D::Bf16, D::Bf16, D::F32) => tp_typed::<bf16, bf16, f32>(ctx, plan, p, bufs),
+        (D::Bf16, D::Bf16, D::Bf16) => tp_typed::<bf16, bf16, bf16>(ctx, plan, p, bufs),
+        (D::Fp8E4M3Fnuz, _, _) => fp8!(Fp8E4M3Fnuz, Fp8E4M3Fnuz, Fp8E5M2Fnuz),
+        (D::Fp8E5M2Fnuz, _, _) => fp8!(Fp8E5M2Fnuz, Fp8E4M3Fnuz, Fp8E5M2Fnuz),
+        (D::Fp8E4M3, _, _) => fp8!(Fp8E4M3, Fp8E4M3, Fp8E5M2),
+        (D::Fp8E5M2, _, _) => fp8!(Fp8E5M2, Fp8E4M3, Fp8E5M2),
+        _ => unsupported(p),
+    }
+}
+
+/// A dtype combination [`tp_dispatch`] has no element types for; `validate` refuses these first.
+fn unsupported(p: &GemmProblem) -> Result<(), Error> {
+    Err(Error::Invalid(gemm_core::Error::UnsupportedDTypes {
+        a: p.a_type,
+        b: p.b_type,
+        c: p.c_type,
+        why: "not a tensor-parallel dtype combination",
+    }))
+}
+
+/// One GEMM split over every device of the context by `plan` (tensor parallelism):
+/// GEMM_TP_COLUMN splits op(B) by columns and gathers C; the GEMM_TP_ROW_* plans split K and sum
+/// the f32 partial products, rounding C once. On a context whose devices are all HIP GPUs (with
+/// RCCL available) the shards stay on the GPUs and RCCL combines them; otherwise the devices'
+/// GEMMs read and write host memory and an in-process collective combines them
+/// (`gemm_tensor_parallel_route` says which). Buffers and dtypes as for `gemm_run`; an unknown
+/// `plan` is GEMM_STATUS_INVALID_VALUE. On any error C is untouched.
+///
+/// # Safety
+/// as for `gemm_run`.
+#[no_mangle]
+pub unsafe extern "C" fn gemm_tensor_parallel(
+    ctx: *mut gemm_context_t,
+    plan: gemm_tp_plan_t,
+    problem_: *const gemm_problem_t,
+    a: *const c_void,
+    b: *const c_void,
+    c: *mut c_void,
+) -> gemm_status_t {
+    guard(|| {
+        let ctx = context(ctx)?;
+        let plan = tp_plan(plan)?;
+        let p = read_problem(problem_)?;
+        let spans = p.validate().map_err(|e| err(e.into()))?;
+        // SAFETY: the caller provides buffers of at least the validated spans (as for gemm_run).
+        let bufs = unsafe { buffers(&p, spans, a, b, c, ["a", "b", "c"])? };
+        tp_dispatch(ctx, plan, &p, bufs).map_err(err)
+    })
+}
+
+/// Whether `gemm_tensor_parallel` on this context runs device-resident (every device a HIP GPU
+/// and RCCL available: `*device_resident` = 1) or over host memory (0). May create the context's
+/// RCCL communicators, which later calls reuse.
+///
+/// # Safety
+/// `ctx` is NULL or a live handle; `device_resident` is NULL or points to a writable `int`.
+#[no_mangle]
+pub unsafe extern "C" fn gemm_tensor_parallel_route(
+    ctx: *const gemm_context_t,
+    device_resident: *mut c_int,
+) -> gemm_status_t {
+    guard(|| {
+        let ctx = context(ctx)?;
+        if device_resident.is_null() {
+            return Err(null("device_resident"));
+        }
+        let on_device = matches!(ctx.tensor_parallel_route(), TpRoute::Device);
+        // SAFETY: non-null pointer to a writable int (caller's contract).
+        unsafe { device_resident.write(c_int::from(on_device)) };
+        Ok(())
     })
 }
 

@@ -116,6 +116,62 @@ int main(void) {
         }
     }
 
+    /* Tensor parallelism over both GPUs: every device is a HIP device and the test's RCCL is the
+     * emulated runtime's, so the device-resident path runs (shards on the GPUs, RCCL collectives).
+     * 70 x 45 x 33 bf16 -> f32 with C padded and beta != 0, then bf16 -> bf16 with A padded. */
+    {
+        int resident = -1;
+        CHECK(gemm_tensor_parallel_route(ctx, &resident) == GEMM_STATUS_SUCCESS && resident == 1,
+              "two HIP GPUs with RCCL run tensor parallelism device-resident: %d", resident);
+        const gemm_tp_plan_t plans[3] = {GEMM_TP_COLUMN, GEMM_TP_ROW_REDUCE_SCATTER, GEMM_TP_ROW_ALL_REDUCE};
+        const char *names[3] = {"tp column", "tp row reduce-scatter", "tp row all-reduce"};
+        enum { M = 70, N = 45, K = 33, LDA = 36, LDC = 48 };
+        static uint16_t a[M * K], b[K * N], ap[M * LDA], c16[M * N], c16_0[M * N];
+        static float c[M * LDC], c0[M * LDC];
+        for (int i = 0; i < M * K; i++) a[i] = to_bf16(rnd());
+        for (int i = 0; i < K * N; i++) b[i] = to_bf16(rnd());
+        for (int i = 0; i < M * LDA; i++) ap[i] = (i % LDA) < K ? a[(i / LDA) * K + i % LDA] : to_bf16(1e30f);
+        for (int pl = 0; pl < 3; pl++) {
+            for (int i = 0; i < M * LDC; i++) c0[i] = c[i] = rnd();
+            gemm_problem_t p = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, GEMM_DTYPE_BF16, GEMM_DTYPE_BF16,
+                                GEMM_DTYPE_F32, M, N, K, K, N, LDC, 1.5f, -0.5f};
+            gemm_status_t s = gemm_tensor_parallel(ctx, plans[pl], &p, a, b, c);
+            CHECK(s == GEMM_STATUS_SUCCESS, "%s bf16 -> f32: %s", names[pl], gemm_status_string(s));
+            check_item(names[pl], a, b, c0, c, M, N, K, LDC, 1.5f, -0.5f);
+
+            for (int i = 0; i < M * N; i++) c16_0[i] = c16[i] = to_bf16(rnd());
+            gemm_problem_t q = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, GEMM_DTYPE_BF16, GEMM_DTYPE_BF16,
+                                GEMM_DTYPE_BF16, M, N, K, LDA, N, N, 1.0f, 2.0f};
+            s = gemm_tensor_parallel(ctx, plans[pl], &q, ap, b, c16);
+            CHECK(s == GEMM_STATUS_SUCCESS, "%s bf16 -> bf16: %s", names[pl], gemm_status_string(s));
+            for (int i = 0; i < M; i++)
+                for (int j = 0; j < N; j++) {
+                    double want = 0, mag = 0;
+                    for (int l = 0; l < K; l++) {
+                        double t = (double)from_bf16(a[i * K + l]) * from_bf16(b[l * N + j]);
+                        want += t;
+                        mag += fabs(t);
+                    }
+                    want += 2.0 * from_bf16(c16_0[i * N + j]);
+                    mag += fabs(2.0 * from_bf16(c16_0[i * N + j]));
+                    /* f32 sums rounded once to bf16. */
+                    double got = from_bf16(c16[i * N + j]);
+                    CHECK(fabs(got - want) <= 0.0079 * fabs(want) + 1e-5 * mag + 1e-6,
+                          "%s bf16 -> bf16: C[%d][%d] = %g, want %g", names[pl], i, j, got, want);
+                }
+        }
+        /* Bad input on the device path: statuses, and C untouched. */
+        memcpy(c0, c, sizeof c);
+        gemm_problem_t p = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, GEMM_DTYPE_BF16, GEMM_DTYPE_BF16,
+                            GEMM_DTYPE_F32, M, N, K, K, N, LDC, 1.0f, 1.0f};
+        CHECK(gemm_tensor_parallel(ctx, 3, &p, a, b, c) == GEMM_STATUS_INVALID_VALUE, "tp bad plan");
+        CHECK(gemm_tensor_parallel(ctx, GEMM_TP_COLUMN, &p, NULL, b, c) == GEMM_STATUS_NULL_POINTER, "tp NULL a");
+        p.ldc = N - 1;
+        CHECK(gemm_tensor_parallel(ctx, GEMM_TP_ROW_ALL_REDUCE, &p, a, b, c) == GEMM_STATUS_INVALID_LEADING_DIM,
+              "tp ldc too small");
+        for (int i = 0; i < M * LDC; i++) CHECK(c[i] == c0[i], "refused tensor-parallel call changed C at %d", i);
+    }
+
     /* f32 inputs: no catalogue kernel on any GPU, so the GEMM is refused and C stays as it was. */
     {
         float a[16], b[16], c[16];
@@ -126,6 +182,10 @@ int main(void) {
         CHECK(s != GEMM_STATUS_SUCCESS, "f32 on HIP-only devices must be refused");
         CHECK(strlen(gemm_last_error_message()) > 0, "the refusal says why");
         for (int i = 0; i < 16; i++) CHECK(c[i] == 7.0f, "refused GEMM changed C");
+        s = gemm_tensor_parallel(ctx, GEMM_TP_ROW_REDUCE_SCATTER, &p, a, b, c);
+        CHECK(s != GEMM_STATUS_SUCCESS, "f32 tensor parallelism on HIP-only devices must be refused");
+        CHECK(strlen(gemm_last_error_message()) > 0, "the refusal says why");
+        for (int i = 0; i < 16; i++) CHECK(c[i] == 7.0f, "refused tensor-parallel GEMM changed C");
     }
 
     CHECK(gemm_context_destroy(ctx) == GEMM_STATUS_SUCCESS, "destroy");

@@ -199,6 +199,128 @@ static void check_bad_input(gemm_context_t *ctx) {
     CHECK(strcmp(gemm_status_string(-1), "unknown status") == 0, "unknown status");
 }
 
+/* Tensor parallelism: one GEMM split over every device of the context by each plan, f32 or bf16
+ * inputs, f32 or bf16 output, with padded leading dimensions; the padding must keep its values. */
+static const gemm_tp_plan_t plans[3] = {GEMM_TP_COLUMN, GEMM_TP_ROW_REDUCE_SCATTER, GEMM_TP_ROW_ALL_REDUCE};
+
+static float load(const void *x, gemm_dtype_t t, size_t i) {
+    return t == GEMM_DTYPE_BF16 ? from_bf16(((const uint16_t *)x)[i]) : ((const float *)x)[i];
+}
+static void store(void *x, gemm_dtype_t t, size_t i, float v) {
+    if (t == GEMM_DTYPE_BF16) ((uint16_t *)x)[i] = to_bf16(v);
+    else ((float *)x)[i] = v;
+}
+
+static void check_tp(gemm_context_t *ctx, gemm_tp_plan_t plan, size_t m, size_t n, size_t k, gemm_layout_t layout,
+                     gemm_transpose_t ta, gemm_transpose_t tb, size_t pad, float alpha, float beta, gemm_dtype_t in,
+                     gemm_dtype_t out) {
+    size_t ar = ta == GEMM_TRANS ? k : m, ac = ta == GEMM_TRANS ? m : k;
+    size_t br = tb == GEMM_TRANS ? n : k, bc = tb == GEMM_TRANS ? k : n;
+    size_t lda = (layout == GEMM_ROW_MAJOR ? ac : ar) + pad;
+    size_t ldb = (layout == GEMM_ROW_MAJOR ? bc : br) + pad;
+    size_t ldc = (layout == GEMM_ROW_MAJOR ? n : m) + pad;
+    if (lda == 0) lda = 1;
+    if (ldb == 0) ldb = 1;
+    if (ldc == 0) ldc = 1;
+    size_t na = span(layout, ar, ac, lda), nb = span(layout, br, bc, ldb), nc = span(layout, m, n, ldc);
+    void *a = malloc((na + 1) * 4), *b = malloc((nb + 1) * 4), *c = malloc((nc + 1) * 4), *c0 = malloc((nc + 1) * 4);
+    for (size_t i = 0; i < na; i++) store(a, in, i, rnd());
+    for (size_t i = 0; i < nb; i++) store(b, in, i, rnd());
+    for (size_t i = 0; i < nc; i++) store(c, out, i, rnd());
+    memcpy(c0, c, nc * (out == GEMM_DTYPE_BF16 ? 2 : 4));
+    gemm_problem_t p = {layout, ta, tb, in, in, out, m, n, k, lda, ldb, ldc, alpha, beta};
+    gemm_status_t s = gemm_tensor_parallel(ctx, plan, &p, a, b, c);
+    CHECK(s == GEMM_STATUS_SUCCESS, "tp plan %u %zux%zux%zu layout %u ta %u tb %u in %u out %u: %s", plan, m, n, k,
+          layout, ta, tb, in, out, gemm_status_string(s));
+    /* Every stored element of C: inside m x n it is the GEMM, in the padding it is unchanged. */
+    size_t rows = layout == GEMM_ROW_MAJOR ? m : n;
+    for (size_t r = 0; r < rows; r++)
+        for (size_t x = 0; x < ldc && r * ldc + x < nc; x++) {
+            size_t idx = r * ldc + x;
+            size_t i = layout == GEMM_ROW_MAJOR ? r : x, j = layout == GEMM_ROW_MAJOR ? x : r;
+            float got = load(c, out, idx);
+            if (i >= m || j >= n) {
+                CHECK(got == load(c0, out, idx), "tp plan %u: padding at %zu changed", plan, idx);
+                continue;
+            }
+            double want = 0.0, mag = 0.0;
+            for (size_t l = 0; l < k; l++) {
+                double ail = ta == GEMM_TRANS ? load(a, in, at(layout, l, i, lda)) : load(a, in, at(layout, i, l, lda));
+                double blj = tb == GEMM_TRANS ? load(b, in, at(layout, j, l, ldb)) : load(b, in, at(layout, l, j, ldb));
+                want += ail * blj;
+                mag += fabs(ail * blj);
+            }
+            want *= alpha; mag *= fabs(alpha);
+            if (beta != 0.0f) { want += beta * (double)load(c0, out, idx); mag += fabs(beta * load(c0, out, idx)); }
+            /* f32 sums of exact products; a bf16 output is rounded once more. */
+            double tol = 1e-6 * (k + 4) * mag + 1e-30 + (out == GEMM_DTYPE_BF16 ? 0.0079 * fabs(want) : 0.0);
+            CHECK(fabs(got - want) <= tol, "tp plan %u in %u out %u layout %u ta %u tb %u %zux%zux%zu: C[%zu][%zu] = %g, want %g",
+                  plan, in, out, layout, ta, tb, m, n, k, i, j, got, want);
+        }
+    free(a); free(b); free(c); free(c0);
+}
+
+static void check_tensor_parallel(gemm_context_t *ctx) {
+    int resident = -1;
+    CHECK(gemm_tensor_parallel_route(ctx, &resident) == GEMM_STATUS_SUCCESS && resident == 0,
+          "host devices run tensor parallelism over host memory: %d", resident);
+    /* n and k smaller than the device count leave some devices without work. */
+    size_t shapes[4][3] = {{17, 31, 5}, {5, 2, 2}, {16, 9, 0}, {0, 4, 4}};
+    for (int pl = 0; pl < 3; pl++)
+        for (int s = 0; s < 4; s++)
+            for (gemm_layout_t l = 0; l < 2; l++)
+                for (gemm_transpose_t ta = 0; ta < 2; ta++)
+                    for (gemm_transpose_t tb = 0; tb < 2; tb++) {
+                        size_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+                        check_tp(ctx, plans[pl], m, n, k, l, ta, tb, 0, 1.0f, 0.0f, GEMM_DTYPE_F32, GEMM_DTYPE_F32);
+                        check_tp(ctx, plans[pl], m, n, k, l, ta, tb, 3, -0.5f, 2.0f, GEMM_DTYPE_F32, GEMM_DTYPE_F32);
+                        check_tp(ctx, plans[pl], m, n, k, l, ta, tb, 2, 1.5f, -0.5f, GEMM_DTYPE_BF16, GEMM_DTYPE_F32);
+                        check_tp(ctx, plans[pl], m, n, k, l, ta, tb, 1, 0.75f, 0.5f, GEMM_DTYPE_BF16, GEMM_DTYPE_BF16);
+                    }
+
+    /* Bad input: typed statuses, a message, and C untouched. */
+    float a[64], b[64], c[64];
+    for (int i = 0; i < 64; i++) { a[i] = b[i] = 1.0f; c[i] = 5.0f; }
+    gemm_problem_t good = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, GEMM_DTYPE_F32, GEMM_DTYPE_F32, GEMM_DTYPE_F32,
+                           8, 8, 8, 8, 8, 8, 1.0f, 0.0f};
+    gemm_problem_t p;
+    for (int pl = 0; pl < 3; pl++) {
+        gemm_tp_plan_t plan = plans[pl];
+        CHECK(gemm_tensor_parallel(NULL, plan, &good, a, b, c) == GEMM_STATUS_NULL_POINTER, "tp NULL ctx");
+        CHECK(gemm_tensor_parallel(ctx, plan, NULL, a, b, c) == GEMM_STATUS_NULL_POINTER, "tp NULL problem");
+        CHECK(gemm_tensor_parallel(ctx, plan, &good, NULL, b, c) == GEMM_STATUS_NULL_POINTER, "tp NULL a");
+        CHECK(gemm_tensor_parallel(ctx, plan, &good, a, NULL, c) == GEMM_STATUS_NULL_POINTER, "tp NULL b");
+        CHECK(gemm_tensor_parallel(ctx, plan, &good, a, b, NULL) == GEMM_STATUS_NULL_POINTER, "tp NULL c");
+        CHECK(strstr(gemm_last_error_message(), "NULL") != NULL, "tp NULL message: %s", gemm_last_error_message());
+        p = good; p.lda = 7;
+        CHECK(gemm_tensor_parallel(ctx, plan, &p, a, b, c) == GEMM_STATUS_INVALID_LEADING_DIM, "tp lda too small");
+        p = good; p.ldc = 4;
+        CHECK(gemm_tensor_parallel(ctx, plan, &p, a, b, c) == GEMM_STATUS_INVALID_LEADING_DIM, "tp ldc too small");
+        p = good; p.m = SIZE_MAX / 2; p.lda = SIZE_MAX / 2;
+        CHECK(gemm_tensor_parallel(ctx, plan, &p, a, b, c) == GEMM_STATUS_SIZE_OVERFLOW, "tp overflow");
+        p = good; p.trans_b = 2;
+        CHECK(gemm_tensor_parallel(ctx, plan, &p, a, b, c) == GEMM_STATUS_INVALID_VALUE, "tp bad transpose");
+        p = good; p.c_type = GEMM_DTYPE_BF16;
+        CHECK(gemm_tensor_parallel(ctx, plan, &p, a, b, c) == GEMM_STATUS_UNSUPPORTED_DTYPE, "tp f32 x f32 -> bf16");
+        CHECK(gemm_tensor_parallel(ctx, plan, &good, a, b, (char *)c + 2) == GEMM_STATUS_MISALIGNED, "tp misaligned c");
+        p = good; p.beta = 1.0f;
+        CHECK(gemm_tensor_parallel(ctx, plan, &p, a, (char *)b + 1, c) == GEMM_STATUS_MISALIGNED, "tp misaligned b");
+    }
+    gemm_tp_plan_t bad_plans[3] = {3, 77, UINT32_MAX};
+    for (int i = 0; i < 3; i++) {
+        CHECK(gemm_tensor_parallel(ctx, bad_plans[i], &good, a, b, c) == GEMM_STATUS_INVALID_VALUE, "tp plan %u",
+              bad_plans[i]);
+        CHECK(strstr(gemm_last_error_message(), "plan") != NULL, "tp bad plan message: %s", gemm_last_error_message());
+    }
+    for (int i = 0; i < 64; i++) CHECK(c[i] == 5.0f, "C changed by a refused tensor-parallel call at %d", i);
+    /* Empty problems need no buffers; a success clears the message. */
+    p = good; p.n = 0;
+    CHECK(gemm_tensor_parallel(ctx, GEMM_TP_COLUMN, &p, a, NULL, NULL) == GEMM_STATUS_SUCCESS, "tp n = 0");
+    CHECK(strlen(gemm_last_error_message()) == 0, "success clears the message");
+    CHECK(gemm_tensor_parallel_route(NULL, &resident) == GEMM_STATUS_NULL_POINTER, "route NULL ctx");
+    CHECK(gemm_tensor_parallel_route(ctx, NULL) == GEMM_STATUS_NULL_POINTER, "route NULL out");
+}
+
 int main(void) {
     const char *specs[2] = {"host", "host,host,host"};
     for (int d = 0; d < 2; d++) {
@@ -221,6 +343,7 @@ int main(void) {
         check_bf16(ctx);
         check_batches(ctx);
         check_bad_input(ctx);
+        check_tensor_parallel(ctx);
         CHECK(gemm_context_destroy(ctx) == GEMM_STATUS_SUCCESS, "destroy");
     }
     if (failures) {
