@@ -208,6 +208,11 @@ impl Context {
         self.devices.get(index).and_then(|d| d.clone().as_hip())
     }
 
+    /// The devices' names, in device order (read once, when the context was made).
+    pub(crate) fn device_names(&self) -> &[String] {
+        &self.names
+    }
+
     /// The backends, in device order.
     pub(crate) fn backends(&self) -> &[Arc<dyn Backend>] {
         &self.devices

@@ -120,46 +120,70 @@ fn shard_failure(names: &[String], failures: Vec<(usize, Error)>, devices: usize
     }
 }
 
-/// Runs `work(d)` for every device `d` in `active` concurrently (one scoped thread each) and
-/// collects the failures.
-fn run_shards<W>(names: &[String], active: Vec<(usize, W)>, devices: usize) -> Result<()>
+/// Runs `work` of every device `d` in `active` concurrently (one scoped thread each; inline when
+/// there is only one) and returns the values in the order given, or the failure of the first
+/// failing device naming the others. A panicking or unstartable worker is that device's failure.
+/// Both tensor-parallel paths (host and device-resident) run their ranks through this.
+pub(crate) fn run_shards<T, W>(names: &[String], active: Vec<(usize, W)>, devices: usize) -> Result<Vec<T>>
 where
-    W: FnOnce() -> Result<()> + Send,
+    T: Send,
+    W: FnOnce() -> Result<T> + Send,
 {
-    let mut failures: Vec<(usize, Error)> = Vec::new();
-    if active.len() <= 1 {
-        for (d, work) in active {
-            if let Err(e) = work() {
-                failures.push((d, e));
-            }
-        }
+    let results: Vec<(usize, Result<T>)> = if active.len() <= 1 {
+        active.into_iter().map(|(d, work)| (d, work())).collect()
     } else {
         std::thread::scope(|s| {
             let handles: Vec<_> = active
                 .into_iter()
-                .map(|(d, work)| {
-                    let h = std::thread::Builder::new()
-                        .name(format!("gemm-tp-{d}"))
-                        .spawn_scoped(s, work)
-                        .expect("spawning a tensor-parallel worker");
-                    (d, h)
-                })
+                .map(|(d, work)| (d, std::thread::Builder::new().name(format!("gemm-tp-{d}")).spawn_scoped(s, work)))
                 .collect();
-            for (d, h) in handles {
-                let result = h.join().unwrap_or_else(|_| {
-                    Err(Error::Device { device: names[d].clone(), message: "the backend panicked".into() })
-                });
-                if let Err(e) = result {
-                    failures.push((d, e));
-                }
-            }
-        });
+            handles
+                .into_iter()
+                .map(|(d, h)| {
+                    let result = match h {
+                        Ok(h) => h.join().unwrap_or_else(|_| {
+                            Err(Error::Device { device: names[d].clone(), message: "the backend panicked".into() })
+                        }),
+                        Err(e) => Err(Error::Device {
+                            device: names[d].clone(),
+                            message: format!("cannot start a thread: {e}"),
+                        }),
+                    };
+                    (d, result)
+                })
+                .collect()
+        })
+    };
+    let mut values = Vec::with_capacity(results.len());
+    let mut failures = Vec::new();
+    for (d, result) in results {
+        match result {
+            Ok(v) => values.push(v),
+            Err(e) => failures.push((d, e)),
+        }
     }
     if failures.is_empty() {
-        Ok(())
+        Ok(values)
     } else {
         failures.sort_by_key(|(d, _)| *d);
         Err(shard_failure(names, failures, devices))
+    }
+}
+
+/// The row plans' epilogue for the C entries `first..first + sums.len()` (flat indices of the
+/// m x n result in the problem's layout): `sum + beta * C` in f32, rounded once to C's dtype.
+/// Shared by the host and the device-resident paths.
+pub(crate) fn finish_sums<C: Element>(p: &GemmProblem, c: &mut [C], first: usize, sums: &[f32]) {
+    let c_s = p.strides(Operand::C);
+    for (k, &sum) in sums.iter().enumerate() {
+        let e = first + k;
+        let (i, j) = match p.layout {
+            Layout::RowMajor => (e / p.n, e % p.n),
+            Layout::ColMajor => (e % p.m, e / p.m),
+        };
+        let idx = at(c_s, i, j);
+        let v = if p.beta != 0.0 { sum + p.beta * c[idx].to_f32() } else { sum };
+        c[idx] = C::from_f32(v);
     }
 }
 
@@ -247,10 +271,6 @@ impl Context {
         }
     }
 
-    fn device_names(&self) -> Vec<String> {
-        self.devices().into_iter().map(|d| d.name).collect()
-    }
-
     fn column_parallel<A: Element, B: Element, C: Element, K>(
         &self,
         collective: &K,
@@ -263,7 +283,7 @@ impl Context {
         K: Collective<Buffer = Vec<u8>> + ?Sized,
     {
         let devices = self.device_count();
-        let names = self.device_names();
+        let names = self.device_names().to_vec();
         let parts = split(p.n, devices);
         // Every shard's C block is padded to the largest one: collectives move equal blocks.
         let block = p.m * parts[0].len();
@@ -327,7 +347,7 @@ impl Context {
         K: Collective<Buffer = Vec<u8>> + ?Sized,
     {
         let devices = self.device_count();
-        let names = self.device_names();
+        let names = self.device_names().to_vec();
         let parts = split(p.k, devices);
         let entries = p.m * p.n;
         let chunk = entries.div_ceil(devices);
@@ -377,24 +397,13 @@ impl Context {
         }
 
         // Epilogue: each entry once, sum + beta * C in f32, one rounding to C's dtype.
-        let c_s = p.strides(Operand::C);
-        let flat = |e: usize| match p.layout {
-            Layout::RowMajor => (e / p.n, e % p.n),
-            Layout::ColMajor => (e % p.m, e / p.m),
-        };
-        for (d, range) in owned.into_iter().enumerate() {
+        for (d, range) in owned.into_iter().enumerate().filter(|(_, r)| !r.is_empty()) {
             let sums: Vec<f32> = from_bytes(&recv[d][..recv_elems * 4]);
             let first = match reduce {
                 Reduce::ReduceScatter => d * chunk,
                 Reduce::AllReduce => 0,
             };
-            for e in range {
-                let (i, j) = flat(e);
-                let sum = sums[e - first];
-                let idx = at(c_s, i, j);
-                let v = if p.beta != 0.0 { sum + p.beta * c[idx].to_f32() } else { sum };
-                c[idx] = C::from_f32(v);
-            }
+            finish_sums(p, c, range.start, &sums[range.start - first..range.end - first]);
         }
         Ok(())
     }

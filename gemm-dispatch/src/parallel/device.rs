@@ -25,13 +25,13 @@
 //! is expensive on real hardware); that backend's lock is held for the whole call, since one
 //! communicator must not run two collectives at once.
 
-use super::{collective_type, pack, shard_failure, shard_problem, split, Reduce, TpPlan};
+use super::{collective_type, pack, shard_problem, split, Reduce, TpPlan};
 use crate::backend::Backend;
 use crate::collective::{Collective, CollectiveType, RcclCollective};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::hip::HipBackend;
-use gemm_core::{DType, Element, GemmProblem, Layout, Operand};
+use gemm_core::{DType, Element, GemmProblem, Operand};
 use gemm_rocm::hip::{DeviceBuffer, Stream};
 use gemm_rocm::nccl::Nccl;
 use std::sync::Arc;
@@ -104,38 +104,11 @@ impl Context {
     }
 }
 
-/// Runs each rank's work concurrently (one scoped thread per rank) and returns the values in rank
-/// order, or the failure of the first failing rank naming the others.
+/// Runs each rank's work concurrently and returns the values in rank order (through the host
+/// path's [`super::run_shards`], so both paths fail the same way).
 fn on_ranks<T: Send>(names: &[String], work: Vec<Box<dyn FnOnce() -> Result<T> + Send + '_>>) -> Result<Vec<T>> {
     let ranks = work.len();
-    let results: Vec<Result<T>> = std::thread::scope(|s| {
-        let handles: Vec<_> = work
-            .into_iter()
-            .enumerate()
-            .map(|(r, w)| std::thread::Builder::new().name(format!("gemm-tp-hip-{r}")).spawn_scoped(s, w))
-            .collect();
-        handles
-            .into_iter()
-            .enumerate()
-            .map(|(r, h)| match h {
-                Ok(h) => h.join().unwrap_or_else(|_| Err(device_error(&names[r], "the rank panicked"))),
-                Err(e) => Err(device_error(&names[r], format!("cannot start a thread: {e}"))),
-            })
-            .collect()
-    });
-    let mut values = Vec::with_capacity(ranks);
-    let mut failures = Vec::new();
-    for (r, result) in results.into_iter().enumerate() {
-        match result {
-            Ok(v) => values.push(v),
-            Err(e) => failures.push((r, e)),
-        }
-    }
-    if failures.is_empty() {
-        Ok(values)
-    } else {
-        Err(shard_failure(names, failures, ranks))
-    }
+    super::run_shards(names, work.into_iter().enumerate().collect(), ranks)
 }
 
 fn device_error(name: &str, what: impl std::fmt::Display) -> Error {
@@ -359,18 +332,8 @@ fn row<A: Element, B: Element, C: Element>(
         streams[d].read_blocking(&recv[d], offset, &mut sums).map_err(|e| device_error(&names[d], e))?;
         owned_sums.push((range.start, sums));
     }
-    let c_s = p.strides(Operand::C);
-    let flat = |e: usize| match p.layout {
-        Layout::RowMajor => (e / p.n, e % p.n),
-        Layout::ColMajor => (e % p.m, e / p.m),
-    };
     for (first, sums) in owned_sums {
-        for (k, sum) in sums.into_iter().enumerate() {
-            let (i, j) = flat(first + k);
-            let idx = super::at(c_s, i, j);
-            let v = if p.beta != 0.0 { sum + p.beta * c[idx].to_f32() } else { sum };
-            c[idx] = C::from_f32(v);
-        }
+        super::finish_sums(p, c, first, &sums);
     }
     Ok(())
 }
