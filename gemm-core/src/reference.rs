@@ -20,6 +20,33 @@ pub fn gemm<A: Element, B: Element, C: Element>(p: &GemmProblem, a: &[A], b: &[B
     Ok(())
 }
 
+/// The exact value of each listed `C[i][j]` (with `c` as C before the GEMM) and the magnitude
+/// bounding its rounding error, as [`check`] computes them: for comparisons [`check`] does not
+/// make, such as two results against each other within [`allowed_error`]. Validates first;
+/// entries outside the m x n result are an error.
+pub fn exact_entries<A: Element, B: Element, C: Element>(
+    p: &GemmProblem,
+    a: &[A],
+    b: &[B],
+    c: &[C],
+    entries: &[(usize, usize)],
+) -> Result<Vec<(f64, f64)>> {
+    let mut before = c.to_vec();
+    let (av, bv, cv) = p.views(a, b, &mut before)?;
+    entries
+        .iter()
+        .map(|&(i, j)| {
+            if i >= p.m || j >= p.n {
+                return Err(crate::error::Error::InvalidArgument(format!(
+                    "entry ({i}, {j}) is outside the {} x {} result",
+                    p.m, p.n
+                )));
+            }
+            Ok(entry(p, &av, &bv, &cv, i, j))
+        })
+        .collect()
+}
+
 /// The exact (unrounded) value of `C[i][j]` and the magnitude `|alpha| * sum |a*b| + |beta*c|`
 /// that bounds its rounding error.
 fn entry<A: Element, B: Element, C: Element>(
@@ -149,6 +176,21 @@ mod tests {
     use super::*;
     use crate::problem::{Layout, Transpose};
     use half::bf16;
+
+    #[test]
+    fn exact_entries_are_the_reference_values() {
+        let p = GemmProblem::new(2, 2, 2).with_scalars(2.0, 0.5);
+        let got = exact_entries(
+            &p,
+            &[1.0f32, 2.0, 3.0, 4.0],
+            &[5.0f32, 6.0, 7.0, 8.0],
+            &[4.0f32, 0.0, 0.0, -2.0],
+            &[(0, 0), (1, 1)],
+        );
+        // 2 * (5 + 14) + 0.5 * 4 = 40 (magnitude 38 + 2); 2 * (18 + 32) - 0.5 * 2 = 99 (magnitude 100 + 1).
+        assert_eq!(got.unwrap(), [(40.0, 40.0), (99.0, 101.0)]);
+        assert!(exact_entries(&p, &[0f32; 4], &[0f32; 4], &[0f32; 4], &[(2, 0)]).is_err());
+    }
 
     #[test]
     fn small_product_by_hand() {

@@ -953,29 +953,6 @@ fn timed(
     Ok(times)
 }
 
-/// The exact value of `C[i][j]` (with `c0` as C before) and the magnitude bounding its rounding
-/// error, as `gemm_core::reference` computes them.
-fn exact_entry<A: Element, C: Element>(p: &GemmProblem, a: &[A], b: &[A], c0: &[C], i: usize, j: usize) -> (f64, f64) {
-    let (sa, sb, sc) = (p.strides(Operand::A), p.strides(Operand::B), p.strides(Operand::C));
-    let (mut dot, mut mag) = (0.0f64, 0.0f64);
-    if !p.product_vanishes() {
-        for l in 0..p.k {
-            let t = f64::from(a[i * sa.2 + l * sa.3].to_f32()) * f64::from(b[l * sb.2 + j * sb.3].to_f32());
-            dot += t;
-            mag += t.abs();
-        }
-    }
-    let alpha = f64::from(p.alpha);
-    let mut v = if p.product_vanishes() { 0.0 } else { alpha * dot };
-    mag *= alpha.abs();
-    if p.beta != 0.0 {
-        let bc = f64::from(p.beta) * f64::from(c0[i * sc.2 + j * sc.3].to_f32());
-        v += bc;
-        mag += bc.abs();
-    }
-    (v, mag)
-}
-
 fn tp_typed<A: Element, C: Element>(ctx: &Context, args: &TpArgs) -> Result<(), String> {
     let dim = |v: u64, name: &str| usize::try_from(v).map_err(|_| format!("--{name} does not fit this machine"));
     let (m, n, k) = (dim(args.m, "m")?, dim(args.n, "n")?, dim(args.k, "k")?);
@@ -1107,9 +1084,9 @@ fn tp_typed<A: Element, C: Element>(ctx: &Context, args: &TpArgs) -> Result<(), 
         }
         let checked: Vec<(usize, usize)> =
             differing.iter().map(|&(_, i, j)| (i, j)).chain(entries.iter().copied()).collect();
+        let exact = reference::exact_entries(&p, &a, &b, &c0, &checked).map_err(|e| e.to_string())?;
         let mut worst = 0f64;
-        for &(i, j) in &checked {
-            let (exact, mag) = exact_entry(&p, &a, &b, &c0, i, j);
+        for (&(i, j), &(exact, mag)) in checked.iter().zip(&exact) {
             let idx = i * c_s.2 + j * c_s.3;
             let diff = (f64::from(c_tp[idx].to_f32()) - f64::from(c_one[idx].to_f32())).abs();
             worst = worst.max(diff / (2.0 * reference::allowed_error(&p, exact, mag)));
