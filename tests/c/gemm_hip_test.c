@@ -3,7 +3,8 @@
  * gfx942 and gfx950) and no GEMM_DEVICES, so the default context is every HIP device: the GEMMs go
  * C -> gemm_ffi -> HipBackend's streaming pipeline -> hipModuleLaunchKernel -> the catalogue
  * kernels in the emulator. Checks results against its own reference. Exit status 0 = pass. */
-#include "gemm.h"
+#define TEST_SEED 0x9e3779b9u
+#include "check.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -11,29 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures = 0;
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                               \
-            fprintf(stderr, __VA_ARGS__);                                                      \
-            fprintf(stderr, " [last error: %s]\n", gemm_last_error_message());                 \
-            failures++;                                                                        \
-        }                                                                                      \
-    } while (0)
-
-static uint64_t rng = 0x9e3779b9u;
-static float rnd(void) { /* xorshift64, values in [-1, 1) */
-    rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
-    return (float)((rng >> 40) & 0xFFFFFF) / 8388608.0f - 1.0f;
-}
-
-static uint16_t to_bf16(float f) { /* round to nearest even */
-    uint32_t u; memcpy(&u, &f, 4);
-    u += 0x7FFF + ((u >> 16) & 1);
-    return (uint16_t)(u >> 16);
-}
-static float from_bf16(uint16_t h) { uint32_t u = (uint32_t)h << 16; float f; memcpy(&f, &u, 4); return f; }
 
 /* Row-major C (m x n, ldc) = alpha * A (m x k) * B (k x n) + beta * C0, all bf16 in, f32 out;
  * checks every entry of `c` and that the padding columns kept their values. */

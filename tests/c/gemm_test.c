@@ -1,6 +1,7 @@
 /* A C program against the library's C ABI: runs GEMMs on 1 and 3 host devices and checks them
  * against a reference it computes itself; then feeds every entry bad input. Exit status 0 = pass. */
-#include "gemm.h"
+#define TEST_SEED 0x1234567u
+#include "check.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -8,29 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures = 0;
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                               \
-            fprintf(stderr, __VA_ARGS__);                                                      \
-            fprintf(stderr, " [last error: %s]\n", gemm_last_error_message());                 \
-            failures++;                                                                        \
-        }                                                                                      \
-    } while (0)
-
-static uint64_t rng = 0x1234567u;
-static float rnd(void) { /* xorshift64, values in [-1, 1) */
-    rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
-    return (float)((rng >> 40) & 0xFFFFFF) / 8388608.0f - 1.0f;
-}
-
-static uint16_t to_bf16(float f) { /* round to nearest even */
-    uint32_t u; memcpy(&u, &f, 4);
-    u += 0x7FFF + ((u >> 16) & 1);
-    return (uint16_t)(u >> 16);
-}
-static float from_bf16(uint16_t h) { uint32_t u = (uint32_t)h << 16; float f; memcpy(&f, &u, 4); return f; }
 
 /* Element (r, c) of a stored matrix. */
 static size_t at(gemm_layout_t layout, size_t r, size_t c, size_t ld) {
@@ -42,6 +20,26 @@ static size_t span(gemm_layout_t layout, size_t rows, size_t cols, size_t ld) {
     return layout == GEMM_ROW_MAJOR ? (rows - 1) * ld + cols : (cols - 1) * ld + rows;
 }
 
+/* The stored shapes of A and B, leading dimensions padded by `pad` (at least 1), and the
+ * elements each of A, B, C spans. */
+typedef struct { size_t lda, ldb, ldc, na, nb, nc; } storage_t;
+static storage_t storage(size_t m, size_t n, size_t k, gemm_layout_t layout, gemm_transpose_t ta, gemm_transpose_t tb,
+                         size_t pad) {
+    size_t ar = ta == GEMM_TRANS ? k : m, ac = ta == GEMM_TRANS ? m : k;
+    size_t br = tb == GEMM_TRANS ? n : k, bc = tb == GEMM_TRANS ? k : n;
+    storage_t s;
+    s.lda = (layout == GEMM_ROW_MAJOR ? ac : ar) + pad;
+    s.ldb = (layout == GEMM_ROW_MAJOR ? bc : br) + pad;
+    s.ldc = (layout == GEMM_ROW_MAJOR ? n : m) + pad;
+    if (s.lda == 0) s.lda = 1;
+    if (s.ldb == 0) s.ldb = 1;
+    if (s.ldc == 0) s.ldc = 1;
+    s.na = span(layout, ar, ac, s.lda);
+    s.nb = span(layout, br, bc, s.ldb);
+    s.nc = span(layout, m, n, s.ldc);
+    return s;
+}
+
 /* op(X)(i, j) of a stored matrix: transposed means element (j, i) of the storage. */
 static double get(const float *x, gemm_layout_t layout, gemm_transpose_t t, size_t i, size_t j, size_t ld) {
     return t == GEMM_TRANS ? x[at(layout, j, i, ld)] : x[at(layout, i, j, ld)];
@@ -49,15 +47,8 @@ static double get(const float *x, gemm_layout_t layout, gemm_transpose_t t, size
 
 static void check_f32(gemm_context_t *ctx, size_t m, size_t n, size_t k, gemm_layout_t layout,
                       gemm_transpose_t ta, gemm_transpose_t tb, size_t pad, float alpha, float beta) {
-    size_t ar = ta == GEMM_TRANS ? k : m, ac = ta == GEMM_TRANS ? m : k;
-    size_t br = tb == GEMM_TRANS ? n : k, bc = tb == GEMM_TRANS ? k : n;
-    size_t lda = (layout == GEMM_ROW_MAJOR ? ac : ar) + pad;
-    size_t ldb = (layout == GEMM_ROW_MAJOR ? bc : br) + pad;
-    size_t ldc = (layout == GEMM_ROW_MAJOR ? n : m) + pad;
-    if (lda == 0) lda = 1;
-    if (ldb == 0) ldb = 1;
-    if (ldc == 0) ldc = 1;
-    size_t na = span(layout, ar, ac, lda), nb = span(layout, br, bc, ldb), nc = span(layout, m, n, ldc);
+    storage_t st = storage(m, n, k, layout, ta, tb, pad);
+    size_t lda = st.lda, ldb = st.ldb, ldc = st.ldc, na = st.na, nb = st.nb, nc = st.nc;
     float *a = malloc((na + 1) * 4), *b = malloc((nb + 1) * 4), *c = malloc((nc + 1) * 4), *c0 = malloc((nc + 1) * 4);
     for (size_t i = 0; i < na; i++) a[i] = rnd();
     for (size_t i = 0; i < nb; i++) b[i] = rnd();
@@ -214,15 +205,8 @@ static void store(void *x, gemm_dtype_t t, size_t i, float v) {
 static void check_tp(gemm_context_t *ctx, gemm_tp_plan_t plan, size_t m, size_t n, size_t k, gemm_layout_t layout,
                      gemm_transpose_t ta, gemm_transpose_t tb, size_t pad, float alpha, float beta, gemm_dtype_t in,
                      gemm_dtype_t out) {
-    size_t ar = ta == GEMM_TRANS ? k : m, ac = ta == GEMM_TRANS ? m : k;
-    size_t br = tb == GEMM_TRANS ? n : k, bc = tb == GEMM_TRANS ? k : n;
-    size_t lda = (layout == GEMM_ROW_MAJOR ? ac : ar) + pad;
-    size_t ldb = (layout == GEMM_ROW_MAJOR ? bc : br) + pad;
-    size_t ldc = (layout == GEMM_ROW_MAJOR ? n : m) + pad;
-    if (lda == 0) lda = 1;
-    if (ldb == 0) ldb = 1;
-    if (ldc == 0) ldc = 1;
-    size_t na = span(layout, ar, ac, lda), nb = span(layout, br, bc, ldb), nc = span(layout, m, n, ldc);
+    storage_t st = storage(m, n, k, layout, ta, tb, pad);
+    size_t lda = st.lda, ldb = st.ldb, ldc = st.ldc, na = st.na, nb = st.nb, nc = st.nc;
     void *a = malloc((na + 1) * 4), *b = malloc((nb + 1) * 4), *c = malloc((nc + 1) * 4), *c0 = malloc((nc + 1) * 4);
     for (size_t i = 0; i < na; i++) store(a, in, i, rnd());
     for (size_t i = 0; i < nb; i++) store(b, in, i, rnd());
