@@ -59,23 +59,15 @@ enum Command {
     },
 }
 
+/// The operand flags `run` and `tp` share.
 #[derive(clap::Args)]
-struct RunArgs {
-    #[arg(long)]
-    m: usize,
-    #[arg(long)]
-    n: usize,
-    #[arg(long)]
-    k: usize,
+struct OperandArgs {
     /// Input dtype: f32, f16, bf16, fp8_e4m3fnuz, fp8_e5m2fnuz, fp8_e4m3, fp8_e5m2.
     #[arg(long, default_value = "f32")]
     dtype: DType,
     /// Output dtype (default: the input dtype for f32/f16/bf16, f32 for fp8).
     #[arg(long)]
     out_dtype: Option<DType>,
-    /// Number of GEMMs in a strided batch.
-    #[arg(long, default_value_t = 1)]
-    batch: usize,
     #[arg(long)]
     transa: bool,
     #[arg(long)]
@@ -84,6 +76,41 @@ struct RunArgs {
     alpha: f32,
     #[arg(long, default_value_t = 0.0)]
     beta: f32,
+}
+
+impl OperandArgs {
+    /// The output dtype: as given, else the input dtype for f32/f16/bf16 and f32 for fp8.
+    fn out_dtype(&self) -> DType {
+        self.out_dtype.unwrap_or(if self.dtype.is_fp8() { DType::F32 } else { self.dtype })
+    }
+
+    /// An m x n x k problem of these element types, transposes and scalars.
+    fn problem<A: Element, C: Element>(&self, m: usize, n: usize, k: usize) -> GemmProblem {
+        GemmProblem::new(m, n, k)
+            .with_elements::<A, A, C>()
+            .with_transposes(Transpose::from_bool(self.transa), Transpose::from_bool(self.transb))
+            .with_scalars(self.alpha, self.beta)
+    }
+
+    /// "NN", "NT", "TN" or "TT".
+    fn transposes(&self) -> String {
+        [self.transa, self.transb].iter().map(|&t| if t { 'T' } else { 'N' }).collect()
+    }
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    #[arg(long)]
+    m: usize,
+    #[arg(long)]
+    n: usize,
+    #[arg(long)]
+    k: usize,
+    #[command(flatten)]
+    ops: OperandArgs,
+    /// Number of GEMMs in a strided batch.
+    #[arg(long, default_value_t = 1)]
+    batch: usize,
     /// Timed repetitions after one warm-up run.
     #[arg(long, default_value_t = 5)]
     iters: usize,
@@ -231,24 +258,45 @@ fn disassemble(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Runs `$f::<A, C>(args)` for the element types of dtypes `$a` and `$c`.
+macro_rules! with_types {
+    ($a:expr, $c:expr, $f:ident ( $($arg:expr),* )) => {
+        match ($a, $c) {
+            (DType::F32, DType::F32) => $f::<f32, f32>($($arg),*),
+            (DType::F16, DType::F16) => $f::<f16, f16>($($arg),*),
+            (DType::F16, DType::F32) => $f::<f16, f32>($($arg),*),
+            (DType::Bf16, DType::Bf16) => $f::<bf16, bf16>($($arg),*),
+            (DType::Bf16, DType::F32) => $f::<bf16, f32>($($arg),*),
+            (DType::Fp8E4M3Fnuz, DType::F32) => $f::<Fp8E4M3Fnuz, f32>($($arg),*),
+            (DType::Fp8E4M3Fnuz, DType::F16) => $f::<Fp8E4M3Fnuz, f16>($($arg),*),
+            (DType::Fp8E4M3Fnuz, DType::Bf16) => $f::<Fp8E4M3Fnuz, bf16>($($arg),*),
+            (DType::Fp8E5M2Fnuz, DType::F32) => $f::<Fp8E5M2Fnuz, f32>($($arg),*),
+            (DType::Fp8E5M2Fnuz, DType::F16) => $f::<Fp8E5M2Fnuz, f16>($($arg),*),
+            (DType::Fp8E5M2Fnuz, DType::Bf16) => $f::<Fp8E5M2Fnuz, bf16>($($arg),*),
+            (DType::Fp8E4M3, DType::F32) => $f::<Fp8E4M3, f32>($($arg),*),
+            (DType::Fp8E4M3, DType::F16) => $f::<Fp8E4M3, f16>($($arg),*),
+            (DType::Fp8E4M3, DType::Bf16) => $f::<Fp8E4M3, bf16>($($arg),*),
+            (DType::Fp8E5M2, DType::F32) => $f::<Fp8E5M2, f32>($($arg),*),
+            (DType::Fp8E5M2, DType::F16) => $f::<Fp8E5M2, f16>($($arg),*),
+            (DType::Fp8E5M2, DType::Bf16) => $f::<Fp8E5M2, bf16>($($arg),*),
+            (a, c) => Err(format!("{a} -> {c} is not a supported dtype pair")),
+        }
+    };
+}
+
+/// Any input dtype with any 16/32-bit output: the library, not the CLI, says which pairs it runs.
 fn run(ctx: &Context, args: &RunArgs) -> Result<(), String> {
-    let out = args.out_dtype.unwrap_or(if args.dtype.is_fp8() { DType::F32 } else { args.dtype });
-    macro_rules! go {
-        ($a:ty, $c:ty) => {
-            run_typed::<$a, $c>(ctx, args)
-        };
-    }
     macro_rules! with_out {
         ($a:ty) => {
-            match out {
-                DType::F32 => go!($a, f32),
-                DType::F16 => go!($a, f16),
-                DType::Bf16 => go!($a, bf16),
+            match args.ops.out_dtype() {
+                DType::F32 => run_typed::<$a, f32>(ctx, args),
+                DType::F16 => run_typed::<$a, f16>(ctx, args),
+                DType::Bf16 => run_typed::<$a, bf16>(ctx, args),
                 other => Err(format!("output dtype {other} is not supported")),
             }
         };
     }
-    match args.dtype {
+    match args.ops.dtype {
         DType::F32 => with_out!(f32),
         DType::F16 => with_out!(f16),
         DType::Bf16 => with_out!(bf16),
@@ -265,22 +313,18 @@ fn random<T: Element>(len: usize, rng: &mut ChaCha8Rng) -> Vec<T> {
 }
 
 fn run_typed<A: Element, C: Element>(ctx: &Context, args: &RunArgs) -> Result<(), String> {
-    let p = GemmProblem::new(args.m, args.n, args.k)
-        .with_elements::<A, A, C>()
-        .with_transposes(Transpose::from_bool(args.transa), Transpose::from_bool(args.transb))
-        .with_scalars(args.alpha, args.beta);
+    let p = args.ops.problem::<A, C>(args.m, args.n, args.k);
     let batch = StridedBatch { problem: p, count: args.batch.max(1), stride_a: 0, stride_b: 0, stride_c: 0 };
     let item = p.validate().map_err(|e| e.to_string())?;
     let batch = StridedBatch { stride_a: item.a, stride_b: item.b, stride_c: item.c, ..batch };
     let spans = batch.validate().map_err(|e| e.to_string())?;
     let gib = (spans.a * A::DTYPE.size_bytes() * 2 + spans.c * C::DTYPE.size_bytes() * 2) as f64 / (1u64 << 30) as f64;
     eprintln!(
-        "gemm {}x{}x{} {}{} {}->{} batch {} on {} device(s); {:.2} GiB of buffers",
+        "gemm {}x{}x{} {} {}->{} batch {} on {} device(s); {:.2} GiB of buffers",
         args.m,
         args.n,
         args.k,
-        if args.transa { "T" } else { "N" },
-        if args.transb { "T" } else { "N" },
+        args.ops.transposes(),
         A::DTYPE,
         C::DTYPE,
         batch.count,
@@ -404,32 +448,6 @@ struct BatchItem {
     b: Buf,
     c0: Buf,
     c: Buf,
-}
-
-/// Runs `$f::<A, C>(args)` for the element types of dtypes `$a` and `$c`.
-macro_rules! with_types {
-    ($a:expr, $c:expr, $f:ident ( $($arg:expr),* )) => {
-        match ($a, $c) {
-            (DType::F32, DType::F32) => $f::<f32, f32>($($arg),*),
-            (DType::F16, DType::F16) => $f::<f16, f16>($($arg),*),
-            (DType::F16, DType::F32) => $f::<f16, f32>($($arg),*),
-            (DType::Bf16, DType::Bf16) => $f::<bf16, bf16>($($arg),*),
-            (DType::Bf16, DType::F32) => $f::<bf16, f32>($($arg),*),
-            (DType::Fp8E4M3Fnuz, DType::F32) => $f::<Fp8E4M3Fnuz, f32>($($arg),*),
-            (DType::Fp8E4M3Fnuz, DType::F16) => $f::<Fp8E4M3Fnuz, f16>($($arg),*),
-            (DType::Fp8E4M3Fnuz, DType::Bf16) => $f::<Fp8E4M3Fnuz, bf16>($($arg),*),
-            (DType::Fp8E5M2Fnuz, DType::F32) => $f::<Fp8E5M2Fnuz, f32>($($arg),*),
-            (DType::Fp8E5M2Fnuz, DType::F16) => $f::<Fp8E5M2Fnuz, f16>($($arg),*),
-            (DType::Fp8E5M2Fnuz, DType::Bf16) => $f::<Fp8E5M2Fnuz, bf16>($($arg),*),
-            (DType::Fp8E4M3, DType::F32) => $f::<Fp8E4M3, f32>($($arg),*),
-            (DType::Fp8E4M3, DType::F16) => $f::<Fp8E4M3, f16>($($arg),*),
-            (DType::Fp8E4M3, DType::Bf16) => $f::<Fp8E4M3, bf16>($($arg),*),
-            (DType::Fp8E5M2, DType::F32) => $f::<Fp8E5M2, f32>($($arg),*),
-            (DType::Fp8E5M2, DType::F16) => $f::<Fp8E5M2, f16>($($arg),*),
-            (DType::Fp8E5M2, DType::Bf16) => $f::<Fp8E5M2, bf16>($($arg),*),
-            (a, c) => Err(format!("{a} -> {c} is not a supported dtype pair")),
-        }
-    };
 }
 
 /// Seeded inputs and C of one item, in its element types.
@@ -891,20 +909,8 @@ struct TpArgs {
     n: u64,
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     k: u64,
-    /// Input dtype: f32, f16, bf16, fp8_e4m3fnuz, fp8_e5m2fnuz, fp8_e4m3, fp8_e5m2.
-    #[arg(long, default_value = "f32")]
-    dtype: DType,
-    /// Output dtype (default: the input dtype for f32/f16/bf16, f32 for fp8).
-    #[arg(long)]
-    out_dtype: Option<DType>,
-    #[arg(long)]
-    transa: bool,
-    #[arg(long)]
-    transb: bool,
-    #[arg(long, default_value_t = 1.0)]
-    alpha: f32,
-    #[arg(long, default_value_t = 0.0)]
-    beta: f32,
+    #[command(flatten)]
+    ops: OperandArgs,
     /// Timed repetitions after one warm-up run (for the tensor-parallel and the one-device GEMM).
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     reps: u64,
@@ -916,8 +922,7 @@ struct TpArgs {
 }
 
 fn tensor_parallel(ctx: &Context, args: &TpArgs) -> Result<(), String> {
-    let out = args.out_dtype.unwrap_or(if args.dtype.is_fp8() { DType::F32 } else { args.dtype });
-    with_types!(args.dtype, out, tp_typed(ctx, args))
+    with_types!(args.ops.dtype, args.ops.out_dtype(), tp_typed(ctx, args))
 }
 
 /// Whether every GPU device of `ctx` has a catalogue kernel for `a -> c` (host devices run all).
@@ -958,10 +963,7 @@ fn tp_typed<A: Element, C: Element>(ctx: &Context, args: &TpArgs) -> Result<(), 
     let (m, n, k) = (dim(args.m, "m")?, dim(args.n, "n")?, dim(args.k, "k")?);
     let reps = dim(args.reps, "reps")?;
     let plan = args.plan.plan();
-    let p = GemmProblem::new(m, n, k)
-        .with_elements::<A, A, C>()
-        .with_transposes(Transpose::from_bool(args.transa), Transpose::from_bool(args.transb))
-        .with_scalars(args.alpha, args.beta);
+    let p = args.ops.problem::<A, C>(m, n, k);
     let spans = p.validate().map_err(|e| e.to_string())?;
     // Row plans compute f32 partial products on every device, whatever C's dtype.
     let shard_dtype = if args.plan == PlanArg::Column { C::DTYPE } else { DType::F32 };
@@ -972,9 +974,8 @@ fn tp_typed<A: Element, C: Element>(ctx: &Context, args: &TpArgs) -> Result<(), 
     let devices = ctx.device_count();
     let names = labels(&ctx.devices().into_iter().map(|d| d.name).collect::<Vec<_>>());
     eprintln!(
-        "gemm tp {m}x{n}x{k} {}{} {}->{} on {devices} device(s) ({}), plan {}",
-        if args.transa { "T" } else { "N" },
-        if args.transb { "T" } else { "N" },
+        "gemm tp {m}x{n}x{k} {} {}->{} on {devices} device(s) ({}), plan {}",
+        args.ops.transposes(),
         A::DTYPE,
         C::DTYPE,
         names.join(", "),
