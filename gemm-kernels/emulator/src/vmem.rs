@@ -1,4 +1,4 @@
-//! Vector memory (MUBUF with buffer resources and LDS-DMA, GLOBAL, FLAT), scalar memory
+//! Vector memory (MUBUF with buffer resources and LDS-DMA, GLOBAL, FLAT, SCRATCH), scalar memory
 //! (SMEM), and the completion (`perform`) of every queued memory operation.
 //!
 //! MUBUF addressing and range checks follow ISA.md §2.2-2.3 (raw buffers checked per
@@ -178,6 +178,39 @@ pub fn exec(w: &mut Wave, env: &mut Env, inst: &Inst) -> R<()> {
                 }
             }
         }
+        Format::Scratch => {
+            // Private offset = vaddr (when SVE) + saddr (one SGPR) + the 13-bit signed
+            // instruction offset (ISA.md §4.4), into the lane's own segment.
+            let seg = w
+                .scratch
+                .ok_or_else(|| FaultKind::Unsupported(format!("{name} in a kernel without a private segment")))?;
+            let soff = match inst.operand(Field::Saddr) {
+                Some(o @ (Operand::Reg(_) | Operand::Special(_))) => w.sread(&o, Ty::B32, 0)?,
+                _ => 0,
+            };
+            let va = match vaddr {
+                Some(Operand::Reg(r)) => Some(r),
+                _ => None,
+            };
+            for &l in &lanes {
+                let v = match va {
+                    Some(r) => w.vget(r.file, r.index, l)?,
+                    None => 0,
+                };
+                let off = v.wrapping_add(soff).wrapping_add(inst.mods.offset as u32);
+                if u64::from(off) + u64::from(size) > u64::from(seg.lane_bytes) {
+                    return Err(FaultKind::PrivateSegment {
+                        lane: l as u8,
+                        offset: u64::from(off),
+                        len: size,
+                        write: is_store,
+                        private_bytes: seg.lane_bytes,
+                    });
+                }
+                let addr = seg.base + l as u64 * u64::from(seg.lane_bytes) + u64::from(off);
+                acc.push(Access::new(l, addr, size as u8));
+            }
+        }
         _ => return Err(FaultKind::Unsupported(name.to_string())),
     }
 
@@ -255,7 +288,7 @@ pub fn exec(w: &mut Wave, env: &mut Env, inst: &Inst) -> R<()> {
     }
     let dst = reg(if def.format == Format::Mubuf { vdata } else { vdst })?;
     let regs: Vec<(RegFile, u16)> = (0..size.div_ceil(4) as u16).map(|i| (dst.file, dst.index + i)).collect();
-    env.check_regs(w, &regs, true);
+    env.check_regs_as(w, &regs, true, Some(Order::VmLoad));
     env.issue(w, Order::VmLoad, OpKind::Load { space, acc, file: dst.file, base: dst.index, conv }, regs);
     Ok(())
 }
