@@ -74,6 +74,11 @@ pub enum Conv {
         bytes: u8,
         signed: bool,
     },
+    /// gfx950 `ds_read_b64_tr_b<bits>`: 64 bits per lane, transposed across each group of
+    /// 16 lanes (`vmem::transpose_b64`).
+    Transpose {
+        bits: u8,
+    },
 }
 
 /// Atomic read-modify-write operations.
