@@ -26,6 +26,8 @@ Run from anywhere:  python3 gemm-kernels/emulator/tests/data/triton/gen.py
 
 import json
 import os
+import re
+import subprocess
 import sys
 import warnings
 
@@ -125,6 +127,18 @@ def runtime_args(dt_in, dt_out):
     ]
 
 
+def segment_sizes(path):
+    """(group, private) segment fixed sizes and spill counts from the code object's
+    metadata note, as llvm-readelf-22 prints it (LLVM 22 is installed for the tests)."""
+    notes = subprocess.run(["llvm-readelf-22", "--notes", path], check=True,
+                           capture_output=True, text=True).stdout
+    get = lambda key: int(re.search(r"\." + key + r":\s+(\d+)", notes).group(1))
+    return {"group_segment_fixed_size": get("group_segment_fixed_size"),
+            "private_segment_fixed_size": get("private_segment_fixed_size"),
+            "vgpr_spill_count": get("vgpr_spill_count"),
+            "sgpr_spill_count": get("sgpr_spill_count")}
+
+
 def compile_one(arch, dtype, bm, bn, bk, warps, stages, even_k):
     t_in = TRITON_DTYPE[(arch, dtype)]
     t_out = TRITON_OUT[OUT_DTYPE[dtype]]
@@ -163,8 +177,10 @@ def main():
             name = (f"triton_{arch}_{dtype}_{bm}x{bn}x{bk}_w{warps}_s{stages}_"
                     f"{'evenk' if even_k else 'masked'}")
             hsaco = k.asm["hsaco"]
-            with open(os.path.join(out_dir, name + ".hsaco"), "wb") as f:
+            path = os.path.join(out_dir, name + ".hsaco")
+            with open(path, "wb") as f:
                 f.write(hsaco)
+            seg = segment_sizes(path)
             kernel_args, offset = [], 0
             for (aname, ty, hint) in args:
                 if hint == "1":
@@ -197,14 +213,21 @@ def main():
                               "BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk,
                               "GROUP_SIZE_M": GROUP_M, "EVEN_K": even_k},
                 "kernarg_bytes": offset,
+                # Triton allocates its LDS dynamically: the launch passes `dynamic_lds`
+                # bytes on top of the descriptor's static size.
+                "static_lds": seg["group_segment_fixed_size"],
                 "dynamic_lds": md.shared,
+                "private_segment_fixed_size": seg["private_segment_fixed_size"],
+                "vgpr_spill_count": seg["vgpr_spill_count"],
+                "sgpr_spill_count": seg["sgpr_spill_count"],
                 "grid": "[cdiv(M, block_m) * cdiv(N, block_n), 1, 1]",
                 "block": [warps * 64, 1, 1],
                 "layout": "A row-major MxK (stride_am, 1), B row-major KxN (stride_bk, 1), "
                           "C row-major MxN (stride_cm, 1)",
                 "triton_version": triton.__version__,
             })
-            print(f"{name}: {len(hsaco)} bytes, LDS {md.shared}", file=sys.stderr)
+            print(f"{name}: {len(hsaco)} bytes, LDS {md.shared}, "
+                  f"scratch {seg['private_segment_fixed_size']} bytes/lane", file=sys.stderr)
     with open(os.path.join(out_dir, "manifest.json"), "w") as f:
         json.dump({"generator": "gen.py", "triton_version": triton.__version__,
                    "kernels": entries}, f, indent=1)
