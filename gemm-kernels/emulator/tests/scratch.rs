@@ -72,12 +72,23 @@ k:
 }
 
 fn launch(arch: Arch, tag: &str, private: u32, body: &str, inp: &[[u32; 4]]) -> Result<Vec<[u32; 4]>, EmuError> {
+    launch_with(arch, tag, private, body, inp, &LaunchOptions::default())
+}
+
+fn launch_with(
+    arch: Arch,
+    tag: &str,
+    private: u32,
+    body: &str,
+    inp: &[[u32; 4]],
+    o: &LaunchOptions,
+) -> Result<Vec<[u32; 4]>, EmuError> {
     let co = assemble(&kernel(arch, private, body), arch, tag);
     let dev = Device::new(arch);
     let pin = upload(&dev, bytemuck::cast_slice(inp));
     let pout = dev.alloc(1024).unwrap();
     let args = Args::new().ptr(pin).ptr(pout);
-    let r = dev.launch_with(&co, "k", [1, 1, 1], [64, 1, 1], &args.0, &LaunchOptions::default())?;
+    let r = dev.launch_with(&co, "k", [1, 1, 1], [64, 1, 1], &args.0, o)?;
     assert_clean(&r);
     let out: Vec<u32> = bytemuck::cast_slice(&download(&dev, pout, 1024)).to_vec();
     Ok(out.chunks(4).map(|c| [c[0], c[1], c[2], c[3]]).collect())
@@ -116,6 +127,24 @@ fn scratch_access_past_the_private_segment_faults() {
                 );
             }
             e => panic!("{arch}: expected a private-segment fault, got {e}"),
+        }
+    }
+}
+
+#[test]
+fn vmcnt_counts_loads_and_stores_in_one_in_order_stream() {
+    // Triton's spill code: a scratch load, then younger stores, then `s_waitcnt vmcnt(2)`
+    // before the loaded register is used. gfx9 has one VM_CNT for loads and stores and
+    // LLVM (SIInsertWaitcnts: one VMEM_ACCESS event without vscnt) counts it down in issue
+    // order, so the wait covers the load under every schedule.
+    let inp: Vec<[u32; 4]> = (0..64u32).map(|l| [l ^ 0x5A5A, l + 7, l * 3, 0]).collect();
+    let body = "  scratch_store_dword off, v0, off\n  s_waitcnt vmcnt(0)\n  scratch_load_dword v4, off, off\n  scratch_store_dword off, v1, off offset:4\n  scratch_store_dword off, v2, off offset:8\n  s_waitcnt vmcnt(2)\n  v_mov_b32_e32 v5, v4\n  v_mov_b32_e32 v6, 0\n  v_mov_b32_e32 v7, 0";
+    for arch in Arch::ALL {
+        for s in schedules(&[3, 4]) {
+            let out = launch_with(arch, "vmcnt-order", 16, body, &inp, &opts(s)).unwrap();
+            for (l, (i, o)) in inp.iter().zip(&out).enumerate() {
+                assert_eq!(o[1], i[0], "{arch} {} lane {l}", s.mode.name());
+            }
         }
     }
 }
