@@ -244,10 +244,35 @@ impl Device {
         let pkt_ptr = self.mem.alloc(64)?;
         self.mem.write(pkt_ptr, &pkt)?;
 
-        let res = self.run_grid(&prog, kd, kernel, grid, block, ka_ptr, pkt_ptr, lds_bytes, opts);
+        let scratch = self.alloc_scratch(kd, grid, block, opts)?;
+        let res = self.run_grid(&prog, kd, kernel, grid, block, ka_ptr, pkt_ptr, lds_bytes, opts, scratch);
         let _ = self.mem.free(ka_ptr);
         let _ = self.mem.free(pkt_ptr);
+        if let Some(sc) = scratch {
+            let _ = self.mem.free(sc.region);
+        }
         res
+    }
+
+    /// Scratch for a launch: `private_segment_fixed_size` bytes per work-item, rounded up
+    /// to a dword as the CP does (AMDGPUUsage "Private Segment Size"), for every wave of
+    /// one slot per workgroup in flight (host thread), like the hardware's per-wave-slot
+    /// scratch: a slot is reused, not cleared, by the next workgroup that takes it.
+    fn alloc_scratch(
+        &self,
+        kd: &gemm_codeobject::KernelDescriptor,
+        grid: [u32; 3],
+        block: [u32; 3],
+        opts: &LaunchOptions,
+    ) -> Result<Option<ScratchRegion>, EmuError> {
+        let lane_bytes = kd.private_segment_fixed_size.div_ceil(4) * 4;
+        if lane_bytes == 0 {
+            return Ok(None);
+        }
+        let slots = host_threads(opts, grid) as u64;
+        let waves = (u64::from(block[0]) * u64::from(block[1]) * u64::from(block[2])).div_ceil(LANES as u64);
+        let slot_bytes = waves * LANES as u64 * u64::from(lane_bytes);
+        Ok(Some(ScratchRegion { region: self.mem.alloc(slot_bytes * slots)?, slot_bytes, lane_bytes }))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -262,60 +287,13 @@ impl Device {
         pkt_ptr: u64,
         lds_bytes: u32,
         opts: &LaunchOptions,
-    ) -> Result<LaunchReport, EmuError> {
-        let total = grid[0] as usize * grid[1] as usize * grid[2] as usize;
-        let threads = if opts.threads == 0 {
-            std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
-        } else {
-            opts.threads
-        };
-        let threads = threads.min(total).max(1);
-        let wg_threads = (block[0] * block[1] * block[2]) as usize;
-        let nwaves = wg_threads.div_ceil(LANES);
-        // Scratch: `private_segment_fixed_size` bytes per work-item, rounded up to a dword
-        // as the CP does (AMDGPUUsage "Private Segment Size"). One region holds a slot per
-        // host thread (a workgroup in flight), like the hardware's per-wave-slot scratch:
-        // a slot is reused, not cleared, by the next workgroup of that thread.
-        let lane_bytes = kd.private_segment_fixed_size.div_ceil(4) * 4;
-        let slot_bytes = nwaves as u64 * LANES as u64 * u64::from(lane_bytes);
-        let scratch_region = if lane_bytes > 0 { Some(self.mem.alloc(slot_bytes * threads as u64)?) } else { None };
-        let res = self.run_workgroups(
-            prog,
-            kd,
-            kernel,
-            grid,
-            block,
-            ka_ptr,
-            pkt_ptr,
-            lds_bytes,
-            opts,
-            threads,
-            scratch_region.map(|r| (r, slot_bytes, lane_bytes)),
-        );
-        if let Some(r) = scratch_region {
-            let _ = self.mem.free(r);
-        }
-        res
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn run_workgroups(
-        &self,
-        prog: &Program,
-        kd: &gemm_codeobject::KernelDescriptor,
-        kernel: &str,
-        grid: [u32; 3],
-        block: [u32; 3],
-        ka_ptr: u64,
-        pkt_ptr: u64,
-        lds_bytes: u32,
-        opts: &LaunchOptions,
-        threads: usize,
-        scratch: Option<(u64, u64, u32)>,
+        scratch: Option<ScratchRegion>,
     ) -> Result<LaunchReport, EmuError> {
         let view = self.mem.view()?;
         let total = grid[0] as usize * grid[1] as usize * grid[2] as usize;
-        let slot_counter = AtomicUsize::new(0);
+        let threads = host_threads(opts, grid);
+        // Scratch slots not taken by a workgroup in flight (at most `threads` are).
+        let free_slots: Mutex<Vec<u64>> = Mutex::new((0..threads as u64).collect());
         let next = AtomicUsize::new(0);
         let done = AtomicUsize::new(0);
         type WgOut = Result<(Vec<Report>, InstCounts, u64), Box<Fault>>;
@@ -331,115 +309,117 @@ impl Device {
         let nwaves = wg_threads.div_ceil(LANES);
         std::thread::scope(|s| {
             for _ in 0..threads {
-                s.spawn(|| {
-                    let slot = slot_counter.fetch_add(1, Ordering::Relaxed) as u64;
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        if i >= total {
-                            break;
+                s.spawn(|| loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= total {
+                        break;
+                    }
+                    let wg = [
+                        (i % grid[0] as usize) as u32,
+                        ((i / grid[0] as usize) % grid[1] as usize) as u32,
+                        (i / (grid[0] as usize * grid[1] as usize)) as u32,
+                    ];
+                    let slot = free_slots.lock().ok().and_then(|mut f| f.pop()).unwrap_or(0);
+                    let mut waves = Vec::with_capacity(nwaves);
+                    for wi in 0..nwaves {
+                        let live_lanes = (wg_threads - wi * LANES).min(LANES);
+                        let live = if live_lanes == 64 { u64::MAX } else { (1u64 << live_lanes) - 1 };
+                        let mut w = Wave::new(wi, nv, na, live);
+                        let mut sg = 0usize;
+                        let mut put64 = |w: &mut Wave, v: u64| {
+                            w.s[sg] = v as u32;
+                            w.s[sg + 1] = (v >> 32) as u32;
+                            sg += 2;
+                        };
+                        if user.dispatch_ptr {
+                            put64(&mut w, pkt_ptr);
                         }
-                        let wg = [
-                            (i % grid[0] as usize) as u32,
-                            ((i / grid[0] as usize) % grid[1] as usize) as u32,
-                            (i / (grid[0] as usize * grid[1] as usize)) as u32,
-                        ];
-                        let mut waves = Vec::with_capacity(nwaves);
-                        for wi in 0..nwaves {
-                            let live_lanes = (wg_threads - wi * LANES).min(LANES);
-                            let live = if live_lanes == 64 { u64::MAX } else { (1u64 << live_lanes) - 1 };
-                            let mut w = Wave::new(wi, nv, na, live);
-                            let mut sg = 0usize;
-                            let mut put64 = |w: &mut Wave, v: u64| {
-                                w.s[sg] = v as u32;
-                                w.s[sg + 1] = (v >> 32) as u32;
-                                sg += 2;
-                            };
-                            if user.dispatch_ptr {
-                                put64(&mut w, pkt_ptr);
-                            }
-                            if user.queue_ptr {
-                                put64(&mut w, 0);
-                            }
-                            if user.kernarg_segment_ptr {
-                                put64(&mut w, ka_ptr);
-                            }
-                            if user.dispatch_id {
-                                put64(&mut w, 0);
-                            }
-                            let mut sg = user_count;
-                            for (en, v) in
-                                [(sys.workgroup_id_x, wg[0]), (sys.workgroup_id_y, wg[1]), (sys.workgroup_id_z, wg[2])]
-                            {
-                                if en {
-                                    w.s[sg] = v;
-                                    sg += 1;
-                                }
-                            }
-                            if sys.workgroup_info {
-                                w.s[sg] = lds_bytes;
+                        if user.queue_ptr {
+                            put64(&mut w, 0);
+                        }
+                        if user.kernarg_segment_ptr {
+                            put64(&mut w, ka_ptr);
+                        }
+                        if user.dispatch_id {
+                            put64(&mut w, 0);
+                        }
+                        let mut sg = user_count;
+                        for (en, v) in
+                            [(sys.workgroup_id_x, wg[0]), (sys.workgroup_id_y, wg[1]), (sys.workgroup_id_z, wg[2])]
+                        {
+                            if en {
+                                w.s[sg] = v;
                                 sg += 1;
                             }
-                            if let Some((region, slot_bytes, lane_bytes)) = scratch {
-                                // Architected flat scratch (gfx940+, AMDGPUUsage "Flat
-                                // Scratch"): FLAT_SCRATCH holds the wave's scratch base; the
-                                // wavefront offset SGPR is its offset in the dispatch's scratch.
-                                let base = region + slot * slot_bytes + (wi * LANES) as u64 * u64::from(lane_bytes);
-                                w.scratch = Some(Scratch { base, lane_bytes });
-                                w.s[FLAT_SCRATCH_LO] = base as u32;
-                                w.s[FLAT_SCRATCH_LO + 1] = (base >> 32) as u32;
-                                if sys.private_segment {
-                                    w.s[sg] = (base - region) as u32;
-                                }
-                                if user.private_segment_size && user_count > 0 {
-                                    // Last of the user SGPRs (after any preloaded kernargs).
-                                    w.s[user_count - 1] = lane_bytes;
-                                }
-                            } else if sys.private_segment {
-                                w.s[sg] = 0;
+                        }
+                        if sys.workgroup_info {
+                            w.s[sg] = lds_bytes;
+                            sg += 1;
+                        }
+                        if let Some(sc) = scratch {
+                            // Architected flat scratch (gfx940+, AMDGPUUsage "Flat
+                            // Scratch"): FLAT_SCRATCH holds the wave's scratch base; the
+                            // wavefront offset SGPR is its offset in the dispatch's scratch.
+                            let off = slot * sc.slot_bytes + (wi * LANES) as u64 * u64::from(sc.lane_bytes);
+                            let base = sc.region + off;
+                            w.scratch = Some(Scratch { base, lane_bytes: sc.lane_bytes });
+                            w.s[FLAT_SCRATCH_LO] = base as u32;
+                            w.s[FLAT_SCRATCH_LO + 1] = (base >> 32) as u32;
+                            if sys.private_segment {
+                                w.s[sg] = off as u32;
                             }
-                            if nv > 0 {
-                                for l in 0..LANES {
-                                    let lin = (wi * LANES + l) as u32;
-                                    let x = lin % block[0];
-                                    let y = (lin / block[0]) % block[1];
-                                    let z = lin / (block[0] * block[1]);
-                                    let _ = w.vset(gemm_isa::RegFile::Vgpr, 0, l, x | (y << 10) | (z << 20));
-                                }
+                            if user.private_segment_size && user_count > 0 {
+                                // The last user SGPR (after any preloaded kernargs).
+                                w.s[user_count - 1] = sc.lane_bytes;
                             }
-                            waves.push(w);
+                        } else if sys.private_segment {
+                            w.s[sg] = 0;
                         }
-                        let env = Env {
-                            arch,
-                            prog,
-                            mem: &view,
-                            kernel,
-                            wg,
-                            wg_size: block,
-                            grid_wgs: grid,
-                            kernarg: ka_ptr,
-                            lds: vec![0u8; lds_bytes as usize],
-                            now: 0,
-                            rng: rng_for(opts.schedule.seed, wg),
-                            mode: opts.schedule.mode,
-                            race: opts.race_detector.then(|| RaceDetector::new(nwaves, lds_bytes as usize)),
-                            reports: Default::default(),
-                            counts: InstCounts::default(),
-                            sched: (0..nwaves).map(|_| WaveSched::default()).collect(),
-                            hazard: vec![Default::default(); nwaves],
-                            max_instructions: opts.max_instructions_per_wave,
-                        };
-                        let mut wgr = Workgroup { waves, env };
-                        let out = match wgr.run(opts.schedule) {
-                            Ok(()) => Ok((std::mem::take(&mut wgr.env.reports.list), wgr.env.counts, wgr.env.now)),
-                            Err(f) => Err(Box::new(f)),
-                        };
-                        if let Ok(mut r) = results.lock() {
-                            r[i] = Some(out);
+                        if nv > 0 {
+                            for l in 0..LANES {
+                                let lin = (wi * LANES + l) as u32;
+                                let x = lin % block[0];
+                                let y = (lin / block[0]) % block[1];
+                                let z = lin / (block[0] * block[1]);
+                                let _ = w.vset(gemm_isa::RegFile::Vgpr, 0, l, x | (y << 10) | (z << 20));
+                            }
                         }
-                        let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-                        if let Some(p) = opts.progress {
-                            p(d, total);
-                        }
+                        waves.push(w);
+                    }
+                    let env = Env {
+                        arch,
+                        prog,
+                        mem: &view,
+                        kernel,
+                        wg,
+                        wg_size: block,
+                        grid_wgs: grid,
+                        kernarg: ka_ptr,
+                        lds: vec![0u8; lds_bytes as usize],
+                        now: 0,
+                        rng: rng_for(opts.schedule.seed, wg),
+                        mode: opts.schedule.mode,
+                        race: opts.race_detector.then(|| RaceDetector::new(nwaves, lds_bytes as usize)),
+                        reports: Default::default(),
+                        counts: InstCounts::default(),
+                        sched: (0..nwaves).map(|_| WaveSched::default()).collect(),
+                        hazard: vec![Default::default(); nwaves],
+                        max_instructions: opts.max_instructions_per_wave,
+                    };
+                    let mut wgr = Workgroup { waves, env };
+                    let out = match wgr.run(opts.schedule) {
+                        Ok(()) => Ok((std::mem::take(&mut wgr.env.reports.list), wgr.env.counts, wgr.env.now)),
+                        Err(f) => Err(Box::new(f)),
+                    };
+                    if let Ok(mut f) = free_slots.lock() {
+                        f.push(slot);
+                    }
+                    if let Ok(mut r) = results.lock() {
+                        r[i] = Some(out);
+                    }
+                    let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+                    if let Some(p) = opts.progress {
+                        p(d, total);
                     }
                 });
             }
@@ -459,4 +439,25 @@ impl Device {
         }
         Ok(rep)
     }
+}
+
+/// Host threads that run a launch's workgroups (`LaunchOptions::threads`, 0 for the
+/// available parallelism), at most one per workgroup.
+fn host_threads(opts: &LaunchOptions, grid: [u32; 3]) -> usize {
+    let total = grid[0] as usize * grid[1] as usize * grid[2] as usize;
+    let threads = if opts.threads == 0 {
+        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+    } else {
+        opts.threads
+    };
+    threads.min(total).max(1)
+}
+
+/// A launch's scratch: one slot of `slot_bytes` per host thread from `region`, each wave
+/// `64 * lane_bytes` of it.
+#[derive(Clone, Copy, Debug)]
+struct ScratchRegion {
+    region: u64,
+    slot_bytes: u64,
+    lane_bytes: u32,
 }
