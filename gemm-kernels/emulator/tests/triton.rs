@@ -43,6 +43,7 @@ struct Kernel {
     warps: u32,
     masked: bool,
     dynamic_lds: u32,
+    private_bytes: usize,
     kernarg_bytes: usize,
     /// (name, offset, size) of each runtime kernel argument, in Triton's order.
     args: Vec<(String, usize, usize)>,
@@ -68,6 +69,7 @@ fn kernels() -> Vec<Kernel> {
             warps: u(k, "num_warps") as u32,
             masked: k["masked"].as_bool().expect("manifest: masked"),
             dynamic_lds: u(k, "dynamic_lds") as u32,
+            private_bytes: u(k, "private_segment_fixed_size"),
             kernarg_bytes: u(k, "kernarg_bytes"),
             args: k["args"]
                 .as_array()
@@ -227,13 +229,21 @@ fn the_set_covers_both_archs_every_dtype_large_tiles_and_spills() {
         assert!(mine.iter().any(|k| k.masked) && mine.iter().any(|k| !k.masked));
         assert!(mine.iter().any(|k| k.warps == 4) && mine.iter().any(|k| k.warps == 8));
         assert!(mine.iter().any(|k| k.bm == 64 && k.bn == 64) && mine.iter().any(|k| k.bm == 256 && k.bn == 256));
-        // Some 256x256 kernels spill: their descriptors ask for a private segment.
+        // Some 256x256 kernels spill: their descriptors ask for a private segment, the
+        // same size as the v5 metadata's `.private_segment_fixed_size` and the manifest's,
+        // with COMPUTE_PGM_RSRC2.ENABLE_PRIVATE_SEGMENT set.
         let spilling = mine
             .iter()
             .filter(|k| {
                 let co = std::fs::read(data_dir().join(&k.file)).unwrap();
                 let co = gemm_codeobject::CodeObject::parse(&co).unwrap();
-                co.kernel(&k.name).unwrap().descriptor.private_segment_fixed_size > 0
+                let kern = co.kernel(&k.name).unwrap();
+                let kd = &kern.descriptor;
+                let meta = kern.metadata.as_ref().expect("v5 metadata");
+                assert_eq!(kd.private_segment_fixed_size, meta.private_segment_fixed_size, "{}", k.file);
+                assert_eq!(kd.private_segment_fixed_size as usize, k.private_bytes, "{}: manifest", k.file);
+                assert_eq!(kd.system_sgprs().private_segment, kd.private_segment_fixed_size > 0, "{}", k.file);
+                kd.private_segment_fixed_size > 0
             })
             .count();
         assert!(spilling >= 2, "{arch}: only {spilling} kernels use scratch");
