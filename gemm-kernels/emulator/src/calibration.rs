@@ -1,0 +1,438 @@
+//! The calibration set: foreign GEMM kernels whose real speed on an MI300X/MI355X is
+//! published, kept as test data under `tests/data/calibration/` (sources with their
+//! attribution, `build.sh`, the code objects, one TOML manifest per kernel in `kernels/`).
+//!
+//! This module reads the manifests into typed values so that the emulator's tests and the
+//! timing model's calibration command iterate the same list: for each kernel, which code
+//! object to load for a problem size, how to launch it (grid, block, dynamic LDS, kernel
+//! arguments laid out as [`crate::Device::launch_with`] takes them), and the published
+//! TFLOP/s with where it was published (issue 10, item 5).
+//!
+//! ```no_run
+//! let set = gemm_emu::calibration::load_dir(&gemm_emu::calibration::default_dir()).unwrap();
+//! for k in &set {
+//!     for p in &k.published {
+//!         println!("{} {}x{}x{} {} TFLOP/s on {} ({})", k.name, p.m, p.n, p.k, p.tflops, p.gpu, p.source);
+//!     }
+//! }
+//! ```
+
+use gemm_core::dtype::DType;
+use gemm_isa::Arch;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// Why a manifest could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum CalibrationError {
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{path}: {source}")]
+    Toml { path: PathBuf, source: Box<toml::de::Error> },
+    #[error("{path}: {field}: {why}")]
+    Invalid { path: PathBuf, field: &'static str, why: String },
+    #[error("{kernel}: no code object for {m}x{n}x{k} (size-specialised: {sizes:?})")]
+    NoCodeObject { kernel: String, m: usize, n: usize, k: usize, sizes: Vec<[usize; 3]> },
+    #[error("{kernel}: {m}x{n}x{k}: {why}")]
+    BadSize { kernel: String, m: usize, n: usize, k: usize, why: String },
+}
+
+/// How the grid follows from the problem size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GridKind {
+    /// `[ceil(N/tile_n), ceil(M/tile_m), 1]`: blockIdx.x walks columns, blockIdx.y rows.
+    Tiles2d,
+    /// `[ceil(M/tile_m) * ceil(N/tile_n), 1, 1]`: one linear workgroup id per C tile.
+    TilesLinear,
+}
+
+/// A buffer a kernel argument points at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Buffer {
+    A,
+    B,
+    C,
+    /// A null pointer (e.g. Triton's unused scratch pointers).
+    Null,
+}
+
+/// A problem dimension or a literal, the value of a scalar argument.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Value {
+    M,
+    N,
+    K,
+    Int(i64),
+    Float(f64),
+}
+
+impl Value {
+    fn eval(self, m: usize, n: usize, k: usize) -> f64 {
+        match self {
+            Value::M => m as f64,
+            Value::N => n as f64,
+            Value::K => k as f64,
+            Value::Int(v) => v as f64,
+            Value::Float(v) => v,
+        }
+    }
+}
+
+/// One kernel argument, in order; laid out with natural alignment as clang and Triton do.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Arg {
+    /// A 64-bit global pointer.
+    Ptr(Buffer),
+    I32(Value),
+    F32(Value),
+}
+
+/// How to launch the kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Launch {
+    pub block: [u32; 3],
+    pub grid: GridKind,
+    pub tile_m: usize,
+    pub tile_n: usize,
+    /// Bytes of dynamic LDS (Triton allocates all its LDS dynamically).
+    pub dynamic_lds: u32,
+    /// False where the source did not publish the launch and the manifest chose it.
+    pub launch_published: bool,
+    pub args: Vec<Arg>,
+}
+
+/// One code object of a kernel: generic, or specialised to one problem size.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CodeObject {
+    /// Path of the code object (absolute: the manifest directory joined with the file).
+    pub path: PathBuf,
+    /// Kernel symbol (without `.kd`).
+    pub symbol: String,
+    /// `[M, N, K]` for a code object compiled for one size (template parameters).
+    pub size: Option<[usize; 3]>,
+}
+
+/// A published measurement.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Published {
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub tflops: f64,
+    /// The GPU it was measured on (MI300X, MI325X, MI355X).
+    pub gpu: String,
+    /// Exactly where: repository + path + commit or URL, and the table or sentence.
+    pub source: String,
+    pub notes: String,
+}
+
+/// What the functional test expects in the emulator.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expect {
+    /// Runs and matches the reference, with no checker findings.
+    Pass,
+    /// Refused today; the text is what the refusal must mention (so the test fails, and
+    /// must be updated, once the emulator learns it).
+    Unsupported(String),
+}
+
+/// The emulator test case of a kernel (a small size the kernel allows).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TestCase {
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub expect: Expect,
+}
+
+/// Element types of A, B and C (C = A * B^T: A is M x K, B is N x K, both row-major, C
+/// is M x N row-major, for every kernel of the set).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DTypes {
+    pub a: DType,
+    pub b: DType,
+    pub c: DType,
+}
+
+/// One calibration kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Kernel {
+    pub name: String,
+    pub title: String,
+    pub arch: Arch,
+    /// Compiler and route that built the code objects.
+    pub producer: String,
+    /// Source files, relative to the set's directory.
+    pub sources: Vec<PathBuf>,
+    pub notes: String,
+    pub dtype: DTypes,
+    pub launch: Launch,
+    pub code_objects: Vec<CodeObject>,
+    pub published: Vec<Published>,
+    pub test: TestCase,
+    /// The manifest this came from.
+    pub manifest: PathBuf,
+}
+
+impl Kernel {
+    /// The code object to run `m x n x k` with: the one specialised to that size, else the
+    /// generic one.
+    pub fn code_object(&self, m: usize, n: usize, k: usize) -> Result<&CodeObject, CalibrationError> {
+        let exact = self.code_objects.iter().find(|c| c.size == Some([m, n, k]));
+        exact.or_else(|| self.code_objects.iter().find(|c| c.size.is_none())).ok_or_else(|| {
+            CalibrationError::NoCodeObject {
+                kernel: self.name.clone(),
+                m,
+                n,
+                k,
+                sizes: self.code_objects.iter().filter_map(|c| c.size).collect(),
+            }
+        })
+    }
+
+    /// Grid in workgroups for `m x n`.
+    pub fn grid(&self, m: usize, n: usize) -> [u32; 3] {
+        let (tm, tn) = (m.div_ceil(self.launch.tile_m) as u32, n.div_ceil(self.launch.tile_n) as u32);
+        match self.launch.grid {
+            GridKind::Tiles2d => [tn, tm, 1],
+            GridKind::TilesLinear => [tm * tn, 1, 1],
+        }
+    }
+
+    /// The kernel-argument bytes for `m x n x k` with A, B, C at the given device
+    /// addresses (natural alignment: 8 for pointers, 4 for 32-bit scalars).
+    pub fn kernarg(&self, m: usize, n: usize, k: usize, a: u64, b: u64, c: u64) -> Result<Vec<u8>, CalibrationError> {
+        let mut out = Vec::new();
+        let align = |out: &mut Vec<u8>, to: usize| out.resize(out.len().next_multiple_of(to), 0);
+        for arg in &self.launch.args {
+            match *arg {
+                Arg::Ptr(buf) => {
+                    align(&mut out, 8);
+                    let p = match buf {
+                        Buffer::A => a,
+                        Buffer::B => b,
+                        Buffer::C => c,
+                        Buffer::Null => 0,
+                    };
+                    out.extend_from_slice(&p.to_le_bytes());
+                }
+                Arg::I32(v) => {
+                    align(&mut out, 4);
+                    let x = v.eval(m, n, k);
+                    if x.fract() != 0.0 || x < f64::from(i32::MIN) || x > f64::from(i32::MAX) {
+                        return Err(CalibrationError::BadSize {
+                            kernel: self.name.clone(),
+                            m,
+                            n,
+                            k,
+                            why: format!("i32 argument {v:?} = {x} does not fit"),
+                        });
+                    }
+                    out.extend_from_slice(&(x as i32).to_le_bytes());
+                }
+                Arg::F32(v) => {
+                    align(&mut out, 4);
+                    out.extend_from_slice(&(v.eval(m, n, k) as f32).to_le_bytes());
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// 2MNK, the work the published TFLOP/s divide by the time.
+    pub fn flops(m: usize, n: usize, k: usize) -> f64 {
+        2.0 * m as f64 * n as f64 * k as f64
+    }
+}
+
+/// The set's directory in this crate: `tests/data/calibration`.
+pub fn default_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/calibration")
+}
+
+/// Reads every `kernels/*.toml` of a calibration directory, sorted by name.
+pub fn load_dir(dir: &Path) -> Result<Vec<Kernel>, CalibrationError> {
+    let kdir = dir.join("kernels");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&kdir)
+        .map_err(|source| CalibrationError::Io { path: kdir.clone(), source })?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    paths.sort();
+    let mut out = Vec::with_capacity(paths.len());
+    for p in paths {
+        out.push(load(dir, &p)?);
+    }
+    Ok(out)
+}
+
+/// Reads one manifest; relative paths in it are relative to `dir`.
+pub fn load(dir: &Path, manifest: &Path) -> Result<Kernel, CalibrationError> {
+    let text =
+        std::fs::read_to_string(manifest).map_err(|source| CalibrationError::Io { path: manifest.into(), source })?;
+    let raw: RawKernel = toml::from_str(&text)
+        .map_err(|source| CalibrationError::Toml { path: manifest.into(), source: Box::new(source) })?;
+    let bad = |field: &'static str, why: String| CalibrationError::Invalid { path: manifest.into(), field, why };
+    let arch = Arch::ALL
+        .into_iter()
+        .find(|a| a.name() == raw.arch)
+        .ok_or_else(|| bad("arch", format!("unknown arch `{}`", raw.arch)))?;
+    let dt = |field: &'static str, s: &str| s.parse::<DType>().map_err(|e| bad(field, e.to_string()));
+    let dtype =
+        DTypes { a: dt("dtype.a", &raw.dtype.a)?, b: dt("dtype.b", &raw.dtype.b)?, c: dt("dtype.c", &raw.dtype.c)? };
+    let grid = match raw.launch.grid.as_str() {
+        "tiles_2d" => GridKind::Tiles2d,
+        "tiles_linear" => GridKind::TilesLinear,
+        g => return Err(bad("launch.grid", format!("`{g}`: expected tiles_2d or tiles_linear"))),
+    };
+    if raw.launch.tile_m == 0 || raw.launch.tile_n == 0 || raw.launch.block.contains(&0) {
+        return Err(bad("launch", "tile and block sizes must be positive".into()));
+    }
+    let value = |s: &str| -> Result<Value, CalibrationError> {
+        Ok(match s {
+            "m" => Value::M,
+            "n" => Value::N,
+            "k" => Value::K,
+            lit if lit.contains('.') => {
+                Value::Float(lit.parse().map_err(|_| bad("launch.args", format!("bad number `{lit}`")))?)
+            }
+            lit => Value::Int(lit.parse().map_err(|_| bad("launch.args", format!("bad value `{lit}`")))?),
+        })
+    };
+    let mut args = Vec::with_capacity(raw.launch.args.len());
+    for a in &raw.launch.args {
+        args.push(match a.kind.as_str() {
+            "buffer" => Arg::Ptr(match a.value.as_str() {
+                "a" => Buffer::A,
+                "b" => Buffer::B,
+                "c" => Buffer::C,
+                "null" => Buffer::Null,
+                v => return Err(bad("launch.args", format!("buffer `{v}`: expected a, b, c or null"))),
+            }),
+            "i32" => Arg::I32(value(&a.value)?),
+            "f32" => Arg::F32(value(&a.value)?),
+            kind => return Err(bad("launch.args", format!("kind `{kind}`: expected buffer, i32 or f32"))),
+        });
+    }
+    if raw.code_object.is_empty() {
+        return Err(bad("code_object", "no code object".into()));
+    }
+    let code_objects = raw
+        .code_object
+        .into_iter()
+        .map(|c| CodeObject { path: dir.join(&c.file), symbol: c.symbol, size: c.size })
+        .collect();
+    let published: Vec<Published> = raw
+        .published
+        .into_iter()
+        .map(|p| Published { m: p.m, n: p.n, k: p.k, tflops: p.tflops, gpu: p.gpu, source: p.source, notes: p.notes })
+        .collect();
+    if published.is_empty()
+        || published.iter().any(|p| !p.tflops.is_finite() || p.tflops <= 0.0 || p.source.trim().is_empty())
+    {
+        return Err(bad("published", "each kernel needs a positive published TFLOP/s with its source".into()));
+    }
+    let expect = match raw.test.expect.as_str() {
+        "pass" => Expect::Pass,
+        e => match e.strip_prefix("unsupported:") {
+            Some(why) if !why.trim().is_empty() => Expect::Unsupported(why.trim().to_string()),
+            _ => return Err(bad("test.expect", format!("`{e}`: expected pass or unsupported: <reason>"))),
+        },
+    };
+    Ok(Kernel {
+        name: raw.name,
+        title: raw.title,
+        arch,
+        producer: raw.producer,
+        sources: raw.sources.into_iter().map(PathBuf::from).collect(),
+        notes: raw.notes,
+        dtype,
+        launch: Launch {
+            block: raw.launch.block,
+            grid,
+            tile_m: raw.launch.tile_m,
+            tile_n: raw.launch.tile_n,
+            dynamic_lds: raw.launch.dynamic_lds,
+            launch_published: raw.launch.launch_published,
+            args,
+        },
+        code_objects,
+        published,
+        test: TestCase { m: raw.test.m, n: raw.test.n, k: raw.test.k, expect },
+        manifest: manifest.to_path_buf(),
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawKernel {
+    name: String,
+    title: String,
+    arch: String,
+    producer: String,
+    sources: Vec<String>,
+    #[serde(default)]
+    notes: String,
+    dtype: RawDTypes,
+    launch: RawLaunch,
+    code_object: Vec<RawCodeObject>,
+    published: Vec<RawPublished>,
+    test: RawTest,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDTypes {
+    a: String,
+    b: String,
+    c: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLaunch {
+    block: [u32; 3],
+    grid: String,
+    tile_m: usize,
+    tile_n: usize,
+    dynamic_lds: u32,
+    launch_published: bool,
+    args: Vec<RawArg>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawArg {
+    kind: String,
+    value: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCodeObject {
+    file: String,
+    symbol: String,
+    size: Option<[usize; 3]>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPublished {
+    m: usize,
+    n: usize,
+    k: usize,
+    tflops: f64,
+    gpu: String,
+    source: String,
+    #[serde(default)]
+    notes: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTest {
+    m: usize,
+    n: usize,
+    k: usize,
+    expect: String,
+}
