@@ -134,6 +134,9 @@ pub enum Expect {
     /// Refused today; the text is what the refusal must mention (so the test fails, and
     /// must be updated, once the emulator learns it).
     Unsupported(String),
+    /// Runs and matches the reference, but the race detector reports LDS races in the
+    /// foreign code itself; every finding must be a race whose text contains this.
+    KnownRaces(String),
 }
 
 /// The emulator test case of a kernel (a small size the kernel allows).
@@ -334,9 +337,15 @@ pub fn load(dir: &Path, manifest: &Path) -> Result<Kernel, CalibrationError> {
     }
     let expect = match raw.test.expect.as_str() {
         "pass" => Expect::Pass,
-        e => match e.strip_prefix("unsupported:") {
-            Some(why) if !why.trim().is_empty() => Expect::Unsupported(why.trim().to_string()),
-            _ => return Err(bad("test.expect", format!("`{e}`: expected pass or unsupported: <reason>"))),
+        e => match (e.strip_prefix("unsupported:"), e.strip_prefix("known-races:")) {
+            (Some(why), _) if !why.trim().is_empty() => Expect::Unsupported(why.trim().to_string()),
+            (_, Some(what)) if !what.trim().is_empty() => Expect::KnownRaces(what.trim().to_string()),
+            _ => {
+                return Err(bad(
+                    "test.expect",
+                    format!("`{e}`: expected pass, unsupported: <reason> or known-races: <finding text>"),
+                ))
+            }
         },
     };
     Ok(Kernel {
