@@ -168,6 +168,11 @@ fn calibration_gluon_v0_naive_matches_reference() {
 }
 
 #[test]
+fn calibration_gluon_v3_lds_padding_matches_reference() {
+    check_kernel("v3_lds_padding");
+}
+
+#[test]
 fn calibration_gluon_v4_global_prefetch_matches_reference() {
     check_kernel("v4_global_prefetch");
 }
