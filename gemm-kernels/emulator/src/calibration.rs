@@ -202,15 +202,32 @@ impl Kernel {
         }
     }
 
+    /// (byte offset, size) of each argument in the kernarg segment: natural alignment, 8
+    /// for pointers and 4 for 32-bit scalars, as clang and Triton lay them out (the test
+    /// compares this with each code object's metadata).
+    pub fn arg_layout(&self) -> Vec<(usize, usize)> {
+        let mut end = 0usize;
+        self.launch
+            .args
+            .iter()
+            .map(|a| {
+                let size: usize = if matches!(a, Arg::Ptr(_)) { 8 } else { 4 };
+                let at = end.next_multiple_of(size);
+                end = at + size;
+                (at, size)
+            })
+            .collect()
+    }
+
     /// The kernel-argument bytes for `m x n x k` with A, B, C at the given device
-    /// addresses (natural alignment: 8 for pointers, 4 for 32-bit scalars).
+    /// addresses, laid out as [`Kernel::arg_layout`] says.
     pub fn kernarg(&self, m: usize, n: usize, k: usize, a: u64, b: u64, c: u64) -> Result<Vec<u8>, CalibrationError> {
         let mut out = Vec::new();
-        let align = |out: &mut Vec<u8>, to: usize| out.resize(out.len().next_multiple_of(to), 0);
-        for arg in &self.launch.args {
+        let layout = self.arg_layout();
+        for (arg, &(at, _)) in self.launch.args.iter().zip(&layout) {
+            out.resize(at, 0);
             match *arg {
                 Arg::Ptr(buf) => {
-                    align(&mut out, 8);
                     let p = match buf {
                         Buffer::A => a,
                         Buffer::B => b,
@@ -220,7 +237,6 @@ impl Kernel {
                     out.extend_from_slice(&p.to_le_bytes());
                 }
                 Arg::I32(v) => {
-                    align(&mut out, 4);
                     let x = v.eval(m, n, k);
                     if x.fract() != 0.0 || x < f64::from(i32::MIN) || x > f64::from(i32::MAX) {
                         return Err(CalibrationError::BadSize {
@@ -234,7 +250,6 @@ impl Kernel {
                     out.extend_from_slice(&(x as i32).to_le_bytes());
                 }
                 Arg::F32(v) => {
-                    align(&mut out, 4);
                     out.extend_from_slice(&(v.eval(m, n, k) as f32).to_le_bytes());
                 }
             }

@@ -6,6 +6,7 @@
 
 mod common;
 use common::*;
+use gemm_codeobject::metadata::ValueKind;
 use gemm_core::dtype::{DType, Element};
 use gemm_core::fp8::Fp8E4M3;
 use gemm_core::problem::{GemmProblem, Transpose};
@@ -33,7 +34,31 @@ fn calibration_manifests_are_complete() {
         for co in &k.code_objects {
             let bytes = std::fs::read(&co.path).unwrap_or_else(|e| panic!("{}: {}: {e}", k.name, co.path.display()));
             let obj = gemm_codeobject::CodeObject::parse(&bytes).unwrap();
-            assert!(obj.kernel(&co.symbol).is_some(), "{}: {} has no kernel {}", k.name, co.path.display(), co.symbol);
+            let kern = obj
+                .kernel(&co.symbol)
+                .unwrap_or_else(|| panic!("{}: {} has no kernel {}", k.name, co.path.display(), co.symbol));
+            // The manifest's arguments are the code object's explicit ones: same offsets,
+            // sizes, and pointers where the metadata has global buffers.
+            let meta = kern.metadata.as_ref().expect("code object v5 metadata");
+            let explicit: Vec<_> = meta.args.iter().filter(|a| !matches!(a.value_kind, ValueKind::Hidden(_))).collect();
+            let ours = k.arg_layout();
+            assert_eq!(explicit.len(), ours.len(), "{}: argument count vs {}", k.name, co.path.display());
+            for ((arg, &(at, size)), m) in k.launch.args.iter().zip(&ours).zip(&explicit) {
+                assert_eq!((m.offset as usize, m.size as usize), (at, size), "{}: argument {arg:?}", k.name);
+                let ptr = matches!(arg, calibration::Arg::Ptr(_));
+                assert_eq!(
+                    ptr,
+                    m.value_kind == ValueKind::GlobalBuffer,
+                    "{}: argument {arg:?} is {:?}",
+                    k.name,
+                    m.value_kind
+                );
+            }
+            // gfx950 LDS: 160 KiB per workgroup (TIMING.md).
+            let lds = meta.group_segment_fixed_size + k.launch.dynamic_lds;
+            assert!(lds <= 160 * 1024, "{}: {lds} bytes of LDS", k.name);
+            let threads: u32 = k.launch.block.iter().product();
+            assert!(threads <= meta.max_flat_workgroup_size, "{}: block {threads} threads", k.name);
         }
         // Every published size and the test size have a code object.
         for p in &k.published {
