@@ -119,6 +119,9 @@ pub struct Published {
     pub n: usize,
     pub k: usize,
     pub tflops: f64,
+    /// The published kernel time in milliseconds, where the source gives it (then
+    /// `tflops` must equal 2MNK/time to the precision printed: a transcription check).
+    pub time_ms: Option<f64>,
     /// The GPU it was measured on (MI300X, MI325X, MI355X).
     pub gpu: String,
     /// Exactly where: repository + path + commit or URL, and the table or sentence.
@@ -343,7 +346,16 @@ pub fn load(dir: &Path, manifest: &Path) -> Result<Kernel, CalibrationError> {
     let published: Vec<Published> = raw
         .published
         .into_iter()
-        .map(|p| Published { m: p.m, n: p.n, k: p.k, tflops: p.tflops, gpu: p.gpu, source: p.source, notes: p.notes })
+        .map(|p| Published {
+            m: p.m,
+            n: p.n,
+            k: p.k,
+            tflops: p.tflops,
+            time_ms: p.time_ms,
+            gpu: p.gpu,
+            source: p.source,
+            notes: p.notes,
+        })
         .collect();
     if published.is_empty()
         || published.iter().any(|p| !p.tflops.is_finite() || p.tflops <= 0.0 || p.source.trim().is_empty())
@@ -446,6 +458,7 @@ struct RawPublished {
     n: usize,
     k: usize,
     tflops: f64,
+    time_ms: Option<f64>,
     gpu: String,
     source: String,
     #[serde(default)]
@@ -459,4 +472,95 @@ struct RawTest {
     n: usize,
     k: usize,
     expect: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+name = "t"
+title = "t"
+arch = "gfx950"
+producer = "p"
+sources = []
+[dtype]
+a = "fp8_e4m3"
+b = "fp8_e4m3"
+c = "bf16"
+[launch]
+block = [256, 1, 1]
+grid = "tiles_linear"
+tile_m = 256
+tile_n = 128
+dynamic_lds = 0
+launch_published = true
+args = [
+    { kind = "buffer", value = "a" },
+    { kind = "i32", value = "k" },
+    { kind = "buffer", value = "null" },
+    { kind = "f32", value = "0.5" },
+]
+[[code_object]]
+file = "x.co"
+symbol = "x"
+[[published]]
+m = 4096
+n = 4096
+k = 4096
+tflops = 1.0
+gpu = "MI355X"
+source = "somewhere"
+[test]
+m = 256
+n = 256
+k = 256
+expect = "pass"
+"#;
+
+    fn parse(text: &str) -> Result<Kernel, CalibrationError> {
+        let dir = std::env::temp_dir().join(format!("gemm-emu-calibration-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(format!("{:x}.toml", text.len() * 31 + text.bytes().map(usize::from).sum::<usize>()));
+        std::fs::write(&path, text).unwrap();
+        load(&dir, &path)
+    }
+
+    #[test]
+    fn a_manifest_gives_grid_and_kernarg() {
+        let k = parse(GOOD).unwrap();
+        assert_eq!(k.grid(512, 384), [2 * 3, 1, 1]);
+        assert_eq!(k.arg_layout(), vec![(0, 8), (8, 4), (16, 8), (24, 4)]);
+        let args = k.kernarg(512, 384, 96, 0x1000, 0x2000, 0x3000).unwrap();
+        assert_eq!(args.len(), 28);
+        assert_eq!(u64::from_le_bytes(args[0..8].try_into().unwrap()), 0x1000);
+        assert_eq!(i32::from_le_bytes(args[8..12].try_into().unwrap()), 96);
+        assert_eq!(u64::from_le_bytes(args[16..24].try_into().unwrap()), 0);
+        assert_eq!(f32::from_le_bytes(args[24..28].try_into().unwrap()), 0.5);
+        assert_eq!(k.code_object(1, 2, 3).unwrap().symbol, "x");
+    }
+
+    #[test]
+    fn bad_manifests_are_typed_errors() {
+        let bad = |from: &str, to: &str| parse(&GOOD.replace(from, to)).unwrap_err();
+        assert!(matches!(bad("gfx950", "gfx1100"), CalibrationError::Invalid { field: "arch", .. }));
+        assert!(matches!(bad("\"bf16\"", "\"bf17\""), CalibrationError::Invalid { field: "dtype.c", .. }));
+        assert!(matches!(bad("tiles_linear", "tiles_3d"), CalibrationError::Invalid { field: "launch.grid", .. }));
+        assert!(matches!(bad("\"null\"", "\"d\""), CalibrationError::Invalid { field: "launch.args", .. }));
+        assert!(matches!(
+            bad("source = \"somewhere\"", "source = \" \""),
+            CalibrationError::Invalid { field: "published", .. }
+        ));
+        assert!(matches!(bad("tflops = 1.0", "tflops = 0.0"), CalibrationError::Invalid { field: "published", .. }));
+        assert!(matches!(bad("\"pass\"", "\"maybe\""), CalibrationError::Invalid { field: "test.expect", .. }));
+        assert!(matches!(bad("name = \"t\"", "nom = \"t\""), CalibrationError::Toml { .. }));
+        let k = parse(&GOOD.replace("\"pass\"", "\"unsupported: scratch\"")).unwrap();
+        assert_eq!(k.test.expect, Expect::Unsupported("scratch".into()));
+        // A size-specialised code object does not serve another size.
+        let k = parse(&GOOD.replace("symbol = \"x\"", "symbol = \"x\"\nsize = [256, 256, 256]")).unwrap();
+        assert!(k.code_object(256, 256, 256).is_ok());
+        assert!(matches!(k.code_object(512, 256, 256), Err(CalibrationError::NoCodeObject { .. })));
+        // An i32 argument that does not fit is an error, not a wrapped value.
+        assert!(matches!(parse(GOOD).unwrap().kernarg(1, 1, 1 << 31, 0, 0, 0), Err(CalibrationError::BadSize { .. })));
+    }
 }

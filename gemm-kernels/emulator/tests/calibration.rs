@@ -64,6 +64,11 @@ fn calibration_manifests_are_complete() {
         for p in &k.published {
             k.code_object(p.m, p.n, p.k).unwrap();
             speeds.push(p.tflops);
+            // Where the source prints the time too, the two agree (a transcription check).
+            if let Some(ms) = p.time_ms {
+                let tf = Kernel::flops(p.m, p.n, p.k) / (ms * 1e-3) / 1e12;
+                assert!((tf / p.tflops - 1.0).abs() < 0.01, "{}: {ms} ms is {tf:.2} TFLOP/s, not {}", k.name, p.tflops);
+            }
         }
         k.code_object(k.test.m, k.test.n, k.test.k).unwrap();
     }
