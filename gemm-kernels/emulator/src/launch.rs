@@ -1,6 +1,7 @@
 //! The device and kernel launch: initial wave state from the kernel descriptor
 //! (AMDGPUUsage "Initial Kernel Execution State", ISA.md §5.3), the kernarg segment with
-//! the hidden arguments HIP would fill, workgroups in parallel on host threads.
+//! the hidden arguments HIP would fill, the private segment (scratch) of kernels that
+//! have one, workgroups in parallel on host threads.
 
 use crate::error::{EmuError, Fault};
 use crate::memory::DeviceMemory;
@@ -8,7 +9,7 @@ use crate::program::Program;
 use crate::race::RaceDetector;
 use crate::report::Report;
 use crate::scheduler::{rng_for, Env, WaveSched, Workgroup};
-use crate::wave::{Wave, LANES};
+use crate::wave::{Scratch, Wave, FLAT_SCRATCH_LO, LANES};
 use crate::{InstCounts, Schedule};
 use gemm_codeobject::{CodeObject, ValueKind};
 use gemm_isa::Arch;
@@ -171,8 +172,10 @@ impl Device {
         if lds_bytes > lds_limit(self.arch) {
             return Err(EmuError::InvalidLaunch(format!("{lds_bytes} bytes of LDS exceed {}", lds_limit(self.arch))));
         }
-        if kd.private_segment_fixed_size > 0 {
-            return Err(EmuError::InvalidLaunch("kernels with scratch (private segment) are not modelled".into()));
+        if kd.uses_dynamic_stack() {
+            // The private segment size would then be chosen at dispatch (AMDGPUUsage
+            // "USES_DYNAMIC_STACK"); the code object does not say how much to give.
+            return Err(EmuError::InvalidLaunch("kernels with a dynamic stack are not modelled".into()));
         }
         let prog = Program::new(&k.code, self.arch);
         // Kernarg segment, with the hidden arguments HIP fills.
@@ -260,7 +263,6 @@ impl Device {
         lds_bytes: u32,
         opts: &LaunchOptions,
     ) -> Result<LaunchReport, EmuError> {
-        let view = self.mem.view()?;
         let total = grid[0] as usize * grid[1] as usize * grid[2] as usize;
         let threads = if opts.threads == 0 {
             std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
@@ -268,6 +270,52 @@ impl Device {
             opts.threads
         };
         let threads = threads.min(total).max(1);
+        let wg_threads = (block[0] * block[1] * block[2]) as usize;
+        let nwaves = wg_threads.div_ceil(LANES);
+        // Scratch: `private_segment_fixed_size` bytes per work-item, rounded up to a dword
+        // as the CP does (AMDGPUUsage "Private Segment Size"). One region holds a slot per
+        // host thread (a workgroup in flight), like the hardware's per-wave-slot scratch:
+        // a slot is reused, not cleared, by the next workgroup of that thread.
+        let lane_bytes = kd.private_segment_fixed_size.div_ceil(4) * 4;
+        let slot_bytes = nwaves as u64 * LANES as u64 * u64::from(lane_bytes);
+        let scratch_region = if lane_bytes > 0 { Some(self.mem.alloc(slot_bytes * threads as u64)?) } else { None };
+        let res = self.run_workgroups(
+            prog,
+            kd,
+            kernel,
+            grid,
+            block,
+            ka_ptr,
+            pkt_ptr,
+            lds_bytes,
+            opts,
+            threads,
+            scratch_region.map(|r| (r, slot_bytes, lane_bytes)),
+        );
+        if let Some(r) = scratch_region {
+            let _ = self.mem.free(r);
+        }
+        res
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn run_workgroups(
+        &self,
+        prog: &Program,
+        kd: &gemm_codeobject::KernelDescriptor,
+        kernel: &str,
+        grid: [u32; 3],
+        block: [u32; 3],
+        ka_ptr: u64,
+        pkt_ptr: u64,
+        lds_bytes: u32,
+        opts: &LaunchOptions,
+        threads: usize,
+        scratch: Option<(u64, u64, u32)>,
+    ) -> Result<LaunchReport, EmuError> {
+        let view = self.mem.view()?;
+        let total = grid[0] as usize * grid[1] as usize * grid[2] as usize;
+        let slot_counter = AtomicUsize::new(0);
         let next = AtomicUsize::new(0);
         let done = AtomicUsize::new(0);
         type WgOut = Result<(Vec<Report>, InstCounts, u64), Box<Fault>>;
@@ -283,97 +331,115 @@ impl Device {
         let nwaves = wg_threads.div_ceil(LANES);
         std::thread::scope(|s| {
             for _ in 0..threads {
-                s.spawn(|| loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= total {
-                        break;
-                    }
-                    let wg = [
-                        (i % grid[0] as usize) as u32,
-                        ((i / grid[0] as usize) % grid[1] as usize) as u32,
-                        (i / (grid[0] as usize * grid[1] as usize)) as u32,
-                    ];
-                    let mut waves = Vec::with_capacity(nwaves);
-                    for wi in 0..nwaves {
-                        let live_lanes = (wg_threads - wi * LANES).min(LANES);
-                        let live = if live_lanes == 64 { u64::MAX } else { (1u64 << live_lanes) - 1 };
-                        let mut w = Wave::new(wi, nv, na, live);
-                        let mut sg = 0usize;
-                        let mut put64 = |w: &mut Wave, v: u64| {
-                            w.s[sg] = v as u32;
-                            w.s[sg + 1] = (v >> 32) as u32;
-                            sg += 2;
-                        };
-                        if user.dispatch_ptr {
-                            put64(&mut w, pkt_ptr);
+                s.spawn(|| {
+                    let slot = slot_counter.fetch_add(1, Ordering::Relaxed) as u64;
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= total {
+                            break;
                         }
-                        if user.queue_ptr {
-                            put64(&mut w, 0);
-                        }
-                        if user.kernarg_segment_ptr {
-                            put64(&mut w, ka_ptr);
-                        }
-                        if user.dispatch_id {
-                            put64(&mut w, 0);
-                        }
-                        let mut sg = user_count;
-                        for (en, v) in
-                            [(sys.workgroup_id_x, wg[0]), (sys.workgroup_id_y, wg[1]), (sys.workgroup_id_z, wg[2])]
-                        {
-                            if en {
-                                w.s[sg] = v;
+                        let wg = [
+                            (i % grid[0] as usize) as u32,
+                            ((i / grid[0] as usize) % grid[1] as usize) as u32,
+                            (i / (grid[0] as usize * grid[1] as usize)) as u32,
+                        ];
+                        let mut waves = Vec::with_capacity(nwaves);
+                        for wi in 0..nwaves {
+                            let live_lanes = (wg_threads - wi * LANES).min(LANES);
+                            let live = if live_lanes == 64 { u64::MAX } else { (1u64 << live_lanes) - 1 };
+                            let mut w = Wave::new(wi, nv, na, live);
+                            let mut sg = 0usize;
+                            let mut put64 = |w: &mut Wave, v: u64| {
+                                w.s[sg] = v as u32;
+                                w.s[sg + 1] = (v >> 32) as u32;
+                                sg += 2;
+                            };
+                            if user.dispatch_ptr {
+                                put64(&mut w, pkt_ptr);
+                            }
+                            if user.queue_ptr {
+                                put64(&mut w, 0);
+                            }
+                            if user.kernarg_segment_ptr {
+                                put64(&mut w, ka_ptr);
+                            }
+                            if user.dispatch_id {
+                                put64(&mut w, 0);
+                            }
+                            let mut sg = user_count;
+                            for (en, v) in
+                                [(sys.workgroup_id_x, wg[0]), (sys.workgroup_id_y, wg[1]), (sys.workgroup_id_z, wg[2])]
+                            {
+                                if en {
+                                    w.s[sg] = v;
+                                    sg += 1;
+                                }
+                            }
+                            if sys.workgroup_info {
+                                w.s[sg] = lds_bytes;
                                 sg += 1;
                             }
-                        }
-                        if sys.workgroup_info {
-                            w.s[sg] = lds_bytes;
-                            sg += 1;
-                        }
-                        if sys.private_segment {
-                            w.s[sg] = 0;
-                        }
-                        if nv > 0 {
-                            for l in 0..LANES {
-                                let lin = (wi * LANES + l) as u32;
-                                let x = lin % block[0];
-                                let y = (lin / block[0]) % block[1];
-                                let z = lin / (block[0] * block[1]);
-                                let _ = w.vset(gemm_isa::RegFile::Vgpr, 0, l, x | (y << 10) | (z << 20));
+                            if let Some((region, slot_bytes, lane_bytes)) = scratch {
+                                // Architected flat scratch (gfx940+, AMDGPUUsage "Flat
+                                // Scratch"): FLAT_SCRATCH holds the wave's scratch base; the
+                                // wavefront offset SGPR is its offset in the dispatch's scratch.
+                                let base = region + slot * slot_bytes + (wi * LANES) as u64 * u64::from(lane_bytes);
+                                w.scratch = Some(Scratch { base, lane_bytes });
+                                w.s[FLAT_SCRATCH_LO] = base as u32;
+                                w.s[FLAT_SCRATCH_LO + 1] = (base >> 32) as u32;
+                                if sys.private_segment {
+                                    w.s[sg] = (base - region) as u32;
+                                }
+                                if user.private_segment_size && user_count > 0 {
+                                    // Last of the user SGPRs (after any preloaded kernargs).
+                                    w.s[user_count - 1] = lane_bytes;
+                                }
+                            } else if sys.private_segment {
+                                w.s[sg] = 0;
                             }
+                            if nv > 0 {
+                                for l in 0..LANES {
+                                    let lin = (wi * LANES + l) as u32;
+                                    let x = lin % block[0];
+                                    let y = (lin / block[0]) % block[1];
+                                    let z = lin / (block[0] * block[1]);
+                                    let _ = w.vset(gemm_isa::RegFile::Vgpr, 0, l, x | (y << 10) | (z << 20));
+                                }
+                            }
+                            waves.push(w);
                         }
-                        waves.push(w);
-                    }
-                    let env = Env {
-                        arch,
-                        prog,
-                        mem: &view,
-                        kernel,
-                        wg,
-                        wg_size: block,
-                        grid_wgs: grid,
-                        kernarg: ka_ptr,
-                        lds: vec![0u8; lds_bytes as usize],
-                        now: 0,
-                        rng: rng_for(opts.schedule.seed, wg),
-                        mode: opts.schedule.mode,
-                        race: opts.race_detector.then(|| RaceDetector::new(nwaves, lds_bytes as usize)),
-                        reports: Default::default(),
-                        counts: InstCounts::default(),
-                        sched: (0..nwaves).map(|_| WaveSched::default()).collect(),
-                        hazard: vec![Default::default(); nwaves],
-                        max_instructions: opts.max_instructions_per_wave,
-                    };
-                    let mut wgr = Workgroup { waves, env };
-                    let out = match wgr.run(opts.schedule) {
-                        Ok(()) => Ok((std::mem::take(&mut wgr.env.reports.list), wgr.env.counts, wgr.env.now)),
-                        Err(f) => Err(Box::new(f)),
-                    };
-                    if let Ok(mut r) = results.lock() {
-                        r[i] = Some(out);
-                    }
-                    let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-                    if let Some(p) = opts.progress {
-                        p(d, total);
+                        let env = Env {
+                            arch,
+                            prog,
+                            mem: &view,
+                            kernel,
+                            wg,
+                            wg_size: block,
+                            grid_wgs: grid,
+                            kernarg: ka_ptr,
+                            lds: vec![0u8; lds_bytes as usize],
+                            now: 0,
+                            rng: rng_for(opts.schedule.seed, wg),
+                            mode: opts.schedule.mode,
+                            race: opts.race_detector.then(|| RaceDetector::new(nwaves, lds_bytes as usize)),
+                            reports: Default::default(),
+                            counts: InstCounts::default(),
+                            sched: (0..nwaves).map(|_| WaveSched::default()).collect(),
+                            hazard: vec![Default::default(); nwaves],
+                            max_instructions: opts.max_instructions_per_wave,
+                        };
+                        let mut wgr = Workgroup { waves, env };
+                        let out = match wgr.run(opts.schedule) {
+                            Ok(()) => Ok((std::mem::take(&mut wgr.env.reports.list), wgr.env.counts, wgr.env.now)),
+                            Err(f) => Err(Box::new(f)),
+                        };
+                        if let Ok(mut r) = results.lock() {
+                            r[i] = Some(out);
+                        }
+                        let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+                        if let Some(p) = opts.progress {
+                            p(d, total);
+                        }
                     }
                 });
             }
