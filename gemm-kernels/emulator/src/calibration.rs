@@ -9,10 +9,17 @@
 //! TFLOP/s with where it was published (issue 10, item 5).
 //!
 //! ```no_run
-//! let set = gemm_emu::calibration::load_dir(&gemm_emu::calibration::default_dir()).unwrap();
+//! use gemm_emu::{calibration, Device};
+//! let set = calibration::load_dir(&calibration::default_dir()).unwrap();
 //! for k in &set {
 //!     for p in &k.published {
 //!         println!("{} {}x{}x{} {} TFLOP/s on {} ({})", k.name, p.m, p.n, p.k, p.tflops, p.gpu, p.source);
+//!         // Buffers (contents do not change the time of these kernels) and the launch.
+//!         let dev = Device::new(k.arch);
+//!         let [a, b, c] = k.buffer_bytes(p.m, p.n, p.k).map(|n| dev.alloc(n as u64).unwrap());
+//!         let plan = k.plan(p.m, p.n, p.k, a, b, c).unwrap();
+//!         // plan.code_object, plan.symbol, plan.grid, plan.block, plan.kernarg,
+//!         // plan.dynamic_lds and plan.flops are what a timed launch takes.
 //!     }
 //! }
 //! ```
@@ -160,6 +167,20 @@ pub struct DTypes {
     pub c: DType,
 }
 
+/// Everything one launch of a calibration kernel needs, in the shape of
+/// [`crate::Device::launch_with`]'s arguments (and of the timing model's workload).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LaunchPlan {
+    pub code_object: Vec<u8>,
+    pub symbol: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub kernarg: Vec<u8>,
+    pub dynamic_lds: u32,
+    /// 2MNK.
+    pub flops: f64,
+}
+
 /// One calibration kernel.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Kernel {
@@ -263,6 +284,28 @@ impl Kernel {
     /// 2MNK, the work the published TFLOP/s divide by the time.
     pub fn flops(m: usize, n: usize, k: usize) -> f64 {
         2.0 * m as f64 * n as f64 * k as f64
+    }
+
+    /// Bytes of A (M x K), B (N x K) and C (M x N) in their dtypes.
+    pub fn buffer_bytes(&self, m: usize, n: usize, k: usize) -> [usize; 3] {
+        [m * k * self.dtype.a.size_bytes(), n * k * self.dtype.b.size_bytes(), m * n * self.dtype.c.size_bytes()]
+    }
+
+    /// The launch of `m x n x k` with A, B, C at the given device addresses: reads the
+    /// code object for that size and lays out the kernel arguments.
+    pub fn plan(&self, m: usize, n: usize, k: usize, a: u64, b: u64, c: u64) -> Result<LaunchPlan, CalibrationError> {
+        let co = self.code_object(m, n, k)?;
+        let code_object =
+            std::fs::read(&co.path).map_err(|source| CalibrationError::Io { path: co.path.clone(), source })?;
+        Ok(LaunchPlan {
+            code_object,
+            symbol: co.symbol.clone(),
+            grid: self.grid(m, n),
+            block: self.launch.block,
+            kernarg: self.kernarg(m, n, k, a, b, c)?,
+            dynamic_lds: self.launch.dynamic_lds,
+            flops: Self::flops(m, n, k),
+        })
     }
 }
 

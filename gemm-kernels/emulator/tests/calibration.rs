@@ -100,23 +100,20 @@ fn run_kernel<A: Element, B: Element, C: Element>(k: &Kernel) -> Result<String, 
         _ => r.reports.is_empty(),
     };
     let (m, n, k_) = (k.test.m, k.test.n, k.test.k);
-    let co = k.code_object(m, n, k_).map_err(|e| e.to_string())?;
-    let bytes = std::fs::read(&co.path).map_err(|e| e.to_string())?;
     let a: Vec<A> = random_values(m * k_, 0xA11CE + m as u64);
     let b: Vec<B> = random_values(n * k_, 0xB0B + n as u64);
-    let grid = k.grid(m, n);
     let mut summary = Vec::new();
     for s in schedules(&[17]) {
         let dev = Device::new(k.arch);
         let pa = upload(&dev, bytemuck::cast_slice(&a));
         let pb = upload(&dev, bytemuck::cast_slice(&b));
-        let c_bytes = m * n * C::DTYPE.size_bytes();
+        let c_bytes = k.buffer_bytes(m, n, k_)[2];
         let pc = upload(&dev, &vec![0u8; c_bytes]);
-        let args = k.kernarg(m, n, k_, pa, pb, pc).map_err(|e| e.to_string())?;
-        let opts = LaunchOptions { dynamic_lds: k.launch.dynamic_lds, ..opts(s) };
+        let plan = k.plan(m, n, k_, pa, pb, pc).map_err(|e| e.to_string())?;
+        let opts = LaunchOptions { dynamic_lds: plan.dynamic_lds, ..opts(s) };
         let t = Instant::now();
         let r = dev
-            .launch_with(&bytes, &co.symbol, grid, k.launch.block, &args, &opts)
+            .launch_with(&plan.code_object, &plan.symbol, plan.grid, plan.block, &plan.kernarg, &opts)
             .map_err(|e| format!("{} {s:?}: launch: {e}", k.name))?;
         let races = r.by_checker(Checker::Race).len();
         let hazards = r.by_checker(Checker::Hazard).len();
