@@ -195,6 +195,11 @@ fn calibration_gluon_v0_naive_matches_reference() {
 }
 
 #[test]
+fn calibration_gluon_v2_async_copy_matches_reference() {
+    check_kernel("v2_async_copy");
+}
+
+#[test]
 fn calibration_gluon_v3_lds_padding_matches_reference() {
     check_kernel("v3_lds_padding");
 }

@@ -49,7 +49,7 @@ for s in "256 256 512" "4096 4096 4096" "8192 8192 8192"; do
 done
 
 # ROCm/gfx950-gluon-tutorials a16w16 (MI355X).
-for v in v0_naive v3_lds_padding v4_global_prefetch v5_local_prefetch; do
+for v in v0_naive v2_async_copy v3_lds_padding v4_global_prefetch v5_local_prefetch; do
     gluon "$v"
 done
 
