@@ -27,6 +27,7 @@
 //! dev.copy_out(c, &mut out).unwrap();
 //! ```
 
+pub mod calibration;
 pub mod cli;
 pub mod error;
 pub mod hazard;

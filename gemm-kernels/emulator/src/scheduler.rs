@@ -549,6 +549,10 @@ impl<'a> Workgroup<'a> {
         let Some(&idx) = prog.index.get(&pc) else {
             let why = match &prog.decode_stop {
                 Some((o, e)) if *o == pc => e.clone(),
+                // Decoding stops at the first word it cannot read: name it, it is the cause.
+                Some((o, e)) if *o < pc => {
+                    format!("no decoded instruction at offset {pc:#x} (decoding stopped at {o:#x}: {e})")
+                }
                 _ => format!("no decoded instruction at offset {pc:#x}"),
             };
             return Err(self.env.fault(&self.waves[wi], FaultKind::Decode(why)));

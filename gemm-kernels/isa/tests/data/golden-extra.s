@@ -10,6 +10,13 @@ v_mfma_f32_32x32x8_bf16 v[0:15], v[0:1], v[2:3], 1.0
 v_mfma_f32_32x32x8_bf16 a[0:15], v[0:1], v[2:3], a[0:15] cbsz:1 abid:1 blgp:2
 v_mfma_f32_32x32x16_bf16 a[16:31], v[6:9], v[6:9], a[0:15]
 v_mfma_f32_16x16x32_f16 a[0:3], a[4:7], v[8:11], a[0:3]
+# MFMA src2 partially overlapping vdst: accepted for 4-register destinations, rejected above
+# 128 bits (AMDGPUAsmParser::validateMFMA); Triton 3.9 emits the first kind.
+v_mfma_f32_16x16x16_f16 a[0:3], a[52:53], a[120:121], a[2:5]
+v_mfma_f32_16x16x32_f16 a[164:167], a[52:55], a[120:123], a[166:169]
+v_mfma_f32_4x4x4_16b_f16 v[0:3], v[52:53], v[120:121], v[1:4]
+v_mfma_f32_32x32x8_f16 a[0:15], a[52:53], a[120:121], a[2:17]
+v_mfma_f64_16x16x4_f64 a[0:7], a[52:53], a[120:121], a[2:9]
 v_mfma_f64_16x16x4_f64 v[0:7], v[8:9], v[10:11], v[0:7] neg:[1,0,1]
 ds_read_b64 v[1:2], v0
 ds_read_b128 v[1:4], v0
