@@ -22,7 +22,8 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     let start = std::time::Instant::now();
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
-    let configs = catalogue::configs();
+    let entries = catalogue::entries();
+    let configs: Vec<_> = entries.iter().map(|(_, c)| *c).collect();
     let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(configs.len());
     let chunks: Vec<Vec<(usize, gemm_compiler::ir::KernelConfig)>> =
         (0..threads).map(|t| configs.iter().copied().enumerate().filter(|(i, _)| i % threads == t).collect()).collect();
@@ -61,7 +62,7 @@ fn main() {
         .unwrap();
     }
     src.push_str("];\n\npub(crate) static CATALOGUE: &[KernelEntry] = &[\n");
-    for k in compiled.into_iter().map(|k| k.expect("compiled")) {
+    for (k, (family, _)) in compiled.into_iter().map(|k| k.expect("compiled")).zip(&entries) {
         let file = format!("{}.co", k.name);
         std::fs::write(out.join(&file), &k.code_object).expect("write code object");
         let c = k.config;
@@ -71,6 +72,8 @@ fn main() {
             gemm_compiler::ir::Arch::Gfx950 => "Arch::Gfx950",
         };
         let st = k.stats;
+        let occupancy = gemm_compiler::fit::occupancy(c.arch, k.usage.vgprs, k.usage.agprs, k.lds_bytes, c.waves);
+        let copy = |i: usize| format!("register-staged: {}", k.kernel.direct_to_lds[i]);
         writeln!(
             src,
             "    KernelEntry {{ name: {name:?}, arch: {arch}, a_type: {ab}, b_type: {ab}, c_type: {cty}, tile: ({}, {}, {}), \
@@ -78,7 +81,8 @@ fn main() {
              layout: Layout::ColMajor, trans_a: {}, trans_b: {}, align_elems: {}, mfma: ({}, {}, {}), workgroup_size: {}, \
              kernarg_size: {}, kernarg: KERNARG, sgprs: {}, vgprs: {}, agprs: {}, lds_bytes: {}, passes: &{:?}, \
              mfma_per_k_step: {}, lds_read_conflicts_per_k_step: {}, lds_write_conflicts_per_k_step: {}, \
-             mfma_issue_share_permille: {} }},",
+             mfma_issue_share_permille: {}, wave_grid: ({}, {}), family: {:?}, family_why: {:?}, occupancy: {}, \
+             lds_swizzle: ({}, {}), copy_a: {:?}, copy_b: {:?}, grid_order: ({}, {}) }},",
             c.tile.0,
             c.tile.1,
             c.tile.2,
@@ -101,6 +105,17 @@ fn main() {
             st.lds_read_conflicts,
             st.lds_write_conflicts,
             (st.mfma_share() * 1000.0).round() as u32,
+            c.wave_grid.0,
+            c.wave_grid.1,
+            family.name,
+            family.why,
+            occupancy,
+            k.kernel.swizzle.xor,
+            k.kernel.swizzle.shift,
+            copy(0),
+            copy(1),
+            c.grid.chunk,
+            c.grid.wgm,
             name = k.name,
             ab = dtype(c.ab_type),
             cty = dtype(c.c_type),

@@ -1,22 +1,124 @@
-//! The catalogue: every kernel `build.rs` compiles, for gfx942 and gfx950.
+//! The catalogue: every kernel `build.rs` compiles, for gfx942 and gfx950, as a list of
+//! families (a tile/wave/MFMA shape with the dtypes, transposes and alignments it is
+//! built for) and why each was chosen.
+//!
+//! * `base` 128x128x64, 4 waves (2x2), 32x32 MFMAs, every dtype pair, transpose and
+//!   alignment class. KT = 64 makes every transpose's LDS writes conflict-free: a
+//!   transposed copy puts a wave's 64 lanes on 64 consecutive K of one LDS row (128 bytes,
+//!   32 distinct banks), where KT = 32 put two half-waves on two rows of the same banks
+//!   (16-32 conflict cycles per K step, the old 128x128x32 family).
+//! * `large`: gfx950 256x256x64 with 8 waves (2x4), 16x16x32 MFMAs (the shape of
+//!   HipKittens' fastest MI355X bf16 kernel), 128 KiB of its 160 KiB LDS; gfx942
+//!   256x256x32, 8 waves, 32x32x8 (64 KiB, its whole LDS; KT = 64 does not fit), only for
+//!   the transposes whose copies do not transpose (A^T B, both K-contiguous). Vector
+//!   (`v8`) alignment only: big tiles are for big, aligned problems.
+//! * `small` 64x64x64, 4 waves (2x2), 16x16 MFMAs, every transpose, `v8` and `e1`:
+//!   problems with few rows or columns waste less of a smaller tile.
 
-use crate::ir::{Align, Arch, KernelConfig};
+use crate::ir::{Align, Arch, KernelConfig, MfmaShape};
 use gemm_core::DType;
 
-/// All catalogue configurations, in a fixed order: arch, input dtype, output dtype
-/// (f32 or the input type), transposes (NN, NT, TN, TT), alignment class.
-pub fn configs() -> Vec<KernelConfig> {
+/// A family of catalogue kernels.
+#[derive(Clone, Copy, Debug)]
+pub struct Family {
+    pub name: &'static str,
+    pub arch: Arch,
+    pub tile: (u32, u32, u32),
+    pub wave_grid: (u32, u32),
+    pub mfma: MfmaShape,
+    pub stages: u32,
+    /// `(trans_a, trans_b)` pairs built.
+    pub transposes: &'static [(bool, bool)],
+    pub aligns: &'static [Align],
+    /// Why this family is in the catalogue (for the manifest).
+    pub why: &'static str,
+}
+
+const ALL_T: &[(bool, bool)] = &[(false, false), (false, true), (true, false), (true, true)];
+const K_CONTIGUOUS: &[(bool, bool)] = &[(true, false)];
+const BOTH: &[Align] = &[Align::Vec8, Align::Elem];
+const V8: &[Align] = &[Align::Vec8];
+
+/// The families, per arch.
+pub fn families() -> Vec<Family> {
     let mut out = vec![];
     for arch in Arch::ALL {
+        out.push(Family {
+            name: "base",
+            arch,
+            // gfx942: 32 KiB of LDS, two workgroups per CU.
+            tile: (128, 128, if arch == Arch::Gfx942 { 32 } else { 64 }),
+            wave_grid: (2, 2),
+            mfma: MfmaShape::native_32(arch),
+            stages: 2,
+            transposes: ALL_T,
+            aligns: BOTH,
+            why: "every problem: all transposes and alignments, conflict-free LDS (KT 64)",
+        });
+        out.push(match arch {
+            Arch::Gfx950 => Family {
+                name: "large",
+                arch,
+                tile: (256, 256, 64),
+                wave_grid: (2, 4),
+                mfma: MfmaShape::native_16(arch),
+                stages: 2,
+                transposes: ALL_T,
+                aligns: V8,
+                why: "big aligned problems: 8 waves, 16x16x32, 128 KiB LDS (HipKittens' MI355X bf16 shape)",
+            },
+            Arch::Gfx942 => Family {
+                name: "large",
+                arch,
+                tile: (256, 256, 32),
+                wave_grid: (2, 4),
+                mfma: MfmaShape::native_32(arch),
+                stages: 2,
+                transposes: K_CONTIGUOUS,
+                aligns: V8,
+                why: "big aligned A^T B problems: 8 waves, 64 KiB LDS; KT 32 keeps it in LDS, so only the non-transposing copies",
+            },
+        });
+        out.push(Family {
+            name: "small",
+            arch,
+            tile: (64, 64, 64),
+            wave_grid: (2, 2),
+            mfma: MfmaShape::native_16(arch),
+            stages: 2,
+            transposes: ALL_T,
+            aligns: BOTH,
+            why: "narrow problems: less padding in a 64x64 tile",
+        });
+    }
+    out
+}
+
+/// All catalogue configurations with their family, in a fixed order: family (per arch),
+/// input dtype, output dtype (f32 or the input type), transposes, alignment class.
+pub fn entries() -> Vec<(Family, KernelConfig)> {
+    let mut out = vec![];
+    for f in families() {
         for ab in [DType::Bf16, DType::F16] {
             for c in [DType::F32, ab] {
-                for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
-                    for align in [Align::Vec8, Align::Elem] {
-                        out.push(KernelConfig::new(arch, ab, c, ta, tb, align));
+                for &(ta, tb) in f.transposes {
+                    for &align in f.aligns {
+                        let cfg = KernelConfig::new(f.arch, ab, c, ta, tb, align).with_shape(
+                            f.tile,
+                            f.wave_grid,
+                            f.mfma,
+                            f.stages,
+                        );
+                        out.push((f, cfg));
                     }
                 }
             }
         }
     }
     out
+}
+
+/// All catalogue configurations, in [`entries`] order.
+pub fn configs() -> Vec<KernelConfig> {
+    entries().into_iter().map(|(_, c)| c).collect()
 }

@@ -16,6 +16,9 @@
 //!   pass also counts the implicit VCC of `v_cndmask_b32_e32`, which costs one
 //!   `s_nop 1` per compare/select pair outside the main loop and is never wrong.
 //!
+//! * Transcendental VALU P (`v_rcp`, `v_exp`, ...) writes R, non-transcendental VALU X
+//!   reads R: 1 (`TransDefWaitstates`, gfx940).
+//!
 //! `passes` is taken conservatively as 16 for 32x32 and 8 for 16x16 shapes (LLVM's
 //! `SISchedule.td` counts are not larger). A wait state is one instruction, or `n+1` for
 //! `s_nop n`. The search walks back over the control-flow graph (loop back edges too) and
@@ -36,6 +39,12 @@ fn is_valu(i: &Inst) -> bool {
 
 fn is_vmem(i: &Inst) -> bool {
     matches!(i.op.def().format, Format::Mubuf | Format::Global | Format::Flat)
+}
+
+/// Transcendental VALU ops (LLVM `isTRANS`): exp, log, rcp, rsq, sqrt, sin, cos.
+fn is_trans(i: &Inst) -> bool {
+    let name = i.op.name();
+    ["v_exp_", "v_log_", "v_rcp_", "v_rsq_", "v_sqrt_", "v_sin_", "v_cos_"].iter().any(|p| name.starts_with(p))
 }
 
 fn passes(i: &Inst) -> i32 {
@@ -97,6 +106,9 @@ fn need(arch: Arch, p: &Inst, pf: &Facts, x: &Inst, xf: &Facts) -> i32 {
         if p.op == Op::V_ACCVGPR_WRITE_B32 && (overlaps(&vr, &xf.mfma_ops[1]) || overlaps(&vr, &xf.mfma_ops[2])) {
             n = n.max(3);
         }
+    }
+    if is_valu(p) && is_valu(x) && is_trans(p) && !is_trans(x) && overlaps(pw, xr) {
+        n = n.max(1);
     }
     if is_valu(p) && (is_vmem(x) || is_valu(x)) {
         let sw: Vec<_> = pw.iter().filter(|r| matches!(r.0, RegFile::Sgpr | RegFile::Ttmp)).copied().collect();

@@ -94,9 +94,14 @@ pub struct KernelConfig {
     /// Workgroup tile `(MT, NT, KT)`.
     pub tile: (u32, u32, u32),
     pub waves: u32,
+    /// How the waves split the tile: `(WM, WN)` waves along M and N, `WM * WN == waves`;
+    /// each wave owns an `MT/WM x NT/WN` block of C.
+    pub wave_grid: (u32, u32),
     pub stages: u32,
     pub mfma: MfmaShape,
     pub align: Align,
+    /// Which tile each workgroup computes (`grid.rs`).
+    pub grid: crate::grid::GridOrder,
 }
 
 impl KernelConfig {
@@ -112,10 +117,40 @@ impl KernelConfig {
             trans_b,
             tile: (128, 128, 32),
             waves: 4,
+            wave_grid: (2, 2),
             stages: 2,
             mfma: MfmaShape::native_32(arch),
             align,
+            grid: crate::grid::GridOrder::PLAIN,
         }
+    }
+    /// The same configuration with another tile, wave grid, MFMA shape and stage count.
+    pub fn with_shape(mut self, tile: (u32, u32, u32), wave_grid: (u32, u32), mfma: MfmaShape, stages: u32) -> Self {
+        self.tile = tile;
+        self.wave_grid = wave_grid;
+        self.waves = wave_grid.0 * wave_grid.1;
+        self.mfma = mfma;
+        self.stages = stages;
+        self
+    }
+    /// Rows (A) or columns (B) of C one wave owns.
+    pub fn wave_rows(&self, op: Operand) -> u32 {
+        match op {
+            Operand::A => self.tile.0 / self.wave_grid.0,
+            Operand::B => self.tile.1 / self.wave_grid.1,
+        }
+    }
+    /// MFMA blocks per wave along M (A) or N (B).
+    pub fn blocks(&self, op: Operand) -> u32 {
+        self.wave_rows(op) / self.mfma.m
+    }
+    /// Lane groups of an MFMA operand (`64 / M`): each takes its own K range.
+    pub fn lane_groups(&self) -> u32 {
+        64 / self.mfma.m
+    }
+    /// Accumulator registers per MFMA block (`M * N / 64`).
+    pub fn acc_regs(&self) -> u32 {
+        self.mfma.m * self.mfma.n / 64
     }
     /// The symbol name, unique within the catalogue.
     pub fn name(&self) -> String {
@@ -125,8 +160,10 @@ impl KernelConfig {
             DType::Bf16 => "bf16",
             _ => "fp8",
         };
+        let grid =
+            if self.grid.is_plain() { String::new() } else { format!("_c{}g{}", self.grid.chunk, self.grid.wgm) };
         format!(
-            "gemm_{}_{}_{}_{}{}_{}x{}x{}_w{}_s{}_mfma{}x{}x{}_{}",
+            "gemm_{}_{}_{}_{}{}_{}x{}x{}_w{}x{}_s{}_mfma{}x{}x{}_{}{grid}",
             self.arch.name(),
             t(self.ab_type),
             t(self.c_type),
@@ -135,7 +172,8 @@ impl KernelConfig {
             self.tile.0,
             self.tile.1,
             self.tile.2,
-            self.waves,
+            self.wave_grid.0,
+            self.wave_grid.1,
             self.stages,
             self.mfma.m,
             self.mfma.n,
@@ -230,22 +268,37 @@ pub enum TileOp {
     Epilogue,
 }
 
-/// The LDS swizzle (set by the swizzle pass): the 16-byte chunk index of element
-/// `(row, l)` is XORed with `(row / rows_per_line) % chunks_per_row`.
+/// The LDS swizzle (set by the swizzle pass), on the tile-linear index `q` of 16-byte
+/// chunks (`q = (row * row_bytes + l_byte) / 16`): `q' = q ^ ((q / shift) % xor)`.
+/// With `shift >= xor` the bits XORed in come from above the bits they change, so the map
+/// is its own inverse (a bijection, and the global-side permutation of direct-to-LDS
+/// copies is the same function). It can move a chunk to another row of the same bank
+/// line, which a per-row XOR cannot: that is what makes the transposed writes of 64-byte
+/// rows on gfx942 conflict-free (rows `e` and `e+8` of one write land in different
+/// halves of the 128-byte line).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Swizzle {
-    pub rows_per_line: u32,
-    pub chunks_per_row: u32,
+    /// Chunks the XOR permutes (power of two; 1 = identity).
+    pub xor: u32,
+    /// Chunks per step of the XOR value (power of two, `>= xor`).
+    pub shift: u32,
 }
 
 impl Swizzle {
     /// No swizzle.
-    pub const IDENTITY: Swizzle = Swizzle { rows_per_line: 1, chunks_per_row: 1 };
+    pub const IDENTITY: Swizzle = Swizzle { xor: 1, shift: 1 };
     /// Byte offset of element `(row, l)` in an operand tile with `row_bytes` per row.
     pub fn byte_offset(&self, row: u32, l_byte: u32, row_bytes: u32) -> u32 {
-        let chunk = l_byte / 16;
-        let x = (row / self.rows_per_line) % self.chunks_per_row;
-        row * row_bytes + ((chunk ^ x) * 16) + l_byte % 16
+        self.apply(row * row_bytes + l_byte)
+    }
+    /// The swizzled tile byte offset of a linear one.
+    pub fn apply(&self, lin: u32) -> u32 {
+        let x = (lin / 16 / self.shift) % self.xor;
+        lin ^ (x * 16)
+    }
+    /// Bytes after which the pattern repeats.
+    pub fn period_bytes(&self) -> u32 {
+        16 * self.xor * self.shift
     }
 }
 

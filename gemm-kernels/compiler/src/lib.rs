@@ -11,6 +11,8 @@
 
 pub mod analysis;
 pub mod catalogue;
+pub mod fit;
+pub mod grid;
 pub mod hazard;
 pub mod ir;
 pub mod kernel_args;
@@ -117,6 +119,7 @@ pub fn resolve_branches(items: &[Item], arch: Arch) -> Result<(Vec<Inst>, Vec<u8
 
 /// Runs the passes on the naive kernel of `config`.
 pub fn optimise(config: KernelConfig) -> Result<Kernel, passes::Declined> {
+    fit::check(&config)?;
     passes::run_all(Kernel::naive(config))
 }
 

@@ -120,11 +120,75 @@ fn catalogue_small_shapes_every_mode() {
     }
 }
 
+/// Every scheduling mode on one shape, sampled: per family, bf16 -> f32 `v8`, NN and TT
+/// (the large gfx942 family has TN only), and bf16 -> bf16 NT.
 #[test]
 fn catalogue_every_mode_on_one_shape() {
-    for k in kernels(|c| c.align == Align::Vec8 && c.c_type == DType::F32) {
+    let sample = |c: &KernelConfig| {
+        c.align == Align::Vec8
+            && c.ab_type == DType::Bf16
+            && match (c.trans_a, c.trans_b, c.c_type) {
+                (false, false, DType::F32) | (true, true, DType::F32) | (false, true, DType::Bf16) => true,
+                (true, false, DType::F32) => c.tile.0 == 256 && c.arch == gemm_compiler::ir::Arch::Gfx942,
+                _ => false,
+            }
+    };
+    for k in kernels(sample) {
         for mode in Mode::ALL {
             run_kernel(&k, &SMALL[3], Schedule { mode, seed: 5 });
+        }
+    }
+}
+
+/// Configurations of the space outside the catalogue: other tiles, wave grids (4 and 8
+/// waves), MFMA shapes and K tiles, on an edge shape with a K tail.
+#[test]
+fn config_space_sample() {
+    use gemm_compiler::ir::{Arch, MfmaShape};
+    let (g2, g3) = (Arch::Gfx942, Arch::Gfx950);
+    let cfgs = [
+        (g2, (64, 128, 32), (1, 4), MfmaShape::native_16(g2), false, true),
+        (g2, (256, 128, 32), (4, 2), MfmaShape::native_32(g2), true, true),
+        (g2, (128, 64, 64), (2, 4), MfmaShape::native_16(g2), false, false),
+        (g2, (64, 64, 128), (2, 2), MfmaShape::native_32(g2), true, false),
+        (g3, (256, 64, 64), (4, 2), MfmaShape::native_32(g3), false, false),
+        (g3, (128, 64, 128), (2, 2), MfmaShape::native_32(g3), true, false),
+        (g3, (64, 256, 64), (1, 8), MfmaShape::native_16(g3), false, true),
+        (g3, (128, 256, 64), (2, 4), MfmaShape::native_16(g3), true, true),
+    ];
+    let case = Case { m: 130, n: 97, k: 161, pad: 3, alpha: 1.0, beta: 0.5 };
+    for (i, &(arch, tile, grid, mfma, ta, tb)) in cfgs.iter().enumerate() {
+        let c = KernelConfig::new(arch, DType::Bf16, DType::F32, ta, tb, Align::Vec8).with_shape(tile, grid, mfma, 2);
+        let k = compile(c).unwrap_or_else(|e| panic!("{}: {e}", c.name()));
+        run_kernel(&k, &case, Schedule { mode: Mode::ALL[i % Mode::ALL.len()], seed: 21 + i as u64 });
+    }
+}
+
+/// A remapped grid (chiplet transform + grouped raster) computes every tile exactly once:
+/// every C entry right on a grid of 11 x 7 tiles and on 1 x 13.
+#[test]
+fn grid_order_covers_every_tile() {
+    use gemm_compiler::grid::GridOrder;
+    use gemm_compiler::ir::{Arch, MfmaShape};
+    for (arch, order) in
+        [(Arch::Gfx942, GridOrder { chunk: 2, wgm: 3 }), (Arch::Gfx950, GridOrder { chunk: 1, wgm: 0 })]
+    {
+        let mut c = KernelConfig::new(arch, DType::F16, DType::F32, false, false, Align::Vec8).with_shape(
+            (64, 64, 32),
+            (2, 2),
+            MfmaShape::native_16(arch),
+            2,
+        );
+        c.grid = order;
+        let k = compile(c).unwrap();
+        for (i, case) in [
+            Case { m: 64 * 10 + 5, n: 64 * 6 + 1, k: 40, pad: 1, alpha: 1.0, beta: 0.0 },
+            Case { m: 20, n: 64 * 12 + 7, k: 33, pad: 0, alpha: 1.0, beta: 1.0 },
+        ]
+        .iter()
+        .enumerate()
+        {
+            run_kernel(&k, case, Schedule { mode: Mode::ALL[i + 1], seed: 2 });
         }
     }
 }
@@ -150,7 +214,12 @@ fn large_shapes_one_kernel_per_arch() {
     ];
     let only = std::env::var("GEMM_LARGE_CASE").ok().and_then(|s| s.parse::<usize>().ok());
     for k in kernels(|c| {
-        c.align == Align::Vec8 && !c.trans_a && !c.trans_b && c.c_type == DType::F32 && c.ab_type == DType::Bf16
+        c.align == Align::Vec8
+            && !c.trans_a
+            && !c.trans_b
+            && c.c_type == DType::F32
+            && c.ab_type == DType::Bf16
+            && c.tile.0 == 128
     }) {
         for (i, case) in cases.iter().enumerate() {
             let selected = match only {
@@ -193,13 +262,18 @@ fn kernel_without_waits_is_caught() {
     }
 }
 
-/// The lowering is not tied to the catalogue's K tile: KT = 64 on gfx950 (4 fragment
-/// reads per block, 4 vectors per thread) is right too, for all transposes.
+/// The lowering is not tied to the catalogue's K tile: KT = 128 on gfx950 (8 fragment
+/// reads per block, 8 vectors per thread, element loads) is right too, for all transposes.
 #[test]
-fn k_tile_64_on_gfx950() {
+fn k_tile_128_on_gfx950() {
     for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
-        let mut c = KernelConfig::new(gemm_compiler::ir::Arch::Gfx950, DType::F16, DType::F16, ta, tb, Align::Elem);
-        c.tile.2 = 64;
+        let arch = gemm_compiler::ir::Arch::Gfx950;
+        let c = KernelConfig::new(arch, DType::F16, DType::F16, ta, tb, Align::Elem).with_shape(
+            (64, 64, 128),
+            (2, 2),
+            gemm_compiler::ir::MfmaShape::native_16(arch),
+            2,
+        );
         let k = compile(c).unwrap();
         for (i, case) in
             [&SMALL[2], &Case { m: 130, n: 129, k: 200, pad: 2, alpha: 1.0, beta: 0.0 }].into_iter().enumerate()
