@@ -73,7 +73,7 @@ fn main() {
         };
         let st = k.stats;
         let occupancy = gemm_compiler::fit::occupancy(c.arch, k.usage.vgprs, k.usage.agprs, k.lds_bytes, c.waves);
-        let copy = |i: usize| format!("register-staged: {}", k.kernel.direct_to_lds[i]);
+        let copy = |i: usize| k.kernel.copy_paths[i].to_string();
         writeln!(
             src,
             "    KernelEntry {{ name: {name:?}, arch: {arch}, a_type: {ab}, b_type: {ab}, c_type: {cty}, tile: ({}, {}, {}), \

@@ -81,6 +81,19 @@ impl Align {
     }
 }
 
+/// When direct-to-LDS copies are used (where they can serve at all).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DmaPolicy {
+    /// Where they cost fewer issue slots than register staging: on gfx950 (16 bytes per
+    /// lane); on gfx942 a DMA moves one dword per lane, so 16 bytes take 4 DMAs and 4 M0
+    /// writes against one `buffer_load_dwordx4` and one `ds_write_b128`.
+    Auto,
+    /// Wherever they can serve.
+    Always,
+    /// Never (register staging everywhere).
+    Never,
+}
+
 /// Everything that identifies one kernel of the catalogue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct KernelConfig {
@@ -100,6 +113,9 @@ pub struct KernelConfig {
     pub stages: u32,
     pub mfma: MfmaShape,
     pub align: Align,
+    /// When the main loop copies with direct-to-LDS loads (the buffer-ops pass decides
+    /// per operand within this policy).
+    pub direct_to_lds: DmaPolicy,
     /// Which tile each workgroup computes (`grid.rs`).
     pub grid: crate::grid::GridOrder,
 }
@@ -121,6 +137,7 @@ impl KernelConfig {
             stages: 2,
             mfma: MfmaShape::native_32(arch),
             align,
+            direct_to_lds: DmaPolicy::Auto,
             grid: crate::grid::GridOrder::PLAIN,
         }
     }
@@ -330,8 +347,9 @@ pub struct Kernel {
     pub lds_buffers: u32,
     pub swizzle: Swizzle,
     pub epilogue_plan: Option<EpiloguePlan>,
-    /// Per operand (A, B): why direct-to-LDS loads were not used (buffer-ops pass).
-    pub direct_to_lds: Vec<crate::passes::buffer_ops::DirectToLdsDeclined>,
+    /// Per operand (A, B): how the main loop copies it to LDS, with the reason when
+    /// direct-to-LDS loads could not serve (buffer-ops pass).
+    pub copy_paths: Vec<crate::passes::buffer_ops::CopyPath>,
     /// Passes applied, in order, for the manifest.
     pub applied: Vec<&'static str>,
 }
@@ -360,7 +378,7 @@ impl Kernel {
             body: tile(KTile::Loop),
             drain: vec![],
             epilogue: vec![TileOp::Epilogue],
-            direct_to_lds: vec![],
+            copy_paths: vec![],
             buffer_ops: false,
             lds_buffers: 1,
             swizzle: Swizzle::IDENTITY,

@@ -145,7 +145,11 @@ pub fn k_step_accesses(k: &Kernel, wave: u32) -> Vec<DsAccess> {
     let sw = k.swizzle;
     let rb = row_bytes(c);
     let mut out = read_accesses(k, wave);
-    for op in [Operand::A, Operand::B] {
+    for (x, op) in [Operand::A, Operand::B].into_iter().enumerate() {
+        // LDS-DMA writes are lane-linear, whole lines per phase: no DS-pipe conflicts.
+        if k.copy_paths.get(x) == Some(&crate::passes::buffer_ops::CopyPath::DirectToLds) {
+            continue;
+        }
         let g = copy_geom(c, op);
         for p in 0..g.per_thread {
             let elems: Vec<u32> = if g.k_contiguous { vec![0] } else { (0..8).collect() };

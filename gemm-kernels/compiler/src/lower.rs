@@ -48,6 +48,13 @@ struct Copier {
     raddr: Vec<Reg>,
     frags: Vec<Reg>,
     loop_kind: LoadKind,
+    /// Direct-to-LDS: per DMA instruction, each lane's global byte offset (loop tile 0).
+    dma_offs: Vec<Reg>,
+    /// Direct-to-LDS: this wave's LDS byte offset of its first DMA slot in buffer 0.
+    dma_m0: Reg,
+    /// Direct-to-LDS: the K tile's byte offset, as the loads' SGPR `soffset` (one add per
+    /// tile instead of one per DMA).
+    dma_soff: Reg,
 }
 
 struct L<'a> {
@@ -480,7 +487,72 @@ impl L<'_> {
         let nfrag = c.blocks(op) as usize;
         let fdw = (lds::reads_per_block(&c) * 4) as u8;
         let frags = (0..nfrag).map(|_| self.vn(fdw)).collect();
-        Copier { geom: g, srd, offs, kadv, last_off, sidx, cidx, stage, waddr, raddr, frags, loop_kind }
+        // Direct-to-LDS: DMA instruction j of wave w fills the tile's bytes
+        // [(j*W + w) * 64*size, +64*size), lane l at + l*size; that slot holds logical byte
+        // swizzle.apply(slot): row = lin / rb, K byte = lin % rb (buffer_ops.rs).
+        let (mut dma_offs, mut dma_m0, dma_soff) = (vec![], self.sv(), self.sv());
+        if loop_kind == LoadKind::DirectToLds {
+            self.i(Op::S_MOV_B32, &[whole(dma_soff), int(0)]);
+            let size = crate::passes::buffer_ops::dma_bytes(c.arch);
+            let per_inst = 64 * size;
+            let n_inst = c.tile_rows(op) * rb / per_inst / c.waves;
+            let wv = self.vv();
+            self.i(Op::V_LSHRREV_B32, &[whole(wv), int(6), whole(self.tid)]);
+            let ws = self.sv();
+            self.i(Op::V_READFIRSTLANE_B32, &[whole(ws), whole(wv)]);
+            dma_m0 = self.sv();
+            self.i(Op::S_MUL_I32, &[whole(dma_m0), whole(ws), lit(per_inst)]);
+            self.i(Op::S_ADD_U32, &[whole(dma_m0), whole(dma_m0), lit(lds::tile_base(&c, op))]);
+            let lb = self.vv();
+            self.i(Op::V_LSHLREV_B32, &[whole(lb), int(log2(size)), whole(self.lane)]);
+            let sw = self.k.swizzle;
+            let origin = match op {
+                Operand::A => self.m0,
+                Operand::B => self.n0,
+            };
+            for j in 0..n_inst {
+                let p = self.vv();
+                let kp = self.k3(per_inst);
+                self.i(Op::V_MAD_U32_U24, &[whole(p), whole(wv), kp, whole(lb)]);
+                let p = self.vadd(p, j * c.waves * per_inst);
+                let lin = if sw.xor > 1 {
+                    let x = self.vv();
+                    self.i(Op::V_BFE_U32, &[whole(x), whole(p), int(4 + log2(sw.shift)), int(log2(sw.xor))]);
+                    self.i(Op::V_LSHLREV_B32, &[whole(x), int(4), whole(x)]);
+                    let l = self.vv();
+                    self.i(Op::V_XOR_B32, &[whole(l), whole(x), whole(p)]);
+                    l
+                } else {
+                    p
+                };
+                let (row, kb) = (self.vv(), self.vv());
+                self.i(Op::V_LSHRREV_B32, &[whole(row), int(log2(rb)), whole(lin)]);
+                self.i(Op::V_AND_B32, &[whole(kb), lit(rb - 1), whole(lin)]);
+                self.i(Op::V_ADD_U32, &[whole(row), whole(origin), whole(row)]);
+                let t = self.vv();
+                self.i(Op::V_MUL_LO_U32, &[whole(t), whole(ldb), whole(row)]);
+                let o = self.vv();
+                self.i(Op::V_ADD_U32, &[whole(o), whole(kb), whole(t)]);
+                dma_offs.push(o);
+            }
+        }
+        Copier {
+            geom: g,
+            srd,
+            offs,
+            kadv,
+            last_off,
+            sidx,
+            cidx,
+            stage,
+            waddr,
+            raddr,
+            frags,
+            loop_kind,
+            dma_offs,
+            dma_m0,
+            dma_soff,
+        }
     }
 
     fn idx(op: Operand) -> usize {
@@ -568,7 +640,7 @@ impl L<'_> {
                         }
                     }
                 }
-                LoadKind::DirectToLds | LoadKind::Undecided => unreachable!("checked in lower()"),
+                LoadKind::DirectToLds | LoadKind::Undecided => unreachable!("checked in lower() and region()"),
             }
             if !last {
                 let o = self.cp[x].offs[p];
@@ -576,6 +648,23 @@ impl L<'_> {
                 self.i(Op::V_ADD_U32, &[whole(o), kadv, whole(o)]);
             }
         }
+    }
+
+    /// One loop tile of `op` straight into LDS buffer `buf` (`buffer_load ... lds`, ISA.md
+    /// §2.4: LDS address `M0 + lane*size`), then the offsets advance one K tile.
+    fn dma(&mut self, op: Operand, buf: u32) {
+        let x = Self::idx(op);
+        let c = *self.c();
+        let size = crate::passes::buffer_ops::dma_bytes(c.arch);
+        let opc = if size == 16 { Op::BUFFER_LOAD_DWORDX4 } else { Op::BUFFER_LOAD_DWORD };
+        let (srd, m0b, kadv, soff) = (self.cp[x].srd, self.cp[x].dma_m0, self.cp[x].kadv, self.cp[x].dma_soff);
+        let base = buf * self.k.lds_buffer_bytes();
+        for (j, o) in self.cp[x].dma_offs.clone().into_iter().enumerate() {
+            let at = base + j as u32 * c.waves * 64 * size;
+            self.i(Op::S_ADD_U32, &[gemm_isa::operand::M0, whole(m0b), lit(at)]);
+            self.ie(Inst::new(opc, &[whole(o), whole(srd), whole(soff)]).offen().lds());
+        }
+        self.i(Op::S_ADD_U32, &[whole(soff), whole(soff), kadv]);
     }
 
     /// Staging -> LDS buffer `buf`. `packed`: staging holds 4 packed dwords per vector.
@@ -651,7 +740,10 @@ impl L<'_> {
                     self.global_load(cp);
                     self.lds_store(cp.operand, cur, true);
                 }
+                TileOp::GlobalLoad(cp) if cp.kind == LoadKind::DirectToLds => self.dma(cp.operand, 1 - cur),
                 TileOp::GlobalLoad(cp) => self.global_load(cp),
+                // The DMA already wrote the next buffer.
+                TileOp::LdsStore(o) if self.cp[Self::idx(o)].loop_kind == LoadKind::DirectToLds => {}
                 TileOp::LdsStore(o) => {
                     let packed = self.cp[Self::idx(o)].loop_kind != LoadKind::Element;
                     self.lds_store(o, 1 - cur, packed)
@@ -959,7 +1051,7 @@ pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
     }
     let c = k.config;
     crate::fit::check(&c).map_err(|e| LowerError::Unsupported(e.to_string()))?;
-    if k.copies().any(|cp| matches!(cp.kind, LoadKind::DirectToLds | LoadKind::Undecided)) {
+    if k.copies().any(|cp| cp.kind == LoadKind::Undecided) {
         return Err(LowerError::Unsupported("copy kind not lowered".into()));
     }
     let mut l = L {

@@ -164,6 +164,38 @@ fn config_space_sample() {
     }
 }
 
+/// Direct-to-LDS copies (global side permuted to the swizzle) on gfx942 too, where the
+/// catalogue does not choose them (one dword per lane): every transpose (the DMA serves
+/// the K-contiguous operands), K tails, edge tiles, and the staged kernel agrees.
+#[test]
+fn direct_to_lds_on_both_archs() {
+    use gemm_compiler::ir::{Arch, DmaPolicy, MfmaShape};
+    use gemm_compiler::passes::buffer_ops::CopyPath;
+    let case = Case { m: 150, n: 77, k: 200, pad: 8, alpha: 1.0, beta: 0.5 };
+    for (i, (arch, tile, grid)) in [
+        (Arch::Gfx942, (128, 128, 32), (2, 2)),
+        (Arch::Gfx950, (128, 64, 64), (2, 2)),
+        (Arch::Gfx950, (64, 256, 64), (1, 8)),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        for (ta, tb) in [(false, false), (true, false), (true, true)] {
+            let mut c = KernelConfig::new(arch, DType::Bf16, DType::Bf16, ta, tb, Align::Vec8).with_shape(
+                tile,
+                grid,
+                MfmaShape::native_32(arch),
+                2,
+            );
+            c.direct_to_lds = DmaPolicy::Always;
+            let k = compile(c).unwrap_or_else(|e| panic!("{}: {e}", c.name()));
+            let dma = k.kernel.copy_paths.iter().filter(|p| **p == CopyPath::DirectToLds).count();
+            assert_eq!(dma, usize::from(ta) + usize::from(!tb), "{}: {:?}", k.name, k.kernel.copy_paths);
+            run_kernel(&k, &case, Schedule { mode: Mode::ALL[(i + 2 * usize::from(ta)) % 4], seed: 31 });
+        }
+    }
+}
+
 /// A remapped grid (chiplet transform + grouped raster) computes every tile exactly once:
 /// every C entry right on a grid of 11 x 7 tiles and on 1 x 13.
 #[test]

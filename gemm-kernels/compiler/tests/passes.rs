@@ -26,7 +26,7 @@ fn buffer_ops_guards_the_last_tile_and_picks_widths() {
                 }
             }
         }
-        assert_eq!(k.direct_to_lds.len(), 2);
+        assert_eq!(k.copy_paths.len(), 2);
     }
     let e = buffer_ops::run(Kernel::naive(cfg(Arch::Gfx950, false, false, Align::Elem))).unwrap();
     assert!(e.copies().filter(|c| c.which == KTile::Loop).all(|c| c.kind == LoadKind::Element));
