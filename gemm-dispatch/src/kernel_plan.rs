@@ -76,8 +76,20 @@ fn unfit(e: &KernelEntry, arch: Arch, p: &GemmProblem, cm: &ColumnMajor) -> Opti
     None
 }
 
-/// The best catalogue kernel for `p` on `arch`: among the kernels that fit, the one that wastes
-/// the least work on edge tiles, then the larger tile. `Err` says why none fits.
+/// A static cost of running `cm` with `e` (lower is better): the rounds of workgroups the
+/// GPU's CUs run (`ceil(workgroups / CUs)`, one workgroup per CU per round), times the
+/// tile's area (the work of one round, edge padding included), divided by the kernel's
+/// static MFMA issue share (bigger tiles and non-transposing copies spend more of their
+/// issue cycles on MFMAs). Until the timing model ranks kernels, this picks small tiles
+/// for small or skinny problems and big tiles only where they still fill the GPU.
+fn cost(e: &KernelEntry, arch: Arch, cm: &ColumnMajor) -> u64 {
+    let wgs = u64::from(cm.m.div_ceil(e.tile.0)) * u64::from(cm.n.div_ceil(e.tile.1));
+    let rounds = wgs.div_ceil(u64::from(arch.caps().compute_units));
+    rounds * u64::from(e.tile.0 * e.tile.1) * 1000 / u64::from(e.mfma_issue_share_permille.max(1))
+}
+
+/// The best catalogue kernel for `p` on `arch`: among the kernels that fit, the one of least
+/// [`cost`], then the larger tile, then the first in catalogue order. `Err` says why none fits.
 pub fn plan(arch: Arch, p: &GemmProblem) -> Result<KernelPlan, String> {
     p.validate().map_err(|e| e.to_string())?;
     if p.m == 0 || p.n == 0 {
@@ -91,13 +103,13 @@ pub fn plan(arch: Arch, p: &GemmProblem) -> Result<KernelPlan, String> {
             why = reason;
             continue;
         }
-        let padded = u64::from(cm.m.div_ceil(e.tile.0) * e.tile.0) * u64::from(cm.n.div_ceil(e.tile.1) * e.tile.1);
+        let c = cost(e, arch, &cm);
         let better = match best {
             None => true,
-            Some((b, waste)) => padded < waste || (padded == waste && e.tile.0 * e.tile.1 > b.tile.0 * b.tile.1),
+            Some((b, bc)) => c < bc || (c == bc && e.tile.0 * e.tile.1 > b.tile.0 * b.tile.1),
         };
         if better {
-            best = Some((e, padded));
+            best = Some((e, c));
         }
     }
     let (entry, _) = best.ok_or(why)?;
@@ -184,6 +196,29 @@ mod tests {
             assert_eq!((plan.entry.a_type, plan.entry.trans_a, plan.entry.trans_b), (e.a_type, e.trans_a, e.trans_b));
             let args = plan.kernargs(&p, 0x1000, 0x2000, 0x3000).unwrap();
             assert_eq!(args.len(), e.kernarg_size as usize);
+        }
+    }
+
+    /// Big square problems get the big tiles where the catalogue has them, skinny ones a
+    /// tile that fills more CUs, and every choice fits the problem's transposes.
+    #[test]
+    fn tile_choice_follows_the_problem_shape() {
+        let bf16 = |m, n, k, ta, tb| {
+            GemmProblem::new(m, n, k).with_layout(Layout::ColMajor).with_transposes(ta, tb).with_dtypes(
+                DType::Bf16,
+                DType::Bf16,
+                DType::F32,
+            )
+        };
+        let big = plan(Arch::Gfx950, &bf16(8192, 8192, 8192, Transpose::No, Transpose::No)).unwrap();
+        assert_eq!(big.entry.tile.0 * big.entry.tile.1, 256 * 256, "{}", big.entry.name);
+        // 4096x4864: 16x19 = 304 tiles of 256, one per MI300X CU (ARCH.md's tuned hipBLASLt shape).
+        let big942 = plan(Arch::Gfx942, &bf16(4096, 4864, 8192, Transpose::Yes, Transpose::No)).unwrap();
+        assert_eq!(big942.entry.tile.0, 256, "{}", big942.entry.name);
+        let skinny = plan(Arch::Gfx950, &bf16(64, 4096, 4096, Transpose::No, Transpose::No)).unwrap();
+        assert_eq!(skinny.entry.tile.0, 64, "{}", skinny.entry.name);
+        for e in [big.entry, big942.entry, skinny.entry] {
+            assert_eq!(e.lds_write_conflicts_per_k_step, 0);
         }
     }
 
