@@ -51,7 +51,7 @@ fn main() {
     for a in kernel_args::ARGS {
         let kind = match (a.pointer, a.name) {
             (true, _) => "ArgKind::Pointer",
-            (false, "alpha" | "beta") => "ArgKind::F32",
+            (false, "alpha" | "beta" | "clamp_lo" | "clamp_hi") => "ArgKind::F32",
             _ => "ArgKind::U32",
         };
         writeln!(
@@ -82,7 +82,7 @@ fn main() {
              kernarg_size: {}, kernarg: KERNARG, sgprs: {}, vgprs: {}, agprs: {}, lds_bytes: {}, passes: &{:?}, \
              mfma_per_k_step: {}, lds_read_conflicts_per_k_step: {}, lds_write_conflicts_per_k_step: {}, \
              mfma_issue_share_permille: {}, wave_grid: ({}, {}), family: {:?}, family_why: {:?}, occupancy: {}, \
-             lds_swizzle: ({}, {}), copy_a: {:?}, copy_b: {:?}, grid_order: ({}, {}) }},",
+             lds_swizzle: ({}, {}), copy_a: {:?}, copy_b: {:?}, grid_order: ({}, {}), epilogue: {:?} }},",
             c.tile.0,
             c.tile.1,
             c.tile.2,
@@ -116,6 +116,7 @@ fn main() {
             copy(1),
             c.grid.chunk,
             c.grid.wgm,
+            c.fusion.name(),
             name = k.name,
             ab = dtype(c.ab_type),
             cty = dtype(c.c_type),

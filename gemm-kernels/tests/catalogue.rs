@@ -17,6 +17,10 @@ fn embedded_code_objects_equal_a_fresh_compile() {
 
 #[test]
 fn manifest_matches_code_objects() {
+    let mut names: Vec<&str> = gemm_kernels::catalogue().iter().map(|e| e.name).collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), gemm_kernels::catalogue().len(), "kernel names are unique");
     let mut per_arch = [0; 2];
     for e in gemm_kernels::catalogue() {
         per_arch[e.arch as usize] += 1;

@@ -2,20 +2,24 @@
 //! families (a tile/wave/MFMA shape with the dtypes, transposes and alignments it is
 //! built for) and why each was chosen.
 //!
-//! * `base` 128x128x64, 4 waves (2x2), 32x32 MFMAs, every dtype pair, transpose and
-//!   alignment class. KT = 64 makes every transpose's LDS writes conflict-free: a
-//!   transposed copy puts a wave's 64 lanes on 64 consecutive K of one LDS row (128 bytes,
-//!   32 distinct banks), where KT = 32 put two half-waves on two rows of the same banks
-//!   (16-32 conflict cycles per K step, the old 128x128x32 family).
+//! * `base` 128x128 (KT 32 on gfx942: 32 KiB of LDS, two workgroups per CU; KT 64 on
+//!   gfx950), 4 waves (2x2), 32x32 MFMAs, every dtype pair, transpose and alignment
+//!   class. Every transpose's LDS traffic is conflict-free: on gfx942 the swizzle moves
+//!   chunks across the two 64-byte rows of a bank line, so the two half-waves of a
+//!   transposed write land in different halves; on gfx950 a transposed copy puts a wave's
+//!   64 lanes on 64 consecutive K of one 128-byte row.
 //! * `large`: gfx950 256x256x64 with 8 waves (2x4), 16x16x32 MFMAs (the shape of
 //!   HipKittens' fastest MI355X bf16 kernel), 128 KiB of its 160 KiB LDS; gfx942
 //!   256x256x32, 8 waves, 32x32x8 (64 KiB, its whole LDS; KT = 64 does not fit), only for
 //!   the transposes whose copies do not transpose (A^T B, both K-contiguous). Vector
 //!   (`v8`) alignment only: big tiles are for big, aligned problems.
+//! * `fused`: the base tile, bf16 -> bf16, NN and TN, with a column bias and ReLU, GELU
+//!   (tanh form) or SiLU fused into the epilogue (the dispatcher does not pick them for
+//!   plain GEMMs: their manifest names the epilogue).
 //! * `small` 64x64x64, 4 waves (2x2), 16x16 MFMAs, every transpose, `v8` and `e1`:
 //!   problems with few rows or columns waste less of a smaller tile.
 
-use crate::ir::{Align, Arch, KernelConfig, MfmaShape};
+use crate::ir::{Activation, Align, Arch, Bias, Fusion, KernelConfig, MfmaShape};
 use gemm_core::DType;
 
 /// A family of catalogue kernels.
@@ -30,6 +34,9 @@ pub struct Family {
     /// `(trans_a, trans_b)` pairs built.
     pub transposes: &'static [(bool, bool)],
     pub aligns: &'static [Align],
+    /// Input dtypes built (output: f32 and the input type, or only the input type for
+    /// fused epilogues).
+    pub fusions: &'static [Fusion],
     /// Why this family is in the catalogue (for the manifest).
     pub why: &'static str,
 }
@@ -38,6 +45,13 @@ const ALL_T: &[(bool, bool)] = &[(false, false), (false, true), (true, false), (
 const K_CONTIGUOUS: &[(bool, bool)] = &[(true, false)];
 const BOTH: &[Align] = &[Align::Vec8, Align::Elem];
 const V8: &[Align] = &[Align::Vec8];
+const PLAIN: &[Fusion] = &[Fusion::NONE];
+/// The inference epilogues: column bias (per output feature of `C = X W`) and an activation.
+const FUSED: &[Fusion] = &[
+    Fusion { bias: Bias::PerColumn, act: Activation::Relu, clamp: false },
+    Fusion { bias: Bias::PerColumn, act: Activation::GeluTanh, clamp: false },
+    Fusion { bias: Bias::PerColumn, act: Activation::Silu, clamp: false },
+];
 
 /// The families, per arch.
 pub fn families() -> Vec<Family> {
@@ -53,7 +67,20 @@ pub fn families() -> Vec<Family> {
             stages: 2,
             transposes: ALL_T,
             aligns: BOTH,
-            why: "every problem: all transposes and alignments, conflict-free LDS (KT 64)",
+            fusions: PLAIN,
+            why: "every problem: all transposes and alignments, conflict-free LDS",
+        });
+        out.push(Family {
+            name: "fused",
+            arch,
+            tile: (128, 128, if arch == Arch::Gfx942 { 32 } else { 64 }),
+            wave_grid: (2, 2),
+            mfma: MfmaShape::native_32(arch),
+            stages: 2,
+            transposes: &[(false, false), (true, false)],
+            aligns: V8,
+            fusions: FUSED,
+            why: "inference epilogues (column bias + ReLU/GELU/SiLU) on the base tile, bf16 -> bf16",
         });
         out.push(match arch {
             Arch::Gfx950 => Family {
@@ -65,6 +92,7 @@ pub fn families() -> Vec<Family> {
                 stages: 2,
                 transposes: ALL_T,
                 aligns: V8,
+                fusions: PLAIN,
                 why: "big aligned problems: 8 waves, 16x16x32, 128 KiB LDS (HipKittens' MI355X bf16 shape)",
             },
             Arch::Gfx942 => Family {
@@ -76,6 +104,7 @@ pub fn families() -> Vec<Family> {
                 stages: 2,
                 transposes: K_CONTIGUOUS,
                 aligns: V8,
+                fusions: PLAIN,
                 why: "big aligned A^T B problems: 8 waves, 64 KiB LDS; KT 32 keeps it in LDS, so only the non-transposing copies",
             },
         });
@@ -88,6 +117,7 @@ pub fn families() -> Vec<Family> {
             stages: 2,
             transposes: ALL_T,
             aligns: BOTH,
+            fusions: PLAIN,
             why: "narrow problems: less padding in a 64x64 tile",
         });
     }
@@ -99,17 +129,27 @@ pub fn families() -> Vec<Family> {
 pub fn entries() -> Vec<(Family, KernelConfig)> {
     let mut out = vec![];
     for f in families() {
+        let fused = f.fusions != PLAIN;
         for ab in [DType::Bf16, DType::F16] {
+            if fused && ab != DType::Bf16 {
+                continue;
+            }
             for c in [DType::F32, ab] {
+                if fused && c != ab {
+                    continue;
+                }
                 for &(ta, tb) in f.transposes {
                     for &align in f.aligns {
-                        let cfg = KernelConfig::new(f.arch, ab, c, ta, tb, align).with_shape(
-                            f.tile,
-                            f.wave_grid,
-                            f.mfma,
-                            f.stages,
-                        );
-                        out.push((f, cfg));
+                        for &fusion in f.fusions {
+                            let mut cfg = KernelConfig::new(f.arch, ab, c, ta, tb, align).with_shape(
+                                f.tile,
+                                f.wave_grid,
+                                f.mfma,
+                                f.stages,
+                            );
+                            cfg.fusion = fusion;
+                            out.push((f, cfg));
+                        }
                     }
                 }
             }

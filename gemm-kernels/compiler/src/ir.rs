@@ -81,6 +81,65 @@ impl Align {
     }
 }
 
+/// A bias vector added in the epilogue (f32, after `alpha * acc + beta * C`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Bias {
+    None,
+    /// `bias[i]` for row `i` (length m).
+    PerRow,
+    /// `bias[j]` for column `j` (length n).
+    PerColumn,
+}
+
+/// The activation applied after the bias.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Activation {
+    None,
+    /// `max(x, 0)`.
+    Relu,
+    /// `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))` (the tanh form).
+    GeluTanh,
+    /// `x / (1 + exp(-x))`.
+    Silu,
+}
+
+/// The fused epilogue: `y = clamp(act(alpha * acc + beta * C + bias))`, rounded once to
+/// C's type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Fusion {
+    pub bias: Bias,
+    pub act: Activation,
+    /// Clamp to `[clamp_lo, clamp_hi]` (kernel arguments).
+    pub clamp: bool,
+}
+
+impl Fusion {
+    pub const NONE: Fusion = Fusion { bias: Bias::None, act: Activation::None, clamp: false };
+    /// A short name: `none`, or e.g. `biascol_gelu_clamp`.
+    pub fn name(&self) -> String {
+        let mut parts = vec![];
+        match self.bias {
+            Bias::None => {}
+            Bias::PerRow => parts.push("biasrow"),
+            Bias::PerColumn => parts.push("biascol"),
+        }
+        match self.act {
+            Activation::None => {}
+            Activation::Relu => parts.push("relu"),
+            Activation::GeluTanh => parts.push("gelu"),
+            Activation::Silu => parts.push("silu"),
+        }
+        if self.clamp {
+            parts.push("clamp");
+        }
+        if parts.is_empty() {
+            "none".into()
+        } else {
+            parts.join("_")
+        }
+    }
+}
+
 /// When direct-to-LDS copies are used (where they can serve at all).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DmaPolicy {
@@ -118,6 +177,8 @@ pub struct KernelConfig {
     pub direct_to_lds: DmaPolicy,
     /// Which tile each workgroup computes (`grid.rs`).
     pub grid: crate::grid::GridOrder,
+    /// The fused epilogue.
+    pub fusion: Fusion,
 }
 
 impl KernelConfig {
@@ -139,6 +200,7 @@ impl KernelConfig {
             align,
             direct_to_lds: DmaPolicy::Auto,
             grid: crate::grid::GridOrder::PLAIN,
+            fusion: Fusion::NONE,
         }
     }
     /// The same configuration with another tile, wave grid, MFMA shape and stage count.
@@ -177,8 +239,16 @@ impl KernelConfig {
             DType::Bf16 => "bf16",
             _ => "fp8",
         };
-        let grid =
+        let mut grid =
             if self.grid.is_plain() { String::new() } else { format!("_c{}g{}", self.grid.chunk, self.grid.wgm) };
+        if self.fusion != Fusion::NONE {
+            grid = format!("{grid}_{}", self.fusion.name());
+        }
+        match self.direct_to_lds {
+            DmaPolicy::Auto => {}
+            DmaPolicy::Always => grid.push_str("_dma"),
+            DmaPolicy::Never => grid.push_str("_staged"),
+        }
         format!(
             "gemm_{}_{}_{}_{}{}_{}x{}x{}_w{}x{}_s{}_mfma{}x{}x{}_{}{grid}",
             self.arch.name(),

@@ -14,6 +14,10 @@
 //! | 44 | 4 | ldc   | leading dimension of C |
 //! | 48 | 4 | alpha | f32 |
 //! | 52 | 4 | beta  | f32; 0 (either sign) never reads C |
+//! | 56 | 8 | bias  | f32 bias vector (length m or n) of kernels with a bias epilogue; else unused |
+//! | 64 | 4 | clamp_lo | f32 lower bound of kernels with a clamp epilogue |
+//! | 68 | 4 | clamp_hi | f32 upper bound |
+//! | 72 | 8 | (padding) | |
 //!
 //! Storage is column-major (see `ir.rs`). Launch: workgroup size `[256, 1, 1]`, grid in
 //! work-items `[ceil(m/MT)*256, ceil(n/NT), 1]`, no dynamic LDS. Requirements the caller
@@ -34,8 +38,10 @@ pub const OFF_LDB: u32 = 40;
 pub const OFF_LDC: u32 = 44;
 pub const OFF_ALPHA: u32 = 48;
 pub const OFF_BETA: u32 = 52;
+pub const OFF_BIAS: u32 = 56;
+pub const OFF_CLAMP: u32 = 64;
 /// Total kernarg bytes.
-pub const SIZE: u32 = 56;
+pub const SIZE: u32 = 80;
 
 /// One argument: name, offset, size, whether it is a pointer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,7 +53,7 @@ pub struct Arg {
 }
 
 /// The layout, in order.
-pub const ARGS: [Arg; 11] = [
+pub const ARGS: [Arg; 14] = [
     Arg { name: "a", offset: OFF_A, size: 8, pointer: true },
     Arg { name: "b", offset: OFF_B, size: 8, pointer: true },
     Arg { name: "c", offset: OFF_C, size: 8, pointer: true },
@@ -59,6 +65,9 @@ pub const ARGS: [Arg; 11] = [
     Arg { name: "ldc", offset: OFF_LDC, size: 4, pointer: false },
     Arg { name: "alpha", offset: OFF_ALPHA, size: 4, pointer: false },
     Arg { name: "beta", offset: OFF_BETA, size: 4, pointer: false },
+    Arg { name: "bias", offset: OFF_BIAS, size: 8, pointer: true },
+    Arg { name: "clamp_lo", offset: OFF_CLAMP, size: 4, pointer: false },
+    Arg { name: "clamp_hi", offset: OFF_CLAMP + 4, size: 4, pointer: false },
 ];
 
 /// The `.args` metadata entries.
@@ -98,7 +107,15 @@ pub fn pack(
     }
     out[OFF_ALPHA as usize..OFF_ALPHA as usize + 4].copy_from_slice(&alpha.to_le_bytes());
     out[OFF_BETA as usize..OFF_BETA as usize + 4].copy_from_slice(&beta.to_le_bytes());
+    with_epilogue(&mut out, 0, f32::NEG_INFINITY, f32::INFINITY);
     out
+}
+
+/// Sets the epilogue arguments: the bias vector's address and the clamp bounds.
+pub fn with_epilogue(args: &mut [u8; SIZE as usize], bias: u64, clamp_lo: f32, clamp_hi: f32) {
+    args[OFF_BIAS as usize..OFF_BIAS as usize + 8].copy_from_slice(&bias.to_le_bytes());
+    args[OFF_CLAMP as usize..OFF_CLAMP as usize + 4].copy_from_slice(&clamp_lo.to_le_bytes());
+    args[OFF_CLAMP as usize + 4..OFF_CLAMP as usize + 8].copy_from_slice(&clamp_hi.to_le_bytes());
 }
 
 /// Launch geometry for a problem: `(grid in work-items, workgroup size)`.

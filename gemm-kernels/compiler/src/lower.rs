@@ -83,6 +83,10 @@ struct L<'a> {
     k7fff: Reg,
     perm_hi: Reg,
     perm_lo: Reg,
+    /// The bias vector's buffer resource (fused epilogues).
+    srd_bias: Reg,
+    clamp_lo: O,
+    clamp_hi: O,
     /// Where address registers for LDS offsets past the 16-bit DS offset field are
     /// computed: the end of the setup code (before the loop).
     hoist: usize,
@@ -819,7 +823,7 @@ impl L<'_> {
     /// its first accumulator register, and the byte offset of `(ib, j)` (past NUM_RECORDS
     /// when `j >= n`). Accumulator register `r` holds row `ib + 4*G*(r/4) + r%4` (ISA.md
     /// §1.1 output layout, `G = 64/M` lane groups).
-    fn block_origin(&mut self, bm: u32, bn: u32) -> (Reg, Reg) {
+    fn block_origin(&mut self, bm: u32, bn: u32) -> (Reg, Reg, Reg) {
         let c = *self.c();
         let (n, ldc) = (self.arg(7), self.arg(11));
         let ec = c.c_bytes();
@@ -843,7 +847,59 @@ impl L<'_> {
         self.i(Op::V_CMP_GT_I32, &[VCC, n, whole(j)]);
         let basec = self.vv();
         self.i(Op::V_CNDMASK_B32, &[whole(basec), whole(self.oob), whole(base), VCC]);
-        (ib, basec)
+        (ib, basec, j)
+    }
+
+    /// The fused epilogue's per-block value: the column bias of this lane's column.
+    fn col_bias(&mut self, j: Reg) -> Option<Reg> {
+        if self.c().fusion.bias != crate::ir::Bias::PerColumn {
+            return None;
+        }
+        let (o, b) = (self.vv(), self.vv());
+        self.i(Op::V_LSHLREV_B32, &[whole(o), int(2), whole(j)]);
+        self.ie(Inst::new(Op::BUFFER_LOAD_DWORD, &[whole(b), whole(o), whole(self.srd_bias), int(0)]).offen());
+        Some(b)
+    }
+
+    /// `clamp(act(x + bias))` in place (ir::Fusion). GELU (tanh form) and SiLU are both
+    /// `x * sigmoid(z)`, `z = 2 sqrt(2/pi) (x + 0.044715 x^3)` or `x`, with
+    /// `sigmoid(z) = 1 / (1 + 2^(-z log2 e))` (`v_exp_f32` is 2^x, ISA VOP1): a large
+    /// negative z gives 2^inf = inf and y = x * 0; a large positive one y = x.
+    fn fuse(&mut self, x: Reg, bias: Option<O>) {
+        use crate::ir::Activation;
+        let f = self.c().fusion;
+        if let Some(b) = bias {
+            self.i(Op::V_ADD_F32, &[whole(x), b, whole(x)]);
+        }
+        const LOG2E: f32 = std::f32::consts::LOG2_E;
+        let sigmoid_times_x = |l: &mut Self, z: Reg, scale: f32| {
+            let (w, d) = (l.vv(), l.vv());
+            l.i(Op::V_MUL_F32, &[whole(w), lit((-scale * LOG2E).to_bits()), whole(z)]);
+            l.i(Op::V_EXP_F32, &[whole(w), whole(w)]);
+            l.i(Op::V_ADD_F32, &[whole(d), lit(1.0f32.to_bits()), whole(w)]);
+            l.i(Op::V_RCP_F32, &[whole(d), whole(d)]);
+            l.i(Op::V_MUL_F32, &[whole(x), whole(x), whole(d)]);
+        };
+        match f.act {
+            Activation::None => {}
+            Activation::Relu => self.i(Op::V_MAX_F32, &[whole(x), int(0), whole(x)]),
+            Activation::Silu => sigmoid_times_x(self, x, 1.0),
+            Activation::GeluTanh => {
+                let c0 = (2.0f64 / std::f64::consts::PI).sqrt() as f32;
+                let c1 = c0 * 0.044715;
+                let (x2, t) = (self.vv(), self.vv());
+                self.i(Op::V_MUL_F32, &[whole(x2), whole(x), whole(x)]);
+                self.i(Op::V_MUL_F32, &[whole(t), lit(c1.to_bits()), whole(x2)]);
+                self.i(Op::V_ADD_F32, &[whole(t), lit(c0.to_bits()), whole(t)]);
+                self.i(Op::V_MUL_F32, &[whole(t), whole(t), whole(x)]);
+                sigmoid_times_x(self, t, 2.0);
+            }
+        }
+        if f.clamp {
+            let (lo, hi) = (self.clamp_lo, self.clamp_hi);
+            self.i(Op::V_MIN_F32, &[whole(x), hi, whole(x)]);
+            self.i(Op::V_MAX_F32, &[whole(x), lo, whole(x)]);
+        }
     }
 
     /// The stores of every block: 4 consecutive rows per lane and register quad as one
@@ -856,7 +912,15 @@ impl L<'_> {
         let srd = whole(self.srd_c);
         for bm in 0..c.blocks(Operand::A) {
             for bn in 0..c.blocks(Operand::B) {
-                let (_, base) = self.block_origin(bm, bn);
+                let (ib, base, j) = self.block_origin(bm, bn);
+                let cb = self.col_bias(j);
+                let rowb = if c.fusion.bias == crate::ir::Bias::PerRow {
+                    let o = self.vv();
+                    self.i(Op::V_LSHLREV_B32, &[whole(o), int(2), whole(ib)]);
+                    Some(o)
+                } else {
+                    None
+                };
                 let acc = self.acc[(bm * c.blocks(Operand::B) + bn) as usize];
                 for q in 0..(c.acc_regs() / 4) as u16 {
                     let imm = (4 * g * q as u32 * ec) as i32;
@@ -869,6 +933,17 @@ impl L<'_> {
                     } else {
                         None
                     };
+                    let rb4 = rowb.map(|o| {
+                        let b = self.vn(4);
+                        let at = (4 * g * q as u32 * 4) as i32;
+                        self.ie(Inst::new(
+                            Op::BUFFER_LOAD_DWORDX4,
+                            &[whole(b), whole(o), whole(self.srd_bias), int(0)],
+                        )
+                        .offen()
+                        .offset(at));
+                        b
+                    });
                     let mut xs = vec![];
                     for r in 0..4u16 {
                         let cf = match (cv, ec) {
@@ -876,7 +951,12 @@ impl L<'_> {
                             (Some(cv), 4) => Some(Reg { index: cv.index + r, count: 1, ..cv }),
                             (Some(cv), _) => Some(self.c_to_f32(sub(cv, r / 2, 1), r % 2 == 1)),
                         };
-                        xs.push(self.scale(acc, 4 * q + r, cf));
+                        let x = self.scale(acc, 4 * q + r, cf);
+                        if c.fusion != crate::ir::Fusion::NONE {
+                            let bias = cb.map(whole).or(rb4.map(|b| sub(b, r, 1)));
+                            self.fuse(x, bias);
+                        }
+                        xs.push(x);
                     }
                     let out = self.vn(dw);
                     if ec == 4 {
@@ -908,7 +988,8 @@ impl L<'_> {
         let srd = whole(self.srd_c);
         for bm in 0..c.blocks(Operand::A) {
             for bn in 0..c.blocks(Operand::B) {
-                let (ib, basec) = self.block_origin(bm, bn);
+                let (ib, basec, j) = self.block_origin(bm, bn);
+                let cb = self.col_bias(j);
                 let rem = self.vv();
                 self.i(Op::V_SUB_U32, &[whole(rem), m, whole(ib)]);
                 let acc = self.acc[(bm * c.blocks(Operand::B) + bn) as usize];
@@ -936,6 +1017,24 @@ impl L<'_> {
                         None
                     };
                     let x = self.scale(acc, r as u16, cf);
+                    if c.fusion != crate::ir::Fusion::NONE {
+                        let bias = match c.fusion.bias {
+                            crate::ir::Bias::PerRow => {
+                                let (o, b) = (self.vv(), self.vv());
+                                self.i(Op::V_LSHLREV_B32, &[whole(o), int(2), whole(ib)]);
+                                let d = 4 * g * (r as u32 / 4) + r as u32 % 4;
+                                self.ie(Inst::new(
+                                    Op::BUFFER_LOAD_DWORD,
+                                    &[whole(b), whole(o), whole(self.srd_bias), int(0)],
+                                )
+                                .offen()
+                                .offset(4 * d as i32));
+                                Some(whole(b))
+                            }
+                            _ => cb.map(whole),
+                        };
+                        self.fuse(x, bias);
+                    }
                     let (o, imm) = offs[r];
                     match (c.c_type, self.arch) {
                         (DType::F32, _) => {
@@ -981,6 +1080,17 @@ impl L<'_> {
         let k7fff = self.sv();
         self.i(Op::S_MOVK_I32, &[whole(k7fff), O::Imm(0x7fff)]);
         self.k7fff = k7fff;
+        let f = c.fusion;
+        if f != crate::ir::Fusion::NONE {
+            // bias_lo bias_hi clamp_lo clamp_hi
+            let e = self.p.vreg(RegFile::Sgpr, 4);
+            self.i(Op::S_LOAD_DWORDX4, &[whole(e), sr(0, 2), O::Imm(ka::OFF_BIAS as i64)]);
+            (self.clamp_lo, self.clamp_hi) = (sub(e, 2, 1), sub(e, 3, 1));
+            if f.bias != crate::ir::Bias::None {
+                let len = if f.bias == crate::ir::Bias::PerRow { m } else { n };
+                self.srd_bias = self.srd(sub(e, 0, 1), sub(e, 1, 1), len, int(1), int(1), 4);
+            }
+        }
         // v_perm_b32 selectors (VOP3 takes no literal on gfx9): high or low halves of two dwords.
         let (ph, pl) = (self.sv(), self.sv());
         self.i(Op::S_MOV_B32, &[whole(ph), lit(0x0706_0302)]);
@@ -1076,6 +1186,9 @@ pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
         k7fff: Reg { file: RegFile::Sgpr, index: 0, count: 1 },
         perm_hi: Reg { file: RegFile::Sgpr, index: 0, count: 1 },
         perm_lo: Reg { file: RegFile::Sgpr, index: 0, count: 1 },
+        srd_bias: Reg { file: RegFile::Sgpr, index: 0, count: 1 },
+        clamp_lo: O::Int(0),
+        clamp_hi: O::Int(0),
         hoist: 0,
         shifted: Default::default(),
     };

@@ -89,6 +89,15 @@ fn run<AB: Element, C: Element>(k: &CompiledKernel, case: &Case, sched: Schedule
 }
 
 fn run_kernel(k: &CompiledKernel, case: &Case, sched: Schedule) {
+    if k.config.fusion != gemm_compiler::ir::Fusion::NONE {
+        let clamp = (f32::NEG_INFINITY, f32::INFINITY);
+        return match (k.config.ab_type, k.config.c_type) {
+            (DType::Bf16, DType::Bf16) => run_fused::<bf16, bf16>(k, case, sched, clamp),
+            (DType::Bf16, DType::F32) => run_fused::<bf16, f32>(k, case, sched, clamp),
+            (DType::F16, DType::F32) => run_fused::<f16, f32>(k, case, sched, clamp),
+            _ => run_fused::<f16, f16>(k, case, sched, clamp),
+        };
+    }
     match (k.config.ab_type, k.config.c_type) {
         (DType::Bf16, DType::F32) => run::<bf16, f32>(k, case, sched),
         (DType::Bf16, DType::Bf16) => run::<bf16, bf16>(k, case, sched),
@@ -311,6 +320,132 @@ fn k_tile_128_on_gfx950() {
             [&SMALL[2], &Case { m: 130, n: 129, k: 200, pad: 2, alpha: 1.0, beta: 0.0 }].into_iter().enumerate()
         {
             run_kernel(&k, case, Schedule { mode: Mode::ALL[i + 1], seed: 9 });
+        }
+    }
+}
+
+/// One fused-epilogue kernel on one shape against an f64 reference of
+/// `clamp(act(alpha * op(A) op(B) + beta * C + bias))`.
+fn run_fused<AB: Element, C: Element>(k: &CompiledKernel, case: &Case, sched: Schedule, clamp: (f32, f32)) {
+    use gemm_compiler::ir::{Activation, Bias};
+    let cfg = k.config;
+    let f = cfg.fusion;
+    let t = |b| Transpose::from_bool(b);
+    let mut p = GemmProblem::new(case.m, case.n, case.k)
+        .with_layout(Layout::ColMajor)
+        .with_transposes(t(cfg.trans_a), t(cfg.trans_b))
+        .with_scalars(case.alpha, case.beta)
+        .with_dtypes(AB::DTYPE, AB::DTYPE, C::DTYPE);
+    let ld = |x: usize| (x + case.pad).next_multiple_of(cfg.align.elems() as usize);
+    p = p.with_leading_dims(ld(p.lda), ld(p.ldb), ld(p.ldc));
+    let spans = p.validate().unwrap();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(sched.seed ^ 0xF00D);
+    let a: Vec<AB> = fill(spans.a, &mut rng);
+    let b: Vec<AB> = fill(spans.b, &mut rng);
+    let c0: Vec<C> = if case.beta == 0.0 { vec![C::from_f32(f32::NAN); spans.c] } else { fill(spans.c, &mut rng) };
+    let blen = if f.bias == Bias::PerRow { p.m } else { p.n };
+    let bias: Vec<f32> = (0..blen).map(|_| rng.gen_range(-3.0f32..3.0)).collect();
+    let dev = Device::new(cfg.arch);
+    let (pa, pb, pc) = (upload(&dev, &bytes(&a)), upload(&dev, &bytes(&b)), upload(&dev, &bytes(&c0)));
+    let pbias = upload(&dev, &bytes(&bias));
+    let mut args = kernel_args::pack(
+        pa,
+        pb,
+        pc,
+        p.m as u32,
+        p.n as u32,
+        p.k as u32,
+        p.lda as u32,
+        p.ldb as u32,
+        p.ldc as u32,
+        p.alpha,
+        p.beta,
+    );
+    kernel_args::with_epilogue(&mut args, if f.bias == Bias::None { 0 } else { pbias }, clamp.0, clamp.1);
+    let (wg, block) = kernel_args::launch_workgroups(p.m as u32, p.n as u32, cfg.tile, cfg.threads());
+    let opts = LaunchOptions { schedule: sched, threads: 2, ..Default::default() };
+    let r = dev.launch_with(&k.code_object, &k.name, wg, block, &args, &opts).unwrap();
+    assert!(r.reports.is_empty(), "{} {sched:?}: checker findings:\n{r}", k.name);
+    let mut out = vec![0u8; spans.c * C::DTYPE.size_bytes()];
+    dev.copy_out(pc, &mut out).unwrap();
+    let c1: Vec<C> = bytemuck::cast_slice(&out).to_vec();
+    let (sa, sb) = if cfg.trans_a { (p.lda, 1) } else { (1, p.lda) };
+    let (tb, ub) = if cfg.trans_b { (1, p.ldb) } else { (p.ldb, 1) };
+    for j in 0..p.n {
+        for i in 0..p.m {
+            let (mut s, mut mag) = (0f64, 0f64);
+            for l in 0..p.k {
+                let x = a[i * sa + l * sb].to_f32() as f64 * b[l * ub + j * tb].to_f32() as f64;
+                s += x;
+                mag += x.abs();
+            }
+            let mut y = p.alpha as f64 * s;
+            if p.beta != 0.0 {
+                let cv = c0[i + j * p.ldc].to_f32() as f64;
+                y += p.beta as f64 * cv;
+                mag += (p.beta as f64 * cv).abs();
+            }
+            y += match f.bias {
+                Bias::None => 0.0,
+                Bias::PerRow => bias[i] as f64,
+                Bias::PerColumn => bias[j] as f64,
+            };
+            y = match f.act {
+                Activation::None => y,
+                Activation::Relu => y.max(0.0),
+                Activation::Silu => y / (1.0 + (-y).exp()),
+                Activation::GeluTanh => {
+                    let u = (2.0 / std::f64::consts::PI).sqrt() * (y + 0.044715 * y * y * y);
+                    0.5 * y * (1.0 + u.tanh())
+                }
+            };
+            if f.clamp {
+                y = y.clamp(clamp.0 as f64, clamp.1 as f64);
+            }
+            let got = c1[i + j * p.ldc].to_f32() as f64;
+            let tol = if C::DTYPE == DType::F32 { 1e-4 } else { 1e-2 } * (1.0 + y.abs() + 1e-3 * mag);
+            assert!((got - y).abs() <= tol, "{} ({i},{j}): got {got}, want {y} (tol {tol})", k.name);
+        }
+    }
+}
+
+/// Every fused epilogue (bias per row and per column, ReLU, GELU tanh form, SiLU, clamp),
+/// on a shape with interior tiles (vector stores) and edge tiles (element stores), beta 0
+/// with NaN in C and beta != 0, both archs, 16-bit and f32 output.
+#[test]
+fn fused_epilogues() {
+    use gemm_compiler::ir::{Activation, Arch, Bias, Fusion, MfmaShape};
+    let fusions = [
+        Fusion { bias: Bias::PerColumn, act: Activation::None, clamp: false },
+        Fusion { bias: Bias::PerRow, act: Activation::Relu, clamp: false },
+        Fusion { bias: Bias::None, act: Activation::GeluTanh, clamp: false },
+        Fusion { bias: Bias::PerColumn, act: Activation::Silu, clamp: true },
+        Fusion { bias: Bias::PerRow, act: Activation::GeluTanh, clamp: true },
+        Fusion { bias: Bias::None, act: Activation::None, clamp: true },
+    ];
+    let cases = [
+        Case { m: 70, n: 67, k: 40, pad: 2, alpha: 0.5, beta: 0.0 },
+        Case { m: 130, n: 33, k: 75, pad: 0, alpha: 1.0, beta: -0.75 },
+    ];
+    for (i, fusion) in fusions.into_iter().enumerate() {
+        let arch = Arch::ALL[i % 2];
+        let (ab, cty) = [(DType::Bf16, DType::Bf16), (DType::F16, DType::F32), (DType::F16, DType::F16)][i % 3];
+        let mut c = KernelConfig::new(arch, ab, cty, i % 2 == 0, i % 3 == 0, Align::Vec8).with_shape(
+            (64, 64, 64),
+            (2, 2),
+            MfmaShape::native_16(arch),
+            2,
+        );
+        c.fusion = fusion;
+        let k = compile(c).unwrap_or_else(|e| panic!("{}: {e}", c.name()));
+        for (ci, case) in cases.iter().enumerate() {
+            let sched = Schedule { mode: Mode::ALL[(i + ci) % 4], seed: 40 + i as u64 };
+            let clamp = (-1.5, 2.25);
+            match (ab, cty) {
+                (DType::Bf16, DType::Bf16) => run_fused::<bf16, bf16>(&k, case, sched, clamp),
+                (DType::F16, DType::F32) => run_fused::<f16, f32>(&k, case, sched, clamp),
+                _ => run_fused::<f16, f16>(&k, case, sched, clamp),
+            }
         }
     }
 }
