@@ -16,6 +16,8 @@
 //! * `fused`: the base tile, bf16 -> bf16, NN and TN, with a column bias and ReLU, GELU
 //!   (tanh form) or SiLU fused into the epilogue (the dispatcher does not pick them for
 //!   plain GEMMs: their manifest names the epilogue).
+//! * `f32`: f32 inputs through `v_mfma_f32_32x32x2_f32` (128x128x32 on gfx942, 128x64x64
+//!   on gfx950), every transpose and alignment.
 //! * `small` 64x64x64, 4 waves (2x2), 16x16 MFMAs, every transpose, `v8` and `e1`:
 //!   problems with few rows or columns waste less of a smaller tile.
 
@@ -34,9 +36,11 @@ pub struct Family {
     /// `(trans_a, trans_b)` pairs built.
     pub transposes: &'static [(bool, bool)],
     pub aligns: &'static [Align],
-    /// Input dtypes built (output: f32 and the input type, or only the input type for
-    /// fused epilogues).
+    /// Fused epilogues built (plain: `[Fusion::NONE]`).
     pub fusions: &'static [Fusion],
+    /// Input dtypes built; the output is f32 and the input type (only the input type
+    /// for fused epilogues).
+    pub dtypes: &'static [DType],
     /// Why this family is in the catalogue (for the manifest).
     pub why: &'static str,
 }
@@ -46,6 +50,7 @@ const K_CONTIGUOUS: &[(bool, bool)] = &[(true, false)];
 const BOTH: &[Align] = &[Align::Vec8, Align::Elem];
 const V8: &[Align] = &[Align::Vec8];
 const PLAIN: &[Fusion] = &[Fusion::NONE];
+const HALF: &[DType] = &[DType::Bf16, DType::F16];
 /// The inference epilogues: column bias (per output feature of `C = X W`) and an activation.
 const FUSED: &[Fusion] = &[
     Fusion { bias: Bias::PerColumn, act: Activation::Relu, clamp: false },
@@ -68,6 +73,7 @@ pub fn families() -> Vec<Family> {
             transposes: ALL_T,
             aligns: BOTH,
             fusions: PLAIN,
+            dtypes: HALF,
             why: "every problem: all transposes and alignments, conflict-free LDS",
         });
         out.push(Family {
@@ -80,6 +86,7 @@ pub fn families() -> Vec<Family> {
             transposes: &[(false, false), (true, false)],
             aligns: V8,
             fusions: FUSED,
+            dtypes: &[DType::Bf16],
             why: "inference epilogues (column bias + ReLU/GELU/SiLU) on the base tile, bf16 -> bf16",
         });
         out.push(match arch {
@@ -93,6 +100,7 @@ pub fn families() -> Vec<Family> {
                 transposes: ALL_T,
                 aligns: V8,
                 fusions: PLAIN,
+                dtypes: HALF,
                 why: "big aligned problems: 8 waves, 16x16x32, 128 KiB LDS (HipKittens' MI355X bf16 shape)",
             },
             Arch::Gfx942 => Family {
@@ -105,8 +113,24 @@ pub fn families() -> Vec<Family> {
                 transposes: K_CONTIGUOUS,
                 aligns: V8,
                 fusions: PLAIN,
+                dtypes: HALF,
                 why: "big aligned A^T B problems: 8 waves, 64 KiB LDS; KT 32 keeps it in LDS, so only the non-transposing copies",
             },
+        });
+        out.push(Family {
+            name: "f32",
+            arch,
+            // KT 64 on gfx950: a transposed copy's wave then covers one 256-byte row, the
+            // whole bank line (with KT 32 two rows of one write share banks).
+            tile: if arch == Arch::Gfx942 { (128, 128, 32) } else { (128, 64, 64) },
+            wave_grid: (2, 2),
+            mfma: MfmaShape { m: 32, n: 32, k: 2 },
+            stages: 2,
+            transposes: ALL_T,
+            aligns: BOTH,
+            fusions: PLAIN,
+            dtypes: &[DType::F32],
+            why: "f32 inputs on the matrix cores (32x32x2_f32), every transpose and alignment",
         });
         out.push(Family {
             name: "small",
@@ -118,6 +142,7 @@ pub fn families() -> Vec<Family> {
             transposes: ALL_T,
             aligns: BOTH,
             fusions: PLAIN,
+            dtypes: HALF,
             why: "narrow problems: less padding in a 64x64 tile",
         });
     }
@@ -130,11 +155,9 @@ pub fn entries() -> Vec<(Family, KernelConfig)> {
     let mut out = vec![];
     for f in families() {
         let fused = f.fusions != PLAIN;
-        for ab in [DType::Bf16, DType::F16] {
-            if fused && ab != DType::Bf16 {
-                continue;
-            }
-            for c in [DType::F32, ab] {
+        for &ab in f.dtypes {
+            let outs: &[DType] = if ab == DType::F32 { &[DType::F32] } else { &[DType::F32, ab] };
+            for &c in outs {
                 if fused && c != ab {
                     continue;
                 }

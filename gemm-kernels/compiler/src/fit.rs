@@ -22,7 +22,7 @@ pub enum Unfit {
     WaveGrid(u32, u32, u32),
     #[error("tile {0}x{1}: MT and NT must be 64, 128 or 256")]
     TileMn(u32, u32),
-    #[error("K tile {kt} for {dtype}: must be 32, 64 or 128")]
+    #[error("K tile {kt} for {dtype}: must be 32, 64 or 128 (32 or 64 for f32)")]
     TileK { kt: u32, dtype: DType },
     #[error("K tile {kt} is not a multiple of the MFMA's K ({k}) in 16-byte runs per lane group")]
     KGroup { kt: u32, k: u32 },
@@ -38,7 +38,7 @@ pub enum Unfit {
 
 /// Checks `c` against the kernel space and the arch limits.
 pub fn check(c: &KernelConfig) -> Result<(), Unfit> {
-    if !matches!(c.ab_type, DType::Bf16 | DType::F16) {
+    if !matches!(c.ab_type, DType::Bf16 | DType::F16 | DType::F32) {
         return Err(Unfit::InputDtype(c.ab_type));
     }
     if crate::lower::mfma_op(c.arch, c.ab_type, c.mfma).is_none() {
@@ -55,7 +55,12 @@ pub fn check(c: &KernelConfig) -> Result<(), Unfit> {
     if ![mt, nt].iter().all(|x| matches!(x, 64 | 128 | 256)) {
         return Err(Unfit::TileMn(mt, nt));
     }
-    if !matches!(kt, 32 | 64 | 128) {
+    // 16-bit inputs: 64..256-byte rows; f32: 128 or 256.
+    let kt_ok = match c.ab_type {
+        DType::F32 => matches!(kt, 32 | 64),
+        _ => matches!(kt, 32 | 64 | 128),
+    };
+    if !kt_ok {
         return Err(Unfit::TileK { kt, dtype: c.ab_type });
     }
     if !kt.is_multiple_of(c.mfma.k) || !(kt * c.ab_bytes() / c.lane_groups()).is_multiple_of(16) {
@@ -71,8 +76,8 @@ pub fn check(c: &KernelConfig) -> Result<(), Unfit> {
         return Err(Unfit::Accumulators { agprs });
     }
     let frags = (c.blocks(Operand::A) + c.blocks(Operand::B)) * kt * c.ab_bytes() / c.lane_groups() / 4;
-    // Staging: 4 packed dwords per 16-byte vector, 8 unpacked elements for element loads.
-    let per_vector = if c.align == crate::ir::Align::Elem { 8 } else { 4 };
+    // Staging: 4 dwords per 16-byte vector, 8 unpacked 16-bit elements for element loads.
+    let per_vector = if c.align == crate::ir::Align::Elem && c.ab_bytes() == 2 { 8 } else { 4 };
     let staging = (mt + nt) * kt * c.ab_bytes() / 16 / c.threads() * per_vector;
     // Setup, addresses and temporaries: about 40 more (measured on the 128x128 family).
     let vgprs = frags + staging + 40;

@@ -268,6 +268,10 @@ impl KernelConfig {
             self.align.name()
         )
     }
+    /// Input elements per 16-byte copy vector.
+    pub fn vec_elems(&self) -> u32 {
+        16 / self.ab_bytes()
+    }
     /// Bytes per input element.
     pub fn ab_bytes(&self) -> u32 {
         self.ab_type.size_bytes() as u32

@@ -62,9 +62,10 @@ pub fn reads_per_block(c: &KernelConfig) -> u32 {
 
 /// Geometry of a global->LDS copy of one operand.
 ///
-/// K-contiguous operands: consecutive lanes take consecutive 8-element vectors along K
+/// A vector is 16 bytes: `v` = 8 16-bit or 4 f32 elements.
+/// K-contiguous operands: consecutive lanes take consecutive vectors along K
 /// (one 16-byte `ds_write_b128` each, conflict-free with the swizzle). M/N-contiguous
-/// operands are transposed on the way into LDS (8 `ds_write_b16` per vector), so there
+/// operands are transposed on the way into LDS (`v` element writes per vector), so there
 /// consecutive lanes take consecutive K columns instead: the 32 lanes of a half-wave
 /// then write one LDS row, and only the two half-waves share banks (1 extra cycle per
 /// write instead of 15 with the lane order of the K-contiguous case).
@@ -74,8 +75,10 @@ pub struct CopyGeom {
     pub lc: u32,
     /// Elements along the strided one.
     pub ls: u32,
-    /// 8-element vectors per thread.
+    /// 16-byte vectors per thread.
     pub per_thread: u32,
+    /// Elements per vector.
+    pub v: u32,
     /// K-contiguous: strided-dimension step between a thread's vectors. Otherwise: the
     /// contiguous-dimension step (elements) between a thread's vectors.
     pub step: u32,
@@ -86,18 +89,19 @@ pub fn copy_geom(c: &KernelConfig, op: Operand) -> CopyGeom {
     let rows = c.tile_rows(op);
     let kc = c.k_contiguous(op);
     let (lc, ls) = if kc { (c.tile.2, rows) } else { (rows, c.tile.2) };
-    let per_thread = lc * ls / 8 / c.threads();
-    let step = if kc { c.threads() / (lc / 8) } else { c.threads() / ls * 8 };
-    CopyGeom { lc, ls, per_thread, step, k_contiguous: kc }
+    let v = c.vec_elems();
+    let per_thread = lc * ls / v / c.threads();
+    let step = if kc { c.threads() / (lc / v) } else { c.threads() / ls * v };
+    CopyGeom { lc, ls, per_thread, v, step, k_contiguous: kc }
 }
 
-/// For thread `t`, vector `p`, element `e` (0..8): `(row, k)` in the operand's LDS tile.
+/// For thread `t`, vector `p`, element `e` (0..v): `(row, k)` in the operand's LDS tile.
 pub fn copy_elem(g: &CopyGeom, t: u32, p: u32, e: u32) -> (u32, u32) {
     if g.k_contiguous {
-        let per_line = g.lc / 8;
-        (t / per_line + p * g.step, (t % per_line) * 8 + e)
+        let per_line = g.lc / g.v;
+        (t / per_line + p * g.step, (t % per_line) * g.v + e)
     } else {
-        ((t / g.ls) * 8 + p * g.step + e, t % g.ls)
+        ((t / g.ls) * g.v + p * g.step + e, t % g.ls)
     }
 }
 
@@ -152,7 +156,7 @@ pub fn k_step_accesses(k: &Kernel, wave: u32) -> Vec<DsAccess> {
         }
         let g = copy_geom(c, op);
         for p in 0..g.per_thread {
-            let elems: Vec<u32> = if g.k_contiguous { vec![0] } else { (0..8).collect() };
+            let elems: Vec<u32> = if g.k_contiguous { vec![0] } else { (0..g.v).collect() };
             for e in elems {
                 let addrs = (0..64)
                     .map(|lane| {
@@ -160,7 +164,7 @@ pub fn k_step_accesses(k: &Kernel, wave: u32) -> Vec<DsAccess> {
                         tile_base(c, op) + sw.byte_offset(r, kk * c.ab_bytes(), rb)
                     })
                     .collect();
-                out.push(DsAccess { width: if g.k_contiguous { 16 } else { 2 }, addrs });
+                out.push(DsAccess { width: if g.k_contiguous { 16 } else { c.ab_bytes() }, addrs });
             }
         }
     }

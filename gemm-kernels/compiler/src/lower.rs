@@ -379,16 +379,16 @@ impl L<'_> {
             Operand::B => self.n0,
         };
         let (c0, s0) = if g.k_contiguous { (None, Some(origin)) } else { (Some(origin), None) };
-        let per_line = g.lc / 8;
+        let per_line = g.lc / g.v;
         let (cidx, sidx) = (self.vv(), self.vv());
         if g.k_contiguous {
             self.i(Op::V_AND_B32, &[whole(cidx), lit(per_line - 1), whole(self.tid)]);
-            self.i(Op::V_LSHLREV_B32, &[whole(cidx), int(3), whole(cidx)]);
+            self.i(Op::V_LSHLREV_B32, &[whole(cidx), int(log2(g.v)), whole(cidx)]);
             self.i(Op::V_LSHRREV_B32, &[whole(sidx), int(log2(per_line)), whole(self.tid)]);
         } else {
             // Lanes run along K first (lds::CopyGeom).
             self.i(Op::V_LSHRREV_B32, &[whole(cidx), int(log2(g.ls)), whole(self.tid)]);
-            self.i(Op::V_LSHLREV_B32, &[whole(cidx), int(3), whole(cidx)]);
+            self.i(Op::V_LSHLREV_B32, &[whole(cidx), int(log2(g.v)), whole(cidx)]);
             self.i(Op::V_AND_B32, &[whole(sidx), lit(g.ls - 1), whole(self.tid)]);
         }
         let gs = match s0 {
@@ -446,7 +446,8 @@ impl L<'_> {
             _ => None,
         });
         let loop_kind = loop_kind.unwrap_or(LoadKind::Vector);
-        let stage = (0..g.per_thread).map(|_| self.vn(if loop_kind == LoadKind::Element { 8 } else { 4 })).collect();
+        let unpacked = loop_kind == LoadKind::Element && g.v == 8;
+        let stage = (0..g.per_thread).map(|_| self.vn(if unpacked { 8 } else { 4 })).collect();
         // LDS write addresses (relative to buffer 0).
         let mut waddr: Vec<Vec<(Reg, u32)>> = vec![];
         let two = self.vv();
@@ -469,7 +470,7 @@ impl L<'_> {
                 waddr.push(vec![(a, 0)]);
             } else {
                 let mut v8 = vec![];
-                for el in 0..8 {
+                for el in 0..g.v {
                     let a = self.lds_addr(op, cidx, p * g.step + el, sb, 0);
                     v8.push((a, 0));
                 }
@@ -610,13 +611,15 @@ impl L<'_> {
                     self.ie(Inst::new(Op::BUFFER_LOAD_DWORDX4, &[dst, whole(off), whole(srd), int(0)]).offen());
                 }
                 LoadKind::Element => {
-                    let elems: Vec<Reg> = if last && self.cp[x].loop_kind != LoadKind::Element {
-                        (0..8).map(|_| self.vv()).collect()
-                    } else if last {
-                        (0..8).map(|_| self.vv()).collect()
+                    let v = g.v as u16;
+                    // 16-bit: one register per element (packed below or at the LDS write);
+                    // f32: the elements are the staging dwords themselves.
+                    let elems: Vec<Reg> = if last && v == 8 {
+                        (0..v).map(|_| self.vv()).collect()
                     } else {
-                        (0..8).map(|el| Reg { file: RegFile::Vgpr, index: stage.index + el, count: 1 }).collect()
+                        (0..v).map(|el| Reg { file: RegFile::Vgpr, index: stage.index + el, count: 1 }).collect()
                     };
+                    let load = if e == 4 { Op::BUFFER_LOAD_DWORD } else { Op::BUFFER_LOAD_USHORT };
                     for (el, dst) in elems.iter().enumerate() {
                         let mut o = off;
                         if let Some(rc) = rem_c {
@@ -625,11 +628,11 @@ impl L<'_> {
                             self.i(Op::V_CNDMASK_B32, &[whole(og), whole(self.oob), whole(off), VCC]);
                             o = og;
                         }
-                        self.ie(Inst::new(Op::BUFFER_LOAD_USHORT, &[whole(*dst), whole(o), whole(srd), int(0)])
+                        self.ie(Inst::new(load, &[whole(*dst), whole(o), whole(srd), int(0)])
                             .offen()
                             .offset((el as i64 * e) as i32));
                     }
-                    if last {
+                    if last && v == 8 {
                         // The prologue writes LDS right away: pack now into dwords 0..4.
                         for d in 0..4u16 {
                             self.i(
@@ -678,7 +681,7 @@ impl L<'_> {
         let base = buf * self.k.lds_buffer_bytes();
         for p in 0..g.per_thread as usize {
             let mut st = self.cp[x].stage[p];
-            if !packed {
+            if !packed && g.v == 8 {
                 let pk = self.vn(4);
                 for d in 0..4u16 {
                     self.i(Op::V_LSHL_OR_B32, &[sub(pk, d, 1), sub(st, 2 * d + 1, 1), int(16), sub(st, 2 * d, 1)]);
@@ -690,11 +693,15 @@ impl L<'_> {
                 let (a, off) = self.ds_off(a, base + extra);
                 self.ie(Inst::new(Op::DS_WRITE_B128, &[whole(a), sub(st, 0, 4)]).offset(off));
             } else {
-                for el in 0..8u16 {
+                for el in 0..g.v as u16 {
                     let (a, extra) = self.cp[x].waddr[p][el as usize];
                     let (a, off) = self.ds_off(a, base + extra);
-                    let opc = if el % 2 == 0 { Op::DS_WRITE_B16 } else { Op::DS_WRITE_B16_D16_HI };
-                    self.ie(Inst::new(opc, &[whole(a), sub(st, el / 2, 1)]).offset(off));
+                    if g.v == 4 {
+                        self.ie(Inst::new(Op::DS_WRITE_B32, &[whole(a), sub(st, el, 1)]).offset(off));
+                    } else {
+                        let opc = if el % 2 == 0 { Op::DS_WRITE_B16 } else { Op::DS_WRITE_B16_D16_HI };
+                        self.ie(Inst::new(opc, &[whole(a), sub(st, el / 2, 1)]).offset(off));
+                    }
                 }
             }
         }
@@ -1136,20 +1143,31 @@ impl L<'_> {
 /// The full-rate MFMA of each arch, input dtype and shape (ISA.md §1.2/§1.3, ARCH.md
 /// "MFMA cost"): gfx942 32x32x8 / 16x16x16, gfx950 the double-rate 32x32x16 / 16x16x32
 /// (the gfx942 shapes run at half rate there and are not offered).
-pub const MFMA_TABLE: &[(Arch, DType, MfmaShape, Op)] = &[
-    (Arch::Gfx942, DType::Bf16, MfmaShape { m: 32, n: 32, k: 8 }, Op::V_MFMA_F32_32X32X8_BF16),
-    (Arch::Gfx942, DType::F16, MfmaShape { m: 32, n: 32, k: 8 }, Op::V_MFMA_F32_32X32X8_F16),
-    (Arch::Gfx942, DType::Bf16, MfmaShape { m: 16, n: 16, k: 16 }, Op::V_MFMA_F32_16X16X16_BF16),
-    (Arch::Gfx942, DType::F16, MfmaShape { m: 16, n: 16, k: 16 }, Op::V_MFMA_F32_16X16X16_F16),
-    (Arch::Gfx950, DType::Bf16, MfmaShape { m: 32, n: 32, k: 16 }, Op::V_MFMA_F32_32X32X16_BF16),
-    (Arch::Gfx950, DType::F16, MfmaShape { m: 32, n: 32, k: 16 }, Op::V_MFMA_F32_32X32X16_F16),
-    (Arch::Gfx950, DType::Bf16, MfmaShape { m: 16, n: 16, k: 32 }, Op::V_MFMA_F32_16X16X32_BF16),
-    (Arch::Gfx950, DType::F16, MfmaShape { m: 16, n: 16, k: 32 }, Op::V_MFMA_F32_16X16X32_F16),
+/// The last column: issue cycles (gemm-core's arch MFMA tables; ARCH.md "MFMA cost").
+/// f32 inputs: `32x32x2_f32` / `16x16x4_f32` on both archs (64 / 32 cycles).
+pub const MFMA_TABLE: &[(Arch, DType, MfmaShape, Op, u32)] = &[
+    (Arch::Gfx942, DType::Bf16, MfmaShape { m: 32, n: 32, k: 8 }, Op::V_MFMA_F32_32X32X8_BF16, 32),
+    (Arch::Gfx942, DType::F16, MfmaShape { m: 32, n: 32, k: 8 }, Op::V_MFMA_F32_32X32X8_F16, 32),
+    (Arch::Gfx942, DType::Bf16, MfmaShape { m: 16, n: 16, k: 16 }, Op::V_MFMA_F32_16X16X16_BF16, 16),
+    (Arch::Gfx942, DType::F16, MfmaShape { m: 16, n: 16, k: 16 }, Op::V_MFMA_F32_16X16X16_F16, 16),
+    (Arch::Gfx950, DType::Bf16, MfmaShape { m: 32, n: 32, k: 16 }, Op::V_MFMA_F32_32X32X16_BF16, 32),
+    (Arch::Gfx950, DType::F16, MfmaShape { m: 32, n: 32, k: 16 }, Op::V_MFMA_F32_32X32X16_F16, 32),
+    (Arch::Gfx950, DType::Bf16, MfmaShape { m: 16, n: 16, k: 32 }, Op::V_MFMA_F32_16X16X32_BF16, 16),
+    (Arch::Gfx950, DType::F16, MfmaShape { m: 16, n: 16, k: 32 }, Op::V_MFMA_F32_16X16X32_F16, 16),
+    (Arch::Gfx942, DType::F32, MfmaShape { m: 32, n: 32, k: 2 }, Op::V_MFMA_F32_32X32X2_F32, 64),
+    (Arch::Gfx942, DType::F32, MfmaShape { m: 16, n: 16, k: 4 }, Op::V_MFMA_F32_16X16X4_F32, 32),
+    (Arch::Gfx950, DType::F32, MfmaShape { m: 32, n: 32, k: 2 }, Op::V_MFMA_F32_32X32X2_F32, 64),
+    (Arch::Gfx950, DType::F32, MfmaShape { m: 16, n: 16, k: 4 }, Op::V_MFMA_F32_16X16X4_F32, 32),
 ];
 
 /// The MFMA instruction for `(arch, dtype, shape)`, if the shape runs at full rate there.
 pub fn mfma_op(arch: Arch, dtype: DType, shape: MfmaShape) -> Option<Op> {
-    MFMA_TABLE.iter().find(|(a, d, s, _)| *a == arch && *d == dtype && *s == shape).map(|r| r.3)
+    MFMA_TABLE.iter().find(|r| r.0 == arch && r.1 == dtype && r.2 == shape).map(|r| r.3)
+}
+
+/// Issue cycles of the configuration's MFMA.
+pub fn mfma_cycles(c: &crate::ir::KernelConfig) -> u32 {
+    MFMA_TABLE.iter().find(|r| r.0 == c.arch && r.1 == c.ab_type && r.2 == c.mfma).map_or(c.mfma.cycles(), |r| r.4)
 }
 
 /// Lowers a kernel to a program on virtual registers.

@@ -103,6 +103,7 @@ fn run_kernel(k: &CompiledKernel, case: &Case, sched: Schedule) {
         (DType::Bf16, DType::Bf16) => run::<bf16, bf16>(k, case, sched),
         (DType::F16, DType::F32) => run::<f16, f32>(k, case, sched),
         (DType::F16, DType::F16) => run::<f16, f16>(k, case, sched),
+        (DType::F32, DType::F32) => run::<f32, f32>(k, case, sched),
         other => panic!("no test for {other:?}"),
     }
 }
@@ -201,6 +202,28 @@ fn direct_to_lds_on_both_archs() {
             let dma = k.kernel.copy_paths.iter().filter(|p| **p == CopyPath::DirectToLds).count();
             assert_eq!(dma, usize::from(ta) + usize::from(!tb), "{}: {:?}", k.name, k.kernel.copy_paths);
             run_kernel(&k, &case, Schedule { mode: Mode::ALL[(i + 2 * usize::from(ta)) % 4], seed: 31 });
+        }
+    }
+}
+
+/// f32 inputs (`32x32x2_f32`, `16x16x4_f32`): every transpose, both alignments, both
+/// archs, with a K tail and edge tiles; the transposed copies write `ds_write_b32`s.
+#[test]
+fn f32_inputs() {
+    use gemm_compiler::ir::{Arch, MfmaShape};
+    let case = Case { m: 100, n: 70, k: 45, pad: 3, alpha: 1.0, beta: 0.5 };
+    for (i, (ta, tb)) in [(false, false), (false, true), (true, false), (true, true)].into_iter().enumerate() {
+        for (j, arch) in Arch::ALL.into_iter().enumerate() {
+            let align = if (i + j) % 2 == 0 { Align::Vec8 } else { Align::Elem };
+            let (tile, mfma) = if j == 0 {
+                ((128, 128, 32), MfmaShape { m: 32, n: 32, k: 2 })
+            } else {
+                ((64, 64, 64), MfmaShape { m: 16, n: 16, k: 4 })
+            };
+            let c = KernelConfig::new(arch, DType::F32, DType::F32, ta, tb, align).with_shape(tile, (2, 2), mfma, 2);
+            let k = compile(c).unwrap_or_else(|e| panic!("{}: {e}", c.name()));
+            assert_eq!(gemm_compiler::lds::k_step_conflicts(&k.kernel), (0, 0), "{}", k.name);
+            run_kernel(&k, &case, Schedule { mode: Mode::ALL[(i + j) % 4], seed: 50 + i as u64 });
         }
     }
 }

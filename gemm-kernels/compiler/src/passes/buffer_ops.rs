@@ -34,11 +34,11 @@ use gemm_core::DType;
 /// Why the pass declined.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Reason {
-    #[error("input dtype {0} is not a 16-bit float (fp8 needs its own copy widths)")]
+    #[error("input dtype {0} has no copy lowering (fp8 needs byte-wide element copies)")]
     InputDtype(DType),
     #[error("the {0:?} tile row of {1} bytes is not a multiple of 16 bytes")]
     RowNotVector(Operand, u32),
-    #[error("{threads} threads do not divide the {vectors} 8-element vectors of the {operand:?} tile evenly")]
+    #[error("{threads} threads do not divide the {vectors} 16-byte vectors of the {operand:?} tile evenly")]
     Uneven { operand: Operand, threads: u32, vectors: u32 },
     #[error("already applied")]
     AlreadyApplied,
@@ -95,7 +95,7 @@ pub fn run(mut k: Kernel) -> Result<Kernel, Reason> {
         return Err(Reason::AlreadyApplied);
     }
     let c = k.config;
-    if !matches!(c.ab_type, DType::Bf16 | DType::F16) {
+    if !matches!(c.ab_type, DType::Bf16 | DType::F16 | DType::F32) {
         return Err(Reason::InputDtype(c.ab_type));
     }
     for op in [Operand::A, Operand::B] {
@@ -103,7 +103,7 @@ pub fn run(mut k: Kernel) -> Result<Kernel, Reason> {
         if !row.is_multiple_of(16) {
             return Err(Reason::RowNotVector(op, row));
         }
-        let vectors = c.tile_rows(op) * c.tile.2 / 8;
+        let vectors = c.tile_rows(op) * c.tile.2 / c.vec_elems();
         let lanes_ok = if c.k_contiguous(op) {
             c.tile.2 / 8 <= c.threads()
         } else {
