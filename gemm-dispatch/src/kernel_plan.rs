@@ -243,14 +243,10 @@ mod tests {
 
     #[test]
     fn unsupported_problems_say_why() {
-        // f16 inputs with a bf16 output have no kernel.
-        let p = GemmProblem::new(8, 8, 8).with_dtypes(DType::F16, DType::F16, DType::Bf16);
-        let why = plan(Arch::Gfx942, &p).unwrap_err();
-        assert!(why.contains("no kernel for f16 x f16 -> bf16"), "{why}");
         // f32 kernels are in the catalogue but not routed (ROUTE_F32).
         assert!(gemm_kernels::catalogue().iter().any(|e| e.a_type == DType::F32));
         let why = plan(Arch::Gfx950, &GemmProblem::new(100, 60, 30)).unwrap_err();
-        assert!(why.contains("f32") && why.contains("not routed"), "{why}");
+        assert!(why.contains("no kernel for f32 x f32"), "{why}");
         let fp8 = GemmProblem::new(8, 8, 8).with_dtypes(DType::Fp8E4M3Fnuz, DType::Fp8E4M3Fnuz, DType::F32);
         if !gemm_kernels::catalogue().iter().any(|e| e.a_type == DType::Fp8E4M3Fnuz) {
             assert!(plan(Arch::Gfx942, &fp8).unwrap_err().contains("fp8"));
