@@ -9,10 +9,10 @@
 //! * Storage is column-major ([`KernelEntry::layout`]); a row-major problem
 //!   `C = op(A) op(B)` is launched as the column-major `C^T = op(B)^T op(A)^T`: swap A and B,
 //!   m and n, and `trans_a`/`trans_b`, keep the leading dimensions.
-//! * Kernel arguments ([`KernelEntry::kernarg`], 80 bytes): `a, b, c` (u64 addresses),
-//!   `m, n, k, lda, ldb, ldc` (u32), `alpha, beta` (f32), `bias` (u64, f32 vector; read
-//!   only by kernels whose [`KernelEntry::epilogue`] has a bias), `clamp_lo, clamp_hi`
-//!   (f32, read only by clamping epilogues), at the offsets listed.
+//! * Kernel arguments ([`KernelEntry::kernarg`], 56 bytes): `a, b, c` (u64 addresses),
+//!   `m, n, k, lda, ldb, ldc` (u32), `alpha, beta` (f32), at the offsets listed; kernels
+//!   with a fused epilogue ([`KernelEntry::epilogue`] not `none`, 80 bytes) add `bias`
+//!   (u64, an f32 vector) and `clamp_lo, clamp_hi` (f32).
 //!   `C = alpha * op(A) * op(B) + beta * C`; `beta == 0` never reads C; `alpha == 0`
 //!   ignores A and B values.
 //! * Workgroup `[workgroup_size, 1, 1]` (256 or 512); grid `[ceil(m/MT), ceil(n/NT), 1]`

@@ -38,11 +38,14 @@ fn manifest_matches_code_objects() {
         let (grid, block) = e.launch(255, 257);
         assert_eq!((grid, block), ([255u32.div_ceil(e.tile.0), 257u32.div_ceil(e.tile.1), 1], [64 * e.waves, 1, 1]));
         assert_eq!(e.wave_grid.0 * e.wave_grid.1, e.waves);
-        // gfx950 uses its double-rate shapes: K of 16 (32x32) or 32 (16x16); gfx942 8 or 16.
-        let want_k = match (e.arch, e.mfma.0) {
-            (Arch::Gfx950, 32) => 16,
-            (Arch::Gfx950, _) => 32,
-            (_, 32) => 8,
+        // gfx950 uses its double-rate shapes for 16-bit inputs: K of 16 (32x32) or 32
+        // (16x16); gfx942 8 or 16; f32 inputs 2 or 4 on both.
+        let want_k = match (e.a_type, e.arch, e.mfma.0) {
+            (gemm_core::DType::F32, _, 32) => 2,
+            (gemm_core::DType::F32, _, _) => 4,
+            (_, Arch::Gfx950, 32) => 16,
+            (_, Arch::Gfx950, _) => 32,
+            (_, _, 32) => 8,
             _ => 16,
         };
         assert_eq!(e.mfma.2, want_k, "{}", e.name);

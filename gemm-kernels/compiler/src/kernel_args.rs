@@ -14,8 +14,13 @@
 //! | 44 | 4 | ldc   | leading dimension of C |
 //! | 48 | 4 | alpha | f32 |
 //! | 52 | 4 | beta  | f32; 0 (either sign) never reads C |
-//! | 56 | 8 | bias  | f32 bias vector (length m or n) of kernels with a bias epilogue; else unused |
-//! | 64 | 4 | clamp_lo | f32 lower bound of kernels with a clamp epilogue |
+//!
+//! Kernels with a fused epilogue (`ir::Fusion`) take three more (80 bytes in all):
+//!
+//! | offset | size | name  | meaning |
+//! |-------:|-----:|-------|---------|
+//! | 56 | 8 | bias  | f32 bias vector (length m or n); read only with a bias epilogue |
+//! | 64 | 4 | clamp_lo | f32 lower bound; read only with a clamp epilogue |
 //! | 68 | 4 | clamp_hi | f32 upper bound |
 //! | 72 | 8 | (padding) | |
 //!
@@ -40,8 +45,28 @@ pub const OFF_ALPHA: u32 = 48;
 pub const OFF_BETA: u32 = 52;
 pub const OFF_BIAS: u32 = 56;
 pub const OFF_CLAMP: u32 = 64;
-/// Total kernarg bytes.
-pub const SIZE: u32 = 80;
+/// Kernarg bytes of plain kernels.
+pub const SIZE: u32 = 56;
+/// Kernarg bytes of kernels with a fused epilogue.
+pub const SIZE_FUSED: u32 = 80;
+
+/// Kernarg bytes of a configuration.
+pub fn size(c: &crate::ir::KernelConfig) -> u32 {
+    if c.fusion == crate::ir::Fusion::NONE {
+        SIZE
+    } else {
+        SIZE_FUSED
+    }
+}
+
+/// The arguments of a configuration.
+pub fn args(c: &crate::ir::KernelConfig) -> &'static [Arg] {
+    if c.fusion == crate::ir::Fusion::NONE {
+        &ARGS[..11]
+    } else {
+        &ARGS
+    }
+}
 
 /// One argument: name, offset, size, whether it is a pointer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,7 +77,7 @@ pub struct Arg {
     pub pointer: bool,
 }
 
-/// The layout, in order.
+/// The layout, in order (the first 11 for plain kernels).
 pub const ARGS: [Arg; 14] = [
     Arg { name: "a", offset: OFF_A, size: 8, pointer: true },
     Arg { name: "b", offset: OFF_B, size: 8, pointer: true },
@@ -70,9 +95,10 @@ pub const ARGS: [Arg; 14] = [
     Arg { name: "clamp_hi", offset: OFF_CLAMP + 4, size: 4, pointer: false },
 ];
 
-/// The `.args` metadata entries.
-pub fn metadata_args() -> Vec<KernelArg> {
-    ARGS.iter()
+/// The `.args` metadata entries of a configuration.
+pub fn metadata_args(c: &crate::ir::KernelConfig) -> Vec<KernelArg> {
+    args(c)
+        .iter()
         .map(|a| {
             if a.pointer {
                 KernelArg::global_buffer(a.name, a.offset)
@@ -83,7 +109,8 @@ pub fn metadata_args() -> Vec<KernelArg> {
         .collect()
 }
 
-/// Packs the argument bytes.
+/// Packs the argument bytes (80: a plain kernel reads the first 56), the fused-epilogue
+/// arguments set to no bias and no clamp.
 #[allow(clippy::too_many_arguments)]
 pub fn pack(
     a: u64,
@@ -97,8 +124,8 @@ pub fn pack(
     ldc: u32,
     alpha: f32,
     beta: f32,
-) -> [u8; SIZE as usize] {
-    let mut out = [0u8; SIZE as usize];
+) -> [u8; SIZE_FUSED as usize] {
+    let mut out = [0u8; SIZE_FUSED as usize];
     out[0..8].copy_from_slice(&a.to_le_bytes());
     out[8..16].copy_from_slice(&b.to_le_bytes());
     out[16..24].copy_from_slice(&c.to_le_bytes());
@@ -112,7 +139,7 @@ pub fn pack(
 }
 
 /// Sets the epilogue arguments: the bias vector's address and the clamp bounds.
-pub fn with_epilogue(args: &mut [u8; SIZE as usize], bias: u64, clamp_lo: f32, clamp_hi: f32) {
+pub fn with_epilogue(args: &mut [u8; SIZE_FUSED as usize], bias: u64, clamp_lo: f32, clamp_hi: f32) {
     args[OFF_BIAS as usize..OFF_BIAS as usize + 8].copy_from_slice(&bias.to_le_bytes());
     args[OFF_CLAMP as usize..OFF_CLAMP as usize + 4].copy_from_slice(&clamp_lo.to_le_bytes());
     args[OFF_CLAMP as usize + 4..OFF_CLAMP as usize + 8].copy_from_slice(&clamp_hi.to_le_bytes());

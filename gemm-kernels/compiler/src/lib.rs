@@ -170,8 +170,8 @@ pub fn compile_kernel_with(kernel: Kernel, opts: Options) -> Result<CompiledKern
         uses_flat_scratch: false,
     };
     spec.group_segment_fixed_size = lds_bytes;
-    spec.kernarg_size = kernel_args::SIZE;
-    spec.args = kernel_args::metadata_args();
+    spec.kernarg_size = kernel_args::size(&config);
+    spec.args = kernel_args::metadata_args(&config);
     spec.user_sgprs.kernarg_segment_ptr = true;
     spec.system_sgprs.workgroup_id_x = true;
     spec.system_sgprs.workgroup_id_y = true;

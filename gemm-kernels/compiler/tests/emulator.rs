@@ -66,7 +66,8 @@ fn run<AB: Element, C: Element>(k: &CompiledKernel, case: &Case, sched: Schedule
     );
     let (wg, block) = kernel_args::launch_workgroups(p.m as u32, p.n as u32, cfg.tile, cfg.threads());
     let opts = LaunchOptions { schedule: sched, threads: 2, ..Default::default() };
-    let r = dev.launch_with(&k.code_object, &k.name, wg, block, &args, &opts).unwrap();
+    let args = &args[..kernel_args::size(&cfg) as usize];
+    let r = dev.launch_with(&k.code_object, &k.name, wg, block, args, &opts).unwrap();
     assert!(r.reports.is_empty(), "{} {}x{}x{} {sched:?}: checker findings:\n{r}", k.name, p.m, p.n, p.k);
     // The emulator's counts agree with the static figures: every wave runs ceil(k/KT)
     // K tiles (at least one) of `mfma_per_k_step` MFMAs and one barrier each.
@@ -319,7 +320,7 @@ fn kernel_without_waits_is_caught() {
     let (wg, block) = kernel_args::launch_workgroups(m, n, cfg.tile, cfg.threads());
     let opts =
         LaunchOptions { schedule: Schedule { mode: Mode::LongestLatency, seed: 1 }, threads: 2, ..Default::default() };
-    let r = dev.launch_with(&k.code_object, &k.name, wg, block, &args, &opts);
+    let r = dev.launch_with(&k.code_object, &k.name, wg, block, &args[..kernel_args::SIZE as usize], &opts);
     match r {
         Ok(r) => assert!(!r.reports.is_empty(), "no checker noticed the missing waits"),
         Err(e) => eprintln!("launch failed as it may without waits: {e}"),
