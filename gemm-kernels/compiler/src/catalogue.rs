@@ -16,11 +16,14 @@
 //! * `fused`: the base tile, bf16 -> bf16, NN and TN, with a column bias and ReLU, GELU
 //!   (tanh form) or SiLU fused into the epilogue (the dispatcher does not pick them for
 //!   plain GEMMs: their manifest names the epilogue).
+//!   Their workgroups are remapped (`grid.rs`): 4 consecutive tiles per XCD per round, bands
+//!   of 8 tile rows.
 //! * `f32`: f32 inputs through `v_mfma_f32_32x32x2_f32` (128x128x32 on gfx942, 128x64x64
 //!   on gfx950), every transpose and alignment.
 //! * `small` 64x64x64, 4 waves (2x2), 16x16 MFMAs, every transpose, `v8` and `e1`:
 //!   problems with few rows or columns waste less of a smaller tile.
 
+use crate::grid::GridOrder;
 use crate::ir::{Activation, Align, Arch, Bias, Fusion, KernelConfig, MfmaShape};
 use gemm_core::DType;
 
@@ -36,6 +39,8 @@ pub struct Family {
     /// `(trans_a, trans_b)` pairs built.
     pub transposes: &'static [(bool, bool)],
     pub aligns: &'static [Align],
+    /// Workgroup order (`grid.rs`).
+    pub grid: GridOrder,
     /// Fused epilogues built (plain: `[Fusion::NONE]`).
     pub fusions: &'static [Fusion],
     /// Input dtypes built; the output is f32 and the input type (only the input type
@@ -50,6 +55,10 @@ const K_CONTIGUOUS: &[(bool, bool)] = &[(true, false)];
 const BOTH: &[Align] = &[Align::Vec8, Align::Elem];
 const V8: &[Align] = &[Align::Vec8];
 const PLAIN: &[Fusion] = &[Fusion::NONE];
+/// The large tiles' workgroup order: 4 consecutive tiles per XCD per round, then bands of 8
+/// tile rows (a 256x256 tile's A and B panels at K 8192 are 4 MiB each: neighbours on one
+/// XCD share them in its 4 MiB L2).
+const LARGE_GRID: GridOrder = GridOrder { chunk: 4, wgm: 8 };
 const HALF: &[DType] = &[DType::Bf16, DType::F16];
 /// The inference epilogues: column bias (per output feature of `C = X W`) and an activation.
 const FUSED: &[Fusion] = &[
@@ -72,6 +81,7 @@ pub fn families() -> Vec<Family> {
             stages: 2,
             transposes: ALL_T,
             aligns: BOTH,
+            grid: GridOrder::PLAIN,
             fusions: PLAIN,
             dtypes: HALF,
             why: "every problem: all transposes and alignments, conflict-free LDS",
@@ -85,6 +95,7 @@ pub fn families() -> Vec<Family> {
             stages: 2,
             transposes: &[(false, false), (true, false)],
             aligns: V8,
+            grid: GridOrder::PLAIN,
             fusions: FUSED,
             dtypes: &[DType::Bf16],
             why: "inference epilogues (column bias + ReLU/GELU/SiLU) on the base tile, bf16 -> bf16",
@@ -99,7 +110,8 @@ pub fn families() -> Vec<Family> {
                 stages: 2,
                 transposes: ALL_T,
                 aligns: V8,
-                fusions: PLAIN,
+                grid: LARGE_GRID,
+            fusions: PLAIN,
                 dtypes: HALF,
                 why: "big aligned problems: 8 waves, 16x16x32, 128 KiB LDS (HipKittens' MI355X bf16 shape)",
             },
@@ -112,7 +124,8 @@ pub fn families() -> Vec<Family> {
                 stages: 2,
                 transposes: K_CONTIGUOUS,
                 aligns: V8,
-                fusions: PLAIN,
+                grid: LARGE_GRID,
+            fusions: PLAIN,
                 dtypes: HALF,
                 why: "big aligned A^T B problems: 8 waves, 64 KiB LDS; KT 32 keeps it in LDS, so only the non-transposing copies",
             },
@@ -128,6 +141,7 @@ pub fn families() -> Vec<Family> {
             stages: 2,
             transposes: ALL_T,
             aligns: BOTH,
+            grid: GridOrder::PLAIN,
             fusions: PLAIN,
             dtypes: &[DType::F32],
             why: "f32 inputs on the matrix cores (32x32x2_f32), every transpose and alignment",
@@ -141,6 +155,7 @@ pub fn families() -> Vec<Family> {
             stages: 2,
             transposes: ALL_T,
             aligns: BOTH,
+            grid: GridOrder::PLAIN,
             fusions: PLAIN,
             dtypes: HALF,
             why: "narrow problems: less padding in a 64x64 tile",
@@ -171,6 +186,7 @@ pub fn entries() -> Vec<(Family, KernelConfig)> {
                                 f.stages,
                             );
                             cfg.fusion = fusion;
+                            cfg.grid = f.grid;
                             out.push((f, cfg));
                         }
                     }

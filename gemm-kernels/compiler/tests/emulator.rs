@@ -256,6 +256,18 @@ fn grid_order_covers_every_tile() {
             run_kernel(&k, case, Schedule { mode: Mode::ALL[i + 1], seed: 2 });
         }
     }
+    // The catalogue's remapped large family on a grid of 9 x 5 tiles: the first 32
+    // workgroups go through the chiplet transform, the last 13 keep their ids.
+    let c = catalogue::configs()
+        .into_iter()
+        .find(|c| c.arch == Arch::Gfx950 && c.tile.0 == 256 && !c.grid.is_plain() && c.c_type == DType::F32)
+        .expect("a remapped large kernel");
+    let k = compile(c).unwrap();
+    run_kernel(
+        &k,
+        &Case { m: 256 * 8 + 5, n: 256 * 4 + 3, k: 24, pad: 0, alpha: 1.0, beta: 0.0 },
+        Schedule { mode: Mode::Random, seed: 3 },
+    );
 }
 
 #[test]
