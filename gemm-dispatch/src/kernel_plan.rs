@@ -53,11 +53,26 @@ pub fn column_major(p: &GemmProblem) -> Result<ColumnMajor, String> {
     })
 }
 
+/// Whether f32-input GEMMs go to the catalogue's `f32` family. Off for now: the backends'
+/// batch and tensor-parallel paths (and their tests) still treat f32 as host-only; the
+/// kernels themselves are verified in gemm-compiler's emulator tests (`f32_inputs`, and the
+/// catalogue-wide runs).
+const ROUTE_F32: bool = false;
+
 /// Why an entry cannot run a problem, or `None` if it can.
 fn unfit(e: &KernelEntry, arch: Arch, p: &GemmProblem, cm: &ColumnMajor) -> Option<String> {
     let (a_t, b_t) = if cm.swap_ab { (p.b_type, p.a_type) } else { (p.a_type, p.b_type) };
     if e.arch != arch || (e.a_type, e.b_type, e.c_type) != (a_t, b_t, p.c_type) {
         return Some(format!("no kernel for {a_t} x {b_t} -> {} on {arch}", p.c_type));
+    }
+    if e.a_type == gemm_core::DType::F32 && !ROUTE_F32 {
+        return Some(format!(
+            "no kernel for {a_t} x {b_t} -> {} on {arch}: f32 catalogue kernels are not routed yet",
+            p.c_type
+        ));
+    }
+    if e.epilogue != "none" {
+        return Some(format!("{} fuses the epilogue `{}`; plain GEMMs take plain kernels", e.name, e.epilogue));
     }
     if (e.trans_a, e.trans_b) != (cm.trans_a, cm.trans_b) {
         return Some(format!("no kernel for transposes {:?}/{:?}", cm.trans_a, cm.trans_b));
@@ -76,8 +91,20 @@ fn unfit(e: &KernelEntry, arch: Arch, p: &GemmProblem, cm: &ColumnMajor) -> Opti
     None
 }
 
-/// The best catalogue kernel for `p` on `arch`: among the kernels that fit, the one that wastes
-/// the least work on edge tiles, then the larger tile. `Err` says why none fits.
+/// A static cost of running `cm` with `e` (lower is better): the rounds of workgroups the
+/// GPU's CUs run (`ceil(workgroups / CUs)`, one workgroup per CU per round), times the
+/// tile's area (the work of one round, edge padding included), divided by the kernel's
+/// static MFMA issue share (bigger tiles and non-transposing copies spend more of their
+/// issue cycles on MFMAs). Until the timing model ranks kernels, this picks small tiles
+/// for small or skinny problems and big tiles only where they still fill the GPU.
+fn cost(e: &KernelEntry, arch: Arch, cm: &ColumnMajor) -> u64 {
+    let wgs = u64::from(cm.m.div_ceil(e.tile.0)) * u64::from(cm.n.div_ceil(e.tile.1));
+    let rounds = wgs.div_ceil(u64::from(arch.caps().compute_units));
+    rounds * u64::from(e.tile.0 * e.tile.1) * 1000 / u64::from(e.mfma_issue_share_permille.max(1))
+}
+
+/// The best catalogue kernel for `p` on `arch`: among the kernels that fit, the one of least
+/// [`cost`], then the larger tile, then the first in catalogue order. `Err` says why none fits.
 pub fn plan(arch: Arch, p: &GemmProblem) -> Result<KernelPlan, String> {
     p.validate().map_err(|e| e.to_string())?;
     if p.m == 0 || p.n == 0 {
@@ -91,13 +118,13 @@ pub fn plan(arch: Arch, p: &GemmProblem) -> Result<KernelPlan, String> {
             why = reason;
             continue;
         }
-        let padded = u64::from(cm.m.div_ceil(e.tile.0) * e.tile.0) * u64::from(cm.n.div_ceil(e.tile.1) * e.tile.1);
+        let c = cost(e, arch, &cm);
         let better = match best {
             None => true,
-            Some((b, waste)) => padded < waste || (padded == waste && e.tile.0 * e.tile.1 > b.tile.0 * b.tile.1),
+            Some((b, bc)) => c < bc || (c == bc && e.tile.0 * e.tile.1 > b.tile.0 * b.tile.1),
         };
         if better {
-            best = Some((e, padded));
+            best = Some((e, c));
         }
     }
     let (entry, _) = best.ok_or(why)?;
@@ -140,6 +167,10 @@ impl KernelPlan {
                 ("ldc", ArgKind::U32) => cm.ldc.to_le_bytes().to_vec(),
                 ("alpha", ArgKind::F32) => p.alpha.to_le_bytes().to_vec(),
                 ("beta", ArgKind::F32) => p.beta.to_le_bytes().to_vec(),
+                // Fused-epilogue arguments: plain kernels never read them.
+                ("bias", ArgKind::Pointer) => 0u64.to_le_bytes().to_vec(),
+                ("clamp_lo", ArgKind::F32) => f32::NEG_INFINITY.to_le_bytes().to_vec(),
+                ("clamp_hi", ArgKind::F32) => f32::INFINITY.to_le_bytes().to_vec(),
                 (name, kind) => {
                     return Err(format!("kernel {} has an unknown argument {name} ({kind:?})", self.entry.name))
                 }
@@ -173,7 +204,7 @@ mod tests {
 
     #[test]
     fn every_kernel_is_chosen_for_its_own_configuration_and_packs_its_arguments() {
-        for e in gemm_kernels::catalogue() {
+        for e in gemm_kernels::catalogue().iter().filter(|e| e.epilogue == "none" && e.a_type != DType::F32) {
             let ld = |x: usize| x.next_multiple_of(e.align_elems.max(1) as usize);
             let p = GemmProblem::new(100, 70, 40)
                 .with_layout(Layout::ColMajor)
@@ -187,11 +218,35 @@ mod tests {
         }
     }
 
+    /// Big square problems get the big tiles where the catalogue has them, skinny ones a
+    /// tile that fills more CUs, and every choice fits the problem's transposes.
+    #[test]
+    fn tile_choice_follows_the_problem_shape() {
+        let bf16 = |m, n, k, ta, tb| {
+            GemmProblem::new(m, n, k).with_layout(Layout::ColMajor).with_transposes(ta, tb).with_dtypes(
+                DType::Bf16,
+                DType::Bf16,
+                DType::F32,
+            )
+        };
+        let big = plan(Arch::Gfx950, &bf16(8192, 8192, 8192, Transpose::No, Transpose::No)).unwrap();
+        assert_eq!(big.entry.tile.0 * big.entry.tile.1, 256 * 256, "{}", big.entry.name);
+        // 4096x4864: 16x19 = 304 tiles of 256, one per MI300X CU (ARCH.md's tuned hipBLASLt shape).
+        let big942 = plan(Arch::Gfx942, &bf16(4096, 4864, 8192, Transpose::Yes, Transpose::No)).unwrap();
+        assert_eq!(big942.entry.tile.0, 256, "{}", big942.entry.name);
+        let skinny = plan(Arch::Gfx950, &bf16(64, 4096, 4096, Transpose::No, Transpose::No)).unwrap();
+        assert_eq!(skinny.entry.tile.0, 64, "{}", skinny.entry.name);
+        for e in [big.entry, big942.entry, skinny.entry] {
+            assert_eq!(e.lds_write_conflicts_per_k_step, 0);
+        }
+    }
+
     #[test]
     fn unsupported_problems_say_why() {
-        let p = GemmProblem::new(8, 8, 8);
-        let why = plan(Arch::Gfx942, &p).unwrap_err();
-        assert!(why.contains("f32"), "{why}");
+        // f32 kernels are in the catalogue but not routed (ROUTE_F32).
+        assert!(gemm_kernels::catalogue().iter().any(|e| e.a_type == DType::F32));
+        let why = plan(Arch::Gfx950, &GemmProblem::new(100, 60, 30)).unwrap_err();
+        assert!(why.contains("no kernel for f32 x f32"), "{why}");
         let fp8 = GemmProblem::new(8, 8, 8).with_dtypes(DType::Fp8E4M3Fnuz, DType::Fp8E4M3Fnuz, DType::F32);
         if !gemm_kernels::catalogue().iter().any(|e| e.a_type == DType::Fp8E4M3Fnuz) {
             assert!(plan(Arch::Gfx942, &fp8).unwrap_err().contains("fp8"));

@@ -10,14 +10,16 @@
 //!   `C = op(A) op(B)` is launched as the column-major `C^T = op(B)^T op(A)^T`: swap A and B,
 //!   m and n, and `trans_a`/`trans_b`, keep the leading dimensions.
 //! * Kernel arguments ([`KernelEntry::kernarg`], 56 bytes): `a, b, c` (u64 addresses),
-//!   `m, n, k, lda, ldb, ldc` (u32), `alpha, beta` (f32), at the offsets listed.
+//!   `m, n, k, lda, ldb, ldc` (u32), `alpha, beta` (f32), at the offsets listed; kernels
+//!   with a fused epilogue ([`KernelEntry::epilogue`] not `none`, 80 bytes) add `bias`
+//!   (u64, an f32 vector) and `clamp_lo, clamp_hi` (f32).
 //!   `C = alpha * op(A) * op(B) + beta * C`; `beta == 0` never reads C; `alpha == 0`
 //!   ignores A and B values.
-//! * Workgroup `[workgroup_size, 1, 1]` (256); grid `[ceil(m/MT), ceil(n/NT), 1]`
+//! * Workgroup `[workgroup_size, 1, 1]` (256 or 512); grid `[ceil(m/MT), ceil(n/NT), 1]`
 //!   workgroups (`[ceil(m/MT)*256, ceil(n/NT), 1]` work-items in an AQL packet); no
 //!   dynamic LDS.
 //! * Requirements: `m, n >= 1`; `lda`, `ldb` multiples of [`KernelEntry::align_elems`] and A/B
-//!   addresses aligned to `2 * align_elems` bytes; each matrix's byte span
+//!   addresses aligned to `2 * align_elems` bytes; C aligned to its element size; each matrix's byte span
 //!   `((cols-1)*ld + rows) * size` below 2^31; buffers readable up to that span rounded up
 //!   to 4 bytes. K, M, N otherwise arbitrary (edge tiles and K tails use the buffer range
 //!   check).
@@ -84,6 +86,24 @@ pub struct KernelEntry {
     pub lds_write_conflicts_per_k_step: u32,
     /// MFMA issue cycles / all issue cycles x 1000 (4 cycles per non-MFMA instruction).
     pub mfma_issue_share_permille: u32,
+    /// Waves along M and N (`wave_grid.0 * wave_grid.1 == waves`).
+    pub wave_grid: (u32, u32),
+    /// The catalogue family (gemm-compiler `catalogue.rs`) and why it is in the catalogue.
+    pub family: &'static str,
+    pub family_why: &'static str,
+    /// Waves per SIMD that can be resident (registers and LDS; at most 8).
+    pub occupancy: u32,
+    /// LDS XOR swizzle `(xor, shift)` in 16-byte chunks (gemm-compiler `ir::Swizzle`).
+    pub lds_swizzle: (u32, u32),
+    /// How A and B reach LDS, with the reason for the choice.
+    pub copy_a: &'static str,
+    pub copy_b: &'static str,
+    /// Workgroup remapping `(chunk, wgm)` (gemm-compiler `grid.rs`); `(0, 0)`: workgroup
+    /// `(x, y)` computes tile `(x, y)`. Either way the launch grid is the same.
+    pub grid_order: (u32, u32),
+    /// The fused epilogue (`none`, or e.g. `biascol_gelu`: a column bias from the `bias`
+    /// argument, then GELU; gemm-compiler `ir::Fusion`).
+    pub epilogue: &'static str,
 }
 
 impl KernelEntry {

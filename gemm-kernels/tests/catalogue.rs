@@ -17,6 +17,10 @@ fn embedded_code_objects_equal_a_fresh_compile() {
 
 #[test]
 fn manifest_matches_code_objects() {
+    let mut names: Vec<&str> = gemm_kernels::catalogue().iter().map(|e| e.name).collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), gemm_kernels::catalogue().len(), "kernel names are unique");
     let mut per_arch = [0; 2];
     for e in gemm_kernels::catalogue() {
         per_arch[e.arch as usize] += 1;
@@ -32,10 +36,32 @@ fn manifest_matches_code_objects() {
         }
         assert!(e.mfma_per_k_step > 0 && e.mfma_issue_share_permille > 0 && e.mfma_issue_share_permille < 1000);
         let (grid, block) = e.launch(255, 257);
-        assert_eq!((grid, block), ([2, 3, 1], [256, 1, 1]));
-        // gfx950 uses its double-rate shapes.
-        assert_eq!(e.mfma.2, if e.arch == Arch::Gfx950 { 16 } else { 8 }, "{}", e.name);
+        assert_eq!((grid, block), ([255u32.div_ceil(e.tile.0), 257u32.div_ceil(e.tile.1), 1], [64 * e.waves, 1, 1]));
+        assert_eq!(e.wave_grid.0 * e.wave_grid.1, e.waves);
+        // gfx950 uses its double-rate shapes for 16-bit inputs: K of 16 (32x32) or 32
+        // (16x16); gfx942 8 or 16; f32 inputs 2 or 4 on both.
+        let want_k = match (e.a_type, e.arch, e.mfma.0) {
+            (gemm_core::DType::F32, _, 32) => 2,
+            (gemm_core::DType::F32, _, _) => 4,
+            (_, Arch::Gfx950, 32) => 16,
+            (_, Arch::Gfx950, _) => 32,
+            (_, _, 32) => 8,
+            _ => 16,
+        };
+        assert_eq!(e.mfma.2, want_k, "{}", e.name);
+        // Every transpose's main loop is free of LDS bank conflicts.
+        assert_eq!((e.lds_read_conflicts_per_k_step, e.lds_write_conflicts_per_k_step), (0, 0), "{}", e.name);
+        assert!(e.occupancy >= 1 && e.occupancy <= 8, "{}", e.name);
+        assert!(e.copy_a.contains(':') && e.copy_b.contains(':'), "{}: the copy choice carries its reason", e.name);
     }
-    assert_eq!(per_arch, [32, 32]);
-    assert_eq!(gemm_kernels::for_arch(Arch::Gfx950).count(), 32);
+    let families = gemm_compiler::catalogue::families();
+    for arch in [Arch::Gfx942, Arch::Gfx950] {
+        let want: usize =
+            gemm_compiler::catalogue::entries().iter().filter(|(f, _)| f.arch.name() == arch.name()).count();
+        assert_eq!(per_arch[arch as usize], want);
+        assert_eq!(gemm_kernels::for_arch(arch).count(), want);
+        for f in families.iter().filter(|f| f.arch.name() == arch.name()) {
+            assert!(gemm_kernels::for_arch(arch).any(|e| e.family == f.name), "{arch}: no {} kernel", f.name);
+        }
+    }
 }

@@ -213,17 +213,27 @@ fn kernels() {
         println!("the GPU kernel catalogue is empty: no kernels are built into this version");
         return;
     }
-    println!("{:<58} {:<7} {:<20} {:<12} {:>5} {:>6}  schedule", "name", "arch", "dtypes", "tile", "waves", "stages");
+    println!(
+        "{:<78} {:<7} {:<16} {:<11} {:<5} {:<8} {:>4} {:>4} {:>4} {:>6} {:>4} {:>6}  copies (A; B)",
+        "name", "arch", "dtypes", "tile", "waves", "family", "vgpr", "agpr", "occ", "lds", "conf", "mfma%"
+    );
     for k in all {
         println!(
-            "{:<58} {:<7} {:<20} {:<12} {:>5} {:>6}  {}",
+            "{:<78} {:<7} {:<16} {:<11} {:<5} {:<8} {:>4} {:>4} {:>4} {:>6} {:>4} {:>5.1}%  {}; {}",
             k.name,
             k.arch,
             format!("{}x{}->{}", k.a_type, k.b_type, k.c_type),
             format!("{}x{}x{}", k.tile.0, k.tile.1, k.tile.2),
-            k.waves,
-            k.stages,
-            k.schedule
+            format!("{}x{}", k.wave_grid.0, k.wave_grid.1),
+            k.family,
+            k.vgprs,
+            k.agprs,
+            k.occupancy,
+            k.lds_bytes,
+            k.lds_read_conflicts_per_k_step + k.lds_write_conflicts_per_k_step,
+            k.mfma_issue_share_permille as f64 / 10.0,
+            k.copy_a,
+            k.copy_b,
         );
     }
 }

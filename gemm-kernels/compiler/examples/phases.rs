@@ -1,7 +1,10 @@
-//! Time per compiler phase for one kernel (debug builds are what build.rs runs).
+//! Time per compiler phase for one catalogue kernel (its index the first argument, 0 by
+//! default); build.rs runs the compiler at opt-level 2.
 use gemm_compiler::*;
 fn main() {
-    let cfg = catalogue::configs()[0];
+    let i = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(0);
+    let cfg = catalogue::configs()[i];
+    println!("{}", cfg.name());
     let t = std::time::Instant::now();
     let k = optimise(cfg).unwrap();
     let t1 = t.elapsed();

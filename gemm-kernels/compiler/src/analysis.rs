@@ -51,7 +51,7 @@ pub fn stats(k: &Kernel, prog: &Program) -> Stats {
             }
             Item::I(i) if i.op.def().format == Format::Mai => {
                 s.mfma_per_k_step += 1;
-                s.mfma_cycles += k.config.mfma.cycles();
+                s.mfma_cycles += crate::lower::mfma_cycles(&k.config);
             }
             Item::I(i) if i.op == Op::S_NOP => {
                 let n = match i.operands.first() {

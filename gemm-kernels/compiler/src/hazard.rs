@@ -16,6 +16,13 @@
 //!   pass also counts the implicit VCC of `v_cndmask_b32_e32`, which costs one
 //!   `s_nop 1` per compare/select pair outside the main loop and is never wrong.
 //!
+//! * VALU P writes VGPR R, `v_readlane`/`v_readfirstlane` X reads R: 1 (gfx940
+//!   `checkVALUHazards`, VALU write VGPR -> readlane read).
+//! * SALU P writes M0, LDS-DMA X (`buffer_load ... lds`, whose LDS address is M0) reads
+//!   it: 1 (`ReadM0WaitStates`, `checkReadM0Hazards`).
+//! * Transcendental VALU P (`v_rcp`, `v_exp`, ...) writes R, non-transcendental VALU X
+//!   reads R: 1 (`TransDefWaitstates`, gfx940).
+//!
 //! `passes` is taken conservatively as 16 for 32x32 and 8 for 16x16 shapes (LLVM's
 //! `SISchedule.td` counts are not larger). A wait state is one instruction, or `n+1` for
 //! `s_nop n`. The search walks back over the control-flow graph (loop back edges too) and
@@ -34,8 +41,21 @@ fn is_valu(i: &Inst) -> bool {
     matches!(i.op.def().format, Format::Vop1 | Format::Vop2 | Format::Vop3 | Format::Vop3p | Format::Vopc)
 }
 
+fn is_salu(i: &Inst) -> bool {
+    matches!(i.op.def().format, Format::Sop1 | Format::Sop2 | Format::Sopk)
+}
+
+/// M0 as `program::regs_of` names it (a pseudo-register at 1000 + its operand code).
+const M0: (RegFile, u16) = (RegFile::Ttmp, 1000 + 124);
+
 fn is_vmem(i: &Inst) -> bool {
     matches!(i.op.def().format, Format::Mubuf | Format::Global | Format::Flat)
+}
+
+/// Transcendental VALU ops (LLVM `isTRANS`): exp, log, rcp, rsq, sqrt, sin, cos.
+fn is_trans(i: &Inst) -> bool {
+    let name = i.op.name();
+    ["v_exp_", "v_log_", "v_rcp_", "v_rsq_", "v_sqrt_", "v_sin_", "v_cos_"].iter().any(|p| name.starts_with(p))
 }
 
 fn passes(i: &Inst) -> i32 {
@@ -98,6 +118,18 @@ fn need(arch: Arch, p: &Inst, pf: &Facts, x: &Inst, xf: &Facts) -> i32 {
             n = n.max(3);
         }
     }
+    if is_valu(p) && matches!(x.op, Op::V_READLANE_B32 | Op::V_READFIRSTLANE_B32) {
+        let vr: Vec<_> = pw.iter().filter(|r| r.0 == RegFile::Vgpr).copied().collect();
+        if overlaps(&vr, xr) {
+            n = n.max(1);
+        }
+    }
+    if is_salu(p) && is_vmem(x) && x.mods.lds && pw.contains(&M0) {
+        n = n.max(1);
+    }
+    if is_valu(p) && is_valu(x) && is_trans(p) && !is_trans(x) && overlaps(pw, xr) {
+        n = n.max(1);
+    }
     if is_valu(p) && (is_vmem(x) || is_valu(x)) {
         let sw: Vec<_> = pw.iter().filter(|r| matches!(r.0, RegFile::Sgpr | RegFile::Ttmp)).copied().collect();
         if overlaps(&sw, xr) {
@@ -132,7 +164,7 @@ pub fn insert_nops(items: &mut Vec<Item>, arch: Arch) -> usize {
         items.iter().map(|it| if let Item::I(i) = it { Some(facts(i)) } else { None }).collect();
     // Only these can be the second instruction of a rule, or the first.
     let consumer = |i: &Inst| is_mfma(i) || is_valu(i) || is_vmem(i) || i.op.def().format == Format::Ds;
-    let producer = |i: &Inst| is_mfma(i) || is_valu(i);
+    let producer = |i: &Inst| is_mfma(i) || is_valu(i) || is_salu(i);
     for _round in 0..8 {
         let mut changed = false;
         for xi in 0..items.len() {

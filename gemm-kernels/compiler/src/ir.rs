@@ -81,6 +81,78 @@ impl Align {
     }
 }
 
+/// A bias vector added in the epilogue (f32, after `alpha * acc + beta * C`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Bias {
+    None,
+    /// `bias[i]` for row `i` (length m).
+    PerRow,
+    /// `bias[j]` for column `j` (length n).
+    PerColumn,
+}
+
+/// The activation applied after the bias.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Activation {
+    None,
+    /// `max(x, 0)`.
+    Relu,
+    /// `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))` (the tanh form).
+    GeluTanh,
+    /// `x / (1 + exp(-x))`.
+    Silu,
+}
+
+/// The fused epilogue: `y = clamp(act(alpha * acc + beta * C + bias))`, rounded once to
+/// C's type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Fusion {
+    pub bias: Bias,
+    pub act: Activation,
+    /// Clamp to `[clamp_lo, clamp_hi]` (kernel arguments).
+    pub clamp: bool,
+}
+
+impl Fusion {
+    pub const NONE: Fusion = Fusion { bias: Bias::None, act: Activation::None, clamp: false };
+    /// A short name: `none`, or e.g. `biascol_gelu_clamp`.
+    pub fn name(&self) -> String {
+        let mut parts = vec![];
+        match self.bias {
+            Bias::None => {}
+            Bias::PerRow => parts.push("biasrow"),
+            Bias::PerColumn => parts.push("biascol"),
+        }
+        match self.act {
+            Activation::None => {}
+            Activation::Relu => parts.push("relu"),
+            Activation::GeluTanh => parts.push("gelu"),
+            Activation::Silu => parts.push("silu"),
+        }
+        if self.clamp {
+            parts.push("clamp");
+        }
+        if parts.is_empty() {
+            "none".into()
+        } else {
+            parts.join("_")
+        }
+    }
+}
+
+/// When direct-to-LDS copies are used (where they can serve at all).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DmaPolicy {
+    /// Where they cost fewer issue slots than register staging: on gfx950 (16 bytes per
+    /// lane); on gfx942 a DMA moves one dword per lane, so 16 bytes take 4 DMAs and 4 M0
+    /// writes against one `buffer_load_dwordx4` and one `ds_write_b128`.
+    Auto,
+    /// Wherever they can serve.
+    Always,
+    /// Never (register staging everywhere).
+    Never,
+}
+
 /// Everything that identifies one kernel of the catalogue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct KernelConfig {
@@ -94,9 +166,19 @@ pub struct KernelConfig {
     /// Workgroup tile `(MT, NT, KT)`.
     pub tile: (u32, u32, u32),
     pub waves: u32,
+    /// How the waves split the tile: `(WM, WN)` waves along M and N, `WM * WN == waves`;
+    /// each wave owns an `MT/WM x NT/WN` block of C.
+    pub wave_grid: (u32, u32),
     pub stages: u32,
     pub mfma: MfmaShape,
     pub align: Align,
+    /// When the main loop copies with direct-to-LDS loads (the buffer-ops pass decides
+    /// per operand within this policy).
+    pub direct_to_lds: DmaPolicy,
+    /// Which tile each workgroup computes (`grid.rs`).
+    pub grid: crate::grid::GridOrder,
+    /// The fused epilogue.
+    pub fusion: Fusion,
 }
 
 impl KernelConfig {
@@ -112,10 +194,42 @@ impl KernelConfig {
             trans_b,
             tile: (128, 128, 32),
             waves: 4,
+            wave_grid: (2, 2),
             stages: 2,
             mfma: MfmaShape::native_32(arch),
             align,
+            direct_to_lds: DmaPolicy::Auto,
+            grid: crate::grid::GridOrder::PLAIN,
+            fusion: Fusion::NONE,
         }
+    }
+    /// The same configuration with another tile, wave grid, MFMA shape and stage count.
+    pub fn with_shape(mut self, tile: (u32, u32, u32), wave_grid: (u32, u32), mfma: MfmaShape, stages: u32) -> Self {
+        self.tile = tile;
+        self.wave_grid = wave_grid;
+        self.waves = wave_grid.0 * wave_grid.1;
+        self.mfma = mfma;
+        self.stages = stages;
+        self
+    }
+    /// Rows (A) or columns (B) of C one wave owns.
+    pub fn wave_rows(&self, op: Operand) -> u32 {
+        match op {
+            Operand::A => self.tile.0 / self.wave_grid.0,
+            Operand::B => self.tile.1 / self.wave_grid.1,
+        }
+    }
+    /// MFMA blocks per wave along M (A) or N (B).
+    pub fn blocks(&self, op: Operand) -> u32 {
+        self.wave_rows(op) / self.mfma.m
+    }
+    /// Lane groups of an MFMA operand (`64 / M`): each takes its own K range.
+    pub fn lane_groups(&self) -> u32 {
+        64 / self.mfma.m
+    }
+    /// Accumulator registers per MFMA block (`M * N / 64`).
+    pub fn acc_regs(&self) -> u32 {
+        self.mfma.m * self.mfma.n / 64
     }
     /// The symbol name, unique within the catalogue.
     pub fn name(&self) -> String {
@@ -125,8 +239,18 @@ impl KernelConfig {
             DType::Bf16 => "bf16",
             _ => "fp8",
         };
+        let mut grid =
+            if self.grid.is_plain() { String::new() } else { format!("_c{}g{}", self.grid.chunk, self.grid.wgm) };
+        if self.fusion != Fusion::NONE {
+            grid = format!("{grid}_{}", self.fusion.name());
+        }
+        match self.direct_to_lds {
+            DmaPolicy::Auto => {}
+            DmaPolicy::Always => grid.push_str("_dma"),
+            DmaPolicy::Never => grid.push_str("_staged"),
+        }
         format!(
-            "gemm_{}_{}_{}_{}{}_{}x{}x{}_w{}_s{}_mfma{}x{}x{}_{}",
+            "gemm_{}_{}_{}_{}{}_{}x{}x{}_w{}x{}_s{}_mfma{}x{}x{}_{}{grid}",
             self.arch.name(),
             t(self.ab_type),
             t(self.c_type),
@@ -135,13 +259,18 @@ impl KernelConfig {
             self.tile.0,
             self.tile.1,
             self.tile.2,
-            self.waves,
+            self.wave_grid.0,
+            self.wave_grid.1,
             self.stages,
             self.mfma.m,
             self.mfma.n,
             self.mfma.k,
             self.align.name()
         )
+    }
+    /// Input elements per 16-byte copy vector.
+    pub fn vec_elems(&self) -> u32 {
+        16 / self.ab_bytes()
     }
     /// Bytes per input element.
     pub fn ab_bytes(&self) -> u32 {
@@ -230,22 +359,37 @@ pub enum TileOp {
     Epilogue,
 }
 
-/// The LDS swizzle (set by the swizzle pass): the 16-byte chunk index of element
-/// `(row, l)` is XORed with `(row / rows_per_line) % chunks_per_row`.
+/// The LDS swizzle (set by the swizzle pass), on the tile-linear index `q` of 16-byte
+/// chunks (`q = (row * row_bytes + l_byte) / 16`): `q' = q ^ ((q / shift) % xor)`.
+/// With `shift >= xor` the bits XORed in come from above the bits they change, so the map
+/// is its own inverse (a bijection, and the global-side permutation of direct-to-LDS
+/// copies is the same function). It can move a chunk to another row of the same bank
+/// line, which a per-row XOR cannot: that is what makes the transposed writes of 64-byte
+/// rows on gfx942 conflict-free (rows `e` and `e+8` of one write land in different
+/// halves of the 128-byte line).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Swizzle {
-    pub rows_per_line: u32,
-    pub chunks_per_row: u32,
+    /// Chunks the XOR permutes (power of two; 1 = identity).
+    pub xor: u32,
+    /// Chunks per step of the XOR value (power of two, `>= xor`).
+    pub shift: u32,
 }
 
 impl Swizzle {
     /// No swizzle.
-    pub const IDENTITY: Swizzle = Swizzle { rows_per_line: 1, chunks_per_row: 1 };
+    pub const IDENTITY: Swizzle = Swizzle { xor: 1, shift: 1 };
     /// Byte offset of element `(row, l)` in an operand tile with `row_bytes` per row.
     pub fn byte_offset(&self, row: u32, l_byte: u32, row_bytes: u32) -> u32 {
-        let chunk = l_byte / 16;
-        let x = (row / self.rows_per_line) % self.chunks_per_row;
-        row * row_bytes + ((chunk ^ x) * 16) + l_byte % 16
+        self.apply(row * row_bytes + l_byte)
+    }
+    /// The swizzled tile byte offset of a linear one.
+    pub fn apply(&self, lin: u32) -> u32 {
+        let x = (lin / 16 / self.shift) % self.xor;
+        lin ^ (x * 16)
+    }
+    /// Bytes after which the pattern repeats.
+    pub fn period_bytes(&self) -> u32 {
+        16 * self.xor * self.shift
     }
 }
 
@@ -277,8 +421,9 @@ pub struct Kernel {
     pub lds_buffers: u32,
     pub swizzle: Swizzle,
     pub epilogue_plan: Option<EpiloguePlan>,
-    /// Per operand (A, B): why direct-to-LDS loads were not used (buffer-ops pass).
-    pub direct_to_lds: Vec<crate::passes::buffer_ops::DirectToLdsDeclined>,
+    /// Per operand (A, B): how the main loop copies it to LDS, with the reason when
+    /// direct-to-LDS loads could not serve (buffer-ops pass).
+    pub copy_paths: Vec<crate::passes::buffer_ops::CopyPath>,
     /// Passes applied, in order, for the manifest.
     pub applied: Vec<&'static str>,
 }
@@ -307,7 +452,7 @@ impl Kernel {
             body: tile(KTile::Loop),
             drain: vec![],
             epilogue: vec![TileOp::Epilogue],
-            direct_to_lds: vec![],
+            copy_paths: vec![],
             buffer_ops: false,
             lds_buffers: 1,
             swizzle: Swizzle::IDENTITY,

@@ -40,23 +40,32 @@ pub fn tile_base(c: &KernelConfig, op: Operand) -> u32 {
 }
 
 /// `(row, byte within row)` that lane `lane` of a wave reads with the `h`-th
-/// `ds_read_b128` of MFMA block 0 (32x32 shapes): row `lane % 32`, lane group
-/// `g = lane / 32` takes the K half `[g*KT/2, (g+1)*KT/2)` in 16-byte pieces.
+/// `ds_read_b128` of MFMA block 0: row `lane % M` (M = the MFMA's rows), lane group
+/// `g = lane / M` (of `64 / M`) takes the K range `[g*KT/G, (g+1)*KT/G)` in 16-byte pieces.
+/// The MFMA sums over K in whatever order both operands agree on, so giving each lane
+/// group a contiguous K range (instead of the interleaved order of ISA.md §1.1's layout)
+/// keeps each lane's fragment one contiguous row run: whole `ds_read_b128`s.
 pub fn read_lane(c: &KernelConfig, lane: u32, h: u32) -> (u32, u32) {
-    let g = lane / 32;
-    (lane % 32, g * row_bytes(c) / 2 + h * 16)
+    let g = lane / c.mfma.m;
+    (lane % c.mfma.m, g * group_bytes(c) + h * 16)
+}
+
+/// Bytes of one lane group's K range in a row.
+pub fn group_bytes(c: &KernelConfig) -> u32 {
+    row_bytes(c) / c.lane_groups()
 }
 
 /// `ds_read_b128` per MFMA block and K tile.
 pub fn reads_per_block(c: &KernelConfig) -> u32 {
-    row_bytes(c) / 2 / 16
+    group_bytes(c) / 16
 }
 
 /// Geometry of a global->LDS copy of one operand.
 ///
-/// K-contiguous operands: consecutive lanes take consecutive 8-element vectors along K
+/// A vector is 16 bytes: `v` = 8 16-bit or 4 f32 elements.
+/// K-contiguous operands: consecutive lanes take consecutive vectors along K
 /// (one 16-byte `ds_write_b128` each, conflict-free with the swizzle). M/N-contiguous
-/// operands are transposed on the way into LDS (8 `ds_write_b16` per vector), so there
+/// operands are transposed on the way into LDS (`v` element writes per vector), so there
 /// consecutive lanes take consecutive K columns instead: the 32 lanes of a half-wave
 /// then write one LDS row, and only the two half-waves share banks (1 extra cycle per
 /// write instead of 15 with the lane order of the K-contiguous case).
@@ -66,8 +75,10 @@ pub struct CopyGeom {
     pub lc: u32,
     /// Elements along the strided one.
     pub ls: u32,
-    /// 8-element vectors per thread.
+    /// 16-byte vectors per thread.
     pub per_thread: u32,
+    /// Elements per vector.
+    pub v: u32,
     /// K-contiguous: strided-dimension step between a thread's vectors. Otherwise: the
     /// contiguous-dimension step (elements) between a thread's vectors.
     pub step: u32,
@@ -78,18 +89,19 @@ pub fn copy_geom(c: &KernelConfig, op: Operand) -> CopyGeom {
     let rows = c.tile_rows(op);
     let kc = c.k_contiguous(op);
     let (lc, ls) = if kc { (c.tile.2, rows) } else { (rows, c.tile.2) };
-    let per_thread = lc * ls / 8 / c.threads();
-    let step = if kc { c.threads() / (lc / 8) } else { c.threads() / ls * 8 };
-    CopyGeom { lc, ls, per_thread, step, k_contiguous: kc }
+    let v = c.vec_elems();
+    let per_thread = lc * ls / v / c.threads();
+    let step = if kc { c.threads() / (lc / v) } else { c.threads() / ls * v };
+    CopyGeom { lc, ls, per_thread, v, step, k_contiguous: kc }
 }
 
-/// For thread `t`, vector `p`, element `e` (0..8): `(row, k)` in the operand's LDS tile.
+/// For thread `t`, vector `p`, element `e` (0..v): `(row, k)` in the operand's LDS tile.
 pub fn copy_elem(g: &CopyGeom, t: u32, p: u32, e: u32) -> (u32, u32) {
     if g.k_contiguous {
-        let per_line = g.lc / 8;
-        (t / per_line + p * g.step, (t % per_line) * 8 + e)
+        let per_line = g.lc / g.v;
+        (t / per_line + p * g.step, (t % per_line) * g.v + e)
     } else {
-        ((t / g.ls) * 8 + p * g.step + e, t % g.ls)
+        ((t / g.ls) * g.v + p * g.step + e, t % g.ls)
     }
 }
 
@@ -106,18 +118,24 @@ pub fn conflict_cycles(arch: Arch, a: &DsAccess) -> u32 {
     let lanes_per_phase = (line / a.width).clamp(1, 64) as usize;
     let nb = banks(arch);
     let mut extra = 0;
+    let mut dws: Vec<(u32, u32)> = Vec::with_capacity(256);
     for phase in a.addrs.chunks(lanes_per_phase) {
-        let mut per_bank: Vec<Vec<u32>> = vec![Vec::new(); nb as usize];
+        dws.clear();
         for &addr in phase {
             for d in 0..a.width.div_ceil(4) {
                 let dw = addr / 4 + d;
-                let b = &mut per_bank[(dw % nb) as usize];
-                if !b.contains(&dw) {
-                    b.push(dw);
-                }
+                dws.push((dw % nb, dw));
             }
         }
-        let worst = per_bank.iter().map(|b| b.len() as u32).max().unwrap_or(0);
+        dws.sort_unstable();
+        dws.dedup();
+        // Distinct dwords per bank: runs of equal banks in the sorted list.
+        let (mut worst, mut run, mut prev) = (0u32, 0u32, u32::MAX);
+        for &(b, _) in &dws {
+            run = if b == prev { run + 1 } else { 1 };
+            prev = b;
+            worst = worst.max(run);
+        }
         let ideal = (phase.len() as u32 * a.width).div_ceil(line).max(1);
         extra += worst.saturating_sub(ideal);
     }
@@ -131,10 +149,14 @@ pub fn k_step_accesses(k: &Kernel, wave: u32) -> Vec<DsAccess> {
     let sw = k.swizzle;
     let rb = row_bytes(c);
     let mut out = read_accesses(k, wave);
-    for op in [Operand::A, Operand::B] {
+    for (x, op) in [Operand::A, Operand::B].into_iter().enumerate() {
+        // LDS-DMA writes are lane-linear, whole lines per phase: no DS-pipe conflicts.
+        if k.copy_paths.get(x) == Some(&crate::passes::buffer_ops::CopyPath::DirectToLds) {
+            continue;
+        }
         let g = copy_geom(c, op);
         for p in 0..g.per_thread {
-            let elems: Vec<u32> = if g.k_contiguous { vec![0] } else { (0..8).collect() };
+            let elems: Vec<u32> = if g.k_contiguous { vec![0] } else { (0..g.v).collect() };
             for e in elems {
                 let addrs = (0..64)
                     .map(|lane| {
@@ -142,11 +164,16 @@ pub fn k_step_accesses(k: &Kernel, wave: u32) -> Vec<DsAccess> {
                         tile_base(c, op) + sw.byte_offset(r, kk * c.ab_bytes(), rb)
                     })
                     .collect();
-                out.push(DsAccess { width: if g.k_contiguous { 16 } else { 2 }, addrs });
+                out.push(DsAccess { width: if g.k_contiguous { 16 } else { c.ab_bytes() }, addrs });
             }
         }
     }
     out
+}
+
+/// The wave's position `(wm, wn)` in the wave grid (wave index `wm + WM * wn`).
+pub fn wave_pos(c: &KernelConfig, wave: u32) -> (u32, u32) {
+    (wave % c.wave_grid.0, wave / c.wave_grid.0)
 }
 
 /// The MFMA fragment reads of one wave per K tile.
@@ -155,15 +182,15 @@ pub fn read_accesses(k: &Kernel, wave: u32) -> Vec<DsAccess> {
     let sw = k.swizzle;
     let rb = row_bytes(c);
     let mut out = vec![];
-    let (wm, wn) = (wave % 2, wave / 2);
+    let (wm, wn) = wave_pos(c, wave);
     for op in [Operand::A, Operand::B] {
-        let wrow = if op == Operand::A { wm } else { wn } * (c.tile_rows(op) / 2);
-        for blk in 0..(c.tile_rows(op) / 2 / 32) {
+        let wrow = if op == Operand::A { wm } else { wn } * c.wave_rows(op);
+        for blk in 0..c.blocks(op) {
             for h in 0..reads_per_block(c) {
                 let addrs = (0..64)
                     .map(|lane| {
                         let (r, lb) = read_lane(c, lane, h);
-                        tile_base(c, op) + sw.byte_offset(wrow + blk * 32 + r, lb, rb)
+                        tile_base(c, op) + sw.byte_offset(wrow + blk * c.mfma.m + r, lb, rb)
                     })
                     .collect();
                 out.push(DsAccess { width: 16, addrs });
@@ -183,7 +210,7 @@ pub fn read_conflicts(k: &Kernel) -> u32 {
 
 /// Bank-conflict cycles per K step (reads and writes), worst wave.
 pub fn k_step_conflicts(k: &Kernel) -> (u32, u32) {
-    let n_reads = (2 * (k.config.tile.0 / 64) * reads_per_block(&k.config)) as usize;
+    let n_reads = read_accesses(k, 0).len();
     let (mut r, mut w) = (0, 0);
     for wave in 0..k.config.waves {
         let acc = k_step_accesses(k, wave);
@@ -194,12 +221,33 @@ pub fn k_step_conflicts(k: &Kernel) -> (u32, u32) {
     (r, w)
 }
 
-/// The swizzle candidate for a row width: XOR the chunk with the row's index among the
-/// rows that share one bank line.
+/// The swizzle that XORs a row's chunks with its index among the rows of one bank line
+/// (rows no wider than a line): `xor = row chunks`, `shift = chunks per line`.
 pub fn swizzle_for(arch: Arch, row_bytes: u32) -> Option<Swizzle> {
     let line = line_bytes(arch);
     if !row_bytes.is_multiple_of(16) || row_bytes > line || !line.is_multiple_of(row_bytes) {
         return None;
     }
-    Some(Swizzle { rows_per_line: line / row_bytes, chunks_per_row: row_bytes / 16 })
+    Some(Swizzle { xor: row_bytes / 16, shift: line / 16 })
+}
+
+/// Every swizzle the pass considers, [`swizzle_for`] first: `xor` in 2..=16 chunks and
+/// `shift` from `xor` to 64 chunks, powers of two. The swizzle pass scores them with the
+/// bank model.
+pub fn swizzle_candidates(arch: Arch, row_bytes: u32) -> Vec<Swizzle> {
+    let mut out: Vec<Swizzle> = swizzle_for(arch, row_bytes).into_iter().collect();
+    if !row_bytes.is_multiple_of(16) {
+        return out;
+    }
+    for xor in [2, 4, 8, 16] {
+        let mut shift = xor;
+        while shift <= 64 {
+            let s = Swizzle { xor, shift };
+            if !out.contains(&s) {
+                out.push(s);
+            }
+            shift *= 2;
+        }
+    }
+    out
 }

@@ -11,6 +11,8 @@
 
 pub mod analysis;
 pub mod catalogue;
+pub mod fit;
+pub mod grid;
 pub mod hazard;
 pub mod ir;
 pub mod kernel_args;
@@ -117,6 +119,7 @@ pub fn resolve_branches(items: &[Item], arch: Arch) -> Result<(Vec<Inst>, Vec<u8
 
 /// Runs the passes on the naive kernel of `config`.
 pub fn optimise(config: KernelConfig) -> Result<Kernel, passes::Declined> {
+    fit::check(&config)?;
     passes::run_all(Kernel::naive(config))
 }
 
@@ -167,8 +170,8 @@ pub fn compile_kernel_with(kernel: Kernel, opts: Options) -> Result<CompiledKern
         uses_flat_scratch: false,
     };
     spec.group_segment_fixed_size = lds_bytes;
-    spec.kernarg_size = kernel_args::SIZE;
-    spec.args = kernel_args::metadata_args();
+    spec.kernarg_size = kernel_args::size(&config);
+    spec.args = kernel_args::metadata_args(&config);
     spec.user_sgprs.kernarg_segment_ptr = true;
     spec.system_sgprs.workgroup_id_x = true;
     spec.system_sgprs.workgroup_id_y = true;

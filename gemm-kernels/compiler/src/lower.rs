@@ -4,13 +4,14 @@
 //!
 //! Wave state at entry (ISA.md §5.3 "Initial wave state"): `s[0:1]` kernarg pointer,
 //! `s2`/`s3` workgroup id x/y, `v0` packed work-item id (x in bits 9:0). Workgroup `(x, y)`
-//! computes the C tile at rows `x*MT`, columns `y*NT`; waves form a 2x2 grid of 64x64
-//! sub-tiles; each wave runs 2x2 blocks of 32x32 MFMAs.
+//! computes the C tile at rows `x*MT`, columns `y*NT`; the waves form a `WM x WN` grid of
+//! `MT/WM x NT/WN` sub-tiles (wave `w` at `(w % WM, w / WM)`); each wave runs
+//! `MT/WM/M x NT/WN/N` blocks of `M x N` MFMAs (16x16 or 32x32).
 
-use crate::ir::{Align, Arch, Copy, KTile, Kernel, LoadKind, Operand, TileOp};
+use crate::ir::{Arch, Copy, KTile, Kernel, LoadKind, MfmaShape, Operand, TileOp};
 use crate::kernel_args as ka;
 use crate::lds::{self, CopyGeom};
-use crate::program::{sub, whole, Program};
+use crate::program::{sub, whole, Item, Program};
 use gemm_core::DType;
 use gemm_isa::operand::{int, s, sr, v, VCC};
 use gemm_isa::{Inst, Op, Operand as O, Reg, RegFile};
@@ -42,11 +43,18 @@ struct Copier {
     /// Staging VGPRs per vector: 4 packed dwords, or 8 unpacked elements (element loads).
     stage: Vec<Reg>,
     /// LDS write addresses: per vector (K-contiguous) or per vector and element.
-    waddr: Vec<Vec<Reg>>,
+    waddr: Vec<Vec<(Reg, u32)>>,
     /// LDS read addresses per 16-byte piece `h`.
     raddr: Vec<Reg>,
     frags: Vec<Reg>,
     loop_kind: LoadKind,
+    /// Direct-to-LDS: per DMA instruction, each lane's global byte offset (loop tile 0).
+    dma_offs: Vec<Reg>,
+    /// Direct-to-LDS: this wave's LDS byte offset of its first DMA slot in buffer 0.
+    dma_m0: Reg,
+    /// Direct-to-LDS: the K tile's byte offset, as the loads' SGPR `soffset` (one add per
+    /// tile instead of one per DMA).
+    dma_soff: Reg,
 }
 
 struct L<'a> {
@@ -69,6 +77,21 @@ struct L<'a> {
     /// A VGPR holding [`OOB`]: `v_cndmask_b32` already reads VCC over the constant bus,
     /// so its other source cannot be a literal or an SGPR on gfx9.
     oob: Reg,
+    /// C's buffer resource (epilogue).
+    srd_c: Reg,
+    /// The SGPR holding 0x7fff (bf16 rounding on gfx942).
+    k7fff: Reg,
+    perm_hi: Reg,
+    perm_lo: Reg,
+    /// The bias vector's buffer resource (fused epilogues).
+    srd_bias: Reg,
+    clamp_lo: O,
+    clamp_hi: O,
+    /// Where address registers for LDS offsets past the 16-bit DS offset field are
+    /// computed: the end of the setup code (before the loop).
+    hoist: usize,
+    /// `(address register, 64 KiB multiple) -> shifted address register`.
+    shifted: std::collections::BTreeMap<(u16, u32), Reg>,
 }
 
 fn log2(x: u32) -> i64 {
@@ -95,6 +118,16 @@ impl L<'_> {
     fn vn(&mut self, n: u8) -> Reg {
         self.p.vreg(RegFile::Vgpr, n)
     }
+    /// A VOP3 source for the constant `x`: inline (0..=64), else an SGPR (gfx9 VOP3
+    /// encodings take no literal; one SGPR fits the constant bus).
+    fn k3(&mut self, x: u32) -> O {
+        if x <= 64 {
+            return int(x as i64);
+        }
+        let r = self.sv();
+        self.i(Op::S_MOV_B32, &[whole(r), lit(x)]);
+        whole(r)
+    }
     /// `dst = src + add` (VGPR), or `src` itself when `add == 0`.
     fn vadd(&mut self, src: Reg, add: u32) -> Reg {
         if add == 0 {
@@ -108,26 +141,46 @@ impl L<'_> {
         &self.k.config
     }
 
-    /// LDS byte address of `(row + row_add, lbyte + lbyte_add)` in `op`'s tile, swizzled.
+    /// A DS address and instruction offset for `addr + off`: the offset field has 16 bits
+    /// (ISA.md §2.5), so the 64 KiB multiples of larger offsets go into a second address
+    /// register, computed once at the end of the setup code.
+    fn ds_off(&mut self, addr: Reg, off: u32) -> (Reg, i32) {
+        if off <= 0xffff {
+            return (addr, off as i32);
+        }
+        let hi = off & !0xffff;
+        if let Some(r) = self.shifted.get(&(addr.index, hi)) {
+            return (*r, (off - hi) as i32);
+        }
+        let r = self.vv();
+        let add = Inst::new(Op::V_ADD_U32, &[whole(r), lit(hi), whole(addr)]);
+        self.p.items.insert(self.hoist, Item::I(add));
+        self.hoist += 1;
+        self.shifted.insert((addr.index, hi), r);
+        (r, (off - hi) as i32)
+    }
+
+    /// LDS byte address of `(row + row_add, lbyte + lbyte_add)` in `op`'s tile, swizzled
+    /// ([`crate::ir::Swizzle::apply`]).
     fn lds_addr(&mut self, op: Operand, row: Reg, row_add: u32, lbyte: Reg, lbyte_add: u32) -> Reg {
         let c = *self.c();
         let sw = self.k.swizzle;
         let rb = lds::row_bytes(&c);
         let r = self.vadd(row, row_add);
         let lb = self.vadd(lbyte, lbyte_add);
-        let x = self.vv();
-        self.i(Op::V_LSHRREV_B32, &[whole(x), int(log2(sw.rows_per_line)), whole(r)]);
-        self.i(Op::V_AND_B32, &[whole(x), lit(sw.chunks_per_row - 1), whole(x)]);
-        let ch = self.vv();
-        self.i(Op::V_LSHRREV_B32, &[whole(ch), int(4), whole(lb)]);
-        self.i(Op::V_XOR_B32, &[whole(ch), whole(ch), whole(x)]);
-        self.i(Op::V_LSHLREV_B32, &[whole(ch), int(4), whole(ch)]);
-        let lo = self.vv();
-        self.i(Op::V_AND_B32, &[whole(lo), int(15), whole(lb)]);
-        let t = self.vv();
-        self.i(Op::V_MUL_U32_U24, &[whole(t), lit(rb), whole(r)]);
-        let a = self.vv();
-        self.i(Op::V_ADD3_U32, &[whole(a), whole(t), whole(ch), whole(lo)]);
+        let lin = self.vv();
+        let krb = self.k3(rb);
+        self.i(Op::V_MAD_U32_U24, &[whole(lin), krb, whole(r), whole(lb)]);
+        let a = if sw.xor > 1 {
+            let x = self.vv();
+            self.i(Op::V_BFE_U32, &[whole(x), whole(lin), int(4 + log2(sw.shift)), int(log2(sw.xor))]);
+            self.i(Op::V_LSHLREV_B32, &[whole(x), int(4), whole(x)]);
+            let a = self.vv();
+            self.i(Op::V_XOR_B32, &[whole(a), whole(x), whole(lin)]);
+            a
+        } else {
+            lin
+        };
         self.vadd(a, lds::tile_base(&c, op))
     }
 
@@ -165,18 +218,19 @@ impl L<'_> {
             (self.vv(), self.vv(), self.vv(), self.vv(), self.vv(), self.vv(), self.vv());
         self.i(Op::V_AND_B32, &[whole(tid), lit(0x3ff), v(0)]);
         self.i(Op::V_AND_B32, &[whole(lane), int(63), whole(tid)]);
-        self.i(Op::V_AND_B32, &[whole(lrow), int(31), whole(lane)]);
-        self.i(Op::V_LSHRREV_B32, &[whole(lgrp), int(5), whole(lane)]);
+        self.i(Op::V_AND_B32, &[whole(lrow), int(c.mfma.m as i64 - 1), whole(lane)]);
+        self.i(Op::V_LSHRREV_B32, &[whole(lgrp), int(log2(c.mfma.m)), whole(lane)]);
         self.i(Op::V_LSHRREV_B32, &[whole(wave), int(6), whole(tid)]);
-        self.i(Op::V_AND_B32, &[whole(wm), int(1), whole(wave)]);
-        self.i(Op::V_LSHRREV_B32, &[whole(wn), int(1), whole(wave)]);
+        self.i(Op::V_AND_B32, &[whole(wm), int(c.wave_grid.0 as i64 - 1), whole(wave)]);
+        self.i(Op::V_LSHRREV_B32, &[whole(wn), int(log2(c.wave_grid.0)), whole(wave)]);
         (self.tid, self.lane, self.lrow, self.lgrp, self.wm, self.wn) = (tid, lane, lrow, lgrp, wm, wn);
         let oob = self.vv();
         self.i(Op::V_MOV_B32, &[whole(oob), lit(OOB)]);
         self.oob = oob;
+        let (tm, tn) = self.tile_index();
         let (m0, n0) = (self.sv(), self.sv());
-        self.i(Op::S_LSHL_B32, &[whole(m0), s(2), int(log2(c.tile.0))]);
-        self.i(Op::S_LSHL_B32, &[whole(n0), s(3), int(log2(c.tile.1))]);
+        self.i(Op::S_LSHL_B32, &[whole(m0), tm, int(log2(c.tile.0))]);
+        self.i(Op::S_LSHL_B32, &[whole(n0), tn, int(log2(c.tile.1))]);
         let (t, nk, cnt, llast, kr) = (self.sv(), self.sv(), self.sv(), self.sv(), self.sv());
         let k = self.arg(8);
         self.i(Op::S_ADD_U32, &[whole(t), k, lit(c.tile.2 - 1)]);
@@ -190,13 +244,98 @@ impl L<'_> {
             let cp = self.copier(op, llast);
             self.cp.push(cp);
         }
-        for _ in 0..4 {
-            let a = self.p.vreg(RegFile::Agpr, 16);
-            for r in 0..16 {
+        for _ in 0..c.blocks(Operand::A) * c.blocks(Operand::B) {
+            let a = self.p.vreg(RegFile::Agpr, c.acc_regs() as u8);
+            for r in 0..c.acc_regs() as u16 {
                 self.i(Op::V_ACCVGPR_WRITE_B32, &[sub(a, r, 1), int(0)]);
             }
             self.acc.push(a);
         }
+    }
+
+    /// Unsigned `(a / b, a % b)` of two uniform values below 2^24, in SGPRs: f32
+    /// reciprocal estimate, truncated, then corrected by one step either way (the estimate
+    /// of `v_rcp_iflag_f32` is within 1 ulp, ISA.md VOP1; the quotient is then off by at
+    /// most one for operands below 2^24).
+    fn udiv(&mut self, a: O, b: O) -> (O, O) {
+        let (va, vb, fa, fb, q, t, r, q1, r1) =
+            (self.vv(), self.vv(), self.vv(), self.vv(), self.vv(), self.vv(), self.vv(), self.vv(), self.vv());
+        self.i(Op::V_MOV_B32, &[whole(va), a]);
+        self.i(Op::V_MOV_B32, &[whole(vb), b]);
+        self.i(Op::V_CVT_F32_U32, &[whole(fa), whole(va)]);
+        self.i(Op::V_CVT_F32_U32, &[whole(fb), whole(vb)]);
+        self.i(Op::V_RCP_IFLAG_F32, &[whole(fb), whole(fb)]);
+        self.i(Op::V_MUL_F32, &[whole(fa), whole(fa), whole(fb)]);
+        self.i(Op::V_CVT_U32_F32, &[whole(q), whole(fa)]);
+        self.i(Op::V_MUL_LO_U32, &[whole(t), whole(q), whole(vb)]);
+        self.i(Op::V_SUB_U32, &[whole(r), whole(va), whole(t)]);
+        // r < 0 (as i32): q - 1, r + b.
+        self.i(Op::V_CMP_GT_I32, &[VCC, int(0), whole(r)]);
+        self.i(Op::V_ADD_U32, &[whole(q1), int(-1), whole(q)]);
+        self.i(Op::V_CNDMASK_B32, &[whole(q), whole(q), whole(q1), VCC]);
+        self.i(Op::V_ADD_U32, &[whole(r1), whole(vb), whole(r)]);
+        self.i(Op::V_CNDMASK_B32, &[whole(r), whole(r), whole(r1), VCC]);
+        // r >= b: q + 1, r - b.
+        self.i(Op::V_CMP_GE_U32, &[VCC, whole(r), whole(vb)]);
+        let (q2, r2) = (self.vv(), self.vv());
+        self.i(Op::V_ADD_U32, &[whole(q2), int(1), whole(q)]);
+        self.i(Op::V_CNDMASK_B32, &[whole(q), whole(q), whole(q2), VCC]);
+        self.i(Op::V_SUB_U32, &[whole(r2), whole(r), whole(vb)]);
+        self.i(Op::V_CNDMASK_B32, &[whole(r), whole(r), whole(r2), VCC]);
+        let (sq, sr) = (self.sv(), self.sv());
+        self.i(Op::V_READFIRSTLANE_B32, &[whole(sq), whole(q)]);
+        self.i(Op::V_READFIRSTLANE_B32, &[whole(sr), whole(r)]);
+        (whole(sq), whole(sr))
+    }
+
+    /// The C tile `(row, column)` this workgroup computes, by the kernel's
+    /// [`crate::grid::GridOrder`] (the same function as [`crate::grid::tile_of`]).
+    fn tile_index(&mut self) -> (O, O) {
+        let c = *self.c();
+        let order = c.grid;
+        if order.is_plain() {
+            return (s(2), s(3));
+        }
+        let (m, n) = (self.arg(6), self.arg(7));
+        let (tms, tns, total, pid) = (self.sv(), self.sv(), self.sv(), self.sv());
+        self.i(Op::S_ADD_U32, &[whole(tms), m, lit(c.tile.0 - 1)]);
+        self.i(Op::S_LSHR_B32, &[whole(tms), whole(tms), int(log2(c.tile.0))]);
+        self.i(Op::S_ADD_U32, &[whole(tns), n, lit(c.tile.1 - 1)]);
+        self.i(Op::S_LSHR_B32, &[whole(tns), whole(tns), int(log2(c.tile.1))]);
+        self.i(Op::S_MUL_I32, &[whole(total), whole(tms), whole(tns)]);
+        self.i(Op::S_MUL_I32, &[whole(pid), s(3), whole(tms)]);
+        self.i(Op::S_ADD_U32, &[whole(pid), whole(pid), s(2)]);
+        if order.chunk != 0 {
+            let round = crate::grid::XCDS * order.chunk;
+            let (whole_, local, l, t) = (self.sv(), self.sv(), self.sv(), self.sv());
+            self.i(Op::S_LSHR_B32, &[whole(whole_), whole(total), int(log2(round))]);
+            self.i(Op::S_LSHL_B32, &[whole(whole_), whole(whole_), int(log2(round))]);
+            self.i(Op::S_LSHR_B32, &[whole(local), whole(pid), int(log2(crate::grid::XCDS))]);
+            self.i(Op::S_LSHR_B32, &[whole(l), whole(local), int(log2(order.chunk))]);
+            self.i(Op::S_LSHL_B32, &[whole(l), whole(l), int(log2(round))]);
+            self.i(Op::S_AND_B32, &[whole(t), whole(pid), int(crate::grid::XCDS as i64 - 1)]);
+            self.i(Op::S_LSHL_B32, &[whole(t), whole(t), int(log2(order.chunk))]);
+            self.i(Op::S_ADD_U32, &[whole(l), whole(l), whole(t)]);
+            self.i(Op::S_AND_B32, &[whole(t), whole(local), lit(order.chunk - 1)]);
+            self.i(Op::S_ADD_U32, &[whole(l), whole(l), whole(t)]);
+            self.i(Op::S_CMP_LT_U32, &[whole(pid), whole(whole_)]);
+            self.i(Op::S_CSELECT_B32, &[whole(pid), whole(l), whole(pid)]);
+        }
+        if order.wgm == 0 {
+            let (q, r) = self.udiv(whole(pid), whole(tms));
+            return (r, q);
+        }
+        let band = self.sv();
+        self.i(Op::S_MUL_I32, &[whole(band), whole(tns), lit(order.wgm)]);
+        let (g, r) = self.udiv(whole(pid), whole(band));
+        let (first, h) = (self.sv(), self.sv());
+        self.i(Op::S_MUL_I32, &[whole(first), g, lit(order.wgm)]);
+        self.i(Op::S_SUB_U32, &[whole(h), whole(tms), whole(first)]);
+        self.i(Op::S_MIN_U32, &[whole(h), whole(h), lit(order.wgm)]);
+        let (col, rr) = self.udiv(r, whole(h));
+        let row = self.sv();
+        self.i(Op::S_ADD_U32, &[whole(row), whole(first), rr]);
+        (whole(row), col)
     }
 
     /// Buffer resource `{lo, hi & 0xffff, span, 0x00020000}` (ISA.md §2.1), span =
@@ -240,16 +379,16 @@ impl L<'_> {
             Operand::B => self.n0,
         };
         let (c0, s0) = if g.k_contiguous { (None, Some(origin)) } else { (Some(origin), None) };
-        let per_line = g.lc / 8;
+        let per_line = g.lc / g.v;
         let (cidx, sidx) = (self.vv(), self.vv());
         if g.k_contiguous {
             self.i(Op::V_AND_B32, &[whole(cidx), lit(per_line - 1), whole(self.tid)]);
-            self.i(Op::V_LSHLREV_B32, &[whole(cidx), int(3), whole(cidx)]);
+            self.i(Op::V_LSHLREV_B32, &[whole(cidx), int(log2(g.v)), whole(cidx)]);
             self.i(Op::V_LSHRREV_B32, &[whole(sidx), int(log2(per_line)), whole(self.tid)]);
         } else {
             // Lanes run along K first (lds::CopyGeom).
             self.i(Op::V_LSHRREV_B32, &[whole(cidx), int(log2(g.ls)), whole(self.tid)]);
-            self.i(Op::V_LSHLREV_B32, &[whole(cidx), int(3), whole(cidx)]);
+            self.i(Op::V_LSHLREV_B32, &[whole(cidx), int(log2(g.v)), whole(cidx)]);
             self.i(Op::V_AND_B32, &[whole(sidx), lit(g.ls - 1), whole(self.tid)]);
         }
         let gs = match s0 {
@@ -307,41 +446,118 @@ impl L<'_> {
             _ => None,
         });
         let loop_kind = loop_kind.unwrap_or(LoadKind::Vector);
-        let stage = (0..g.per_thread).map(|_| self.vn(if loop_kind == LoadKind::Element { 8 } else { 4 })).collect();
+        let unpacked = loop_kind == LoadKind::Element && g.v == 8;
+        let stage = (0..g.per_thread).map(|_| self.vn(if unpacked { 8 } else { 4 })).collect();
         // LDS write addresses (relative to buffer 0).
-        let mut waddr = vec![];
+        let mut waddr: Vec<Vec<(Reg, u32)>> = vec![];
         let two = self.vv();
         self.i(Op::V_LSHLREV_B32, &[whole(two), int(log2(e)), whole(cidx)]);
         let sb = self.vv();
         self.i(Op::V_LSHLREV_B32, &[whole(sb), int(log2(e)), whole(sidx)]);
+        // A thread's vectors lie `step` rows apart: when that is a whole number of swizzle
+        // periods, vector p reuses vector 0's addresses with an instruction offset.
+        let period = self.k.swizzle.period_bytes();
+        let rb = lds::row_bytes(&c);
         for p in 0..g.per_thread {
+            let shift = p * g.step * rb;
+            if p > 0 && shift.is_multiple_of(period) {
+                let first: Vec<Reg> = waddr[0].iter().map(|(r, _)| *r).collect();
+                waddr.push(first.into_iter().map(|r| (r, shift)).collect());
+                continue;
+            }
             if g.k_contiguous {
                 let a = self.lds_addr(op, sidx, p * g.step, two, 0);
-                waddr.push(vec![a]);
+                waddr.push(vec![(a, 0)]);
             } else {
                 let mut v8 = vec![];
-                for el in 0..8 {
+                for el in 0..g.v {
                     let a = self.lds_addr(op, cidx, p * g.step + el, sb, 0);
-                    v8.push(a);
+                    v8.push((a, 0));
                 }
                 waddr.push(v8);
             }
         }
-        // LDS read addresses: row = w*rows/2 + lane%32, byte = g*rb/2 + 16h.
+        // LDS read addresses (lds::read_lane): row = w*rows/W + lane%M, byte = g*rb/G + 16h.
         let wsel = if op == Operand::A { self.wm } else { self.wn };
         let row = self.vv();
-        self.i(Op::V_MAD_U32_U24, &[whole(row), whole(wsel), lit(c.tile_rows(op) / 2), whole(self.lrow)]);
+        let kw = self.k3(c.wave_rows(op));
+        self.i(Op::V_MAD_U32_U24, &[whole(row), whole(wsel), kw, whole(self.lrow)]);
         let lb = self.vv();
-        self.i(Op::V_MUL_U32_U24, &[whole(lb), lit(lds::row_bytes(&c) / 2), whole(self.lgrp)]);
+        self.i(Op::V_MUL_U32_U24, &[whole(lb), lit(lds::group_bytes(&c)), whole(self.lgrp)]);
         let mut raddr = vec![];
         for h in 0..lds::reads_per_block(&c) {
             let a = self.lds_addr(op, row, 0, lb, h * 16);
             raddr.push(a);
         }
-        let nfrag = (c.tile_rows(op) / 2 / 32) as usize;
+        let nfrag = c.blocks(op) as usize;
         let fdw = (lds::reads_per_block(&c) * 4) as u8;
         let frags = (0..nfrag).map(|_| self.vn(fdw)).collect();
-        Copier { geom: g, srd, offs, kadv, last_off, sidx, cidx, stage, waddr, raddr, frags, loop_kind }
+        // Direct-to-LDS: DMA instruction j of wave w fills the tile's bytes
+        // [(j*W + w) * 64*size, +64*size), lane l at + l*size; that slot holds logical byte
+        // swizzle.apply(slot): row = lin / rb, K byte = lin % rb (buffer_ops.rs).
+        let (mut dma_offs, mut dma_m0, dma_soff) = (vec![], self.sv(), self.sv());
+        if loop_kind == LoadKind::DirectToLds {
+            self.i(Op::S_MOV_B32, &[whole(dma_soff), int(0)]);
+            let size = crate::passes::buffer_ops::dma_bytes(c.arch);
+            let per_inst = 64 * size;
+            let n_inst = c.tile_rows(op) * rb / per_inst / c.waves;
+            let wv = self.vv();
+            self.i(Op::V_LSHRREV_B32, &[whole(wv), int(6), whole(self.tid)]);
+            let ws = self.sv();
+            self.i(Op::V_READFIRSTLANE_B32, &[whole(ws), whole(wv)]);
+            dma_m0 = self.sv();
+            self.i(Op::S_MUL_I32, &[whole(dma_m0), whole(ws), lit(per_inst)]);
+            self.i(Op::S_ADD_U32, &[whole(dma_m0), whole(dma_m0), lit(lds::tile_base(&c, op))]);
+            let lb = self.vv();
+            self.i(Op::V_LSHLREV_B32, &[whole(lb), int(log2(size)), whole(self.lane)]);
+            let sw = self.k.swizzle;
+            let origin = match op {
+                Operand::A => self.m0,
+                Operand::B => self.n0,
+            };
+            for j in 0..n_inst {
+                let p = self.vv();
+                let kp = self.k3(per_inst);
+                self.i(Op::V_MAD_U32_U24, &[whole(p), whole(wv), kp, whole(lb)]);
+                let p = self.vadd(p, j * c.waves * per_inst);
+                let lin = if sw.xor > 1 {
+                    let x = self.vv();
+                    self.i(Op::V_BFE_U32, &[whole(x), whole(p), int(4 + log2(sw.shift)), int(log2(sw.xor))]);
+                    self.i(Op::V_LSHLREV_B32, &[whole(x), int(4), whole(x)]);
+                    let l = self.vv();
+                    self.i(Op::V_XOR_B32, &[whole(l), whole(x), whole(p)]);
+                    l
+                } else {
+                    p
+                };
+                let (row, kb) = (self.vv(), self.vv());
+                self.i(Op::V_LSHRREV_B32, &[whole(row), int(log2(rb)), whole(lin)]);
+                self.i(Op::V_AND_B32, &[whole(kb), lit(rb - 1), whole(lin)]);
+                self.i(Op::V_ADD_U32, &[whole(row), whole(origin), whole(row)]);
+                let t = self.vv();
+                self.i(Op::V_MUL_LO_U32, &[whole(t), whole(ldb), whole(row)]);
+                let o = self.vv();
+                self.i(Op::V_ADD_U32, &[whole(o), whole(kb), whole(t)]);
+                dma_offs.push(o);
+            }
+        }
+        Copier {
+            geom: g,
+            srd,
+            offs,
+            kadv,
+            last_off,
+            sidx,
+            cidx,
+            stage,
+            waddr,
+            raddr,
+            frags,
+            loop_kind,
+            dma_offs,
+            dma_m0,
+            dma_soff,
+        }
     }
 
     fn idx(op: Operand) -> usize {
@@ -395,13 +611,15 @@ impl L<'_> {
                     self.ie(Inst::new(Op::BUFFER_LOAD_DWORDX4, &[dst, whole(off), whole(srd), int(0)]).offen());
                 }
                 LoadKind::Element => {
-                    let elems: Vec<Reg> = if last && self.cp[x].loop_kind != LoadKind::Element {
-                        (0..8).map(|_| self.vv()).collect()
-                    } else if last {
-                        (0..8).map(|_| self.vv()).collect()
+                    let v = g.v as u16;
+                    // 16-bit: one register per element (packed below or at the LDS write);
+                    // f32: the elements are the staging dwords themselves.
+                    let elems: Vec<Reg> = if last && v == 8 {
+                        (0..v).map(|_| self.vv()).collect()
                     } else {
-                        (0..8).map(|el| Reg { file: RegFile::Vgpr, index: stage.index + el, count: 1 }).collect()
+                        (0..v).map(|el| Reg { file: RegFile::Vgpr, index: stage.index + el, count: 1 }).collect()
                     };
+                    let load = if e == 4 { Op::BUFFER_LOAD_DWORD } else { Op::BUFFER_LOAD_USHORT };
                     for (el, dst) in elems.iter().enumerate() {
                         let mut o = off;
                         if let Some(rc) = rem_c {
@@ -410,11 +628,11 @@ impl L<'_> {
                             self.i(Op::V_CNDMASK_B32, &[whole(og), whole(self.oob), whole(off), VCC]);
                             o = og;
                         }
-                        self.ie(Inst::new(Op::BUFFER_LOAD_USHORT, &[whole(*dst), whole(o), whole(srd), int(0)])
+                        self.ie(Inst::new(load, &[whole(*dst), whole(o), whole(srd), int(0)])
                             .offen()
                             .offset((el as i64 * e) as i32));
                     }
-                    if last {
+                    if last && v == 8 {
                         // The prologue writes LDS right away: pack now into dwords 0..4.
                         for d in 0..4u16 {
                             self.i(
@@ -429,7 +647,7 @@ impl L<'_> {
                         }
                     }
                 }
-                LoadKind::DirectToLds | LoadKind::Undecided => unreachable!("checked in lower()"),
+                LoadKind::DirectToLds | LoadKind::Undecided => unreachable!("checked in lower() and region()"),
             }
             if !last {
                 let o = self.cp[x].offs[p];
@@ -439,14 +657,31 @@ impl L<'_> {
         }
     }
 
+    /// One loop tile of `op` straight into LDS buffer `buf` (`buffer_load ... lds`, ISA.md
+    /// §2.4: LDS address `M0 + lane*size`), then the offsets advance one K tile.
+    fn dma(&mut self, op: Operand, buf: u32) {
+        let x = Self::idx(op);
+        let c = *self.c();
+        let size = crate::passes::buffer_ops::dma_bytes(c.arch);
+        let opc = if size == 16 { Op::BUFFER_LOAD_DWORDX4 } else { Op::BUFFER_LOAD_DWORD };
+        let (srd, m0b, kadv, soff) = (self.cp[x].srd, self.cp[x].dma_m0, self.cp[x].kadv, self.cp[x].dma_soff);
+        let base = buf * self.k.lds_buffer_bytes();
+        for (j, o) in self.cp[x].dma_offs.clone().into_iter().enumerate() {
+            let at = base + j as u32 * c.waves * 64 * size;
+            self.i(Op::S_ADD_U32, &[gemm_isa::operand::M0, whole(m0b), lit(at)]);
+            self.ie(Inst::new(opc, &[whole(o), whole(srd), whole(soff)]).offen().lds());
+        }
+        self.i(Op::S_ADD_U32, &[whole(soff), whole(soff), kadv]);
+    }
+
     /// Staging -> LDS buffer `buf`. `packed`: staging holds 4 packed dwords per vector.
     fn lds_store(&mut self, op: Operand, buf: u32, packed: bool) {
         let x = Self::idx(op);
         let g = self.cp[x].geom;
-        let base = (buf * self.k.lds_buffer_bytes()) as i32;
+        let base = buf * self.k.lds_buffer_bytes();
         for p in 0..g.per_thread as usize {
             let mut st = self.cp[x].stage[p];
-            if !packed {
+            if !packed && g.v == 8 {
                 let pk = self.vn(4);
                 for d in 0..4u16 {
                     self.i(Op::V_LSHL_OR_B32, &[sub(pk, d, 1), sub(st, 2 * d + 1, 1), int(16), sub(st, 2 * d, 1)]);
@@ -454,13 +689,19 @@ impl L<'_> {
                 st = pk;
             }
             if g.k_contiguous {
-                let a = self.cp[x].waddr[p][0];
-                self.ie(Inst::new(Op::DS_WRITE_B128, &[whole(a), sub(st, 0, 4)]).offset(base));
+                let (a, extra) = self.cp[x].waddr[p][0];
+                let (a, off) = self.ds_off(a, base + extra);
+                self.ie(Inst::new(Op::DS_WRITE_B128, &[whole(a), sub(st, 0, 4)]).offset(off));
             } else {
-                for el in 0..8u16 {
-                    let a = self.cp[x].waddr[p][el as usize];
-                    let opc = if el % 2 == 0 { Op::DS_WRITE_B16 } else { Op::DS_WRITE_B16_D16_HI };
-                    self.ie(Inst::new(opc, &[whole(a), sub(st, el / 2, 1)]).offset(base));
+                for el in 0..g.v as u16 {
+                    let (a, extra) = self.cp[x].waddr[p][el as usize];
+                    let (a, off) = self.ds_off(a, base + extra);
+                    if g.v == 4 {
+                        self.ie(Inst::new(Op::DS_WRITE_B32, &[whole(a), sub(st, el, 1)]).offset(off));
+                    } else {
+                        let opc = if el % 2 == 0 { Op::DS_WRITE_B16 } else { Op::DS_WRITE_B16_D16_HI };
+                        self.ie(Inst::new(opc, &[whole(a), sub(st, el / 2, 1)]).offset(off));
+                    }
                 }
             }
         }
@@ -473,28 +714,23 @@ impl L<'_> {
         for h in 0..lds::reads_per_block(&c) as usize {
             for x in 0..2 {
                 for (blk, f) in self.cp[x].frags.clone().into_iter().enumerate() {
-                    let a = self.cp[x].raddr[h];
-                    let off = base + blk as u32 * 32 * rb;
-                    self.ie(Inst::new(Op::DS_READ_B128, &[sub(f, 4 * h as u16, 4), whole(a)]).offset(off as i32));
+                    let (a, off) = self.ds_off(self.cp[x].raddr[h], base + blk as u32 * c.mfma.m * rb);
+                    self.ie(Inst::new(Op::DS_READ_B128, &[sub(f, 4 * h as u16, 4), whole(a)]).offset(off));
                 }
             }
         }
     }
 
     fn mfma_op(&self) -> Op {
-        match (self.arch, self.c().ab_type) {
-            (Arch::Gfx942, DType::Bf16) => Op::V_MFMA_F32_32X32X8_BF16,
-            (Arch::Gfx942, _) => Op::V_MFMA_F32_32X32X8_F16,
-            (Arch::Gfx950, DType::Bf16) => Op::V_MFMA_F32_32X32X16_BF16,
-            (Arch::Gfx950, _) => Op::V_MFMA_F32_32X32X16_F16,
-        }
+        mfma_op(self.arch, self.c().ab_type, self.c().mfma).expect("checked in lower()")
     }
 
     fn dot(&mut self) {
         let c = *self.c();
         let op = self.mfma_op();
         let steps = c.tile.2 / c.mfma.k;
-        let rps = (c.mfma.k / 4) as u8;
+        // Dwords of one MFMA's operand per lane: K/G elements.
+        let rps = (c.mfma.k / c.lane_groups() * c.ab_bytes() / 4) as u8;
         let (fa, fb) = (self.cp[0].frags.clone(), self.cp[1].frags.clone());
         for st in 0..steps as u16 {
             for (bm, a) in fa.iter().enumerate() {
@@ -515,7 +751,10 @@ impl L<'_> {
                     self.global_load(cp);
                     self.lds_store(cp.operand, cur, true);
                 }
+                TileOp::GlobalLoad(cp) if cp.kind == LoadKind::DirectToLds => self.dma(cp.operand, 1 - cur),
                 TileOp::GlobalLoad(cp) => self.global_load(cp),
+                // The DMA already wrote the next buffer.
+                TileOp::LdsStore(o) if self.cp[Self::idx(o)].loop_kind == LoadKind::DirectToLds => {}
                 TileOp::LdsStore(o) => {
                     let packed = self.cp[Self::idx(o)].loop_kind != LoadKind::Element;
                     self.lds_store(o, 1 - cur, packed)
@@ -528,13 +767,358 @@ impl L<'_> {
         }
     }
 
+    /// `alpha * acc[r] (+ beta * c)` of one accumulator register, in f32.
+    fn scale(&mut self, acc: Reg, r: u16, cval: Option<Reg>) -> Reg {
+        let (alpha, beta) = (self.arg(12), self.arg(13));
+        let x = self.vv();
+        self.i(Op::V_ACCVGPR_READ_B32, &[whole(x), sub(acc, r, 1)]);
+        self.i(Op::V_MUL_LEGACY_F32, &[whole(x), alpha, whole(x)]);
+        if let Some(cv) = cval {
+            self.i(Op::V_FMA_F32, &[whole(x), beta, whole(cv), whole(x)]);
+        }
+        x
+    }
+
+    /// C's 16-bit value in the low (`hi == false`) or high half of `v` as f32.
+    fn c_to_f32(&mut self, v: O, hi: bool) -> Reg {
+        let c = *self.c();
+        let t = self.vv();
+        match (c.c_type, hi) {
+            (DType::Bf16, false) => self.i(Op::V_LSHLREV_B32, &[whole(t), int(16), v]),
+            (DType::Bf16, true) => self.i(Op::V_AND_B32, &[whole(t), lit(0xffff_0000), v]),
+            (_, false) => self.i(Op::V_CVT_F32_F16, &[whole(t), v]),
+            (_, true) => {
+                let h = self.vv();
+                self.i(Op::V_LSHRREV_B32, &[whole(h), int(16), v]);
+                self.i(Op::V_CVT_F32_F16, &[whole(t), whole(h)]);
+            }
+        }
+        t
+    }
+
+    /// f32 -> bf16 rounded to nearest even, in the high half of the result (gfx942 has no
+    /// bf16 convert); NaN stays NaN (quiet bit set).
+    fn bf16_hi(&mut self, x: Reg) -> Reg {
+        let (lsb, y, q) = (self.vv(), self.vv(), self.vv());
+        self.i(Op::V_BFE_U32, &[whole(lsb), whole(x), int(16), int(1)]);
+        self.i(Op::V_ADD3_U32, &[whole(y), whole(x), whole(lsb), whole(self.k7fff)]);
+        self.i(Op::V_CMP_U_F32, &[VCC, whole(x), whole(x)]);
+        self.i(Op::V_OR_B32, &[whole(q), lit(0x0040_0000), whole(x)]);
+        self.i(Op::V_CNDMASK_B32, &[whole(y), whole(y), whole(q), VCC]);
+        y
+    }
+
+    /// Two f32 values packed into one dword of C's 16-bit type (`lo` in bits 15:0).
+    fn pack16(&mut self, lo: Reg, hi: Reg, dst: O) {
+        match (self.c().c_type, self.arch) {
+            (DType::Bf16, Arch::Gfx950) => self.i(Op::V_CVT_PK_BF16_F32, &[dst, whole(lo), whole(hi)]),
+            (DType::Bf16, _) => {
+                let (a, b) = (self.bf16_hi(lo), self.bf16_hi(hi));
+                // Bytes 3:2 of `lo` to 1:0, bytes 3:2 of `hi` to 3:2 (v_perm_b32 selects from {src0, src1}).
+                self.i(Op::V_PERM_B32, &[dst, whole(b), whole(a), whole(self.perm_hi)]);
+            }
+            _ => {
+                let (a, b) = (self.vv(), self.vv());
+                self.i(Op::V_CVT_F16_F32, &[whole(a), whole(lo)]);
+                self.i(Op::V_CVT_F16_F32, &[whole(b), whole(hi)]);
+                self.i(Op::V_PERM_B32, &[dst, whole(b), whole(a), whole(self.perm_lo)]);
+            }
+        }
+    }
+
+    /// Per MFMA block `(bm, bn)` of this wave: C column `j` of the lane, the row `ib` of
+    /// its first accumulator register, and the byte offset of `(ib, j)` (past NUM_RECORDS
+    /// when `j >= n`). Accumulator register `r` holds row `ib + 4*G*(r/4) + r%4` (ISA.md
+    /// §1.1 output layout, `G = 64/M` lane groups).
+    fn block_origin(&mut self, bm: u32, bn: u32) -> (Reg, Reg, Reg) {
+        let c = *self.c();
+        let (n, ldc) = (self.arg(7), self.arg(11));
+        let ec = c.c_bytes();
+        let j = self.vv();
+        let kw = self.k3(c.wave_rows(Operand::B));
+        self.i(Op::V_MAD_U32_U24, &[whole(j), whole(self.wn), kw, whole(self.lrow)]);
+        self.i(Op::V_ADD_U32, &[whole(j), whole(self.n0), whole(j)]);
+        let j = self.vadd(j, bn * c.mfma.n);
+        let t = self.vv();
+        self.i(Op::V_LSHLREV_B32, &[whole(t), int(2), whole(self.lgrp)]);
+        let ib = self.vv();
+        let kw = self.k3(c.wave_rows(Operand::A));
+        self.i(Op::V_MAD_U32_U24, &[whole(ib), whole(self.wm), kw, whole(t)]);
+        self.i(Op::V_ADD_U32, &[whole(ib), whole(self.m0), whole(ib)]);
+        let ib = self.vadd(ib, bm * c.mfma.m);
+        let t2 = self.vv();
+        self.i(Op::V_MUL_LO_U32, &[whole(t2), ldc, whole(j)]);
+        self.i(Op::V_ADD_U32, &[whole(t2), whole(ib), whole(t2)]);
+        let base = self.vv();
+        self.i(Op::V_LSHLREV_B32, &[whole(base), int(log2(ec)), whole(t2)]);
+        self.i(Op::V_CMP_GT_I32, &[VCC, n, whole(j)]);
+        let basec = self.vv();
+        self.i(Op::V_CNDMASK_B32, &[whole(basec), whole(self.oob), whole(base), VCC]);
+        (ib, basec, j)
+    }
+
+    /// The fused epilogue's per-block value: the column bias of this lane's column.
+    fn col_bias(&mut self, j: Reg) -> Option<Reg> {
+        if self.c().fusion.bias != crate::ir::Bias::PerColumn {
+            return None;
+        }
+        let (o, b) = (self.vv(), self.vv());
+        self.i(Op::V_LSHLREV_B32, &[whole(o), int(2), whole(j)]);
+        self.ie(Inst::new(Op::BUFFER_LOAD_DWORD, &[whole(b), whole(o), whole(self.srd_bias), int(0)]).offen());
+        Some(b)
+    }
+
+    /// `clamp(act(x + bias))` in place (ir::Fusion). GELU (tanh form) and SiLU are both
+    /// `x * sigmoid(z)`, `z = 2 sqrt(2/pi) (x + 0.044715 x^3)` or `x`, with
+    /// `sigmoid(z) = 1 / (1 + 2^(-z log2 e))` (`v_exp_f32` is 2^x, ISA VOP1): a large
+    /// negative z gives 2^inf = inf and y = x * 0; a large positive one y = x.
+    fn fuse(&mut self, x: Reg, bias: Option<O>) {
+        use crate::ir::Activation;
+        let f = self.c().fusion;
+        if let Some(b) = bias {
+            self.i(Op::V_ADD_F32, &[whole(x), b, whole(x)]);
+        }
+        const LOG2E: f32 = std::f32::consts::LOG2_E;
+        let sigmoid_times_x = |l: &mut Self, z: Reg, scale: f32| {
+            let (w, d) = (l.vv(), l.vv());
+            l.i(Op::V_MUL_F32, &[whole(w), lit((-scale * LOG2E).to_bits()), whole(z)]);
+            l.i(Op::V_EXP_F32, &[whole(w), whole(w)]);
+            l.i(Op::V_ADD_F32, &[whole(d), lit(1.0f32.to_bits()), whole(w)]);
+            l.i(Op::V_RCP_F32, &[whole(d), whole(d)]);
+            l.i(Op::V_MUL_F32, &[whole(x), whole(x), whole(d)]);
+        };
+        match f.act {
+            Activation::None => {}
+            Activation::Relu => self.i(Op::V_MAX_F32, &[whole(x), int(0), whole(x)]),
+            Activation::Silu => sigmoid_times_x(self, x, 1.0),
+            Activation::GeluTanh => {
+                let c0 = (2.0f64 / std::f64::consts::PI).sqrt() as f32;
+                let c1 = c0 * 0.044715;
+                let (x2, t) = (self.vv(), self.vv());
+                self.i(Op::V_MUL_F32, &[whole(x2), whole(x), whole(x)]);
+                self.i(Op::V_MUL_F32, &[whole(t), lit(c1.to_bits()), whole(x2)]);
+                self.i(Op::V_ADD_F32, &[whole(t), lit(c0.to_bits()), whole(t)]);
+                self.i(Op::V_MUL_F32, &[whole(t), whole(t), whole(x)]);
+                sigmoid_times_x(self, t, 2.0);
+            }
+        }
+        if f.clamp {
+            let (lo, hi) = (self.clamp_lo, self.clamp_hi);
+            self.i(Op::V_MIN_F32, &[whole(x), hi, whole(x)]);
+            self.i(Op::V_MAX_F32, &[whole(x), lo, whole(x)]);
+        }
+    }
+
+    /// The stores of every block: 4 consecutive rows per lane and register quad as one
+    /// `buffer_store_dwordx4` (f32) or `_dwordx2` (16-bit), C read the same way when
+    /// `with_beta`; the tile must lie inside `m` (checked by the caller).
+    fn store_vectors(&mut self, with_beta: bool) {
+        let c = *self.c();
+        let ec = c.c_bytes();
+        let g = c.lane_groups();
+        let srd = whole(self.srd_c);
+        for bm in 0..c.blocks(Operand::A) {
+            for bn in 0..c.blocks(Operand::B) {
+                let (ib, base, j) = self.block_origin(bm, bn);
+                let cb = self.col_bias(j);
+                let rowb = if c.fusion.bias == crate::ir::Bias::PerRow {
+                    let o = self.vv();
+                    self.i(Op::V_LSHLREV_B32, &[whole(o), int(2), whole(ib)]);
+                    Some(o)
+                } else {
+                    None
+                };
+                let acc = self.acc[(bm * c.blocks(Operand::B) + bn) as usize];
+                for q in 0..(c.acc_regs() / 4) as u16 {
+                    let imm = (4 * g * q as u32 * ec) as i32;
+                    let dw = (4 * ec / 4) as u8;
+                    let cv = if with_beta {
+                        let cv = self.vn(dw);
+                        let opc = if ec == 4 { Op::BUFFER_LOAD_DWORDX4 } else { Op::BUFFER_LOAD_DWORDX2 };
+                        self.ie(Inst::new(opc, &[whole(cv), whole(base), srd, int(0)]).offen().offset(imm));
+                        Some(cv)
+                    } else {
+                        None
+                    };
+                    let rb4 = rowb.map(|o| {
+                        let b = self.vn(4);
+                        let at = (4 * g * q as u32 * 4) as i32;
+                        self.ie(Inst::new(
+                            Op::BUFFER_LOAD_DWORDX4,
+                            &[whole(b), whole(o), whole(self.srd_bias), int(0)],
+                        )
+                        .offen()
+                        .offset(at));
+                        b
+                    });
+                    let mut xs = vec![];
+                    for r in 0..4u16 {
+                        let cf = match (cv, ec) {
+                            (None, _) => None,
+                            (Some(cv), 4) => Some(Reg { index: cv.index + r, count: 1, ..cv }),
+                            (Some(cv), _) => Some(self.c_to_f32(sub(cv, r / 2, 1), r % 2 == 1)),
+                        };
+                        let x = self.scale(acc, 4 * q + r, cf);
+                        if c.fusion != crate::ir::Fusion::NONE {
+                            let bias = cb.map(whole).or(rb4.map(|b| sub(b, r, 1)));
+                            self.fuse(x, bias);
+                        }
+                        xs.push(x);
+                    }
+                    let out = self.vn(dw);
+                    if ec == 4 {
+                        for (r, x) in xs.iter().enumerate() {
+                            self.i(Op::V_MOV_B32, &[sub(out, r as u16, 1), whole(*x)]);
+                        }
+                        self.ie(Inst::new(Op::BUFFER_STORE_DWORDX4, &[whole(out), whole(base), srd, int(0)])
+                            .offen()
+                            .offset(imm));
+                    } else {
+                        self.pack16(xs[0], xs[1], sub(out, 0, 1));
+                        self.pack16(xs[2], xs[3], sub(out, 1, 1));
+                        self.ie(Inst::new(Op::BUFFER_STORE_DWORDX2, &[whole(out), whole(base), srd, int(0)])
+                            .offen()
+                            .offset(imm));
+                    }
+                }
+            }
+        }
+    }
+
+    /// The stores of every block element by element, rows `>= m` (and columns `>= n`)
+    /// dropped by offsets past NUM_RECORDS: the edge tiles' path.
+    fn store_elements(&mut self, with_beta: bool) {
+        let c = *self.c();
+        let ec = c.c_bytes();
+        let g = c.lane_groups();
+        let m = self.arg(6);
+        let srd = whole(self.srd_c);
+        for bm in 0..c.blocks(Operand::A) {
+            for bn in 0..c.blocks(Operand::B) {
+                let (ib, basec, j) = self.block_origin(bm, bn);
+                let cb = self.col_bias(j);
+                let rem = self.vv();
+                self.i(Op::V_SUB_U32, &[whole(rem), m, whole(ib)]);
+                let acc = self.acc[(bm * c.blocks(Operand::B) + bn) as usize];
+                let mut offs = vec![];
+                for r in 0..c.acc_regs() {
+                    let d = 4 * g * (r / 4) + r % 4;
+                    let o = self.vv();
+                    self.i(Op::V_CMP_LT_I32, &[VCC, lit(d), whole(rem)]);
+                    self.i(Op::V_CNDMASK_B32, &[whole(o), whole(self.oob), whole(basec), VCC]);
+                    offs.push((o, (d * ec) as i32));
+                }
+                let mut cvals = vec![];
+                if with_beta {
+                    for &(o, imm) in &offs {
+                        let cv = self.vv();
+                        let opc = if ec == 4 { Op::BUFFER_LOAD_DWORD } else { Op::BUFFER_LOAD_USHORT };
+                        self.ie(Inst::new(opc, &[whole(cv), whole(o), srd, int(0)]).offen().offset(imm));
+                        cvals.push(cv);
+                    }
+                }
+                for r in 0..c.acc_regs() as usize {
+                    let cf = if with_beta {
+                        Some(if ec == 4 { cvals[r] } else { self.c_to_f32(whole(cvals[r]), false) })
+                    } else {
+                        None
+                    };
+                    let x = self.scale(acc, r as u16, cf);
+                    if c.fusion != crate::ir::Fusion::NONE {
+                        let bias = match c.fusion.bias {
+                            crate::ir::Bias::PerRow => {
+                                let (o, b) = (self.vv(), self.vv());
+                                self.i(Op::V_LSHLREV_B32, &[whole(o), int(2), whole(ib)]);
+                                let d = 4 * g * (r as u32 / 4) + r as u32 % 4;
+                                self.ie(Inst::new(
+                                    Op::BUFFER_LOAD_DWORD,
+                                    &[whole(b), whole(o), whole(self.srd_bias), int(0)],
+                                )
+                                .offen()
+                                .offset(4 * d as i32));
+                                Some(whole(b))
+                            }
+                            _ => cb.map(whole),
+                        };
+                        self.fuse(x, bias);
+                    }
+                    let (o, imm) = offs[r];
+                    match (c.c_type, self.arch) {
+                        (DType::F32, _) => {
+                            self.ie(Inst::new(Op::BUFFER_STORE_DWORD, &[whole(x), whole(o), srd, int(0)])
+                                .offen()
+                                .offset(imm))
+                        }
+                        (DType::F16, _) => {
+                            let y = self.vv();
+                            self.i(Op::V_CVT_F16_F32, &[whole(y), whole(x)]);
+                            self.ie(Inst::new(Op::BUFFER_STORE_SHORT, &[whole(y), whole(o), srd, int(0)])
+                                .offen()
+                                .offset(imm));
+                        }
+                        (_, Arch::Gfx950) => {
+                            let y = self.vv();
+                            self.i(Op::V_CVT_PK_BF16_F32, &[whole(y), whole(x), whole(x)]);
+                            self.ie(Inst::new(Op::BUFFER_STORE_SHORT, &[whole(y), whole(o), srd, int(0)])
+                                .offen()
+                                .offset(imm));
+                        }
+                        (_, Arch::Gfx942) => {
+                            let y = self.bf16_hi(x);
+                            self.ie(Inst::new(Op::BUFFER_STORE_SHORT_D16_HI, &[whole(y), whole(o), srd, int(0)])
+                                .offen()
+                                .offset(imm));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// `C = alpha * acc + beta * C`. Two uniform branches: `beta == 0` (never reads C) and
+    /// whether vector stores may serve (the tile's rows all inside `m`, and for 16-bit C
+    /// a dword-aligned C base and even `ldc`, since dword accesses ignore the two address
+    /// LSBs, ISA.md §2.2); otherwise element stores.
     fn epilogue(&mut self) {
         let c = *self.c();
         let ec = c.c_bytes();
-        let (m, n, ldc, alpha, beta) = (self.arg(6), self.arg(7), self.arg(11), self.arg(12), self.arg(13));
-        let srd_c = self.srd(self.arg(4), self.arg(5), m, n, ldc, ec);
+        let (m, n, ldc, beta) = (self.arg(6), self.arg(7), self.arg(11), self.arg(13));
+        self.srd_c = self.srd(self.arg(4), self.arg(5), m, n, ldc, ec);
         let k7fff = self.sv();
         self.i(Op::S_MOVK_I32, &[whole(k7fff), O::Imm(0x7fff)]);
+        self.k7fff = k7fff;
+        let f = c.fusion;
+        if f != crate::ir::Fusion::NONE {
+            // bias_lo bias_hi clamp_lo clamp_hi
+            let e = self.p.vreg(RegFile::Sgpr, 4);
+            self.i(Op::S_LOAD_DWORDX4, &[whole(e), sr(0, 2), O::Imm(ka::OFF_BIAS as i64)]);
+            (self.clamp_lo, self.clamp_hi) = (sub(e, 2, 1), sub(e, 3, 1));
+            if f.bias != crate::ir::Bias::None {
+                let len = if f.bias == crate::ir::Bias::PerRow { m } else { n };
+                self.srd_bias = self.srd(sub(e, 0, 1), sub(e, 1, 1), len, int(1), int(1), 4);
+            }
+        }
+        // v_perm_b32 selectors (VOP3 takes no literal on gfx9): high or low halves of two dwords.
+        let (ph, pl) = (self.sv(), self.sv());
+        self.i(Op::S_MOV_B32, &[whole(ph), lit(0x0706_0302)]);
+        self.i(Op::S_MOV_B32, &[whole(pl), lit(0x0504_0100)]);
+        (self.perm_hi, self.perm_lo) = (ph, pl);
+        // Vector stores allowed: SCC-free flag in an SGPR (1 = yes).
+        let vok = self.sv();
+        let t = self.sv();
+        self.i(Op::S_ADD_U32, &[whole(t), whole(self.m0), lit(c.tile.0)]);
+        self.i(Op::S_CMP_LE_U32, &[whole(t), m]);
+        self.i(Op::S_CSELECT_B32, &[whole(vok), int(1), int(0)]);
+        if ec != 4 {
+            self.i(Op::S_OR_B32, &[whole(t), self.arg(4), ldc]);
+            self.i(Op::S_AND_B32, &[whole(t), whole(t), int(1)]);
+            // ldc odd or C only 2-byte aligned (bit 1 of the address): elements.
+            let t2 = self.sv();
+            self.i(Op::S_AND_B32, &[whole(t2), self.arg(4), int(2)]);
+            self.i(Op::S_OR_B32, &[whole(t), whole(t), whole(t2)]);
+            self.i(Op::S_CMP_EQ_U32, &[whole(t), int(0)]);
+            self.i(Op::S_CSELECT_B32, &[whole(vok), whole(vok), int(0)]);
+        }
         let bt = self.sv();
         self.i(Op::S_AND_B32, &[whole(bt), lit(0x7fff_ffff), beta]);
         self.i(Op::S_CMP_EQ_U32, &[whole(bt), int(0)]);
@@ -544,108 +1128,46 @@ impl L<'_> {
             if !with_beta {
                 self.p.place(beta0);
             }
-            for bm in 0..2u32 {
-                for bn in 0..2u32 {
-                    let j = self.vv();
-                    self.i(Op::V_MAD_U32_U24, &[whole(j), whole(self.wn), int(64), whole(self.lrow)]);
-                    self.i(Op::V_ADD_U32, &[whole(j), whole(self.n0), whole(j)]);
-                    let j = self.vadd(j, bn * 32);
-                    let t = self.vv();
-                    self.i(Op::V_LSHLREV_B32, &[whole(t), int(2), whole(self.lgrp)]);
-                    let ib = self.vv();
-                    self.i(Op::V_MAD_U32_U24, &[whole(ib), whole(self.wm), int(64), whole(t)]);
-                    self.i(Op::V_ADD_U32, &[whole(ib), whole(self.m0), whole(ib)]);
-                    let ib = self.vadd(ib, bm * 32);
-                    let t2 = self.vv();
-                    self.i(Op::V_MUL_LO_U32, &[whole(t2), ldc, whole(j)]);
-                    self.i(Op::V_ADD_U32, &[whole(t2), whole(ib), whole(t2)]);
-                    let base = self.vv();
-                    self.i(Op::V_LSHLREV_B32, &[whole(base), int(log2(ec)), whole(t2)]);
-                    self.i(Op::V_CMP_GT_I32, &[VCC, n, whole(j)]);
-                    let basec = self.vv();
-                    self.i(Op::V_CNDMASK_B32, &[whole(basec), whole(self.oob), whole(base), VCC]);
-                    let rem = self.vv();
-                    self.i(Op::V_SUB_U32, &[whole(rem), m, whole(ib)]);
-                    let acc = self.acc[(bm * 2 + bn) as usize];
-                    let mut offs = vec![];
-                    for r in 0..16u32 {
-                        let d = 8 * (r / 4) + r % 4;
-                        let o = self.vv();
-                        self.i(Op::V_CMP_LT_I32, &[VCC, lit(d), whole(rem)]);
-                        self.i(Op::V_CNDMASK_B32, &[whole(o), whole(self.oob), whole(basec), VCC]);
-                        offs.push((o, (d * ec) as i32));
-                    }
-                    let mut cvals = vec![];
-                    if with_beta {
-                        for &(o, imm) in &offs {
-                            let cv = self.vv();
-                            let opc = if ec == 4 { Op::BUFFER_LOAD_DWORD } else { Op::BUFFER_LOAD_USHORT };
-                            self.ie(Inst::new(opc, &[whole(cv), whole(o), whole(srd_c), int(0)]).offen().offset(imm));
-                            cvals.push(cv);
-                        }
-                    }
-                    for r in 0..16usize {
-                        let x = self.vv();
-                        self.i(Op::V_ACCVGPR_READ_B32, &[whole(x), sub(acc, r as u16, 1)]);
-                        self.i(Op::V_MUL_LEGACY_F32, &[whole(x), alpha, whole(x)]);
-                        if with_beta {
-                            let cf = match c.c_type {
-                                DType::F32 => cvals[r],
-                                DType::Bf16 => {
-                                    let t = self.vv();
-                                    self.i(Op::V_LSHLREV_B32, &[whole(t), int(16), whole(cvals[r])]);
-                                    t
-                                }
-                                _ => {
-                                    let t = self.vv();
-                                    self.i(Op::V_CVT_F32_F16, &[whole(t), whole(cvals[r])]);
-                                    t
-                                }
-                            };
-                            self.i(Op::V_FMA_F32, &[whole(x), beta, whole(cf), whole(x)]);
-                        }
-                        let (o, imm) = offs[r];
-                        let srd = whole(srd_c);
-                        match (c.c_type, self.arch) {
-                            (DType::F32, _) => {
-                                self.ie(Inst::new(Op::BUFFER_STORE_DWORD, &[whole(x), whole(o), srd, int(0)])
-                                    .offen()
-                                    .offset(imm))
-                            }
-                            (DType::F16, _) => {
-                                let y = self.vv();
-                                self.i(Op::V_CVT_F16_F32, &[whole(y), whole(x)]);
-                                self.ie(Inst::new(Op::BUFFER_STORE_SHORT, &[whole(y), whole(o), srd, int(0)])
-                                    .offen()
-                                    .offset(imm));
-                            }
-                            (_, Arch::Gfx950) => {
-                                let y = self.vv();
-                                self.i(Op::V_CVT_PK_BF16_F32, &[whole(y), whole(x), whole(x)]);
-                                self.ie(Inst::new(Op::BUFFER_STORE_SHORT, &[whole(y), whole(o), srd, int(0)])
-                                    .offen()
-                                    .offset(imm));
-                            }
-                            (_, Arch::Gfx942) => {
-                                // Round to nearest even by hand (no bf16 convert on gfx942);
-                                // NaN stays NaN (quiet bit set).
-                                let (lsb, y, q) = (self.vv(), self.vv(), self.vv());
-                                self.i(Op::V_BFE_U32, &[whole(lsb), whole(x), int(16), int(1)]);
-                                self.i(Op::V_ADD3_U32, &[whole(y), whole(x), whole(lsb), whole(k7fff)]);
-                                self.i(Op::V_CMP_U_F32, &[VCC, whole(x), whole(x)]);
-                                self.i(Op::V_OR_B32, &[whole(q), lit(0x0040_0000), whole(x)]);
-                                self.i(Op::V_CNDMASK_B32, &[whole(y), whole(y), whole(q), VCC]);
-                                self.ie(Inst::new(Op::BUFFER_STORE_SHORT_D16_HI, &[whole(y), whole(o), srd, int(0)])
-                                    .offen()
-                                    .offset(imm));
-                            }
-                        }
-                    }
-                }
-            }
+            let elems = self.p.label();
+            self.i(Op::S_CMP_EQ_U32, &[whole(vok), int(0)]);
+            self.p.branch(Op::S_CBRANCH_SCC1, elems);
+            self.store_vectors(with_beta);
+            self.i(Op::S_ENDPGM, &[]);
+            self.p.place(elems);
+            self.store_elements(with_beta);
             self.i(Op::S_ENDPGM, &[]);
         }
     }
+}
+
+/// The full-rate MFMA of each arch, input dtype and shape (ISA.md §1.2/§1.3, ARCH.md
+/// "MFMA cost"): gfx942 32x32x8 / 16x16x16, gfx950 the double-rate 32x32x16 / 16x16x32
+/// (the gfx942 shapes run at half rate there and are not offered).
+/// The last column: issue cycles (gemm-core's arch MFMA tables; ARCH.md "MFMA cost").
+/// f32 inputs: `32x32x2_f32` / `16x16x4_f32` on both archs (64 / 32 cycles).
+pub const MFMA_TABLE: &[(Arch, DType, MfmaShape, Op, u32)] = &[
+    (Arch::Gfx942, DType::Bf16, MfmaShape { m: 32, n: 32, k: 8 }, Op::V_MFMA_F32_32X32X8_BF16, 32),
+    (Arch::Gfx942, DType::F16, MfmaShape { m: 32, n: 32, k: 8 }, Op::V_MFMA_F32_32X32X8_F16, 32),
+    (Arch::Gfx942, DType::Bf16, MfmaShape { m: 16, n: 16, k: 16 }, Op::V_MFMA_F32_16X16X16_BF16, 16),
+    (Arch::Gfx942, DType::F16, MfmaShape { m: 16, n: 16, k: 16 }, Op::V_MFMA_F32_16X16X16_F16, 16),
+    (Arch::Gfx950, DType::Bf16, MfmaShape { m: 32, n: 32, k: 16 }, Op::V_MFMA_F32_32X32X16_BF16, 32),
+    (Arch::Gfx950, DType::F16, MfmaShape { m: 32, n: 32, k: 16 }, Op::V_MFMA_F32_32X32X16_F16, 32),
+    (Arch::Gfx950, DType::Bf16, MfmaShape { m: 16, n: 16, k: 32 }, Op::V_MFMA_F32_16X16X32_BF16, 16),
+    (Arch::Gfx950, DType::F16, MfmaShape { m: 16, n: 16, k: 32 }, Op::V_MFMA_F32_16X16X32_F16, 16),
+    (Arch::Gfx942, DType::F32, MfmaShape { m: 32, n: 32, k: 2 }, Op::V_MFMA_F32_32X32X2_F32, 64),
+    (Arch::Gfx942, DType::F32, MfmaShape { m: 16, n: 16, k: 4 }, Op::V_MFMA_F32_16X16X4_F32, 32),
+    (Arch::Gfx950, DType::F32, MfmaShape { m: 32, n: 32, k: 2 }, Op::V_MFMA_F32_32X32X2_F32, 64),
+    (Arch::Gfx950, DType::F32, MfmaShape { m: 16, n: 16, k: 4 }, Op::V_MFMA_F32_16X16X4_F32, 32),
+];
+
+/// The MFMA instruction for `(arch, dtype, shape)`, if the shape runs at full rate there.
+pub fn mfma_op(arch: Arch, dtype: DType, shape: MfmaShape) -> Option<Op> {
+    MFMA_TABLE.iter().find(|r| r.0 == arch && r.1 == dtype && r.2 == shape).map(|r| r.3)
+}
+
+/// Issue cycles of the configuration's MFMA.
+pub fn mfma_cycles(c: &crate::ir::KernelConfig) -> u32 {
+    MFMA_TABLE.iter().find(|r| r.0 == c.arch && r.1 == c.ab_type && r.2 == c.mfma).map_or(c.mfma.cycles(), |r| r.4)
 }
 
 /// Lowers a kernel to a program on virtual registers.
@@ -656,16 +1178,10 @@ pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
         }
     }
     let c = k.config;
-    if c.waves != 4 || c.mfma.m != 32 || c.tile.0 != 128 || c.tile.1 != 128 {
-        return Err(LowerError::Unsupported(format!(
-            "{} waves, tile {:?}, MFMA {}x{}: the lowering builds 4 waves of 2x2 32x32 blocks (128x128 tiles)",
-            c.waves, c.tile, c.mfma.m, c.mfma.n
-        )));
-    }
-    if k.copies().any(|cp| matches!(cp.kind, LoadKind::DirectToLds | LoadKind::Undecided)) {
+    crate::fit::check(&c).map_err(|e| LowerError::Unsupported(e.to_string()))?;
+    if k.copies().any(|cp| cp.kind == LoadKind::Undecided) {
         return Err(LowerError::Unsupported("copy kind not lowered".into()));
     }
-    let _ = Align::Vec8;
     let mut l = L {
         k,
         p: Program::default(),
@@ -684,8 +1200,18 @@ pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
         cp: vec![],
         acc: vec![],
         oob: Reg { file: RegFile::Vgpr, index: 0, count: 1 },
+        srd_c: Reg { file: RegFile::Sgpr, index: 0, count: 1 },
+        k7fff: Reg { file: RegFile::Sgpr, index: 0, count: 1 },
+        perm_hi: Reg { file: RegFile::Sgpr, index: 0, count: 1 },
+        perm_lo: Reg { file: RegFile::Sgpr, index: 0, count: 1 },
+        srd_bias: Reg { file: RegFile::Sgpr, index: 0, count: 1 },
+        clamp_lo: O::Int(0),
+        clamp_hi: O::Int(0),
+        hoist: 0,
+        shifted: Default::default(),
     };
     l.setup();
+    l.hoist = l.p.items.len();
     let _ = l.lane;
     l.region(&k.prologue, 0);
     let (lp, drain0, drain1, epi) = (l.p.label(), l.p.label(), l.p.label(), l.p.label());

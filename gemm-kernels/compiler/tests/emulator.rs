@@ -66,7 +66,8 @@ fn run<AB: Element, C: Element>(k: &CompiledKernel, case: &Case, sched: Schedule
     );
     let (wg, block) = kernel_args::launch_workgroups(p.m as u32, p.n as u32, cfg.tile, cfg.threads());
     let opts = LaunchOptions { schedule: sched, threads: 2, ..Default::default() };
-    let r = dev.launch_with(&k.code_object, &k.name, wg, block, &args, &opts).unwrap();
+    let args = &args[..kernel_args::size(&cfg) as usize];
+    let r = dev.launch_with(&k.code_object, &k.name, wg, block, args, &opts).unwrap();
     assert!(r.reports.is_empty(), "{} {}x{}x{} {sched:?}: checker findings:\n{r}", k.name, p.m, p.n, p.k);
     // The emulator's counts agree with the static figures: every wave runs ceil(k/KT)
     // K tiles (at least one) of `mfma_per_k_step` MFMAs and one barrier each.
@@ -89,11 +90,21 @@ fn run<AB: Element, C: Element>(k: &CompiledKernel, case: &Case, sched: Schedule
 }
 
 fn run_kernel(k: &CompiledKernel, case: &Case, sched: Schedule) {
+    if k.config.fusion != gemm_compiler::ir::Fusion::NONE {
+        let clamp = (f32::NEG_INFINITY, f32::INFINITY);
+        return match (k.config.ab_type, k.config.c_type) {
+            (DType::Bf16, DType::Bf16) => run_fused::<bf16, bf16>(k, case, sched, clamp),
+            (DType::Bf16, DType::F32) => run_fused::<bf16, f32>(k, case, sched, clamp),
+            (DType::F16, DType::F32) => run_fused::<f16, f32>(k, case, sched, clamp),
+            _ => run_fused::<f16, f16>(k, case, sched, clamp),
+        };
+    }
     match (k.config.ab_type, k.config.c_type) {
         (DType::Bf16, DType::F32) => run::<bf16, f32>(k, case, sched),
         (DType::Bf16, DType::Bf16) => run::<bf16, bf16>(k, case, sched),
         (DType::F16, DType::F32) => run::<f16, f32>(k, case, sched),
         (DType::F16, DType::F16) => run::<f16, f16>(k, case, sched),
+        (DType::F32, DType::F32) => run::<f32, f32>(k, case, sched),
         other => panic!("no test for {other:?}"),
     }
 }
@@ -120,13 +131,143 @@ fn catalogue_small_shapes_every_mode() {
     }
 }
 
+/// Every scheduling mode on one shape, sampled: per family, bf16 -> f32 `v8`, NN and TT
+/// (the large gfx942 family has TN only), and bf16 -> bf16 NT.
 #[test]
 fn catalogue_every_mode_on_one_shape() {
-    for k in kernels(|c| c.align == Align::Vec8 && c.c_type == DType::F32) {
+    let sample = |c: &KernelConfig| {
+        c.align == Align::Vec8
+            && c.ab_type == DType::Bf16
+            && match (c.trans_a, c.trans_b, c.c_type) {
+                (false, false, DType::F32) | (true, true, DType::F32) | (false, true, DType::Bf16) => true,
+                (true, false, DType::F32) => c.tile.0 == 256 && c.arch == gemm_compiler::ir::Arch::Gfx942,
+                _ => false,
+            }
+    };
+    for k in kernels(sample) {
         for mode in Mode::ALL {
             run_kernel(&k, &SMALL[3], Schedule { mode, seed: 5 });
         }
     }
+}
+
+/// Configurations of the space outside the catalogue: other tiles, wave grids (4 and 8
+/// waves), MFMA shapes and K tiles, on an edge shape with a K tail.
+#[test]
+fn config_space_sample() {
+    use gemm_compiler::ir::{Arch, MfmaShape};
+    let (g2, g3) = (Arch::Gfx942, Arch::Gfx950);
+    let cfgs = [
+        (g2, (64, 128, 32), (1, 4), MfmaShape::native_16(g2), false, true),
+        (g2, (256, 128, 32), (4, 2), MfmaShape::native_32(g2), true, true),
+        (g2, (128, 64, 64), (2, 4), MfmaShape::native_16(g2), false, false),
+        (g2, (64, 64, 128), (2, 2), MfmaShape::native_32(g2), true, false),
+        (g3, (256, 64, 64), (4, 2), MfmaShape::native_32(g3), false, false),
+        (g3, (128, 64, 128), (2, 2), MfmaShape::native_32(g3), true, false),
+        (g3, (64, 256, 64), (1, 8), MfmaShape::native_16(g3), false, true),
+        (g3, (128, 256, 64), (2, 4), MfmaShape::native_16(g3), true, true),
+    ];
+    let case = Case { m: 130, n: 97, k: 161, pad: 3, alpha: 1.0, beta: 0.5 };
+    for (i, &(arch, tile, grid, mfma, ta, tb)) in cfgs.iter().enumerate() {
+        let c = KernelConfig::new(arch, DType::Bf16, DType::F32, ta, tb, Align::Vec8).with_shape(tile, grid, mfma, 2);
+        let k = compile(c).unwrap_or_else(|e| panic!("{}: {e}", c.name()));
+        run_kernel(&k, &case, Schedule { mode: Mode::ALL[i % Mode::ALL.len()], seed: 21 + i as u64 });
+    }
+}
+
+/// Direct-to-LDS copies (global side permuted to the swizzle) on gfx942 too, where the
+/// catalogue does not choose them (one dword per lane): every transpose (the DMA serves
+/// the K-contiguous operands), K tails, edge tiles, and the staged kernel agrees.
+#[test]
+fn direct_to_lds_on_both_archs() {
+    use gemm_compiler::ir::{Arch, DmaPolicy, MfmaShape};
+    use gemm_compiler::passes::buffer_ops::CopyPath;
+    let case = Case { m: 150, n: 77, k: 200, pad: 8, alpha: 1.0, beta: 0.5 };
+    for (i, (arch, tile, grid)) in [
+        (Arch::Gfx942, (128, 128, 32), (2, 2)),
+        (Arch::Gfx950, (128, 64, 64), (2, 2)),
+        (Arch::Gfx950, (64, 256, 64), (1, 8)),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        for (ta, tb) in [(false, false), (true, false), (true, true)] {
+            let mut c = KernelConfig::new(arch, DType::Bf16, DType::Bf16, ta, tb, Align::Vec8).with_shape(
+                tile,
+                grid,
+                MfmaShape::native_32(arch),
+                2,
+            );
+            c.direct_to_lds = DmaPolicy::Always;
+            let k = compile(c).unwrap_or_else(|e| panic!("{}: {e}", c.name()));
+            let dma = k.kernel.copy_paths.iter().filter(|p| **p == CopyPath::DirectToLds).count();
+            assert_eq!(dma, usize::from(ta) + usize::from(!tb), "{}: {:?}", k.name, k.kernel.copy_paths);
+            run_kernel(&k, &case, Schedule { mode: Mode::ALL[(i + 2 * usize::from(ta)) % 4], seed: 31 });
+        }
+    }
+}
+
+/// f32 inputs (`32x32x2_f32`, `16x16x4_f32`): every transpose, both alignments, both
+/// archs, with a K tail and edge tiles; the transposed copies write `ds_write_b32`s.
+#[test]
+fn f32_inputs() {
+    use gemm_compiler::ir::{Arch, MfmaShape};
+    let case = Case { m: 100, n: 70, k: 45, pad: 3, alpha: 1.0, beta: 0.5 };
+    for (i, (ta, tb)) in [(false, false), (false, true), (true, false), (true, true)].into_iter().enumerate() {
+        for (j, arch) in Arch::ALL.into_iter().enumerate() {
+            let align = if (i + j) % 2 == 0 { Align::Vec8 } else { Align::Elem };
+            let (tile, mfma) = if j == 0 {
+                ((128, 128, 32), MfmaShape { m: 32, n: 32, k: 2 })
+            } else {
+                ((64, 64, 64), MfmaShape { m: 16, n: 16, k: 4 })
+            };
+            let c = KernelConfig::new(arch, DType::F32, DType::F32, ta, tb, align).with_shape(tile, (2, 2), mfma, 2);
+            let k = compile(c).unwrap_or_else(|e| panic!("{}: {e}", c.name()));
+            assert_eq!(gemm_compiler::lds::k_step_conflicts(&k.kernel), (0, 0), "{}", k.name);
+            run_kernel(&k, &case, Schedule { mode: Mode::ALL[(i + j) % 4], seed: 50 + i as u64 });
+        }
+    }
+}
+
+/// A remapped grid (chiplet transform + grouped raster) computes every tile exactly once:
+/// every C entry right on a grid of 11 x 7 tiles and on 1 x 13.
+#[test]
+fn grid_order_covers_every_tile() {
+    use gemm_compiler::grid::GridOrder;
+    use gemm_compiler::ir::{Arch, MfmaShape};
+    for (arch, order) in
+        [(Arch::Gfx942, GridOrder { chunk: 2, wgm: 3 }), (Arch::Gfx950, GridOrder { chunk: 1, wgm: 0 })]
+    {
+        let mut c = KernelConfig::new(arch, DType::F16, DType::F32, false, false, Align::Vec8).with_shape(
+            (64, 64, 32),
+            (2, 2),
+            MfmaShape::native_16(arch),
+            2,
+        );
+        c.grid = order;
+        let k = compile(c).unwrap();
+        for (i, case) in [
+            Case { m: 64 * 10 + 5, n: 64 * 6 + 1, k: 40, pad: 1, alpha: 1.0, beta: 0.0 },
+            Case { m: 20, n: 64 * 12 + 7, k: 33, pad: 0, alpha: 1.0, beta: 1.0 },
+        ]
+        .iter()
+        .enumerate()
+        {
+            run_kernel(&k, case, Schedule { mode: Mode::ALL[i + 1], seed: 2 });
+        }
+    }
+    // The catalogue's remapped large family on a grid of 9 x 5 tiles: the first 32
+    // workgroups go through the chiplet transform, the last 13 keep their ids.
+    let c = catalogue::configs()
+        .into_iter()
+        .find(|c| c.arch == Arch::Gfx950 && c.tile.0 == 256 && !c.grid.is_plain() && c.c_type == DType::F32)
+        .expect("a remapped large kernel");
+    let k = compile(c).unwrap();
+    run_kernel(
+        &k,
+        &Case { m: 256 * 8 + 5, n: 256 * 4 + 3, k: 24, pad: 0, alpha: 1.0, beta: 0.0 },
+        Schedule { mode: Mode::Random, seed: 3 },
+    );
 }
 
 #[test]
@@ -150,7 +291,12 @@ fn large_shapes_one_kernel_per_arch() {
     ];
     let only = std::env::var("GEMM_LARGE_CASE").ok().and_then(|s| s.parse::<usize>().ok());
     for k in kernels(|c| {
-        c.align == Align::Vec8 && !c.trans_a && !c.trans_b && c.c_type == DType::F32 && c.ab_type == DType::Bf16
+        c.align == Align::Vec8
+            && !c.trans_a
+            && !c.trans_b
+            && c.c_type == DType::F32
+            && c.ab_type == DType::Bf16
+            && c.tile.0 == 128
     }) {
         for (i, case) in cases.iter().enumerate() {
             let selected = match only {
@@ -186,25 +332,156 @@ fn kernel_without_waits_is_caught() {
     let (wg, block) = kernel_args::launch_workgroups(m, n, cfg.tile, cfg.threads());
     let opts =
         LaunchOptions { schedule: Schedule { mode: Mode::LongestLatency, seed: 1 }, threads: 2, ..Default::default() };
-    let r = dev.launch_with(&k.code_object, &k.name, wg, block, &args, &opts);
+    let r = dev.launch_with(&k.code_object, &k.name, wg, block, &args[..kernel_args::SIZE as usize], &opts);
     match r {
         Ok(r) => assert!(!r.reports.is_empty(), "no checker noticed the missing waits"),
         Err(e) => eprintln!("launch failed as it may without waits: {e}"),
     }
 }
 
-/// The lowering is not tied to the catalogue's K tile: KT = 64 on gfx950 (4 fragment
-/// reads per block, 4 vectors per thread) is right too, for all transposes.
+/// The lowering is not tied to the catalogue's K tile: KT = 128 on gfx950 (8 fragment
+/// reads per block, 8 vectors per thread, element loads) is right too, for all transposes.
 #[test]
-fn k_tile_64_on_gfx950() {
+fn k_tile_128_on_gfx950() {
     for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
-        let mut c = KernelConfig::new(gemm_compiler::ir::Arch::Gfx950, DType::F16, DType::F16, ta, tb, Align::Elem);
-        c.tile.2 = 64;
+        let arch = gemm_compiler::ir::Arch::Gfx950;
+        let c = KernelConfig::new(arch, DType::F16, DType::F16, ta, tb, Align::Elem).with_shape(
+            (64, 64, 128),
+            (2, 2),
+            gemm_compiler::ir::MfmaShape::native_16(arch),
+            2,
+        );
         let k = compile(c).unwrap();
         for (i, case) in
             [&SMALL[2], &Case { m: 130, n: 129, k: 200, pad: 2, alpha: 1.0, beta: 0.0 }].into_iter().enumerate()
         {
             run_kernel(&k, case, Schedule { mode: Mode::ALL[i + 1], seed: 9 });
+        }
+    }
+}
+
+/// One fused-epilogue kernel on one shape against an f64 reference of
+/// `clamp(act(alpha * op(A) op(B) + beta * C + bias))`.
+fn run_fused<AB: Element, C: Element>(k: &CompiledKernel, case: &Case, sched: Schedule, clamp: (f32, f32)) {
+    use gemm_compiler::ir::{Activation, Bias};
+    let cfg = k.config;
+    let f = cfg.fusion;
+    let t = |b| Transpose::from_bool(b);
+    let mut p = GemmProblem::new(case.m, case.n, case.k)
+        .with_layout(Layout::ColMajor)
+        .with_transposes(t(cfg.trans_a), t(cfg.trans_b))
+        .with_scalars(case.alpha, case.beta)
+        .with_dtypes(AB::DTYPE, AB::DTYPE, C::DTYPE);
+    let ld = |x: usize| (x + case.pad).next_multiple_of(cfg.align.elems() as usize);
+    p = p.with_leading_dims(ld(p.lda), ld(p.ldb), ld(p.ldc));
+    let spans = p.validate().unwrap();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(sched.seed ^ 0xF00D);
+    let a: Vec<AB> = fill(spans.a, &mut rng);
+    let b: Vec<AB> = fill(spans.b, &mut rng);
+    let c0: Vec<C> = if case.beta == 0.0 { vec![C::from_f32(f32::NAN); spans.c] } else { fill(spans.c, &mut rng) };
+    let blen = if f.bias == Bias::PerRow { p.m } else { p.n };
+    let bias: Vec<f32> = (0..blen).map(|_| rng.gen_range(-3.0f32..3.0)).collect();
+    let dev = Device::new(cfg.arch);
+    let (pa, pb, pc) = (upload(&dev, &bytes(&a)), upload(&dev, &bytes(&b)), upload(&dev, &bytes(&c0)));
+    let pbias = upload(&dev, &bytes(&bias));
+    let mut args = kernel_args::pack(
+        pa,
+        pb,
+        pc,
+        p.m as u32,
+        p.n as u32,
+        p.k as u32,
+        p.lda as u32,
+        p.ldb as u32,
+        p.ldc as u32,
+        p.alpha,
+        p.beta,
+    );
+    kernel_args::with_epilogue(&mut args, if f.bias == Bias::None { 0 } else { pbias }, clamp.0, clamp.1);
+    let (wg, block) = kernel_args::launch_workgroups(p.m as u32, p.n as u32, cfg.tile, cfg.threads());
+    let opts = LaunchOptions { schedule: sched, threads: 2, ..Default::default() };
+    let r = dev.launch_with(&k.code_object, &k.name, wg, block, &args, &opts).unwrap();
+    assert!(r.reports.is_empty(), "{} {sched:?}: checker findings:\n{r}", k.name);
+    let mut out = vec![0u8; spans.c * C::DTYPE.size_bytes()];
+    dev.copy_out(pc, &mut out).unwrap();
+    let c1: Vec<C> = bytemuck::cast_slice(&out).to_vec();
+    let (sa, sb) = if cfg.trans_a { (p.lda, 1) } else { (1, p.lda) };
+    let (tb, ub) = if cfg.trans_b { (1, p.ldb) } else { (p.ldb, 1) };
+    for j in 0..p.n {
+        for i in 0..p.m {
+            let (mut s, mut mag) = (0f64, 0f64);
+            for l in 0..p.k {
+                let x = a[i * sa + l * sb].to_f32() as f64 * b[l * ub + j * tb].to_f32() as f64;
+                s += x;
+                mag += x.abs();
+            }
+            let mut y = p.alpha as f64 * s;
+            if p.beta != 0.0 {
+                let cv = c0[i + j * p.ldc].to_f32() as f64;
+                y += p.beta as f64 * cv;
+                mag += (p.beta as f64 * cv).abs();
+            }
+            y += match f.bias {
+                Bias::None => 0.0,
+                Bias::PerRow => bias[i] as f64,
+                Bias::PerColumn => bias[j] as f64,
+            };
+            y = match f.act {
+                Activation::None => y,
+                Activation::Relu => y.max(0.0),
+                Activation::Silu => y / (1.0 + (-y).exp()),
+                Activation::GeluTanh => {
+                    let u = (2.0 / std::f64::consts::PI).sqrt() * (y + 0.044715 * y * y * y);
+                    0.5 * y * (1.0 + u.tanh())
+                }
+            };
+            if f.clamp {
+                y = y.clamp(clamp.0 as f64, clamp.1 as f64);
+            }
+            let got = c1[i + j * p.ldc].to_f32() as f64;
+            let tol = if C::DTYPE == DType::F32 { 1e-4 } else { 1e-2 } * (1.0 + y.abs() + 1e-3 * mag);
+            assert!((got - y).abs() <= tol, "{} ({i},{j}): got {got}, want {y} (tol {tol})", k.name);
+        }
+    }
+}
+
+/// Every fused epilogue (bias per row and per column, ReLU, GELU tanh form, SiLU, clamp),
+/// on a shape with interior tiles (vector stores) and edge tiles (element stores), beta 0
+/// with NaN in C and beta != 0, both archs, 16-bit and f32 output.
+#[test]
+fn fused_epilogues() {
+    use gemm_compiler::ir::{Activation, Arch, Bias, Fusion, MfmaShape};
+    let fusions = [
+        Fusion { bias: Bias::PerColumn, act: Activation::None, clamp: false },
+        Fusion { bias: Bias::PerRow, act: Activation::Relu, clamp: false },
+        Fusion { bias: Bias::None, act: Activation::GeluTanh, clamp: false },
+        Fusion { bias: Bias::PerColumn, act: Activation::Silu, clamp: true },
+        Fusion { bias: Bias::PerRow, act: Activation::GeluTanh, clamp: true },
+        Fusion { bias: Bias::None, act: Activation::None, clamp: true },
+    ];
+    let cases = [
+        Case { m: 70, n: 67, k: 40, pad: 2, alpha: 0.5, beta: 0.0 },
+        Case { m: 130, n: 33, k: 75, pad: 0, alpha: 1.0, beta: -0.75 },
+    ];
+    for (i, fusion) in fusions.into_iter().enumerate() {
+        let arch = Arch::ALL[i % 2];
+        let (ab, cty) = [(DType::Bf16, DType::Bf16), (DType::F16, DType::F32), (DType::F16, DType::F16)][i % 3];
+        let mut c = KernelConfig::new(arch, ab, cty, i % 2 == 0, i % 3 == 0, Align::Vec8).with_shape(
+            (64, 64, 64),
+            (2, 2),
+            MfmaShape::native_16(arch),
+            2,
+        );
+        c.fusion = fusion;
+        let k = compile(c).unwrap_or_else(|e| panic!("{}: {e}", c.name()));
+        for (ci, case) in cases.iter().enumerate() {
+            let sched = Schedule { mode: Mode::ALL[(i + ci) % 4], seed: 40 + i as u64 };
+            let clamp = (-1.5, 2.25);
+            match (ab, cty) {
+                (DType::Bf16, DType::Bf16) => run_fused::<bf16, bf16>(&k, case, sched, clamp),
+                (DType::F16, DType::F32) => run_fused::<f16, f32>(&k, case, sched, clamp),
+                _ => run_fused::<f16, f16>(&k, case, sched, clamp),
+            }
         }
     }
 }

@@ -90,7 +90,7 @@ fn round_trip(k: &CompiledKernel, dir: &Path) {
     for want in [
         format!(".name:           {}", k.name),
         format!(".group_segment_fixed_size: {}", k.lds_bytes),
-        ".kernarg_segment_size: 56".to_string(),
+        format!(".kernarg_segment_size: {}", gemm_compiler::kernel_args::size(&k.config)),
         format!(".agpr_count:     {}", k.usage.agprs),
         ".name:           alpha".to_string(),
         format!("amdhsa.target:   amdgcn-amd-amdhsa--{arch}"),

@@ -26,7 +26,7 @@ fn buffer_ops_guards_the_last_tile_and_picks_widths() {
                 }
             }
         }
-        assert_eq!(k.direct_to_lds.len(), 2);
+        assert_eq!(k.copy_paths.len(), 2);
     }
     let e = buffer_ops::run(Kernel::naive(cfg(Arch::Gfx950, false, false, Align::Elem))).unwrap();
     assert!(e.copies().filter(|c| c.which == KTile::Loop).all(|c| c.kind == LoadKind::Element));
@@ -78,9 +78,55 @@ fn swizzle_removes_read_conflicts_on_both_bank_models() {
         assert_eq!(lds::read_conflicts(&k), 0, "{arch}");
         assert_eq!(swizzle::run(k), Err(swizzle::Reason::NotNeeded));
     }
+    // 256-byte rows, wider than gfx942's 128-byte bank line, get a swizzle too.
     let mut c = cfg(Arch::Gfx942, false, false, Align::Vec8);
-    c.tile.2 = 128; // 256-byte rows: wider than gfx942's 128-byte bank line
+    c.tile.2 = 128;
+    let k = swizzle::run(Kernel::naive(c)).unwrap();
+    assert_eq!(lds::read_conflicts(&k), 0);
+    // Rows that are not whole 16-byte chunks have no swizzle.
+    let mut c = cfg(Arch::Gfx942, false, false, Align::Vec8);
+    c.tile.2 = 4;
     assert!(matches!(swizzle::run(Kernel::naive(c)), Err(swizzle::Reason::RowShape { .. })));
+}
+
+/// The transposed copies' writes are conflict-free too: the swizzle moves chunks across
+/// the rows of a bank line (64-byte rows on gfx942), and on gfx950 KT = 64 puts a wave on
+/// one 128-byte row. The per-row XOR alone leaves 16-32 cycles per K step.
+#[test]
+fn swizzle_makes_every_transpose_conflict_free() {
+    for (arch, kt) in [(Arch::Gfx942, 32), (Arch::Gfx950, 64), (Arch::Gfx942, 64)] {
+        for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
+            let mut c = cfg(arch, ta, tb, Align::Vec8);
+            c.tile.2 = kt;
+            let k = swizzle::run(Kernel::naive(c)).unwrap();
+            assert_eq!(lds::k_step_conflicts(&k), (0, 0), "{arch} KT {kt} ta {ta} tb {tb}: {:?}", k.swizzle);
+        }
+    }
+    // The old per-row swizzle on gfx942 KT 32, NN: the transposed writes of A conflict.
+    let mut k = Kernel::naive(cfg(Arch::Gfx942, false, false, Align::Vec8));
+    k.swizzle = lds::swizzle_for(Arch::Gfx942, 64).unwrap();
+    assert_eq!(lds::read_conflicts(&k), 0);
+    assert!(lds::k_step_conflicts(&k).1 > 0);
+}
+
+/// Every swizzle candidate is a bijection on the tile (no two elements share a byte).
+#[test]
+fn swizzles_are_bijections() {
+    for arch in Arch::ALL {
+        for rb in [64, 128, 256] {
+            for sw in lds::swizzle_candidates(arch, rb) {
+                let bytes = 64 * rb;
+                let mut seen = vec![false; bytes as usize / 16];
+                for q in 0..bytes / 16 {
+                    let p = sw.apply(q * 16);
+                    assert!(p < bytes && p % 16 == 0, "{sw:?}");
+                    assert!(!seen[(p / 16) as usize], "{sw:?} maps two chunks to {p}");
+                    seen[(p / 16) as usize] = true;
+                    assert_eq!(sw.apply(p), q * 16, "{sw:?} is its own inverse");
+                }
+            }
+        }
+    }
 }
 
 #[test]
@@ -103,8 +149,8 @@ fn epilogue_plans_or_declines() {
     c.c_type = DType::Fp8E4M3Fnuz;
     assert_eq!(epilogue::run(Kernel::naive(c)), Err(epilogue::Reason::OutputDtype(DType::Fp8E4M3Fnuz)));
     let mut c = cfg(Arch::Gfx950, false, false, Align::Vec8);
-    c.mfma = gemm_compiler::ir::MfmaShape::native_16(Arch::Gfx950);
-    assert_eq!(epilogue::run(Kernel::naive(c)), Err(epilogue::Reason::Shape(16, 16)));
+    c.mfma = gemm_compiler::ir::MfmaShape { m: 32, n: 16, k: 8 };
+    assert_eq!(epilogue::run(Kernel::naive(c)), Err(epilogue::Reason::Shape(32, 16)));
 }
 
 #[test]
@@ -112,6 +158,42 @@ fn run_all_reports_the_declining_pass() {
     let mut c = cfg(Arch::Gfx942, false, false, Align::Vec8);
     c.stages = 3;
     assert!(matches!(gemm_compiler::optimise(c), Err(Declined::Pipeline(pipeline::Reason::Stages(3)))));
+}
+
+/// Configurations outside the space or the arch's limits are declined before any pass,
+/// each with its typed reason.
+#[test]
+fn unfit_configurations_are_declined_with_reasons() {
+    use gemm_compiler::fit::Unfit;
+    use gemm_compiler::ir::MfmaShape;
+    let base = cfg(Arch::Gfx950, false, false, Align::Vec8);
+    let m16 = MfmaShape::native_16(Arch::Gfx950);
+    type Want = fn(&Unfit) -> bool;
+    let cases: Vec<(KernelConfig, Want)> = vec![
+        (base.with_shape((128, 128, 64), (2, 2), MfmaShape::native_32(Arch::Gfx942), 2), |e| {
+            matches!(e, Unfit::MfmaShape { .. })
+        }),
+        (base.with_shape((128, 128, 64), (1, 2), m16, 2), |e| matches!(e, Unfit::Waves(2))),
+        (base.with_shape((128, 128, 64), (3, 2), m16, 2), |e| matches!(e, Unfit::Waves(6))),
+        (base.with_shape((512, 128, 64), (2, 2), m16, 2), |e| matches!(e, Unfit::TileMn(512, 128))),
+        (base.with_shape((128, 128, 16), (2, 2), m16, 2), |e| matches!(e, Unfit::TileK { kt: 16, .. })),
+        (base.with_shape((64, 128, 64), (8, 1), m16, 2), |e| matches!(e, Unfit::WaveTile { op: Operand::A, .. })),
+        (base.with_shape((256, 256, 128), (2, 4), m16, 2), |e| matches!(e, Unfit::Vgprs { .. })),
+    ];
+    for (c, want) in cases {
+        match gemm_compiler::optimise(c) {
+            Err(Declined::Fit(e)) => assert!(want(&e), "{}: unexpected reason {e}", c.name()),
+            other => panic!("{}: expected a fit error, got {:?}", c.name(), other.map(|k| k.applied)),
+        }
+    }
+    // Two 48 KiB buffers exceed gfx942's 64 KiB of LDS: the pipeline pass says so.
+    let big = cfg(Arch::Gfx942, true, false, Align::Vec8).with_shape(
+        (256, 128, 64),
+        (2, 4),
+        MfmaShape::native_32(Arch::Gfx942),
+        2,
+    );
+    assert!(matches!(gemm_compiler::optimise(big), Err(Declined::Pipeline(pipeline::Reason::LdsTooSmall { .. }))));
 }
 
 #[test]

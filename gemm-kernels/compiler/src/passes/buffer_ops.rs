@@ -15,22 +15,30 @@
 //! complete and unchecked. When K is the contiguous dimension of the operand a 16-byte
 //! vector can straddle `k`, so that tile is copied per element.
 //!
-//! Direct-to-LDS (`buffer_load ... lds`, ISA.md §2.4) is considered and declined (recorded
-//! in the kernel): it writes LDS at `M0 + inst_offset + lane*size`, lane-linear, which
-//! cannot produce the K-major, XOR-swizzled tile the MFMA reads need, and on gfx942 it
-//! is limited to one dword per lane.
+//! Direct-to-LDS (`buffer_load_dwordx4 ... lds` on gfx950, `buffer_load_dword ... lds` on
+//! gfx942, ISA.md §2.4) serves the main loop's copies of K-contiguous operands: the DMA
+//! writes LDS lane-linearly (`M0 + lane*size`), so each lane fetches the global element
+//! that belongs at its lane-linear slot of the swizzled tile: slot `P` holds logical tile
+//! byte `swizzle.apply(P)` (the swizzle is its own inverse, `ir::Swizzle`), whose row and
+//! K offset give the global address; the offsets are computed once and advance by one K
+//! tile per iteration. The pass records per operand the path and, where the DMA cannot
+//! serve, why ([`CopyPath`]): an M/N-contiguous operand must be transposed on the way
+//! into the K-major tile (register staging), element-aligned leading dimensions cannot
+//! be read in whole dwords, and the tile must split into whole DMA instructions per wave.
+//! The last (possibly partial) K tile stays register-staged either way (copied once, with
+//! per-element K guards).
 
-use crate::ir::{Align, KGuard, KTile, Kernel, LoadKind, Operand, TileOp};
+use crate::ir::{Align, DmaPolicy, KGuard, KTile, Kernel, LoadKind, Operand, TileOp};
 use gemm_core::DType;
 
 /// Why the pass declined.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Reason {
-    #[error("input dtype {0} is not a 16-bit float (fp8 needs its own copy widths)")]
+    #[error("input dtype {0} has no copy lowering (fp8 needs byte-wide element copies)")]
     InputDtype(DType),
     #[error("the {0:?} tile row of {1} bytes is not a multiple of 16 bytes")]
     RowNotVector(Operand, u32),
-    #[error("{threads} threads do not divide the {vectors} 8-element vectors of the {operand:?} tile evenly")]
+    #[error("{threads} threads do not divide the {vectors} 16-byte vectors of the {operand:?} tile evenly")]
     Uneven { operand: Operand, threads: u32, vectors: u32 },
     #[error("already applied")]
     AlreadyApplied,
@@ -39,14 +47,46 @@ pub enum Reason {
 /// Why direct-to-LDS loads were not used for an operand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum DirectToLdsDeclined {
-    #[error("gfx942 direct-to-LDS moves one dword per lane (ISA.md §2.4), and the swizzled K-major tile needs 16-byte rows per lane")]
-    WidthGfx942,
     #[error(
-        "the operand is contiguous along M/N, its LDS tile is K-major: LDS-DMA writes lane-linear and cannot transpose"
+        "the operand is contiguous along M/N and its LDS tile is K-major: LDS-DMA writes lane-linear and cannot transpose"
     )]
     Transposing,
-    #[error("the XOR swizzle permutes 16-byte chunks within a row; LDS-DMA's lane-linear destination cannot follow it without permuting the global addresses per lane, which this version does not do")]
-    Swizzled,
+    #[error("leading dimensions are only element-aligned; LDS-DMA reads whole dwords (ISA.md §2.2)")]
+    Unaligned,
+    #[error("the {tile_bytes}-byte tile does not split into whole {per_inst}-byte DMA instructions per wave")]
+    Geometry { tile_bytes: u32, per_inst: u32 },
+    #[error("disabled by the configuration")]
+    Disabled,
+    #[error("gfx942 LDS-DMA moves one dword per lane: 16 bytes take 4 DMAs and 4 M0 writes where register staging issues one buffer_load_dwordx4 and one ds_write_b128")]
+    NarrowGfx942,
+}
+
+/// How the main loop copies one operand into LDS.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CopyPath {
+    /// `buffer_load_dword[x4] ... lds` with the global side permuted to the swizzle.
+    DirectToLds,
+    /// Global loads into VGPRs, then `ds_write`s; with the reason the DMA could not serve.
+    RegisterStaged(DirectToLdsDeclined),
+}
+
+impl std::fmt::Display for CopyPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CopyPath::DirectToLds => {
+                write!(f, "direct-to-LDS: K-contiguous, aligned; global side permuted to the swizzle")
+            }
+            CopyPath::RegisterStaged(why) => write!(f, "register-staged: {why}"),
+        }
+    }
+}
+
+/// Bytes one LDS-DMA lane moves (ISA.md §2.4: a dword on gfx942, 16 bytes on gfx950).
+pub fn dma_bytes(arch: crate::ir::Arch) -> u32 {
+    match arch {
+        crate::ir::Arch::Gfx942 => 4,
+        crate::ir::Arch::Gfx950 => 16,
+    }
 }
 
 /// Applies the pass.
@@ -55,7 +95,7 @@ pub fn run(mut k: Kernel) -> Result<Kernel, Reason> {
         return Err(Reason::AlreadyApplied);
     }
     let c = k.config;
-    if !matches!(c.ab_type, DType::Bf16 | DType::F16) {
+    if !matches!(c.ab_type, DType::Bf16 | DType::F16 | DType::F32) {
         return Err(Reason::InputDtype(c.ab_type));
     }
     for op in [Operand::A, Operand::B] {
@@ -63,7 +103,7 @@ pub fn run(mut k: Kernel) -> Result<Kernel, Reason> {
         if !row.is_multiple_of(16) {
             return Err(Reason::RowNotVector(op, row));
         }
-        let vectors = c.tile_rows(op) * c.tile.2 / 8;
+        let vectors = c.tile_rows(op) * c.tile.2 / c.vec_elems();
         let lanes_ok = if c.k_contiguous(op) {
             c.tile.2 / 8 <= c.threads()
         } else {
@@ -91,19 +131,39 @@ pub fn run(mut k: Kernel) -> Result<Kernel, Reason> {
         }
     }
     k.buffer_ops = true;
-    k.direct_to_lds = [Operand::A, Operand::B].map(|op| direct_to_lds_reason(&k, op)).to_vec();
+    k.copy_paths = [Operand::A, Operand::B].map(|op| copy_path(&k, op)).to_vec();
+    for (x, op) in [Operand::A, Operand::B].into_iter().enumerate() {
+        if k.copy_paths[x] == CopyPath::DirectToLds {
+            for o in k.body.iter_mut() {
+                if let TileOp::GlobalToLds(cp) | TileOp::GlobalLoad(cp) = o {
+                    if cp.operand == op {
+                        cp.kind = LoadKind::DirectToLds;
+                    }
+                }
+            }
+        }
+    }
     k.applied.push("buffer_ops");
     Ok(k)
 }
 
-/// Why direct-to-LDS is not used for `op` (ISA.md §2.4 widths: dword on gfx942,
-/// dwordx4 on gfx950).
-pub fn direct_to_lds_reason(k: &Kernel, op: Operand) -> DirectToLdsDeclined {
-    if k.config.arch == crate::ir::Arch::Gfx942 {
-        DirectToLdsDeclined::WidthGfx942
-    } else if !k.config.k_contiguous(op) {
+/// The main-loop copy path of `op`.
+pub fn copy_path(k: &Kernel, op: Operand) -> CopyPath {
+    let c = &k.config;
+    let tile_bytes = c.tile_rows(op) * c.tile.2 * c.ab_bytes();
+    let per_inst = 64 * dma_bytes(c.arch);
+    let why = if c.direct_to_lds == DmaPolicy::Never {
+        DirectToLdsDeclined::Disabled
+    } else if !c.k_contiguous(op) {
         DirectToLdsDeclined::Transposing
+    } else if c.align != Align::Vec8 {
+        DirectToLdsDeclined::Unaligned
+    } else if !tile_bytes.is_multiple_of(per_inst * c.waves) {
+        DirectToLdsDeclined::Geometry { tile_bytes, per_inst }
+    } else if c.direct_to_lds == DmaPolicy::Auto && c.arch == crate::ir::Arch::Gfx942 {
+        DirectToLdsDeclined::NarrowGfx942
     } else {
-        DirectToLdsDeclined::Swizzled
-    }
+        return CopyPath::DirectToLds;
+    };
+    CopyPath::RegisterStaged(why)
 }

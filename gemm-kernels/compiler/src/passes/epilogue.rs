@@ -15,7 +15,7 @@ pub enum Reason {
     OutputDtype(DType),
     #[error("the kernel has no epilogue operation")]
     NoEpilogue,
-    #[error("MFMA shape {0}x{1} has no epilogue lowering (32x32 only)")]
+    #[error("MFMA shape {0}x{1} has no epilogue lowering (square shapes with whole register quads only)")]
     Shape(u32, u32),
 }
 
@@ -27,7 +27,7 @@ pub fn run(mut k: Kernel) -> Result<Kernel, Reason> {
     if !k.epilogue.contains(&TileOp::Epilogue) {
         return Err(Reason::NoEpilogue);
     }
-    if k.config.mfma.m != 32 || k.config.mfma.n != 32 {
+    if k.config.mfma.m != k.config.mfma.n || !k.config.acc_regs().is_multiple_of(4) {
         return Err(Reason::Shape(k.config.mfma.m, k.config.mfma.n));
     }
     k.epilogue_plan = Some(EpiloguePlan { beta_zero_path: true, legacy_alpha: true });

@@ -12,6 +12,8 @@ use crate::ir::Kernel;
 /// Why a pass declined.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Declined {
+    #[error("configuration: {0}")]
+    Fit(#[from] crate::fit::Unfit),
     #[error("buffer ops: {0}")]
     BufferOps(#[from] buffer_ops::Reason),
     #[error("pipeline: {0}")]

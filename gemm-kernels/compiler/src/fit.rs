@@ -1,0 +1,107 @@
+//! Whether a configuration fits the kernel space the compiler builds and the arch's
+//! limits, and the occupancy of a compiled kernel. A configuration that does not fit is
+//! declined with a typed reason before any pass runs.
+//!
+//! The space (issue 11): `MT, NT` in {64, 128, 256}; `KT` in {32, 64, 128} for 16-bit
+//! inputs; 4 or 8 waves in any power-of-two grid `WM x WN` that divides the tile into
+//! whole MFMA blocks; the arch's full-rate MFMA shapes ([`crate::lower::MFMA_TABLE`]);
+//! register and LDS limits of ISA.md §4.5 / ARCH.md (512 VGPR+AGPR per lane with at most
+//! 256 of each, 64 KiB LDS on gfx942, 160 KiB on gfx950).
+
+use crate::ir::{Arch, KernelConfig, MfmaShape, Operand};
+use gemm_core::DType;
+
+/// Why a configuration is declined.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Unfit {
+    #[error("{shape:?} is not a full-rate MFMA for {dtype} on {arch}")]
+    MfmaShape { arch: Arch, dtype: DType, shape: MfmaShape },
+    #[error("{0} waves: the kernels have 4 or 8")]
+    Waves(u32),
+    #[error("wave grid {0}x{1} does not give {2} waves in powers of two")]
+    WaveGrid(u32, u32, u32),
+    #[error("tile {0}x{1}: MT and NT must be 64, 128 or 256")]
+    TileMn(u32, u32),
+    #[error("K tile {kt} for {dtype}: must be 32, 64 or 128 (32 or 64 for f32)")]
+    TileK { kt: u32, dtype: DType },
+    #[error("K tile {kt} is not a multiple of the MFMA's K ({k}) in 16-byte runs per lane group")]
+    KGroup { kt: u32, k: u32 },
+    #[error("the {op:?} side of the tile ({rows}) does not split into {waves} waves of {m}-row MFMA blocks")]
+    WaveTile { op: Operand, rows: u32, waves: u32, m: u32 },
+    #[error("{agprs} accumulator registers per lane exceed the 256 AGPRs")]
+    Accumulators { agprs: u32 },
+    #[error("about {vgprs} VGPRs per lane (fragments {frags}, staging {staging}) exceed 256")]
+    Vgprs { vgprs: u32, frags: u32, staging: u32 },
+    #[error("input dtype {0} has no kernel in this space yet")]
+    InputDtype(DType),
+}
+
+/// Checks `c` against the kernel space and the arch limits.
+pub fn check(c: &KernelConfig) -> Result<(), Unfit> {
+    if !matches!(c.ab_type, DType::Bf16 | DType::F16 | DType::F32) {
+        return Err(Unfit::InputDtype(c.ab_type));
+    }
+    if crate::lower::mfma_op(c.arch, c.ab_type, c.mfma).is_none() {
+        return Err(Unfit::MfmaShape { arch: c.arch, dtype: c.ab_type, shape: c.mfma });
+    }
+    if !matches!(c.waves, 4 | 8) {
+        return Err(Unfit::Waves(c.waves));
+    }
+    let (wm, wn) = c.wave_grid;
+    if wm * wn != c.waves || !wm.is_power_of_two() || !wn.is_power_of_two() {
+        return Err(Unfit::WaveGrid(wm, wn, c.waves));
+    }
+    let (mt, nt, kt) = c.tile;
+    if ![mt, nt].iter().all(|x| matches!(x, 64 | 128 | 256)) {
+        return Err(Unfit::TileMn(mt, nt));
+    }
+    // 16-bit inputs: 64..256-byte rows; f32: 128 or 256.
+    let kt_ok = match c.ab_type {
+        DType::F32 => matches!(kt, 32 | 64),
+        _ => matches!(kt, 32 | 64 | 128),
+    };
+    if !kt_ok {
+        return Err(Unfit::TileK { kt, dtype: c.ab_type });
+    }
+    if !kt.is_multiple_of(c.mfma.k) || !(kt * c.ab_bytes() / c.lane_groups()).is_multiple_of(16) {
+        return Err(Unfit::KGroup { kt, k: c.mfma.k });
+    }
+    for (op, rows, w) in [(Operand::A, mt, wm), (Operand::B, nt, wn)] {
+        if !rows.is_multiple_of(w * c.mfma.m) {
+            return Err(Unfit::WaveTile { op, rows, waves: w, m: c.mfma.m });
+        }
+    }
+    let agprs = c.blocks(Operand::A) * c.blocks(Operand::B) * c.acc_regs();
+    if agprs > 256 {
+        return Err(Unfit::Accumulators { agprs });
+    }
+    let frags = (c.blocks(Operand::A) + c.blocks(Operand::B)) * kt * c.ab_bytes() / c.lane_groups() / 4;
+    // Staging: 4 dwords per 16-byte vector, 8 unpacked 16-bit elements for element loads.
+    let per_vector = if c.align == crate::ir::Align::Elem && c.ab_bytes() == 2 { 8 } else { 4 };
+    let staging = (mt + nt) * kt * c.ab_bytes() / 16 / c.threads() * per_vector;
+    // Setup, addresses and temporaries: about 40 more (measured on the 128x128 family).
+    let vgprs = frags + staging + 40;
+    if vgprs > 256 {
+        return Err(Unfit::Vgprs { vgprs, frags, staging });
+    }
+    Ok(())
+}
+
+/// Bytes of LDS per CU (ARCH.md "LDS per CU").
+pub fn lds_per_cu(arch: Arch) -> u32 {
+    match arch {
+        Arch::Gfx942 => 65536,
+        Arch::Gfx950 => 163840,
+    }
+}
+
+/// Waves per SIMD a kernel can keep resident (at most 8 on CDNA3/CDNA4): limited by the
+/// unified register file (512 per lane: VGPRs rounded up to 4 for the AGPR offset, then
+/// the total to the granule of 8) and by LDS (whole workgroups per CU, their waves spread
+/// over the 4 SIMDs).
+pub fn occupancy(arch: Arch, vgprs: u32, agprs: u32, lds_bytes: u32, waves: u32) -> u32 {
+    let regs = (vgprs.next_multiple_of(4) + agprs).next_multiple_of(8).max(8);
+    let by_regs = (512 / regs).min(8);
+    let by_lds = lds_per_cu(arch).checked_div(lds_bytes).map_or(8, |wgs| wgs * waves / 4);
+    by_regs.min(by_lds)
+}
