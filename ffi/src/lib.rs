@@ -729,7 +729,7 @@ unsafe fn gpu_and_stream(
 /// live device allocation GEMM_STATUS_NOT_DEVICE_MEMORY.
 fn device_span(gpu: &Gpu, what: &str, ptr: *const c_void, elems: usize) -> Result<DeviceSpan, (gemm_status_t, String)> {
     if elems == 0 {
-        return Ok(DeviceSpan { device: gpu.ordinal(), address: ptr as u64, len: 0 });
+        return Ok(DeviceSpan { device: gpu.ordinal(), address: ptr as u64, len: 0, readable: 0 });
     }
     if ptr.is_null() {
         return Err(null(what));

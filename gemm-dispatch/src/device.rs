@@ -161,19 +161,23 @@ impl<T: Pod> DeviceVec<T> {
     /// Elements `range`, shared (a view at an offset).
     pub fn slice(&self, range: Range<usize>) -> Result<DeviceSlice<'_, T>> {
         let (offset, len) = elem_range::<T>(&range, self.len)?;
-        Ok(DeviceSlice {
-            span: DeviceSpan { len, address: self.span().address + offset, ..self.span() },
-            _t: PhantomData,
-        })
+        Ok(DeviceSlice { span: DeviceSpan { len, ..self.span().advance(offset as usize) }, _t: PhantomData })
     }
     /// Elements `range`, exclusive.
     pub fn slice_mut(&mut self, range: Range<usize>) -> Result<DeviceSliceMut<'_, T>> {
         let (offset, len) = elem_range::<T>(&range, self.len)?;
-        let span = DeviceSpan { len, address: self.span().address + offset, ..self.span() };
+        let span = DeviceSpan { len, ..self.span().advance(offset as usize) };
         Ok(DeviceSliceMut { span, _t: PhantomData })
     }
-    fn span(&self) -> DeviceSpan {
-        DeviceSpan { device: self.buf.device(), address: self.buf.device_address(), len: self.len * size_of::<T>() }
+    /// The whole vector as a span: `len` elements, readable to the end of the allocation
+    /// (rounded up to 4 bytes by [`Gpu::alloc`]).
+    pub fn span(&self) -> DeviceSpan {
+        DeviceSpan {
+            device: self.buf.device(),
+            address: self.buf.device_address(),
+            len: self.len * size_of::<T>(),
+            readable: self.buf.len(),
+        }
     }
 }
 
@@ -185,7 +189,8 @@ impl<'a, T: Pod> DeviceSlice<'a, T> {
     /// that stays allocated, and is not written by anything else while GEMMs reading it run,
     /// for `'a` and until the work queued on it has finished.
     pub unsafe fn from_raw(device: i32, address: u64, len: usize) -> Self {
-        Self { span: DeviceSpan { device, address, len: len.saturating_mul(size_of::<T>()) }, _t: PhantomData }
+        let len = len.saturating_mul(size_of::<T>());
+        Self { span: DeviceSpan { device, address, len, readable: len }, _t: PhantomData }
     }
     /// Elements (whole ones: a raw span may end mid-element).
     pub fn len(&self) -> usize {
@@ -198,6 +203,10 @@ impl<'a, T: Pod> DeviceSlice<'a, T> {
     /// The device address of its first element.
     pub fn device_address(&self) -> u64 {
         self.span.address
+    }
+    /// Its bytes as a span.
+    pub fn span(&self) -> DeviceSpan {
+        self.span
     }
     /// The HIP ordinal of its device.
     pub fn device(&self) -> i32 {
@@ -212,7 +221,8 @@ impl<'a, T: Pod> DeviceSliceMut<'a, T> {
     /// As [`DeviceSlice::from_raw`], and nothing else reads or writes the memory while GEMMs
     /// writing it run.
     pub unsafe fn from_raw(device: i32, address: u64, len: usize) -> Self {
-        Self { span: DeviceSpan { device, address, len: len.saturating_mul(size_of::<T>()) }, _t: PhantomData }
+        let len = len.saturating_mul(size_of::<T>());
+        Self { span: DeviceSpan { device, address, len, readable: len }, _t: PhantomData }
     }
     /// Elements.
     pub fn len(&self) -> usize {
@@ -235,7 +245,7 @@ impl<'a, T: Pod> DeviceSliceMut<'a, T> {
         let (offset, len) = elem_range::<T>(&(0..mid), self.len())?;
         debug_assert_eq!(offset, 0);
         let left = DeviceSpan { len, ..self.span };
-        let right = DeviceSpan { address: self.span.address + len as u64, len: self.span.len - len, ..self.span };
+        let right = self.span.advance(len);
         Ok((DeviceSliceMut { span: left, _t: PhantomData }, DeviceSliceMut { span: right, _t: PhantomData }))
     }
 }
@@ -430,7 +440,8 @@ impl Gpu {
             "{len} elements of {}",
             std::any::type_name::<T>()
         ))))?;
-        let buf = self.backend.device().alloc(bytes).map_err(|e| self.err(e))?;
+        // Rounded up to 4 bytes: the kernels read whole dwords at the tail of an operand.
+        let buf = self.backend.device().alloc(bytes.next_multiple_of(4)).map_err(|e| self.err(e))?;
         Ok(DeviceVec { buf, len, _t: PhantomData })
     }
     /// Allocates and uploads `data` (blocking).
@@ -474,7 +485,14 @@ impl Gpu {
             .pointer_info(ptr)
             .map_err(|e| Error::NotDeviceMemory { what: format!("{what} ({ptr:p})"), why: e.to_string() })?;
         let address = ptr as u64;
-        Ok(DeviceSpan { device: info.device, address, len: info.bytes_from(address) })
+        // The kernels may read whole dwords up to the span rounded up to 4 bytes. A HIP
+        // allocation is page-granular (the emulated runtime's: 16-byte granules), so the bytes up
+        // to its end rounded up to 4 are readable too: count them, or a tight allocation whose
+        // size is not a multiple of 4 (1485 bf16 elements, say) could never be used.
+        let end = info.base.saturating_add(info.size as u64);
+        let slack = (end.next_multiple_of(4) - end) as usize;
+        let len = info.bytes_from(address);
+        Ok(DeviceSpan { device: info.device, address, len, readable: if len > 0 { len + slack } else { 0 } })
     }
 
     /// `C = alpha op(A) op(B) + beta C` on device memory, queued on `stream`; returns the
@@ -586,7 +604,7 @@ impl Gpu {
         }
         let at = |s: DeviceSpan, elems: usize, size: usize| {
             let off = elems * size;
-            DeviceSpan { address: s.address.wrapping_add(off as u64), len: s.len.saturating_sub(off), ..s }
+            s.advance(off)
         };
         let mut plans: Vec<(KernelPlan, [u64; 3])> = Vec::with_capacity(batch.count);
         for i in 0..batch.count {

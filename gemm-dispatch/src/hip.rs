@@ -295,41 +295,50 @@ impl std::fmt::Debug for HipBackend {
     }
 }
 
-/// A byte range of device memory: the device it lives on, its first byte, and how many bytes
-/// the caller may use from there (to the end of its buffer or allocation).
+/// A byte range of device memory: the device it lives on, its first byte, how many bytes the
+/// caller's view holds (`len`), and how many are readable from there (`readable >= len`: to the
+/// end of the allocation, whose granule may hold a few bytes more than were asked for).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DeviceSpan {
     pub device: i32,
     pub address: u64,
     pub len: usize,
+    pub readable: usize,
 }
 
 impl DeviceSpan {
     /// `buf` from byte `offset` on (an offset past the end leaves no bytes).
     pub fn of(buf: &DeviceBuffer, offset: usize) -> Self {
+        let len = buf.len().saturating_sub(offset);
+        Self { device: buf.device(), address: buf.device_address().wrapping_add(offset as u64), len, readable: len }
+    }
+
+    /// The span `offset` bytes further on.
+    pub fn advance(self, offset: usize) -> Self {
         Self {
-            device: buf.device(),
-            address: buf.device_address().wrapping_add(offset as u64),
-            len: buf.len().saturating_sub(offset),
+            address: self.address.wrapping_add(offset as u64),
+            len: self.len.saturating_sub(offset),
+            readable: self.readable.saturating_sub(offset),
+            ..self
         }
     }
 }
 
 /// An operand of `span` bytes must start at an address that is a multiple of its element size,
-/// and the span rounded up to the 4 bytes the kernels may read (gemm-kernels' launch rules) must
-/// fit in the `len` usable bytes; else the typed error of a too small buffer, in elements as
-/// everywhere else.
-fn check_device_span(operand: Operand, dtype: DType, address: u64, span: usize, len: usize) -> Result<()> {
+/// lie within the caller's view, and, rounded up to the 4 bytes the kernels may read
+/// (gemm-kernels' launch rules), within the readable bytes; else the typed error of a too small
+/// buffer, in elements as everywhere else.
+fn check_device_span(operand: Operand, dtype: DType, at: &DeviceSpan, span: usize) -> Result<()> {
     let size = dtype.size_bytes();
-    if !address.is_multiple_of(size as u64) {
+    if !at.address.is_multiple_of(size as u64) {
         return Err(Error::Misaligned { operand, dtype });
     }
     let need = if span == 0 { 0 } else { span.next_multiple_of(4) };
-    if need > len {
+    if span > at.len || need > at.readable {
         return Err(Error::Invalid(gemm_core::Error::BufferTooSmall {
             operand,
-            len: len / size,
-            required: need.div_ceil(size),
+            len: at.len / size,
+            required: need.max(span).div_ceil(size),
         }));
     }
     Ok(())
@@ -455,7 +464,7 @@ impl HipBackend {
             let bytes = elems
                 .checked_mul(dtype.size_bytes())
                 .ok_or(Error::Invalid(gemm_core::Error::Overflow("operand span in bytes".into())))?;
-            check_device_span(operand, dtype, span.address, bytes, span.len)?;
+            check_device_span(operand, dtype, &span, bytes)?;
         }
         if p.m == 0 || p.n == 0 {
             return Ok(None);

@@ -295,11 +295,7 @@ pub fn measure(spec: &RunSpec, iters: usize) -> Result<Measurement, String> {
         let stream = gpu.create_stream().map_err(|e| e.to_string())?;
         let up = |bytes: &Bytes| gpu.upload::<u8>(bytes.get()).map_err(|e| e.to_string());
         let (da, db, mut dc) = (up(&a)?, up(&b)?, up(&c0)?);
-        let span = |v: &crate::device::DeviceVec<u8>| DeviceSpan {
-            device: v.device(),
-            address: v.device_address(),
-            len: v.len(),
-        };
+        let span = |v: &crate::device::DeviceVec<u8>| v.span();
         for it in 0..=iters {
             dc.write(0, c0.get()).map_err(|e| e.to_string())?;
             let start = Instant::now();

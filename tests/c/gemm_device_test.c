@@ -93,7 +93,7 @@ static float hc0[BATCH * SC];
 /* Everything on one GPU. `other` is a device allocation of the other GPU (for wrong-device
  * checks), `other_stream` a stream of the other GPU. */
 static void on_device(gemm_context_t *ctx, int d, void *other, void *other_stream) {
-    char what[96];
+    char what[256];
     CHECK(hSetDevice(d) == 0, "hipSetDevice(%d)", d);
     void *s = NULL;
     CHECK(hStreamCreate(&s) == 0 && s, "hipStreamCreate on %d", d);
@@ -195,7 +195,7 @@ static void on_device(gemm_context_t *ctx, int d, void *other, void *other_strea
         q = p;
         q.a_type = 99;
         CASE("unknown dtype", gemm_run_device(ctx, (size_t)d, s, &q, da, db, dc), GEMM_STATUS_INVALID_VALUE);
-        q = p;
+        q = bf16_problem(8, 8, 8, 8, 1.0f, 0.0f); /* small enough for the bf16 buffers as f32 */
         q.a_type = q.b_type = GEMM_DTYPE_F32;
         CASE("f32 inputs (no kernel)", gemm_run_device(ctx, (size_t)d, s, &q, da, db, dc),
              GEMM_STATUS_UNSUPPORTED_DTYPE);
