@@ -389,9 +389,9 @@ fn run_resident(
     // synchronised; nothing else touches them meanwhile.
     let r = unsafe {
         if batch.count == 1 {
-            gpu.gemm_raw("replay", stream, &batch.problem, a, b, c)
+            gpu.gemm_raw("gemm_device", stream, &batch.problem, a, b, c)
         } else {
-            gpu.strided_raw("replay", stream, batch, a, b, c)
+            gpu.strided_raw("gemm_strided_batched_device", stream, batch, a, b, c)
         }
     };
     r.map_err(|e| e.to_string())

@@ -81,9 +81,9 @@ struct OperandArgs {
     transa: bool,
     #[arg(long)]
     transb: bool,
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
     alpha: f32,
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
     beta: f32,
 }
 
