@@ -256,7 +256,7 @@ fn bad_input_is_refused_launches_nothing_and_leaves_memory_alone() {
     assert!(matches!(host.gpu(0), Err(Error::NotAGpu { .. })));
     assert!(matches!(ctx.gpu(2), Err(Error::NoSuchDevice { index: 2, count: 2 })));
     // Memory that is not a live device allocation.
-    let host_buf = vec![0u8; 64];
+    let host_buf = [0u8; 64];
     assert!(matches!(g0.span_of_pointer("a", host_buf.as_ptr().cast()), Err(Error::NotDeviceMemory { .. })));
     let span = g0.span_of_pointer("a", (da.device_address() + 10) as *const _).unwrap();
     assert_eq!((span.device, span.len), (0, s.a * 2 - 10));
