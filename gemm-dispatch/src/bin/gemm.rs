@@ -12,6 +12,14 @@
 //!   split over every device (`Context::gemm_tensor_parallel`); prints the route (device-resident
 //!   with RCCL, or host memory and why), the split, time per rep, TFLOP/s and the accuracy, and
 //!   compares time and result with the same GEMM on one device.
+//! * `gemm run ... [--layout col] [--lda N] [--stride-a N] [--resident]`: the storage flags the
+//!   call log writes; `--resident` runs on device memory through the device API. A run that
+//!   needs more host memory than is available is refused with the amount.
+//! * `gemm plan --m M --n N --k K --dtype D [--arch A]` (or `--group M,N,K` repeated): every
+//!   catalogue kernel with its predicted time or why it cannot run, and the pick the dispatcher
+//!   makes.
+//! * `gemm bench --from LOG`: reruns every call of a `GEMM_LOG=1` call log (or a list of
+//!   `gemm run` lines), writes CSV and an SVG chart.
 
 #[path = "gemm/bench.rs"]
 mod bench;
