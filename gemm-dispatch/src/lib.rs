@@ -2,6 +2,9 @@
 //!
 //! A [`Context`] owns devices (the host CPU, HIP GPUs, emulated GPUs), runs single GEMMs on the best device, and spreads strided and grouped batches over all
 //! of them with one result per item. [`ndarray_ext`] adds `a.gemm(&b)` to ndarray matrices.
+//! [`device`] runs GEMMs on device memory of a context's GPUs, queued on the caller's stream;
+//! [`kernel_choice`] explains which kernel runs; [`call_log`] (`GEMM_LOG=1`) records every call
+//! with a `gemm run` line that [`replay`] (`gemm bench --from`) reruns.
 //!
 //! ```
 //! use gemm_dispatch::{Context, GemmProblem};
