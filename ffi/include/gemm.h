@@ -83,6 +83,18 @@ typedef enum {
    A bug in the library was caught at the boundary (a Rust panic). Please report it.
    */
   GEMM_STATUS_INTERNAL_ERROR = 13,
+  /*
+   A device pointer or the stream belongs to another device than the one named.
+   */
+  GEMM_STATUS_WRONG_DEVICE = 14,
+  /*
+   A pointer given as device memory is not inside a live device allocation.
+   */
+  GEMM_STATUS_NOT_DEVICE_MEMORY = 15,
+  /*
+   The device named is not a HIP GPU (device-memory calls need one).
+   */
+  GEMM_STATUS_NOT_A_GPU = 16,
 } gemm_status_t;
 
 /*
@@ -320,6 +332,85 @@ gemm_status_t gemm_grouped(gemm_context_t *ctx,
                            const void *const *b,
                            void *const *c,
                            gemm_status_t *item_status);
+
+/*
+ One GEMM on device memory of GPU `device` of the context, queued on the caller's `stream` (a
+ `hipStream_t`; NULL is the device's null stream). `a`, `b`, `c` are device pointers (from
+ `hipMalloc` or any device allocation) to the first element of each matrix, laid out as the
+ problem says. Returns once the kernel is queued: nothing synchronises, so the caller's own
+ copies and kernels queued on the same stream before and after are ordered with it, and the
+ host sees C after synchronising the stream. Every input is checked before anything is queued
+ (the problem, NULL pointers, pointers outside device memory, operands on another device or
+ past the end of their allocation, misalignment, unsupported dtypes): on a bad input the status
+ says which and device memory is untouched. `gemm_last_kernel` names the kernel queued.
+
+ # Safety
+ `ctx` and `problem` are NULL or valid; `stream` is NULL or a live stream; `a`, `b`, `c` are
+ NULL or device pointers whose memory stays allocated until the queued GEMM has run, and `c`
+ does not overlap `a` or `b`.
+ */
+gemm_status_t gemm_run_device(gemm_context_t *ctx,
+                              size_t device,
+                              void *stream,
+                              const gemm_problem_t *problem_,
+                              const void *a,
+                              const void *b,
+                              void *c);
+
+/*
+ `batch_count` GEMMs of one shape on device memory of GPU `device`, queued on `stream`: item
+ `i` reads A at element `i * stride_a` of `a` (likewise B) and writes C at `i * stride_c` of
+ `c`. One kernel launch per item, in item order. The whole batch is checked first (as for
+ `gemm_run_device`, plus overlapping outputs); on a bad input nothing is queued.
+
+ # Safety
+ as for `gemm_run_device`, for the whole batch span of each buffer.
+ */
+gemm_status_t gemm_strided_batched_device(gemm_context_t *ctx,
+                                          size_t device,
+                                          void *stream,
+                                          const gemm_problem_t *problem_,
+                                          const void *a,
+                                          size_t stride_a,
+                                          const void *b,
+                                          size_t stride_b,
+                                          void *c,
+                                          size_t stride_c,
+                                          size_t batch_count);
+
+/*
+ `count` GEMMs on device memory of GPU `device`, each with its own problem (sizes, dtypes,
+ layout) and device pointers `a[i]`, `b[i]`, `c[i]`, queued on `stream`. Groups with m or n of
+ 0 are allowed and queue nothing. Every group is checked before any is queued: if one is bad,
+ nothing is queued, `item_status` (may be NULL) gets each group's status
+ (GEMM_STATUS_SUCCESS for the good ones) and the call returns
+ GEMM_STATUS_BATCH_PARTIAL_FAILURE. One kernel launch per non-empty group, in group order:
+ the single-launch grouped kernel (a device-side problem table) is not built yet.
+
+ # Safety
+ `problems`, `a`, `b`, `c` are NULL or arrays of `count` entries, each pointer as for
+ `gemm_run_device`; no group's C overlaps another group's operands; `item_status` is NULL or
+ has `count` writable entries.
+ */
+gemm_status_t gemm_grouped_device(gemm_context_t *ctx,
+                                  size_t device,
+                                  void *stream,
+                                  size_t count,
+                                  const gemm_problem_t *problems,
+                                  const void *const *a,
+                                  const void *const *b,
+                                  void *const *c,
+                                  gemm_status_t *item_status);
+
+/*
+ Writes the name of the kernel the calling thread's last GEMM launched on a HIP GPU (a
+ device-memory call, or a host-memory GEMM the thread ran itself) into `buf` (`len` bytes,
+ truncated, NUL-terminated; "" if none yet), as `gemm plan` names kernels.
+
+ # Safety
+ `buf` is NULL or has `len` writable bytes.
+ */
+gemm_status_t gemm_last_kernel(char *buf, size_t len);
 
 /*
  A static, NUL-terminated description of a status ("unknown status" for other values).

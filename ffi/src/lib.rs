@@ -11,8 +11,9 @@
 use gemm_core::{DType, Element, GemmProblem, Layout, Operand, StridedBatch, Transpose};
 use gemm_core::{Fp8E4M3, Fp8E4M3Fnuz, Fp8E5M2, Fp8E5M2Fnuz};
 use gemm_dispatch::backend::{typed, typed_mut};
+use gemm_dispatch::hip::DeviceSpan;
 use gemm_dispatch::parallel::TpRoute;
-use gemm_dispatch::{bf16, f16, Context, Error, Reduce, TpPlan};
+use gemm_dispatch::{bf16, f16, Context, Error, Gpu, GpuStream, Reduce, TpPlan};
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -48,6 +49,12 @@ pub enum gemm_status_t {
     GEMM_STATUS_DEVICE_SELECTION = 12,
     /// A bug in the library was caught at the boundary (a Rust panic). Please report it.
     GEMM_STATUS_INTERNAL_ERROR = 13,
+    /// A device pointer or the stream belongs to another device than the one named.
+    GEMM_STATUS_WRONG_DEVICE = 14,
+    /// A pointer given as device memory is not inside a live device allocation.
+    GEMM_STATUS_NOT_DEVICE_MEMORY = 15,
+    /// The device named is not a HIP GPU (device-memory calls need one).
+    GEMM_STATUS_NOT_A_GPU = 16,
 }
 use gemm_status_t::*;
 
@@ -159,6 +166,9 @@ fn status_of(e: &Error) -> gemm_status_t {
         Error::Unsupported { .. } => GEMM_STATUS_UNSUPPORTED_DTYPE,
         Error::NoSuchDevice { .. } => GEMM_STATUS_NO_SUCH_DEVICE,
         Error::DeviceSpec { .. } => GEMM_STATUS_DEVICE_SELECTION,
+        Error::WrongDevice { .. } => GEMM_STATUS_WRONG_DEVICE,
+        Error::NotDeviceMemory { .. } => GEMM_STATUS_NOT_DEVICE_MEMORY,
+        Error::NotAGpu { .. } => GEMM_STATUS_NOT_A_GPU,
     }
 }
 
@@ -694,6 +704,227 @@ pub unsafe extern "C" fn gemm_grouped(
     })
 }
 
+// ---------------------------------------------------------------------------------------------
+// Device memory: the caller's device pointers and stream.
+
+/// The GPU `device` of the context and the caller's stream on it.
+///
+/// # Safety
+/// `stream` is NULL or a live `hipStream_t` that outlives the call.
+unsafe fn gpu_and_stream(
+    ctx: *const gemm_context_t,
+    device: usize,
+    stream: *mut c_void,
+) -> Result<(Gpu, GpuStream), (gemm_status_t, String)> {
+    let ctx = context(ctx)?;
+    let gpu = ctx.gpu(device).map_err(err)?;
+    // SAFETY: forwarded from this function's contract.
+    let stream = unsafe { gpu.borrow_stream(stream) }.map_err(err)?;
+    Ok((gpu, stream))
+}
+
+/// The device span at `ptr` for an operand of `elems` elements of `dtype`: the runtime says which
+/// device holds it and how many bytes its allocation has from there. An empty operand needs no
+/// memory (NULL is fine); otherwise NULL is GEMM_STATUS_NULL_POINTER and memory that is not a
+/// live device allocation GEMM_STATUS_NOT_DEVICE_MEMORY.
+fn device_span(gpu: &Gpu, what: &str, ptr: *const c_void, elems: usize) -> Result<DeviceSpan, (gemm_status_t, String)> {
+    if elems == 0 {
+        return Ok(DeviceSpan { device: gpu.ordinal(), address: ptr as u64, len: 0, readable: 0 });
+    }
+    if ptr.is_null() {
+        return Err(null(what));
+    }
+    gpu.span_of_pointer(what, ptr).map_err(err)
+}
+
+/// One GEMM on device memory of GPU `device` of the context, queued on the caller's `stream` (a
+/// `hipStream_t`; NULL is the device's null stream). `a`, `b`, `c` are device pointers (from
+/// `hipMalloc` or any device allocation) to the first element of each matrix, laid out as the
+/// problem says. Returns once the kernel is queued: nothing synchronises, so the caller's own
+/// copies and kernels queued on the same stream before and after are ordered with it, and the
+/// host sees C after synchronising the stream. Every input is checked before anything is queued
+/// (the problem, NULL pointers, pointers outside device memory, operands on another device or
+/// past the end of their allocation, misalignment, unsupported dtypes): on a bad input the status
+/// says which and device memory is untouched. `gemm_last_kernel` names the kernel queued.
+///
+/// # Safety
+/// `ctx` and `problem` are NULL or valid; `stream` is NULL or a live stream; `a`, `b`, `c` are
+/// NULL or device pointers whose memory stays allocated until the queued GEMM has run, and `c`
+/// does not overlap `a` or `b`.
+#[no_mangle]
+pub unsafe extern "C" fn gemm_run_device(
+    ctx: *mut gemm_context_t,
+    device: usize,
+    stream: *mut c_void,
+    problem_: *const gemm_problem_t,
+    a: *const c_void,
+    b: *const c_void,
+    c: *mut c_void,
+) -> gemm_status_t {
+    guard(|| {
+        // SAFETY: `stream` is NULL or live (caller's contract).
+        let (gpu, stream) = unsafe { gpu_and_stream(ctx, device, stream)? };
+        let p = read_problem(problem_)?;
+        let spans = p.validate().map_err(|e| err(e.into()))?;
+        let sa = device_span(&gpu, "a", a, spans.a)?;
+        let sb = device_span(&gpu, "b", b, spans.b)?;
+        let sc = device_span(&gpu, "c", c, spans.c)?;
+        // SAFETY: the spans come from the runtime's own record of the allocations; the caller
+        // keeps them allocated until the GEMM has run and C apart from A and B.
+        unsafe { gpu.gemm_raw("gemm_run_device", &stream, &p, sa, sb, sc) }.map(|_| ()).map_err(err)
+    })
+}
+
+/// `batch_count` GEMMs of one shape on device memory of GPU `device`, queued on `stream`: item
+/// `i` reads A at element `i * stride_a` of `a` (likewise B) and writes C at `i * stride_c` of
+/// `c`. One kernel launch per item, in item order. The whole batch is checked first (as for
+/// `gemm_run_device`, plus overlapping outputs); on a bad input nothing is queued.
+///
+/// # Safety
+/// as for `gemm_run_device`, for the whole batch span of each buffer.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn gemm_strided_batched_device(
+    ctx: *mut gemm_context_t,
+    device: usize,
+    stream: *mut c_void,
+    problem_: *const gemm_problem_t,
+    a: *const c_void,
+    stride_a: usize,
+    b: *const c_void,
+    stride_b: usize,
+    c: *mut c_void,
+    stride_c: usize,
+    batch_count: usize,
+) -> gemm_status_t {
+    guard(|| {
+        // SAFETY: `stream` is NULL or live (caller's contract).
+        let (gpu, stream) = unsafe { gpu_and_stream(ctx, device, stream)? };
+        let p = read_problem(problem_)?;
+        let batch = StridedBatch { problem: p, count: batch_count, stride_a, stride_b, stride_c };
+        let spans = batch.validate().map_err(|e| err(e.into()))?;
+        let sa = device_span(&gpu, "a", a, spans.a)?;
+        let sb = device_span(&gpu, "b", b, spans.b)?;
+        let sc = device_span(&gpu, "c", c, spans.c)?;
+        // SAFETY: as in gemm_run_device, for the batch spans.
+        unsafe { gpu.strided_raw("gemm_strided_batched_device", &stream, &batch, sa, sb, sc) }.map(|_| ()).map_err(err)
+    })
+}
+
+/// `count` GEMMs on device memory of GPU `device`, each with its own problem (sizes, dtypes,
+/// layout) and device pointers `a[i]`, `b[i]`, `c[i]`, queued on `stream`. Groups with m or n of
+/// 0 are allowed and queue nothing. Every group is checked before any is queued: if one is bad,
+/// nothing is queued, `item_status` (may be NULL) gets each group's status
+/// (GEMM_STATUS_SUCCESS for the good ones) and the call returns
+/// GEMM_STATUS_BATCH_PARTIAL_FAILURE. One kernel launch per non-empty group, in group order:
+/// the single-launch grouped kernel (a device-side problem table) is not built yet.
+///
+/// # Safety
+/// `problems`, `a`, `b`, `c` are NULL or arrays of `count` entries, each pointer as for
+/// `gemm_run_device`; no group's C overlaps another group's operands; `item_status` is NULL or
+/// has `count` writable entries.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn gemm_grouped_device(
+    ctx: *mut gemm_context_t,
+    device: usize,
+    stream: *mut c_void,
+    count: usize,
+    problems: *const gemm_problem_t,
+    a: *const *const c_void,
+    b: *const *const c_void,
+    c: *const *mut c_void,
+    item_status: *mut gemm_status_t,
+) -> gemm_status_t {
+    guard(|| {
+        // SAFETY: `stream` is NULL or live (caller's contract).
+        let (gpu, stream) = unsafe { gpu_and_stream(ctx, device, stream)? };
+        if count == 0 {
+            return Ok(());
+        }
+        if problems.is_null() || a.is_null() || b.is_null() || c.is_null() {
+            return Err(null("problems, a, b or c"));
+        }
+        // SAFETY: non-null arrays of `count` entries each (caller's contract).
+        let (problems, a, b, c) = unsafe {
+            (
+                std::slice::from_raw_parts(problems, count),
+                std::slice::from_raw_parts(a, count),
+                std::slice::from_raw_parts(b, count),
+                std::slice::from_raw_parts(c, count),
+            )
+        };
+        let mut statuses = vec![GEMM_STATUS_SUCCESS; count];
+        let mut first: Option<String> = None;
+        let mut groups = Vec::with_capacity(count);
+        for i in 0..count {
+            let prepared = problem(&problems[i]).and_then(|p| {
+                let s = p.validate().map_err(|e| err(e.into()))?;
+                let sa = device_span(&gpu, "a[i]", a[i], s.a)?;
+                let sb = device_span(&gpu, "b[i]", b[i], s.b)?;
+                let sc = device_span(&gpu, "c[i]", c[i].cast_const(), s.c)?;
+                Ok((p, sa, sb, sc))
+            });
+            match prepared {
+                Ok(g) => groups.push(g),
+                Err((status, msg)) => {
+                    statuses[i] = status;
+                    first.get_or_insert_with(|| format!("group {i}: {msg}"));
+                }
+            }
+        }
+        let failed_early = statuses.iter().filter(|s| **s != GEMM_STATUS_SUCCESS).count();
+        if failed_early == 0 {
+            // SAFETY: the spans come from the runtime's record of the allocations; lifetimes and
+            // disjoint outputs are the caller's contract.
+            match unsafe { gpu.grouped_raw("gemm_grouped_device", &stream, &groups) } {
+                Ok(_) => {
+                    write_statuses(item_status, &statuses);
+                    return Ok(());
+                }
+                Err(e) => {
+                    for (i, g) in e.groups.iter().enumerate() {
+                        if let Some(ge) = g {
+                            statuses[i] = status_of(ge);
+                        }
+                    }
+                    write_statuses(item_status, &statuses);
+                    let status =
+                        if e.launched_some { GEMM_STATUS_DEVICE_ERROR } else { GEMM_STATUS_BATCH_PARTIAL_FAILURE };
+                    return Err((status, e.to_string()));
+                }
+            }
+        }
+        write_statuses(item_status, &statuses);
+        Err((
+            GEMM_STATUS_BATCH_PARTIAL_FAILURE,
+            format!("{failed_early} of {count} groups refused, nothing queued; first: {}", first.unwrap_or_default()),
+        ))
+    })
+}
+
+/// Writes the name of the kernel the calling thread's last GEMM launched on a HIP GPU (a
+/// device-memory call, or a host-memory GEMM the thread ran itself) into `buf` (`len` bytes,
+/// truncated, NUL-terminated; "" if none yet), as `gemm plan` names kernels.
+///
+/// # Safety
+/// `buf` is NULL or has `len` writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn gemm_last_kernel(buf: *mut c_char, len: usize) -> gemm_status_t {
+    guard(|| {
+        if buf.is_null() {
+            return Err(null("buf"));
+        }
+        if len == 0 {
+            return Err((GEMM_STATUS_INVALID_SIZE, "len is 0".into()));
+        }
+        // SAFETY: non-null with `len` writable bytes (caller's contract).
+        let dst = unsafe { std::slice::from_raw_parts_mut(buf, len) };
+        copy_str(dst, gemm_dispatch::hip::last_kernel().unwrap_or(""));
+        Ok(())
+    })
+}
+
 /// A static, NUL-terminated description of a status ("unknown status" for other values).
 #[no_mangle]
 pub extern "C" fn gemm_status_string(status: i32) -> *const c_char {
@@ -712,6 +943,9 @@ pub extern "C" fn gemm_status_string(status: i32) -> *const c_char {
         11 => c"outputs of batch items overlap",
         12 => c"the device list could not be parsed or opened",
         13 => c"internal error (a bug in the library)",
+        14 => c"a device pointer or the stream is on another device",
+        15 => c"a pointer is not device memory",
+        16 => c"the device is not a HIP GPU",
         _ => c"unknown status",
     };
     s.as_ptr()

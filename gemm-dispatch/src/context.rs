@@ -267,16 +267,55 @@ impl Context {
             Some(d) => vec![d],
             None => (0..self.devices.len()).collect(),
         };
+        let start = std::time::Instant::now();
+        let problem = job.problem;
         // In the caller's thread: a single GEMM needs no worker. On a retryable failure the next
         // device gets it, in priority order.
         let mut last = None;
+        let mut ran_on = None;
+        let mut result = None;
         for d in candidates {
+            ran_on = Some(d);
+            crate::hip::take_last_kernel();
             match schedule::run_one(self.device(d)?.as_ref(), &mut job) {
                 Err(e) if e.is_retryable() => last = Some(e),
-                r => return r,
+                r => {
+                    result = Some(r);
+                    break;
+                }
             }
         }
-        Err(last.unwrap_or_else(|| Error::NotRun("no device".into())))
+        let result = result.unwrap_or_else(|| Err(last.unwrap_or_else(|| Error::NotRun("no device".into()))));
+        self.log_host_call("gemm", &problem, None, ran_on, start, &result);
+        result
+    }
+
+    /// Writes a host-memory call to the call log ([`crate::call_log`]) when it is on.
+    fn log_host_call(
+        &self,
+        api: &str,
+        p: &GemmProblem,
+        batch: Option<&StridedBatch>,
+        device: Option<usize>,
+        start: std::time::Instant,
+        result: &Result<()>,
+    ) {
+        if !crate::call_log::enabled() {
+            return;
+        }
+        let device = device.map_or_else(|| self.names.join(","), |d| self.names[d].clone());
+        let kernel = if device.starts_with("host") { Some("host") } else { crate::hip::last_kernel() };
+        let status = result.as_ref().map_or_else(ToString::to_string, |()| "ok".into());
+        crate::call_log::record(&crate::call_log::CallRecord {
+            api,
+            problem: p,
+            batch,
+            device: &device,
+            resident: false,
+            kernel,
+            host_seconds: start.elapsed().as_secs_f64(),
+            status: &status,
+        });
     }
 
     /// A strided batch spread over all devices. `Err` when the batch geometry is invalid (nothing
@@ -352,7 +391,15 @@ impl Context {
             };
             jobs.push(Job { problem: p, a: piece(a, oa, item.a, sa), b: piece(b, ob, item.b, sb), c: mine });
         }
-        Ok(self.run_batch(jobs, on_done))
+        let start = std::time::Instant::now();
+        let report = self.run_batch(jobs, on_done);
+        if crate::call_log::enabled() {
+            let status = report.failures().next().map_or(Ok(()), |(i, e)| {
+                Err(Error::NotRun(format!("{} item(s) failed; first: item {i}: {e}", report.failures().count())))
+            });
+            self.log_host_call("gemm_strided_batched", &p, Some(batch), None, start, &status);
+        }
+        Ok(report)
     }
 
     /// A grouped batch: each item its own shape and buffers. Invalid items fail alone.
@@ -435,7 +482,22 @@ impl Context {
                 on_done(positions[job], outcome)
             }
         };
+        let problems: Vec<GemmProblem> = jobs.iter().map(|j| j.problem).collect();
+        let start = std::time::Instant::now();
         let report = self.run_batch(jobs, on_done.map(|_| &observe as Observer<'_>));
+        if crate::call_log::enabled() {
+            let n = outcomes.len();
+            for ((&pos, outcome), p) in positions.iter().zip(&report.items).zip(&problems) {
+                self.log_host_call(
+                    &format!("gemm_grouped[{pos}/{n}]"),
+                    p,
+                    None,
+                    outcome.device,
+                    start,
+                    &outcome.result,
+                );
+            }
+        }
         for (&pos, outcome) in positions.iter().zip(report.items) {
             outcomes[pos] = Some(outcome);
         }

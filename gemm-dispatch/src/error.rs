@@ -21,6 +21,16 @@ pub enum Error {
     /// retried: the answer may even be right, but the kernel is wrong.
     #[error("device {device}: checkers found {count} problem(s) in kernel {kernel}:\n{findings}")]
     KernelCheck { device: String, kernel: String, count: usize, findings: String },
+    /// A device-resident operand or stream is on another device than the one asked to run the
+    /// GEMM; nothing was launched.
+    #[error("{what} is on HIP device {found}, the GEMM runs on HIP device {expected}")]
+    WrongDevice { what: String, found: i32, expected: i32 },
+    /// A device-resident call named a device that is not a HIP GPU.
+    #[error("device {device} is not a HIP GPU: device-memory GEMMs need one")]
+    NotAGpu { device: String },
+    /// A pointer given as device memory is not inside a live device allocation.
+    #[error("{what} is not device memory: {why}")]
+    NotDeviceMemory { what: String, why: String },
     /// No device with this index.
     #[error("no device {index} (the context has {count})")]
     NoSuchDevice { index: usize, count: usize },

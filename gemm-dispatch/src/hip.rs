@@ -295,24 +295,69 @@ impl std::fmt::Debug for HipBackend {
     }
 }
 
-/// The bytes `offset .. offset + span` (rounded up as the kernels read) must fit in a buffer of
-/// `len` bytes holding `size`-byte elements; else the typed error of a too small buffer, in
-/// elements as everywhere else.
-fn check_device_span(operand: Operand, dtype: DType, offset: usize, span: usize, len: usize) -> Result<()> {
+/// A byte range of device memory: the device it lives on, its first byte, how many bytes the
+/// caller's view holds (`len`), and how many are readable from there (`readable >= len`: to the
+/// end of the allocation, whose granule may hold a few bytes more than were asked for).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeviceSpan {
+    pub device: i32,
+    pub address: u64,
+    pub len: usize,
+    pub readable: usize,
+}
+
+impl DeviceSpan {
+    /// `buf` from byte `offset` on (an offset past the end leaves no bytes).
+    pub fn of(buf: &DeviceBuffer, offset: usize) -> Self {
+        let len = buf.len().saturating_sub(offset);
+        Self { device: buf.device(), address: buf.device_address().wrapping_add(offset as u64), len, readable: len }
+    }
+
+    /// The span `offset` bytes further on.
+    pub fn advance(self, offset: usize) -> Self {
+        Self {
+            address: self.address.wrapping_add(offset as u64),
+            len: self.len.saturating_sub(offset),
+            readable: self.readable.saturating_sub(offset),
+            ..self
+        }
+    }
+}
+
+/// An operand of `span` bytes must start at an address that is a multiple of its element size,
+/// lie within the caller's view, and, rounded up to the 4 bytes the kernels may read
+/// (gemm-kernels' launch rules), within the readable bytes; else the typed error of a too small
+/// buffer, in elements as everywhere else.
+fn check_device_span(operand: Operand, dtype: DType, at: &DeviceSpan, span: usize) -> Result<()> {
     let size = dtype.size_bytes();
-    if !offset.is_multiple_of(size) {
+    if !at.address.is_multiple_of(size as u64) {
         return Err(Error::Misaligned { operand, dtype });
     }
-    // The kernels may read up to the span rounded up to 4 bytes (gemm-kernels' launch rules).
     let need = if span == 0 { 0 } else { span.next_multiple_of(4) };
-    match offset.checked_add(need) {
-        Some(end) if end <= len => Ok(()),
-        _ => Err(Error::Invalid(gemm_core::Error::BufferTooSmall {
+    if span > at.len || need > at.readable {
+        return Err(Error::Invalid(gemm_core::Error::BufferTooSmall {
             operand,
-            len: len.saturating_sub(offset) / size,
-            required: need.div_ceil(size),
-        })),
+            len: at.len / size,
+            required: need.max(span).div_ceil(size),
+        }));
     }
+    Ok(())
+}
+
+thread_local! {
+    /// The catalogue kernel the calling thread's last GEMM launch on a HIP device used.
+    static LAST_KERNEL: std::cell::Cell<Option<&'static str>> = const { std::cell::Cell::new(None) };
+}
+
+/// The kernel of the last GEMM this thread launched on a HIP device (device-resident calls, and
+/// host-memory calls the calling thread ran itself); `None` before any.
+pub fn last_kernel() -> Option<&'static str> {
+    LAST_KERNEL.with(std::cell::Cell::get)
+}
+
+/// [`last_kernel`], forgetting it (so the next read says only what runs after this).
+pub fn take_last_kernel() -> Option<&'static str> {
+    LAST_KERNEL.with(std::cell::Cell::take)
 }
 
 impl HipBackend {
@@ -384,16 +429,64 @@ impl HipBackend {
         Ok(f)
     }
 
-    /// The kernel plan for `p` on this device, or `Unsupported` saying why none fits.
+    /// The kernel plan for `p` on this device ([`crate::kernel_choice::choose`]: the pick `gemm
+    /// plan` explains, cached per problem class), or `Unsupported` saying why none fits.
     pub fn plan(&self, p: &GemmProblem) -> Result<KernelPlan> {
-        kernel_plan::plan(self.arch, p).map_err(|why| Error::Unsupported { device: self.info.name.clone(), why })
+        crate::kernel_choice::choose(self.arch, p)
+            .map_err(|why| Error::Unsupported { device: self.info.name.clone(), why })
     }
 
     /// Checks a device-resident GEMM's operands without touching anything: the problem is valid,
-    /// the buffers and the stream are on this device, offsets are multiples of the element size,
-    /// and each span (rounded up to the 4 bytes the kernels may read) fits in its buffer after
-    /// its offset. Then picks the kernel: the best one for `p`, or, when its A/B alignment
-    /// (`2 * align_elems` bytes) is not met by these addresses, one that loads single elements.
+    /// the operands and the stream (on device `stream_device`) are on this device, each operand's
+    /// address is a multiple of its element size, and each span (rounded up to the 4 bytes the
+    /// kernels may read) fits in its usable bytes. Then picks the kernel: the best one for `p`,
+    /// or, when its A/B alignment (`2 * align_elems` bytes) is not met by these addresses, one
+    /// that loads single elements. `None` for empty problems (nothing to launch).
+    pub fn check_device_spans(
+        &self,
+        stream_device: i32,
+        p: &GemmProblem,
+        a: DeviceSpan,
+        b: DeviceSpan,
+        c: DeviceSpan,
+    ) -> Result<Option<KernelPlan>> {
+        let spans = p.validate()?;
+        let me = self.device.ordinal();
+        if stream_device != me {
+            return Err(Error::WrongDevice { what: "the stream".into(), found: stream_device, expected: me });
+        }
+        let operands = [(Operand::A, a, spans.a), (Operand::B, b, spans.b), (Operand::C, c, spans.c)];
+        for (operand, span, elems) in operands {
+            if span.device != me {
+                return Err(Error::WrongDevice { what: operand.to_string(), found: span.device, expected: me });
+            }
+            let dtype = p.dtype(operand);
+            let bytes = elems
+                .checked_mul(dtype.size_bytes())
+                .ok_or(Error::Invalid(gemm_core::Error::Overflow("operand span in bytes".into())))?;
+            check_device_span(operand, dtype, &span, bytes)?;
+        }
+        if p.m == 0 || p.n == 0 {
+            return Ok(None);
+        }
+        let plan = self.plan(p)?;
+        let need = 2 * u64::from(plan.entry.align_elems.max(1));
+        let (a_ok, b_ok) = (a.address.is_multiple_of(need), b.address.is_multiple_of(need));
+        if a_ok && b_ok {
+            return Ok(Some(plan));
+        }
+        gemm_kernels::for_arch(self.arch)
+            .filter(|e| e.align_elems <= 1)
+            .find_map(|e| kernel_plan::plan_for(e, p).ok())
+            .map(Some)
+            .ok_or(if a_ok {
+                Error::Misaligned { operand: Operand::B, dtype: p.b_type }
+            } else {
+                Error::Misaligned { operand: Operand::A, dtype: p.a_type }
+            })
+    }
+
+    /// [`Self::check_device_spans`] for operands at byte offsets of device buffers.
     pub fn check_device_gemm(
         &self,
         stream: &Stream,
@@ -402,51 +495,45 @@ impl HipBackend {
         b: (&DeviceBuffer, usize),
         c: (&DeviceBuffer, usize),
     ) -> Result<Option<KernelPlan>> {
-        let spans = p.validate()?;
-        let me = self.device.ordinal();
-        let invalid = |why: String| Error::Invalid(gemm_core::Error::InvalidArgument(why));
-        if stream.device() != me {
-            return Err(invalid(format!("{}: the stream is on HIP device {}", self.info.name, stream.device())));
-        }
-        let operands = [(Operand::A, a, spans.a), (Operand::B, b, spans.b), (Operand::C, c, spans.c)];
-        for (operand, (buf, offset), elems) in operands {
-            if buf.device() != me {
-                return Err(invalid(format!("{}: {operand} is on HIP device {}", self.info.name, buf.device())));
-            }
-            let dtype = p.dtype(operand);
-            let span = elems.checked_mul(dtype.size_bytes()).ok_or_else(|| invalid(format!("{operand} overflows")))?;
-            check_device_span(operand, dtype, offset, span, buf.len())?;
-        }
-        if p.m == 0 || p.n == 0 {
-            return Ok(None);
-        }
-        let plan = self.plan(p)?;
-        let aligned = |(buf, offset): (&DeviceBuffer, usize), align: u64| {
-            (buf.device_address().wrapping_add(offset as u64)).is_multiple_of(align)
-        };
-        let need = 2 * u64::from(plan.entry.align_elems.max(1));
-        if aligned(a, need) && aligned(b, need) {
-            return Ok(Some(plan));
-        }
-        gemm_kernels::for_arch(self.arch)
-            .filter(|e| e.align_elems <= 1)
-            .find_map(|e| kernel_plan::plan_for(e, p).ok())
-            .map(Some)
-            .ok_or(if aligned(a, need) {
-                Error::Misaligned { operand: Operand::B, dtype: p.b_type }
-            } else {
-                Error::Misaligned { operand: Operand::A, dtype: p.a_type }
-            })
+        let span = |(buf, offset): (&DeviceBuffer, usize)| DeviceSpan::of(buf, offset);
+        self.check_device_spans(stream.device(), p, span(a), span(b), span(c))
+    }
+
+    /// Queues the kernel of `plan` for `p` with A, B and C at these device addresses on
+    /// `stream`. Returns once it is queued.
+    ///
+    /// # Safety
+    /// `plan` comes from [`Self::check_device_spans`] for `p`, these addresses and `stream`'s
+    /// device; the three spans lie in device memory that stays allocated until the kernel has
+    /// run, and nothing else writes A, B or C while it runs.
+    pub unsafe fn launch_checked(
+        &self,
+        stream: &Stream,
+        plan: &KernelPlan,
+        p: &GemmProblem,
+        a: u64,
+        b: u64,
+        c: u64,
+    ) -> Result<()> {
+        let f = self.function(plan.entry).map_err(|e| self.err(e))?;
+        let (config, args) = launch_for(plan, p, a, b, c).map_err(|e| self.err(e))?;
+        // SAFETY: `args` is packed from the entry's own kernel-argument layout; the addresses
+        // were checked by `check_device_spans` (live memory of this device, spans that fit,
+        // A/B aligned as the kernel needs) and stay valid while the kernel runs (this
+        // function's contract).
+        unsafe { f.launch(&config, stream, &args) }.map_err(|e| self.err(e))?;
+        LAST_KERNEL.with(|k| k.set(Some(plan.entry.name)));
+        Ok(())
     }
 
     /// One GEMM on device-resident operands, queued on `stream` (of this device): A and B are
     /// read from `a.0` / `b.0` at byte offsets `a.1` / `b.1`, C is read (if `beta != 0`) and
     /// written at byte offset `c.1` of `c.0`, all in the problem's layout and leading dimensions.
     /// Everything is checked first ([`Self::check_device_gemm`]); on bad input nothing is
-    /// launched and the error is `Invalid`, `Misaligned` or `Unsupported`. Returns once the
-    /// kernel is queued: work queued on `stream` afterwards (a copy, a collective) sees C, and
-    /// the host sees it after synchronising the stream. Empty problems (`m` or `n` = 0) queue
-    /// nothing. `k = 0` computes `beta * C`.
+    /// launched and the error is `Invalid`, `Misaligned`, `WrongDevice` or `Unsupported`.
+    /// Returns once the kernel is queued: work queued on `stream` afterwards (a copy, a
+    /// collective) sees C, and the host sees it after synchronising the stream. Empty problems
+    /// (`m` or `n` = 0) queue nothing. `k = 0` computes `beta * C`.
     pub fn gemm_device(
         &self,
         stream: &Stream,
@@ -459,16 +546,12 @@ impl HipBackend {
         let Some(plan) = self.check_device_gemm(stream, p, a, b, (&*c_buf, c_off))? else {
             return Ok(());
         };
-        let f = self.function(plan.entry).map_err(|e| self.err(e))?;
         let addr = |(buf, offset): (&DeviceBuffer, usize)| buf.device_address() + offset as u64;
-        let (config, args) = launch_for(&plan, p, addr(a), addr(b), addr((&*c_buf, c_off))).map_err(|e| self.err(e))?;
-        // SAFETY: `args` is packed from the entry's own kernel-argument layout; the addresses
-        // lie in live buffers of this device, each holding its operand's span rounded up to 4
-        // bytes after its offset, A and B aligned as the chosen kernel needs (all checked by
-        // `check_device_gemm`); C is borrowed mutably, A and B shared, so no other Rust code
-        // writes them during this call, and a `DeviceBuffer` is freed only by `hipFree`, which
-        // waits for the device, so the kernel never outlives its memory.
-        unsafe { f.launch(&config, stream, &args) }.map_err(|e| self.err(e))
+        // SAFETY: the plan was checked for these buffers and this stream just above; C is
+        // borrowed mutably, A and B shared, so no other Rust code writes them during this call,
+        // and a `DeviceBuffer` is freed only by `hipFree`, which waits for the device, so the
+        // kernel never outlives its memory.
+        unsafe { self.launch_checked(stream, &plan, p, addr(a), addr(b), addr((&*c_buf, c_off))) }
     }
 }
 
@@ -789,6 +872,7 @@ impl Pipeline {
         // this slot's `Finish` (which waits for `downloaded`, recorded after `computed`) or a
         // drain, and `hipFree` waits for the device.
         unsafe { f.launch(&config, &self.compute, &args)? };
+        LAST_KERNEL.with(|k| k.set(Some(plan.entry.name)));
         s.computed.record(&self.compute)?;
         Ok(())
     }

@@ -2,6 +2,9 @@
 //!
 //! A [`Context`] owns devices (the host CPU, HIP GPUs, emulated GPUs), runs single GEMMs on the best device, and spreads strided and grouped batches over all
 //! of them with one result per item. [`ndarray_ext`] adds `a.gemm(&b)` to ndarray matrices.
+//! [`device`] runs GEMMs on device memory of a context's GPUs, queued on the caller's stream;
+//! [`kernel_choice`] explains which kernel runs; [`call_log`] (`GEMM_LOG=1`) records every call
+//! with a `gemm run` line that [`replay`] (`gemm bench --from`) reruns.
 //!
 //! ```
 //! use gemm_dispatch::{Context, GemmProblem};
@@ -13,20 +16,25 @@
 //! ```
 
 pub mod backend;
+pub mod call_log;
 pub mod collective;
 pub mod context;
+pub mod device;
 pub mod emu;
 pub mod error;
 pub mod hip;
 pub mod host;
+pub mod kernel_choice;
 pub mod kernel_plan;
 pub mod ndarray_ext;
 pub mod parallel;
+pub mod replay;
 pub mod schedule;
 pub mod submit;
 
 pub use backend::{Backend, DeviceInfo, DeviceKind};
 pub use context::{BatchReport, Context, DeviceUsage, GroupedItem, DEVICES_ENV};
+pub use device::{DeviceGroup, DeviceSlice, DeviceSliceMut, DeviceVec, Gpu, GpuEvent, GpuStream, GroupedError};
 pub use error::{Error, Result};
 pub use gemm_core::{self as core, bf16, f16, DType, Element, GemmProblem, Layout, StridedBatch, Transpose};
 pub use ndarray_ext::{gemm_into, Gemm};

@@ -371,9 +371,7 @@ fn gemm_device_runs_on_device_buffers_and_refuses_bad_input() {
             (w, Err(Error::Invalid(gemm_core::Error::BufferTooSmall { operand: Operand::C, .. })))
                 if w.contains("small") => {}
             (w, Err(Error::Misaligned { operand: Operand::A, dtype: DType::F16 })) if w.contains("odd") => {}
-            (w, Err(Error::Invalid(gemm_core::Error::InvalidArgument(m)))) if w.contains("another") => {
-                assert!(m.contains("HIP device 0"), "{m}")
-            }
+            (w, Err(Error::WrongDevice { found: 0, expected: 1, .. })) if w.contains("another") => {}
             (w, Err(Error::Unsupported { .. })) if w.contains("no kernel") => {}
             (w, r) => panic!("{w}: unexpected {r:?}"),
         }

@@ -12,6 +12,19 @@
 //!   split over every device (`Context::gemm_tensor_parallel`); prints the route (device-resident
 //!   with RCCL, or host memory and why), the split, time per rep, TFLOP/s and the accuracy, and
 //!   compares time and result with the same GEMM on one device.
+//! * `gemm run ... [--layout col] [--lda N] [--stride-a N] [--resident]`: the storage flags the
+//!   call log writes; `--resident` runs on device memory through the device API. A run that
+//!   needs more host memory than is available is refused with the amount.
+//! * `gemm plan --m M --n N --k K --dtype D [--arch A]` (or `--group M,N,K` repeated): every
+//!   catalogue kernel with its predicted time or why it cannot run, and the pick the dispatcher
+//!   makes.
+//! * `gemm bench --from LOG`: reruns every call of a `GEMM_LOG=1` call log (or a list of
+//!   `gemm run` lines), writes CSV and an SVG chart.
+
+#[path = "gemm/bench.rs"]
+mod bench;
+#[path = "gemm/plan.rs"]
+mod plan;
 
 use clap::{Parser, Subcommand};
 use gemm_core::reference;
@@ -49,6 +62,10 @@ enum Command {
     Batch(BatchArgs),
     /// One GEMM split over every device (tensor parallelism); compare it with one device.
     Tp(TpArgs),
+    /// Explain the kernel choice: every candidate with its predicted time or why it cannot run.
+    Plan(plan::PlanArgs),
+    /// Rerun the calls of a call log (GEMM_LOG=1) or a problem list; write CSV and SVG.
+    Bench(bench::BenchArgs),
     /// Run any kernel of any code object in the gfx942/gfx950 emulator, with its checkers.
     Emulate(gemm_emu::cli::EmulateArgs),
     /// List the GPU kernel catalogue, or disassemble one kernel.
@@ -72,9 +89,9 @@ struct OperandArgs {
     transa: bool,
     #[arg(long)]
     transb: bool,
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
     alpha: f32,
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
     beta: f32,
 }
 
@@ -119,6 +136,9 @@ struct RunArgs {
     samples: usize,
     #[arg(long, default_value_t = 42)]
     seed: u64,
+    /// Layout, leading dimensions, batch strides, device memory (as the call log writes them).
+    #[command(flatten)]
+    storage: gemm_dispatch::replay::Storage,
 }
 
 #[derive(clap::Args)]
@@ -178,6 +198,8 @@ fn main() -> ExitCode {
         Command::Run(args) => run(&ctx, &args),
         Command::Batch(args) => batch(&ctx, &args),
         Command::Tp(args) => tensor_parallel(&ctx, &args),
+        Command::Plan(args) => plan::plan(&args),
+        Command::Bench(args) => bench::bench(&args),
         Command::Emulate(args) => match gemm_emu::cli::run(args) {
             Ok(true) => Ok(()),
             Ok(false) => Err("the checkers reported findings".into()),
@@ -323,11 +345,15 @@ fn random<T: Element>(len: usize, rng: &mut ChaCha8Rng) -> Vec<T> {
 }
 
 fn run_typed<A: Element, C: Element>(ctx: &Context, args: &RunArgs) -> Result<(), String> {
-    let p = args.ops.problem::<A, C>(args.m, args.n, args.k);
-    let batch = StridedBatch { problem: p, count: args.batch.max(1), stride_a: 0, stride_b: 0, stride_c: 0 };
+    let p = args.storage.apply(args.ops.problem::<A, C>(args.m, args.n, args.k));
     let item = p.validate().map_err(|e| e.to_string())?;
-    let batch = StridedBatch { stride_a: item.a, stride_b: item.b, stride_c: item.c, ..batch };
+    let batch = args.storage.batch(p, args.batch)?;
     let spans = batch.validate().map_err(|e| e.to_string())?;
+    // Refuse what cannot fit, with the amount, before allocating anything.
+    gemm_dispatch::replay::ensure_host_memory(gemm_dispatch::replay::host_bytes(&batch)?, "this run")?;
+    if args.storage.resident {
+        return run_resident(ctx, args, &batch);
+    }
     let gib = (spans.a * A::DTYPE.size_bytes() * 2 + spans.c * C::DTYPE.size_bytes() * 2) as f64 / (1u64 << 30) as f64;
     eprintln!(
         "gemm {}x{}x{} {} {}->{} batch {} on {} device(s); {:.2} GiB of buffers",
@@ -409,6 +435,32 @@ fn run_typed<A: Element, C: Element>(ctx: &Context, args: &RunArgs) -> Result<()
         if worst <= 1.0 { "ok" } else { "MISMATCH" }
     );
     if worst <= 1.0 {
+        Ok(())
+    } else {
+        Err("the result does not match the reference".into())
+    }
+}
+
+/// `gemm run --resident`: the operands in device memory of the first device, through the device
+/// API ([`gemm_dispatch::replay::measure`], the same runner `gemm bench` uses).
+fn run_resident(ctx: &Context, args: &RunArgs, batch: &StridedBatch) -> Result<(), String> {
+    let devices = ctx.devices().first().map(|d| d.name.clone());
+    let spec = gemm_dispatch::replay::RunSpec {
+        command: "gemm run --resident".into(),
+        devices,
+        batch: *batch,
+        resident: true,
+        samples: args.samples,
+        seed: args.seed,
+    };
+    let m = gemm_dispatch::replay::measure(&spec, args.iters)?;
+    let p = &batch.problem;
+    println!("device   {} (device memory), kernel {}", m.devices, m.kernel.as_deref().unwrap_or("-"));
+    println!("time     best {:.3} ms, median {:.3} ms over {} runs", ms(m.best), ms(m.median), m.runs);
+    println!("speed    {:.3} TFLOP/s (best)", tflops(p, batch.count, m.best));
+    let ok = m.error_ratio <= 1.0;
+    println!("accuracy {:.3} of the allowed error: {}", m.error_ratio, if ok { "ok" } else { "MISMATCH" });
+    if ok {
         Ok(())
     } else {
         Err("the result does not match the reference".into())

@@ -324,11 +324,65 @@ impl Hip {
         (0..self.device_count()?).map(|i| self.device(i)).collect()
     }
 
+    /// Where the device memory at `ptr` lives: the device it was allocated on and the byte range
+    /// of its allocation (`hipPointerGetAttribute(HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL)` and
+    /// `hipMemGetAddressRange`). An address that is not in a live device allocation is the
+    /// runtime's error (`hipErrorInvalidValue`); nothing is read or written.
+    pub fn pointer_info(&self, ptr: *const std::ffi::c_void) -> Result<PointerInfo> {
+        let attr = self.api.hipPointerGetAttribute()?;
+        let range = self.api.hipMemGetAddressRange()?;
+        let mut device: c_int = -1;
+        // SAFETY: `hipPointerGetAttribute` writes one `int` for DEVICE_ORDINAL into `data`,
+        // which points at a live `c_int`; `ptr` is only looked up, never dereferenced.
+        let code =
+            unsafe { attr((&mut device as *mut c_int).cast(), sys::pointer_attribute::DEVICE_ORDINAL, ptr.cast_mut()) };
+        self.check("hipPointerGetAttribute", code)?;
+        let mut base: *mut std::ffi::c_void = std::ptr::null_mut();
+        let mut size = 0usize;
+        // SAFETY: writes one pointer and one size_t to live locals; `ptr` is only looked up.
+        self.check("hipMemGetAddressRange", unsafe { range(&mut base, &mut size, ptr.cast_mut()) })?;
+        Ok(PointerInfo { device, base: base as u64, size })
+    }
+
+    /// The device of a stream (`hipStreamGetDevice`); `None` when the runtime lacks the call.
+    ///
+    /// # Safety
+    /// `stream` is a live stream handle (or NULL, the current device's null stream).
+    pub unsafe fn stream_device(&self, stream: sys::hipStream_t) -> Option<Result<i32>> {
+        let f = self.api.hipStreamGetDevice().ok()?;
+        let mut device: c_int = -1;
+        // SAFETY: writes one int; the handle is live (this function's contract).
+        Some(self.check("hipStreamGetDevice", unsafe { f(stream, &mut device) }).map(|()| device))
+    }
+
     /// `hipSetDevice`: makes `ordinal` current for this host thread.
     pub fn set_device(&self, ordinal: i32) -> Result<()> {
         let f = self.api.hipSetDevice()?;
         // SAFETY: `hipSetDevice(int)` takes a plain value; a bad ordinal is an error code.
         self.check("hipSetDevice", unsafe { f(ordinal) })
+    }
+}
+
+/// What the runtime knows of a device pointer ([`Hip::pointer_info`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PointerInfo {
+    /// The device ordinal the allocation belongs to.
+    pub device: i32,
+    /// The allocation's first byte.
+    pub base: u64,
+    /// The allocation's size in bytes.
+    pub size: usize,
+}
+
+impl PointerInfo {
+    /// Bytes from `address` to the end of the allocation (0 if `address` is outside it).
+    pub fn bytes_from(&self, address: u64) -> usize {
+        let end = self.base.saturating_add(self.size as u64);
+        if address < self.base || address > end {
+            0
+        } else {
+            (end - address) as usize
+        }
     }
 }
 
@@ -479,6 +533,16 @@ impl Device {
     /// A non-blocking stream on this device.
     pub fn create_stream(&self) -> Result<Stream> {
         Stream::new(self)
+    }
+
+    /// A caller's `hipStream_t` on this device, borrowed: dropping the returned [`Stream`]
+    /// (and its clones) does not destroy it. NULL is the device's null stream.
+    ///
+    /// # Safety
+    /// `raw` must be NULL or a live stream of this device (created while it was current) that
+    /// stays alive as long as the returned value or a clone of it does.
+    pub unsafe fn borrow_stream(&self, raw: sys::hipStream_t) -> Stream {
+        Stream::borrowed(self, raw)
     }
 
     /// An event on this device; `timing` enables [`Event::elapsed_ms`].

@@ -149,6 +149,12 @@ impl Function {
         &self.name
     }
 
+    /// The raw `hipFunction_t`, valid while this value (or a clone) lives; for measuring or
+    /// calling `hipModuleLaunchKernel` directly.
+    pub fn as_raw(&self) -> sys::hipFunction_t {
+        self.raw
+    }
+
     /// Queues the kernel on `stream` with the packed argument bytes `kernargs`.
     ///
     /// # Safety

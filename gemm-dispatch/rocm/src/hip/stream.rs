@@ -27,6 +27,9 @@ pub(crate) struct StreamInner {
     hip: Hip,
     device: c_int,
     raw: sys::hipStream_t,
+    /// Whether this value created the stream and destroys it on drop (a borrowed caller's
+    /// stream is left alone).
+    owned: bool,
 }
 
 // SAFETY: a `hipStream_t` is a handle the thread-safe HIP runtime accepts from any thread.
@@ -44,6 +47,9 @@ impl StreamInner {
 
 impl Drop for StreamInner {
     fn drop(&mut self) {
+        if !self.owned {
+            return;
+        }
         match self.hip.api.hipStreamDestroy() {
             Ok(f) => {
                 // SAFETY: `raw` is destroyed once, here; HIP lets queued work finish first.
@@ -77,7 +83,18 @@ impl Stream {
         let mut raw: sys::hipStream_t = std::ptr::null_mut();
         // SAFETY: `hipStreamCreateWithFlags(hipStream_t*, unsigned)` writes one handle.
         hip.check("hipStreamCreateWithFlags", unsafe { f(&mut raw, sys::HIP_STREAM_NON_BLOCKING) })?;
-        Ok(Self { inner: Arc::new(StreamInner { hip, device: device.ordinal, raw }) })
+        Ok(Self { inner: Arc::new(StreamInner { hip, device: device.ordinal, raw, owned: true }) })
+    }
+
+    /// A caller's stream, not destroyed on drop (see [`Device::borrow_stream`]).
+    pub(super) fn borrowed(device: &Device, raw: sys::hipStream_t) -> Self {
+        Self { inner: Arc::new(StreamInner { hip: device.hip.clone(), device: device.ordinal, raw, owned: false }) }
+    }
+
+    /// Whether this value owns the stream (made by [`Device::create_stream`]) rather than
+    /// borrowing a caller's.
+    pub fn is_owned(&self) -> bool {
+        self.inner.owned
     }
 
     /// The device ordinal.

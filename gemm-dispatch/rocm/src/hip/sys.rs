@@ -51,6 +51,18 @@ pub type hipModule_t = *mut ihipModule_t;
 /// `hipFunction_t`.
 pub type hipFunction_t = *mut ihipModuleSymbol_t;
 
+/// `hipPointer_attribute` values (`HIPpointer_attribute_enum` in `hip_runtime_api.h`, the same
+/// numbers as CUDA's `CUpointer_attribute`).
+pub mod pointer_attribute {
+    use std::ffi::c_int;
+    /// `HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL`: the device the memory was allocated on (`int`).
+    pub const DEVICE_ORDINAL: c_int = 9;
+    /// `HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR`: the allocation's first address (`void*`).
+    pub const RANGE_START_ADDR: c_int = 11;
+    /// `HIP_POINTER_ATTRIBUTE_RANGE_SIZE`: the allocation's size in bytes (`size_t`).
+    pub const RANGE_SIZE: c_int = 12;
+}
+
 /// `hipMemcpyKind` values (`hipMemcpyHostToHost` = 0 ... `hipMemcpyDefault` = 4).
 pub mod memcpy_kind {
     use std::ffi::c_int;
@@ -339,14 +351,30 @@ symbol_table! {
             hipFunction_t, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint,
             hipStream_t, *mut *mut c_void, *mut *mut c_void,
         ) -> hipError_t,
+        /// `hipError_t hipPointerGetAttribute(void* data, hipPointer_attribute attribute,
+        /// hipDeviceptr_t ptr)`: one attribute of the allocation holding `ptr` (values in
+        /// [`pointer_attribute`]). Optional: only the device-pointer entries need it.
+        hipPointerGetAttribute: unsafe extern "C" fn(*mut c_void, c_int, *mut c_void) -> hipError_t,
+        /// `hipError_t hipMemGetAddressRange(hipDeviceptr_t* pbase, size_t* psize,
+        /// hipDeviceptr_t dptr)`: base and size of the allocation holding `dptr`. Optional.
+        hipMemGetAddressRange: unsafe extern "C" fn(*mut *mut c_void, *mut usize, *mut c_void) -> hipError_t,
+        /// `hipError_t hipStreamGetDevice(hipStream_t, hipDevice_t*)`: the device of a stream
+        /// (ROCm 5.4+). Optional.
+        hipStreamGetDevice: unsafe extern "C" fn(hipStream_t, *mut hipDevice_t) -> hipError_t,
     }
 }
 
 impl HipApi {
     /// Symbols a runtime may lack without the binding failing: the versioned property calls
     /// exist only in some ROCm versions, and one of the three is enough.
-    pub const OPTIONAL: &'static [&'static str] =
-        &["hipGetDeviceProperties", "hipGetDevicePropertiesR0000", "hipGetDevicePropertiesR0600"];
+    pub const OPTIONAL: &'static [&'static str] = &[
+        "hipGetDeviceProperties",
+        "hipGetDevicePropertiesR0000",
+        "hipGetDevicePropertiesR0600",
+        "hipPointerGetAttribute",
+        "hipMemGetAddressRange",
+        "hipStreamGetDevice",
+    ];
 
     /// The symbols this runtime lacks that are not [`Self::OPTIONAL`].
     pub fn missing_required(&self) -> Vec<&'static str> {

@@ -265,6 +265,43 @@ pub unsafe extern "C" fn hipFree(ptr: *mut c_void) -> c_int {
     guard("hipFree", || memory::free(ptr as u64))
 }
 
+/// `HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL` (`int`), `..._RANGE_START_ADDR` (`void*`) and
+/// `..._RANGE_SIZE` (`size_t`) of a live device allocation (values of `hipPointer_attribute`
+/// in `hip_runtime_api.h`); other attributes are `hipErrorInvalidValue` (not modelled).
+#[no_mangle]
+pub unsafe extern "C" fn hipPointerGetAttribute(data: *mut c_void, attribute: c_int, ptr: *mut c_void) -> c_int {
+    guard("hipPointerGetAttribute", || {
+        let (device, base, size) = memory::lookup(ptr as u64)?;
+        match attribute {
+            // SAFETY: for this attribute `data` points at an int (HIP's contract).
+            9 => unsafe { out(data.cast::<c_int>(), device as c_int) },
+            // SAFETY: a pointer-sized out value.
+            11 => unsafe { out(data.cast::<*mut c_void>(), base as usize as *mut c_void) },
+            // SAFETY: a size_t out value.
+            12 => unsafe { out(data.cast::<usize>(), size as usize) },
+            a => Err(HipError::invalid(format!("pointer attribute {a} is not modelled"))),
+        }
+    })
+}
+
+/// The base and size of the live device allocation holding `ptr`; either out-pointer may be
+/// NULL (CUDA's `cuMemGetAddressRange`: "If one of them is NULL, it is ignored").
+#[no_mangle]
+pub unsafe extern "C" fn hipMemGetAddressRange(base: *mut *mut c_void, size: *mut usize, ptr: *mut c_void) -> c_int {
+    guard("hipMemGetAddressRange", || {
+        let (_, b, s) = memory::lookup(ptr as u64)?;
+        if !base.is_null() {
+            // SAFETY: non-null out-pointer for one pointer.
+            unsafe { out(base, b as usize as *mut c_void) }?;
+        }
+        if !size.is_null() {
+            // SAFETY: non-null out-pointer for one size_t.
+            unsafe { out(size, s as usize) }?;
+        }
+        Ok(())
+    })
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn hipHostMalloc(ptr: *mut *mut c_void, size: usize, flags: c_uint) -> c_int {
     guard("hipHostMalloc", || {
@@ -353,6 +390,16 @@ pub extern "C" fn hipStreamDestroy(stream: *mut c_void) -> c_int {
         }
         registry::remove_stream(stream as usize)?.close();
         Ok(())
+    })
+}
+
+/// The device of a stream (NULL: the current device's null stream).
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamGetDevice(stream: *mut c_void, device: *mut c_int) -> c_int {
+    guard("hipStreamGetDevice", || {
+        let (dev, _) = stream_of(stream)?;
+        // SAFETY: `device` is null (refused by `out`) or points at an int.
+        unsafe { out(device, dev.ordinal as c_int) }
     })
 }
 

@@ -95,6 +95,20 @@ pub fn free(addr: u64) -> Result<(), HipError> {
     Ok(())
 }
 
+/// The live device allocation holding `addr`: its device ordinal, base and size
+/// (`hipPointerGetAttribute`, `hipMemGetAddressRange`). Anything else, a freed allocation and the
+/// byte just past an allocation's end included, is `hipErrorInvalidValue`, as HIP answers for
+/// memory it did not allocate.
+pub fn lookup(addr: u64) -> Result<(usize, u64, u64), HipError> {
+    let m = machine();
+    let dev = m.window_device(addr).ok_or_else(|| HipError::invalid(format!("{addr:#x} is not a device pointer")))?;
+    let allocs = dev.allocs.lock();
+    match allocs.range(..=addr).next_back() {
+        Some((&base, &size)) if addr < base + size => Ok((dev.ordinal, base, size)),
+        _ => Err(HipError::invalid(format!("{addr:#x} is not inside a live hipMalloc allocation"))),
+    }
+}
+
 /// Flags `hipHostMalloc` accepts: Default 0, Portable 1, Mapped 2, WriteCombined 4,
 /// NumaUser 0x20000000, Coherent 0x40000000, NonCoherent 0x80000000.
 const HOST_MALLOC_FLAGS: u32 = 0x1 | 0x2 | 0x4 | 0x2000_0000 | 0x4000_0000 | 0x8000_0000;

@@ -494,3 +494,40 @@ fn counters_and_unknown_names() {
         assert_ne!(counter(0, name), u64::MAX, "{name}");
     }
 }
+
+#[test]
+fn pointer_queries_name_the_device_and_the_allocation() {
+    let _s = serial();
+    configure("devices=gfx942,gfx950");
+    let hip = hip();
+    let (d0, d1) = (hip.device(0).unwrap(), hip.device(1).unwrap());
+    let a = d0.alloc(1001).unwrap();
+    let b = d1.alloc(64).unwrap();
+    let at = |addr: u64| hip.pointer_info(addr as usize as *const c_void);
+    let info = at(a.device_address() + 100).unwrap();
+    assert_eq!((info.device, info.base, info.size), (0, a.device_address(), 1001));
+    assert_eq!(info.bytes_from(a.device_address() + 100), 901);
+    assert_eq!(at(b.device_address()).unwrap().device, 1);
+    // Just past the end, host memory and freed memory are not device memory.
+    assert_eq!(code(at(a.device_address() + 1001)), 1);
+    let host = [0u8; 16];
+    assert_eq!(code(hip.pointer_info(host.as_ptr().cast())), 1);
+    let freed = b.device_address();
+    drop(b);
+    assert_eq!(code(at(freed)), 1);
+    // hipMemGetAddressRange ignores a NULL out-pointer, as CUDA documents.
+    let f = hip.api().hipMemGetAddressRange().unwrap();
+    let mut size = 0usize;
+    // SAFETY: one size_t out-value; the base out-pointer is NULL.
+    let rc = unsafe { f(std::ptr::null_mut(), &mut size, (a.device_address() + 5) as usize as *mut c_void) };
+    assert_eq!((rc, size), (0, 1001));
+    // Streams report their device; NULL is the current device's null stream.
+    let s1 = d1.create_stream().unwrap();
+    // SAFETY: live stream handles.
+    unsafe {
+        assert_eq!(hip.stream_device(s1.as_raw()).unwrap().unwrap(), 1);
+        hip.set_device(0).unwrap();
+        assert_eq!(hip.stream_device(std::ptr::null_mut()).unwrap().unwrap(), 0);
+    }
+    drop((a, s1));
+}

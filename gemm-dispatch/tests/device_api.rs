@@ -1,0 +1,263 @@
+//! The device-memory API (`gemm_dispatch::device`) on two emulated GPUs (gfx942 and gfx950,
+//! `libgemm_emu_hip.so`): GEMM, strided batch and grouped GEMM (mixed sizes, an empty group) on
+//! device buffers and views at offsets give the reference's results; a library stream and the
+//! caller's own raw stream both order the GEMMs with the caller's copies; events order two
+//! streams; every bad input is refused with its typed error, launches nothing and leaves device
+//! memory as it was.
+
+use gemm_core::reference::{self, random_values};
+use gemm_core::{bf16, DType, GemmProblem, Operand, StridedBatch};
+use gemm_dispatch::device::DeviceGroup;
+use gemm_dispatch::hip::{discover_with, HipOptions};
+use gemm_dispatch::{Context, DeviceSlice, Error, GroupedError};
+use gemm_rocm::hip::Hip;
+use std::ffi::{c_char, c_int, CString};
+use std::sync::{Mutex, MutexGuard, OnceLock};
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn hip() -> Hip {
+    static HIP: OnceLock<Hip> = OnceLock::new();
+    HIP.get_or_init(|| Hip::load_from(gemm_emu_hip::library_path().expect("libgemm_emu_hip.so")).unwrap()).clone()
+}
+
+fn configure(spec: &str) {
+    // SAFETY: the control API's prototype (gemm-emu-hip control.rs); the library stays loaded.
+    let f: unsafe extern "C" fn(*const c_char) -> c_int =
+        unsafe { hip().api().library().symbol("gemm_emu_hip_configure\0") }.unwrap();
+    let s = CString::new(spec).unwrap();
+    // SAFETY: a NUL-terminated string.
+    assert_eq!(unsafe { f(s.as_ptr()) }, 0, "configure({spec})");
+}
+
+fn launches(device: i32) -> u64 {
+    // SAFETY: as in `configure`.
+    let f: unsafe extern "C" fn(c_int, *const c_char) -> u64 =
+        unsafe { hip().api().library().symbol("gemm_emu_hip_counter\0") }.unwrap();
+    // SAFETY: a NUL-terminated literal.
+    unsafe { f(device, c"launches".as_ptr()) }
+}
+
+fn context() -> Context {
+    let found = discover_with(hip(), &HipOptions::default());
+    assert!(found.notes.is_empty(), "{:?}", found.notes);
+    Context::from_backends(found.devices).unwrap()
+}
+
+fn bf16_problem(m: usize, n: usize, k: usize) -> GemmProblem {
+    GemmProblem::new(m, n, k).with_dtypes(DType::Bf16, DType::Bf16, DType::F32)
+}
+
+#[test]
+fn gemms_on_device_memory_match_the_reference_on_both_gpus() {
+    let _s = serial();
+    configure("devices=gfx942,gfx950;jitter_us=30;seed=11");
+    let ctx = context();
+    for index in 0..2 {
+        let gpu = ctx.gpu(index).unwrap();
+        assert_eq!(gpu.name(), format!("hip:{index}"));
+        let stream = gpu.create_stream().unwrap();
+
+        // One GEMM, C padded, beta != 0, A read through a view at an offset of a larger buffer.
+        let p = bf16_problem(70, 45, 33).with_leading_dims(33, 45, 48).with_scalars(1.5, -0.5);
+        let s = p.validate().unwrap();
+        let a: Vec<bf16> = random_values(s.a, 1);
+        let b: Vec<bf16> = random_values(s.b, 2);
+        let c0: Vec<f32> = random_values(s.c, 3);
+        let mut da = gpu.alloc::<bf16>(s.a + 7).unwrap();
+        let db = gpu.upload(&b).unwrap();
+        let mut dc = gpu.alloc::<f32>(s.c).unwrap();
+        // The caller's copies, queued on the same stream as the GEMM.
+        stream.write(&mut da.slice_mut(7..7 + s.a).unwrap(), &a).unwrap();
+        stream.write(&mut dc.as_mut_slice(), &c0).unwrap();
+        let kernel = gpu
+            .gemm(&stream, &p, da.slice(7..7 + s.a).unwrap(), db.as_slice(), dc.as_mut_slice())
+            .unwrap()
+            .expect("a kernel was launched");
+        assert!(kernel.contains(gpu.arch().name()), "{kernel}");
+        assert_eq!(gemm_dispatch::hip::last_kernel(), Some(kernel));
+        let mut c = vec![0f32; s.c];
+        stream.read(dc.as_slice(), &mut c).unwrap();
+        let r = reference::check(&p, &a, &b, &c0, &c, None).unwrap();
+        assert!(r.passed(), "gemm on {index}: {r:?}");
+
+        // A strided batch: B shared, gaps between the C items, beta = 0.
+        let q = bf16_problem(24, 40, 16);
+        let item = q.validate().unwrap();
+        let batch = StridedBatch { problem: q, count: 5, stride_a: item.a, stride_b: 0, stride_c: item.c + 3 };
+        let spans = batch.validate().unwrap();
+        let (ba, bb, bc0): (Vec<bf16>, Vec<bf16>, Vec<f32>) =
+            (random_values(spans.a, 4), random_values(spans.b, 5), random_values(spans.c, 6));
+        let (dba, dbb, mut dbc) = (gpu.upload(&ba).unwrap(), gpu.upload(&bb).unwrap(), gpu.upload(&bc0).unwrap());
+        gpu.gemm_strided_batched(&stream, &batch, dba.as_slice(), dbb.as_slice(), dbc.as_mut_slice()).unwrap();
+        // An event recorded after the batch; a second stream waits for it before reading C.
+        let done = stream.record().unwrap();
+        let reader = gpu.create_stream().unwrap();
+        reader.wait(&done).unwrap();
+        let mut bc = vec![0f32; spans.c];
+        reader.read(dbc.as_slice(), &mut bc).unwrap();
+        assert!(done.is_complete().unwrap());
+        for i in 0..batch.count {
+            let (oa, _, oc) = batch.offsets(i);
+            let r = reference::check(&q, &ba[oa..oa + item.a], &bb, &bc0[oc..oc + item.c], &bc[oc..oc + item.c], None)
+                .unwrap();
+            assert!(r.passed(), "strided item {i} on {index}: {r:?}");
+            if i + 1 < batch.count {
+                assert_eq!(&bc[oc + item.c..oc + item.c + 3], &bc0[oc + item.c..oc + item.c + 3], "gap {i}");
+            }
+        }
+
+        // Grouped: mixed sizes and an empty group, C of all groups in one buffer split into
+        // exclusive views.
+        let shapes = [(17, 9, 33), (0, 12, 8), (64, 40, 16), (5, 33, 7)];
+        let problems: Vec<GemmProblem> =
+            shapes.iter().map(|&(m, n, k)| bf16_problem(m, n, k).with_scalars(1.0, 1.0)).collect();
+        let ga: Vec<Vec<bf16>> =
+            problems.iter().enumerate().map(|(i, p)| random_values(p.validate().unwrap().a, 10 + i as u64)).collect();
+        let gb: Vec<Vec<bf16>> =
+            problems.iter().enumerate().map(|(i, p)| random_values(p.validate().unwrap().b, 20 + i as u64)).collect();
+        let c_lens: Vec<usize> = problems.iter().map(|p| p.validate().unwrap().c).collect();
+        let gc0: Vec<f32> = random_values(c_lens.iter().sum(), 30);
+        let dga: Vec<_> = ga.iter().map(|v| gpu.upload(v).unwrap()).collect();
+        let dgb: Vec<_> = gb.iter().map(|v| gpu.upload(v).unwrap()).collect();
+        let mut dgc = gpu.upload(&gc0).unwrap();
+        let mut rest = dgc.as_mut_slice();
+        let mut groups = Vec::new();
+        for (i, p) in problems.iter().enumerate() {
+            let (mine, tail) = rest.split_at_mut(c_lens[i]).unwrap();
+            rest = tail;
+            groups.push(DeviceGroup { problem: *p, a: dga[i].as_slice(), b: dgb[i].as_slice(), c: mine });
+        }
+        let before = launches(gpu.ordinal());
+        let kernels = gpu.gemm_grouped(&stream, &mut groups).unwrap();
+        assert_eq!(kernels.iter().filter(|k| k.is_some()).count(), 3, "one launch per non-empty group");
+        assert!(kernels[1].is_none());
+        drop(groups);
+        stream.synchronize().unwrap();
+        assert_eq!(launches(gpu.ordinal()) - before, 3);
+        let gc = dgc.to_vec().unwrap();
+        let mut at = 0;
+        for (i, p) in problems.iter().enumerate() {
+            let range = at..at + c_lens[i];
+            let r = reference::check(p, &ga[i], &gb[i], &gc0[range.clone()], &gc[range.clone()], None).unwrap();
+            assert!(r.passed(), "group {i} on {index}: {r:?}");
+            at = range.end;
+        }
+    }
+}
+
+#[test]
+fn the_callers_raw_stream_orders_the_gemm_with_its_own_copies() {
+    let _s = serial();
+    configure("devices=gfx942,gfx950;jitter_us=200;seed=3");
+    let ctx = context();
+    let gpu = ctx.gpu(1).unwrap();
+    // A stream the "caller" made with HIP directly, handed over as a raw hipStream_t.
+    let own = gpu.backend().device().create_stream().unwrap();
+    // SAFETY: `own` is a live stream of this GPU and outlives `stream`.
+    let stream = unsafe { gpu.borrow_stream(own.as_raw().cast()) }.unwrap();
+    let p = bf16_problem(48, 40, 64).with_scalars(1.0, 1.0);
+    let s = p.validate().unwrap();
+    let a: Vec<bf16> = random_values(s.a, 7);
+    let b: Vec<bf16> = random_values(s.b, 8);
+    let c0: Vec<f32> = random_values(s.c, 9);
+    let (mut da, mut db, mut dc) =
+        (gpu.alloc::<bf16>(s.a).unwrap(), gpu.alloc::<bf16>(s.b).unwrap(), gpu.alloc::<f32>(s.c).unwrap());
+    // Three GEMMs accumulate into C on the caller's stream, with the caller's uploads between.
+    stream.write(&mut da.as_mut_slice(), &a).unwrap();
+    stream.write(&mut db.as_mut_slice(), &b).unwrap();
+    stream.write(&mut dc.as_mut_slice(), &c0).unwrap();
+    for _ in 0..3 {
+        gpu.gemm(&stream, &p, da.as_slice(), db.as_slice(), dc.as_mut_slice()).unwrap();
+    }
+    own.synchronize().unwrap();
+    drop(stream);
+    // The borrowed stream was not destroyed: the caller's handle still works.
+    own.synchronize().unwrap();
+    let c = dc.to_vec().unwrap();
+    // C = c0 + 3 A B, against the reference with alpha = 3.
+    let r = reference::check(&p.with_scalars(3.0, 1.0), &a, &b, &c0, &c, None).unwrap();
+    assert!(r.max_err_ratio <= 3.0, "{r:?}");
+}
+
+#[test]
+fn bad_input_is_refused_launches_nothing_and_leaves_memory_alone() {
+    let _s = serial();
+    configure("devices=gfx942,gfx950");
+    let ctx = context();
+    let (g0, g1) = (ctx.gpu(0).unwrap(), ctx.gpu(1).unwrap());
+    let stream = g0.create_stream().unwrap();
+    let other_stream = g1.create_stream().unwrap();
+    let p = bf16_problem(32, 24, 16);
+    let s = p.validate().unwrap();
+    let da = g0.upload(&random_values::<bf16>(s.a, 1)).unwrap();
+    let db = g0.upload(&random_values::<bf16>(s.b, 2)).unwrap();
+    let c0: Vec<f32> = random_values(s.c, 3);
+    let mut dc = g0.upload(&c0).unwrap();
+    let other = g1.upload(&random_values::<bf16>(s.a, 1)).unwrap();
+    let before = launches(0);
+
+    let r = g0.gemm(&other_stream, &p, da.as_slice(), db.as_slice(), dc.as_mut_slice());
+    assert!(matches!(r, Err(Error::WrongDevice { found: 1, expected: 0, .. })), "{r:?}");
+    let r = g0.gemm(&stream, &p, other.as_slice(), db.as_slice(), dc.as_mut_slice());
+    assert!(matches!(r, Err(Error::WrongDevice { found: 1, expected: 0, .. })), "{r:?}");
+    let r = g0.gemm(&stream, &p, da.slice(1..s.a).unwrap(), db.as_slice(), dc.as_mut_slice());
+    assert!(matches!(r, Err(Error::Invalid(gemm_core::Error::BufferTooSmall { operand: Operand::A, .. }))), "{r:?}");
+    let r = g0.gemm(&stream, &p, da.as_slice(), db.as_slice(), dc.slice_mut(0..s.c - 1).unwrap());
+    assert!(matches!(r, Err(Error::Invalid(gemm_core::Error::BufferTooSmall { operand: Operand::C, .. }))), "{r:?}");
+    // SAFETY: a view one byte into A's allocation, never used past its end (refused).
+    let odd = unsafe { DeviceSlice::<bf16>::from_raw(0, da.device_address() + 1, s.a - 1) };
+    let r = g0.gemm(&stream, &p, odd, db.as_slice(), dc.as_mut_slice());
+    assert!(matches!(r, Err(Error::Misaligned { operand: Operand::A, .. })), "{r:?}");
+    let r = g0.gemm(&stream, &p.with_leading_dims(s.a, 3, 24), da.as_slice(), db.as_slice(), dc.as_mut_slice());
+    assert!(matches!(r, Err(Error::Invalid(gemm_core::Error::LeadingDimension { .. }))), "{r:?}");
+    // Element types that contradict the problem's dtypes.
+    let r = g0.gemm(
+        &stream,
+        &p.with_dtypes(DType::F16, DType::F16, DType::F32),
+        da.as_slice(),
+        db.as_slice(),
+        dc.as_mut_slice(),
+    );
+    assert!(matches!(r, Err(Error::Invalid(_))), "{r:?}");
+    // Strided: overlapping outputs, and a batch past the end of A.
+    let batch = StridedBatch { problem: p, count: 2, stride_a: 0, stride_b: 0, stride_c: 10 };
+    let r = g0.gemm_strided_batched(&stream, &batch, da.as_slice(), db.as_slice(), dc.as_mut_slice());
+    assert!(matches!(r, Err(Error::Invalid(gemm_core::Error::OverlappingOutputs { .. }))), "{r:?}");
+    let batch = StridedBatch { problem: p.with_scalars(1.0, 0.0), count: 1, stride_a: 0, stride_b: 0, stride_c: 0 };
+    let long = StridedBatch { count: 2, stride_a: s.a, stride_c: s.c, ..batch };
+    let r = g0.gemm_strided_batched(&stream, &long, da.as_slice(), db.as_slice(), dc.as_mut_slice());
+    assert!(matches!(r, Err(Error::Invalid(gemm_core::Error::BufferTooSmall { operand: Operand::A, .. }))), "{r:?}");
+    // Grouped: one bad group refuses the call; the good group is not launched either.
+    let (c_a, c_b) = dc.as_mut_slice().split_at_mut(s.c / 2).unwrap();
+    let half = bf16_problem(16, 24, 16);
+    let mut groups = vec![
+        DeviceGroup { problem: half, a: da.as_slice(), b: db.as_slice(), c: c_a },
+        DeviceGroup { problem: half, a: other.as_slice(), b: db.as_slice(), c: c_b },
+    ];
+    let r = g0.gemm_grouped(&stream, &mut groups);
+    match r {
+        Err(GroupedError { groups, launched_some: false }) => {
+            assert!(groups[0].is_none());
+            assert!(matches!(groups[1], Some(Error::WrongDevice { .. })), "{groups:?}");
+        }
+        r => panic!("{r:?}"),
+    }
+    drop(groups);
+    stream.synchronize().unwrap();
+    assert_eq!(launches(0), before, "nothing launched");
+    assert_eq!(dc.to_vec().unwrap(), c0, "C untouched");
+    // A device that is not a GPU, and a device that does not exist.
+    let host = Context::host(1);
+    assert!(matches!(host.gpu(0), Err(Error::NotAGpu { .. })));
+    assert!(matches!(ctx.gpu(2), Err(Error::NoSuchDevice { index: 2, count: 2 })));
+    // Memory that is not a live device allocation.
+    let host_buf = [0u8; 64];
+    assert!(matches!(g0.span_of_pointer("a", host_buf.as_ptr().cast()), Err(Error::NotDeviceMemory { .. })));
+    let span = g0.span_of_pointer("a", (da.device_address() + 10) as *const _).unwrap();
+    assert_eq!((span.device, span.len), (0, s.a * 2 - 10));
+}

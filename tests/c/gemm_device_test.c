@@ -1,0 +1,305 @@
+/* The device-memory C ABI as a GPU inference pipeline calls it: device pointers from the HIP
+ * runtime's own hipMalloc, the caller's own stream, the caller's own hipMemcpyAsync queued on
+ * that stream before and after the GEMMs, and results read only after hipStreamSynchronize.
+ *
+ * Run by tests/tests/c_device_abi.rs with GEMM_HIP_LIBRARY pointing at the emulated HIP runtime
+ * (libgemm_emu_hip.so, two GPUs: gfx942 and gfx950). The program opens that same library for its
+ * own HIP calls (dlopen of the same path gives the same runtime the GEMM library loaded), as an
+ * application linked against libamdhip64 shares it with the libraries it uses. On both GPUs it
+ * checks gemm_run_device, gemm_strided_batched_device and gemm_grouped_device (mixed sizes, an
+ * empty group) against its own reference, then every bad input: the status, no kernel launched
+ * (the emulator's launch counter) and device memory untouched. Exit status 0 = pass. */
+#define _POSIX_C_SOURCE 200809L
+#define TEST_SEED 0x2545f491u
+#include "check.h"
+
+#include <dlfcn.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The HIP runtime calls this program makes itself (prototypes of hip_runtime_api.h). */
+typedef int (*hipMalloc_t)(void **, size_t);
+typedef int (*hipFree_t)(void *);
+typedef int (*hipHostMalloc_t)(void **, size_t, unsigned);
+typedef int (*hipHostFree_t)(void *);
+typedef int (*hipMemcpyAsync_t)(void *, const void *, size_t, int, void *);
+typedef int (*hipMemcpy_t)(void *, const void *, size_t, int);
+typedef int (*hipSetDevice_t)(int);
+typedef int (*hipStreamCreate_t)(void **);
+typedef int (*hipStreamDestroy_t)(void *);
+typedef int (*hipStreamSynchronize_t)(void *);
+typedef unsigned long long (*counter_t)(int, const char *);
+enum { H2D = 1, D2H = 2 };
+
+static hipMalloc_t hMalloc;
+static hipFree_t hFree;
+static hipHostMalloc_t hHostMalloc;
+static hipHostFree_t hHostFree;
+static hipMemcpyAsync_t hMemcpyAsync;
+static hipMemcpy_t hMemcpy;
+static hipSetDevice_t hSetDevice;
+static hipStreamCreate_t hStreamCreate;
+static hipStreamDestroy_t hStreamDestroy;
+static hipStreamSynchronize_t hStreamSynchronize;
+static counter_t launches_of;
+
+static void *sym(void *lib, const char *name) {
+    void *p = dlsym(lib, name);
+    if (!p) {
+        fprintf(stderr, "missing %s in the HIP runtime\n", name);
+        exit(2);
+    }
+    return p;
+}
+
+static unsigned long long launches(int device) { return launches_of(device, "launches"); }
+
+/* Row-major C (m x n, ldc) = alpha A (m x k, lda) B (k x n, ldb) + beta C0: bf16 in, f32 out.
+ * Checks every entry and that padding columns kept their values. */
+static void check_gemm(const char *what, const uint16_t *a, size_t lda, const uint16_t *b, size_t ldb,
+                       const float *c0, const float *c, size_t m, size_t n, size_t k, size_t ldc, float alpha,
+                       float beta) {
+    for (size_t i = 0; i < m; i++)
+        for (size_t j = 0; j < ldc; j++) {
+            if (j >= n) {
+                CHECK(c[i * ldc + j] == c0[i * ldc + j], "%s: padding C[%zu][%zu] changed", what, i, j);
+                continue;
+            }
+            double want = 0, mag = 0;
+            for (size_t l = 0; l < k; l++) {
+                double t = (double)from_bf16(a[i * lda + l]) * from_bf16(b[l * ldb + j]);
+                want += t;
+                mag += fabs(t);
+            }
+            want = alpha * want + beta * c0[i * ldc + j];
+            CHECK(fabs(c[i * ldc + j] - want) <= 1e-5 * (mag + fabs(c0[i * ldc + j])) + 1e-6,
+                  "%s: C[%zu][%zu] = %g, want %g", what, i, j, c[i * ldc + j], want);
+        }
+}
+
+static gemm_problem_t bf16_problem(size_t m, size_t n, size_t k, size_t ldc, float alpha, float beta) {
+    gemm_problem_t p = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, GEMM_DTYPE_BF16, GEMM_DTYPE_BF16,
+                        GEMM_DTYPE_F32, m, n, k, k, n, ldc, alpha, beta};
+    return p;
+}
+
+enum { M = 70, N = 45, K = 33, LDC = 48, BATCH = 4, SC = M * LDC + 7 };
+static uint16_t ha[BATCH * M * K], hb[K * N];
+static float hc0[BATCH * SC];
+
+/* Everything on one GPU. `other` is a device allocation of the other GPU (for wrong-device
+ * checks), `other_stream` a stream of the other GPU. */
+static void on_device(gemm_context_t *ctx, int d, void *other, void *other_stream) {
+    char what[256];
+    CHECK(hSetDevice(d) == 0, "hipSetDevice(%d)", d);
+    void *s = NULL;
+    CHECK(hStreamCreate(&s) == 0 && s, "hipStreamCreate on %d", d);
+    void *da = NULL, *db = NULL, *dc = NULL;
+    CHECK(hMalloc(&da, sizeof ha) == 0 && hMalloc(&db, sizeof hb) == 0 && hMalloc(&dc, sizeof hc0) == 0,
+          "hipMalloc on %d", d);
+    float *out = NULL; /* pinned: the download is truly asynchronous, read only after the sync */
+    CHECK(hHostMalloc((void **)&out, sizeof hc0, 0) == 0 && out, "hipHostMalloc");
+
+    /* One GEMM: upload, GEMM, download, all queued on the caller's stream, one sync at the end. */
+    gemm_problem_t p = bf16_problem(M, N, K, LDC, 1.5f, -0.5f);
+    CHECK(hMemcpyAsync(da, ha, sizeof ha, H2D, s) == 0, "upload A");
+    CHECK(hMemcpyAsync(db, hb, sizeof hb, H2D, s) == 0, "upload B");
+    CHECK(hMemcpyAsync(dc, hc0, sizeof hc0, H2D, s) == 0, "upload C");
+    gemm_status_t st = gemm_run_device(ctx, (size_t)d, s, &p, da, db, dc);
+    CHECK(st == GEMM_STATUS_SUCCESS, "gemm_run_device on %d: %s", d, gemm_status_string(st));
+    char kernel[128] = "";
+    CHECK(gemm_last_kernel(kernel, sizeof kernel) == GEMM_STATUS_SUCCESS && strlen(kernel) > 0,
+          "the kernel that ran is reported");
+    CHECK(hMemcpyAsync(out, dc, sizeof hc0, D2H, s) == 0, "download C");
+    CHECK(hStreamSynchronize(s) == 0, "hipStreamSynchronize");
+    snprintf(what, sizeof what, "gemm_run_device on %d (%s)", d, kernel);
+    check_gemm(what, ha, K, hb, N, hc0, out, M, N, K, LDC, 1.5f, -0.5f);
+
+    /* A strided batch: B shared (stride 0), gaps between the C matrices, beta = 0. */
+    CHECK(hMemcpyAsync(dc, hc0, sizeof hc0, H2D, s) == 0, "reset C");
+    p = bf16_problem(M, N, K, LDC, 1.0f, 0.0f);
+    st = gemm_strided_batched_device(ctx, (size_t)d, s, &p, da, M * K, db, 0, dc, SC, BATCH);
+    CHECK(st == GEMM_STATUS_SUCCESS, "gemm_strided_batched_device on %d: %s", d, gemm_status_string(st));
+    CHECK(hMemcpyAsync(out, dc, sizeof hc0, D2H, s) == 0, "download C");
+    CHECK(hStreamSynchronize(s) == 0, "hipStreamSynchronize");
+    for (int it = 0; it < BATCH; it++) {
+        snprintf(what, sizeof what, "strided item %d on %d", it, d);
+        check_gemm(what, ha + it * M * K, K, hb, N, hc0 + it * SC, out + it * SC, M, N, K, LDC, 1.0f, 0.0f);
+        for (int g = M * LDC; g < SC; g++) CHECK(out[it * SC + g] == hc0[it * SC + g], "gap after item %d", it);
+    }
+
+    /* Grouped: mixed sizes, an empty group, all in one call; each group its own pointers. */
+    {
+        enum { G = 4 };
+        const size_t gm[G] = {17, 0, 64, 5}, gn[G] = {9, 12, 40, 33}, gk[G] = {33, 8, 16, 7};
+        const size_t coff[G] = {0, 1000, 2000, 6000};
+        gemm_problem_t ps[G];
+        const void *as[G], *bs[G];
+        void *cs[G];
+        /* Row-major A with lda = k reads the first m*k elements of A; B with ldb = n reads B as a
+         * k x n matrix: the device holds the same bytes at da and db as ha and hb on the host. */
+        for (int g = 0; g < G; g++) {
+            ps[g] = bf16_problem(gm[g], gn[g], gk[g], gn[g], 1.0f, 1.0f);
+            as[g] = da;
+            bs[g] = db;
+            cs[g] = (float *)dc + coff[g];
+        }
+        CHECK(hMemcpyAsync(dc, hc0, sizeof hc0, H2D, s) == 0, "reset C");
+        gemm_status_t gst[G];
+        st = gemm_grouped_device(ctx, (size_t)d, s, G, ps, as, bs, cs, gst);
+        CHECK(st == GEMM_STATUS_SUCCESS, "gemm_grouped_device on %d: %s", d, gemm_status_string(st));
+        CHECK(hMemcpyAsync(out, dc, sizeof hc0, D2H, s) == 0, "download C");
+        CHECK(hStreamSynchronize(s) == 0, "hipStreamSynchronize");
+        for (int g = 0; g < G; g++) {
+            CHECK(gst[g] == GEMM_STATUS_SUCCESS, "group %d: %s", g, gemm_status_string(gst[g]));
+            snprintf(what, sizeof what, "group %d (%zux%zux%zu) on %d", g, gm[g], gn[g], gk[g], d);
+            /* hb viewed as gk x gn with ldb = gn: the same element order as on the device. */
+            check_gemm(what, ha, gk[g], hb, gn[g], hc0 + coff[g], out + coff[g], gm[g], gn[g], gk[g], gn[g], 1.0f,
+                       1.0f);
+        }
+        /* The empty group wrote nothing: its C region (and everything outside the groups) is C0. */
+        for (size_t i = 1000; i < 2000; i++) CHECK(out[i] == hc0[i], "empty group wrote C[%zu]", i);
+    }
+
+    /* Bad input: a status for each, nothing launched, device memory untouched. */
+    CHECK(hMemcpyAsync(dc, hc0, sizeof hc0, H2D, s) == 0, "reset C");
+    CHECK(hStreamSynchronize(s) == 0, "sync");
+    unsigned long long before = launches(d);
+    p = bf16_problem(M, N, K, LDC, 1.0f, 1.0f);
+    static float host_buf[M * K];
+    struct {
+        const char *what;
+        gemm_status_t got, want;
+    } cases[32];
+    int nc = 0;
+#define CASE(w, call, expect) cases[nc++] = (__typeof__(cases[0])){w, call, expect}
+    CASE("NULL context", gemm_run_device(NULL, (size_t)d, s, &p, da, db, dc), GEMM_STATUS_NULL_POINTER);
+    CASE("NULL problem", gemm_run_device(ctx, (size_t)d, s, NULL, da, db, dc), GEMM_STATUS_NULL_POINTER);
+    CASE("NULL a", gemm_run_device(ctx, (size_t)d, s, &p, NULL, db, dc), GEMM_STATUS_NULL_POINTER);
+    CASE("no device 7", gemm_run_device(ctx, 7, s, &p, da, db, dc), GEMM_STATUS_NO_SUCH_DEVICE);
+    CASE("a on the other GPU", gemm_run_device(ctx, (size_t)d, s, &p, other, db, dc), GEMM_STATUS_WRONG_DEVICE);
+    CASE("stream of the other GPU", gemm_run_device(ctx, (size_t)d, other_stream, &p, da, db, dc),
+         GEMM_STATUS_WRONG_DEVICE);
+    CASE("host memory as a", gemm_run_device(ctx, (size_t)d, s, &p, host_buf, db, dc),
+         GEMM_STATUS_NOT_DEVICE_MEMORY);
+    CASE("misaligned a", gemm_run_device(ctx, (size_t)d, s, &p, (char *)da + 1, db, dc), GEMM_STATUS_MISALIGNED);
+    CASE("C past the end of its allocation",
+         gemm_run_device(ctx, (size_t)d, s, &p, da, db, (float *)dc + BATCH * SC - 10), GEMM_STATUS_INVALID_SIZE);
+    {
+        gemm_problem_t q = p;
+        q.ldc = N - 1;
+        CASE("ldc too small", gemm_run_device(ctx, (size_t)d, s, &q, da, db, dc), GEMM_STATUS_INVALID_LEADING_DIM);
+        q = p;
+        q.a_type = 99;
+        CASE("unknown dtype", gemm_run_device(ctx, (size_t)d, s, &q, da, db, dc), GEMM_STATUS_INVALID_VALUE);
+        q = bf16_problem(8, 8, 8, 8, 1.0f, 0.0f); /* small enough for the bf16 buffers as f32 */
+        q.a_type = q.b_type = GEMM_DTYPE_F32;
+        CASE("f32 inputs (no kernel)", gemm_run_device(ctx, (size_t)d, s, &q, da, db, dc),
+             GEMM_STATUS_UNSUPPORTED_DTYPE);
+    }
+    CASE("strided: overlapping outputs",
+         gemm_strided_batched_device(ctx, (size_t)d, s, &p, da, M * K, db, 0, dc, 10, 2),
+         GEMM_STATUS_OVERLAPPING_OUTPUTS);
+    CASE("strided: batch past the end of A",
+         gemm_strided_batched_device(ctx, (size_t)d, s, &p, da, M * K, db, 0, dc, SC, BATCH + 1),
+         GEMM_STATUS_INVALID_SIZE);
+    CASE("strided: misaligned C",
+         gemm_strided_batched_device(ctx, (size_t)d, s, &p, da, M * K, db, 0, (char *)dc + 2, SC, 2),
+         GEMM_STATUS_MISALIGNED);
+    {
+        gemm_problem_t ps[2] = {bf16_problem(8, 8, 8, 8, 1.0f, 0.0f), bf16_problem(8, 8, 8, 8, 1.0f, 0.0f)};
+        const void *as[2] = {da, other}, *bs[2] = {db, db};
+        void *cs[2] = {dc, (float *)dc + 64};
+        gemm_status_t gst[2] = {GEMM_STATUS_INTERNAL_ERROR, GEMM_STATUS_INTERNAL_ERROR};
+        CASE("grouped: one group on the other GPU", gemm_grouped_device(ctx, (size_t)d, s, 2, ps, as, bs, cs, gst),
+             GEMM_STATUS_BATCH_PARTIAL_FAILURE);
+        CHECK(gst[0] == GEMM_STATUS_SUCCESS && gst[1] == GEMM_STATUS_WRONG_DEVICE, "group statuses %d %d", gst[0],
+              gst[1]);
+        as[1] = da;
+        ps[1].ldb = 3;
+        CASE("grouped: one group with a bad ldb", gemm_grouped_device(ctx, (size_t)d, s, 2, ps, as, bs, cs, gst),
+             GEMM_STATUS_BATCH_PARTIAL_FAILURE);
+        CHECK(gst[0] == GEMM_STATUS_SUCCESS && gst[1] == GEMM_STATUS_INVALID_LEADING_DIM, "group statuses %d %d",
+              gst[0], gst[1]);
+        CASE("grouped: NULL arrays", gemm_grouped_device(ctx, (size_t)d, s, 2, NULL, as, bs, cs, gst),
+             GEMM_STATUS_NULL_POINTER);
+    }
+#undef CASE
+    for (int i = 0; i < nc; i++)
+        CHECK(cases[i].got == cases[i].want, "device %d, %s: got %d (%s), want %d", d, cases[i].what, cases[i].got,
+              gemm_status_string(cases[i].got), cases[i].want);
+    CHECK(hStreamSynchronize(s) == 0, "sync after bad input");
+    CHECK(launches(d) == before, "bad input launched %llu kernel(s) on %d", launches(d) - before, d);
+    memset(out, 0, sizeof hc0);
+    CHECK(hMemcpy(out, dc, sizeof hc0, D2H) == 0, "read C back");
+    for (int i = 0; i < BATCH * SC; i++) CHECK(out[i] == hc0[i], "bad input changed C[%d] on %d", i, d);
+
+    CHECK(hHostFree(out) == 0 && hFree(da) == 0 && hFree(db) == 0 && hFree(dc) == 0, "free");
+    CHECK(hStreamDestroy(s) == 0, "hipStreamDestroy");
+}
+
+int main(void) {
+    const char *path = getenv("GEMM_HIP_LIBRARY");
+    if (!path) {
+        fprintf(stderr, "GEMM_HIP_LIBRARY is not set\n");
+        return 2;
+    }
+    void *lib = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+    if (!lib) {
+        fprintf(stderr, "dlopen %s: %s\n", path, dlerror());
+        return 2;
+    }
+    /* POSIX dlsym returns object pointers; converting them to function pointers is what every
+     * dlopen user does (POSIX requires it to work). */
+#define LOAD(var, type, name) *(void **)(&var) = sym(lib, name)
+    LOAD(hMalloc, hipMalloc_t, "hipMalloc");
+    LOAD(hFree, hipFree_t, "hipFree");
+    LOAD(hHostMalloc, hipHostMalloc_t, "hipHostMalloc");
+    LOAD(hHostFree, hipHostFree_t, "hipHostFree");
+    LOAD(hMemcpyAsync, hipMemcpyAsync_t, "hipMemcpyAsync");
+    LOAD(hMemcpy, hipMemcpy_t, "hipMemcpy");
+    LOAD(hSetDevice, hipSetDevice_t, "hipSetDevice");
+    LOAD(hStreamCreate, hipStreamCreate_t, "hipStreamCreate");
+    LOAD(hStreamDestroy, hipStreamDestroy_t, "hipStreamDestroy");
+    LOAD(hStreamSynchronize, hipStreamSynchronize_t, "hipStreamSynchronize");
+    LOAD(launches_of, counter_t, "gemm_emu_hip_counter");
+#undef LOAD
+
+    for (size_t i = 0; i < sizeof ha / 2; i++) ha[i] = to_bf16(rnd());
+    for (size_t i = 0; i < sizeof hb / 2; i++) hb[i] = to_bf16(rnd());
+    for (size_t i = 0; i < sizeof hc0 / 4; i++) hc0[i] = rnd();
+
+    gemm_context_t *ctx = NULL;
+    CHECK(gemm_context_create(NULL, &ctx) == GEMM_STATUS_SUCCESS && ctx, "default context");
+    if (!ctx) return 1;
+    size_t count = 0;
+    gemm_device_count(ctx, &count);
+    CHECK(count == 2, "two emulated GPUs: %zu", count);
+
+    /* A buffer and a stream of each GPU, handed to the other one's calls. */
+    void *bufs[2] = {NULL, NULL}, *streams[2] = {NULL, NULL};
+    for (int d = 0; d < 2; d++) {
+        CHECK(hSetDevice(d) == 0 && hMalloc(&bufs[d], 4096) == 0 && hStreamCreate(&streams[d]) == 0, "setup %d", d);
+    }
+    for (int d = 0; d < 2; d++) on_device(ctx, d, bufs[1 - d], streams[1 - d]);
+    /* A host-memory context device is not a GPU. */
+    gemm_context_t *host = NULL;
+    CHECK(gemm_context_create("host", &host) == GEMM_STATUS_SUCCESS, "host context");
+    gemm_problem_t p = bf16_problem(4, 4, 4, 4, 1.0f, 0.0f);
+    CHECK(gemm_run_device(host, 0, NULL, &p, bufs[0], bufs[0], bufs[0]) == GEMM_STATUS_NOT_A_GPU, "host is no GPU");
+    gemm_context_destroy(host);
+    for (int d = 0; d < 2; d++) {
+        hSetDevice(d);
+        CHECK(hFree(bufs[d]) == 0 && hStreamDestroy(streams[d]) == 0, "teardown %d", d);
+    }
+    CHECK(gemm_context_destroy(ctx) == GEMM_STATUS_SUCCESS, "destroy");
+    if (failures) {
+        fprintf(stderr, "%d check(s) failed\n", failures);
+        return 1;
+    }
+    printf("device-memory C ABI on emulated HIP devices: all checks passed\n");
+    return 0;
+}
