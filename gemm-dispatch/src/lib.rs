@@ -20,6 +20,7 @@ pub mod error;
 pub mod hip;
 pub mod host;
 pub mod kernel_plan;
+pub mod model;
 pub mod ndarray_ext;
 pub mod parallel;
 pub mod schedule;
