@@ -52,11 +52,19 @@ pub struct CatalogueRow {
     pub wall: std::time::Duration,
 }
 
-/// Predictions for every catalogue kernel of `arch` (all archs if `None`) at `m x n x k`.
-pub fn catalogue(arch: Option<Arch>, m: usize, n: usize, k: usize, opts: &ModelOptions) -> Vec<CatalogueRow> {
+/// Predictions for every catalogue kernel of `arch` (all archs if `None`) whose name
+/// contains `only` (all if `None`) at `m x n x k`.
+pub fn catalogue(
+    arch: Option<Arch>,
+    only: Option<&str>,
+    m: usize,
+    n: usize,
+    k: usize,
+    opts: &ModelOptions,
+) -> Vec<CatalogueRow> {
     gemm_kernels::catalogue()
         .iter()
-        .filter(|e| arch.is_none_or(|a| e.arch == a))
+        .filter(|e| arch.is_none_or(|a| e.arch == a) && only.is_none_or(|s| e.name.contains(s)))
         .map(|e| {
             let t0 = std::time::Instant::now();
             let p = problem_for(e, m, n, k);

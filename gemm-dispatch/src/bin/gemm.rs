@@ -73,6 +73,9 @@ enum Command {
         /// Only this arch (gfx942 or gfx950).
         #[arg(long)]
         arch: Option<gemm_core::Arch>,
+        /// Only kernels whose name contains this.
+        #[arg(long)]
+        only: Option<String>,
     },
 }
 
@@ -188,8 +191,8 @@ fn main() -> ExitCode {
             Ok(())
         }
         Command::Kernels { disasm: Some(name), .. } => disassemble(&name),
-        Command::Kernels { model: true, m, n, k, arch, .. } => {
-            let rows = gemm_dispatch::model::catalogue(arch, m, n, k, &Default::default());
+        Command::Kernels { model: true, m, n, k, arch, only, .. } => {
+            let rows = gemm_dispatch::model::catalogue(arch, only.as_deref(), m, n, k, &Default::default());
             print!("{}", gemm_dispatch::model::catalogue_report(&rows, m, n, k));
             Ok(())
         }

@@ -478,6 +478,7 @@ pub fn run(
         }
         t += 1;
     }
+    out.traffic = mem.traffic;
     Ok(out)
 }
 
