@@ -194,3 +194,49 @@ fn barrier_waits_for_the_late_wave() {
     // that issues after the release (148 + k): 132 clocks each.
     assert_eq!(p.stalls.get(Reason::Barrier), 3 * 132, "{p}");
 }
+
+/// Times a grid of `wgs` one-wave workgroups, 4 resident per CU.
+fn time_grid(body: &str, wgs: u32) -> Prediction {
+    let co = code_object(Arch::Gfx942, body, 32, 16, 0);
+    let dev = Device::new(Arch::Gfx942);
+    let w = Workload {
+        code_object: &co,
+        kernel: "k",
+        grid: [wgs, 1, 1],
+        block: [64, 1, 1],
+        kernarg: &[],
+        dynamic_lds: 0,
+        flops: 1.0,
+    };
+    let o = ModelOptions {
+        hit_rates: Some(HitRates::default()),
+        at_peak_clock: false,
+        resident: Some(4),
+        max_rounds: 3,
+        ..Default::default()
+    };
+    Model::new(Arch::Gfx942).predict(dev.memory(), &w, &o).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn grid_extrapolates_steady_rounds_and_times_the_partial_last_round() {
+    // One wave per workgroup: 8 chained 32x32x8 MFMAs, 256 clocks. Workgroups go to XCD
+    // `i mod 8`, then to its 38 CUs in turn: CU 0 of XCD 0 gets every 304th workgroup.
+    // Four resident, one per SIMD (waves are placed round robin), so slot s runs a
+    // workgroup from its SIMD's first turn, clock s: it ends at s + 256, the slot frees
+    // 200 clocks later (workgroup launch, params.rs) and the next one starts at s + 456.
+    let body = repeat("v_mfma_f32_32x32x8_bf16 a[0:15], v[0:1], v[2:3], a[0:15]", 8) + "s_endpgm\n";
+    // 12160 workgroups = 8 XCDs x 38 CUs x 40: CU 0 runs 40 = 10 rounds. Three rounds are
+    // simulated (last ends 3 + 2·456 + 256 = 1171, the round before 715): period
+    // (1171 - 715) / 4 = 114 per workgroup; 28 more at that rate: 1171 + 28·114 = 4363,
+    // which is also what simulating all 10 rounds gives (3 + 9·456 + 256).
+    let p = time_grid(&body, 12160);
+    assert_eq!((p.cu_wgs, p.simulated_wgs, p.extrapolated_wgs, p.tail_wgs), (40, 12, 28, 0), "{p}");
+    assert_eq!(p.cycles, 4363.0, "{p}");
+    // 12465 workgroups: XCD 0 gets 1559, CU 0 gets 42: the 28 extrapolated ones end at
+    // 4363 as above, and the last 2 form a partial round, simulated alone (ends 256, 257
+    // on SIMDs 0 and 1) after a launch: 4363 + 200 + 257 = 4820.
+    let q = time_grid(&body, 12465);
+    assert_eq!((q.cu_wgs, q.simulated_wgs, q.extrapolated_wgs, q.tail_wgs), (42, 14, 28, 2), "{q}");
+    assert_eq!(q.cycles, 4820.0, "{q}");
+}

@@ -131,7 +131,7 @@ pub fn occupancy(p: &Params, vgprs: u32, lds_bytes: u32, waves_per_wg: u32) -> O
     let by_vgpr = (p.vgprs_per_lane / alloc).min(p.max_waves_per_simd);
     let slots = by_vgpr * p.simds_per_cu;
     let by_waves = slots / waves_per_wg.max(1);
-    let by_lds = if lds_bytes == 0 { u32::MAX } else { p.lds_bytes_per_cu / lds_bytes };
+    let by_lds = p.lds_bytes_per_cu.checked_div(lds_bytes).unwrap_or(u32::MAX);
     let (wgs, why) = if by_lds < by_waves {
         (by_lds, "LDS")
     } else if by_vgpr < p.max_waves_per_simd {
@@ -323,7 +323,7 @@ impl Model {
         let fabric_share = p.fabric_bytes_per_clk_per_xcd / busy_xcd;
         let mfma_max = mfma_busy.iter().copied().fold(0.0, f64::max);
         let fabric_bpc = (run.traffic.mall_bytes + run.traffic.hbm_bytes) / span;
-        let mut limits = vec![
+        let mut limits = [
             ("MFMA pipe", mfma_max),
             ("LDS pipe", lds_busy),
             ("HBM bandwidth", hbm_bpc / hbm_share),

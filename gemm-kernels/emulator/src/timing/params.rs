@@ -201,28 +201,82 @@ impl Params {
             r("issue period per SIMD", 4.0, "clk", Tag::Verified, "AMD GCN architecture white paper (CU front end: each SIMD considered for issue once every 4 cycles, up to 1 instruction per type from different waves); CDNA keeps the GCN CU"),
             r("wave64 VALU occupancy", 4.0, "clk", Tag::Verified, "CDNA3 ISA §2: SIMD16 runs a wave64 in 4 passes; ARCH.md"),
             r("MFMA pass", 4.0, "clk", Tag::Verified, "LLVM SISchedule.td (one pass = 4 cycles); ISA.md §1.2-1.3 cycle table; mfma.rs Shape::passes"),
-            r("MFMA result to VALU/memory read", 0.0, "wait states", Tag::Verified, "LLVM GCNHazardRecognizer (XDL passes+3, SMFMA passes+2, +1 on gfx950), hazard.rs; x4 clk per wait state [D]"),
+            r("MFMA result to VALU/memory read (XDL), beyond its passes", 3.0, "wait states", Tag::Verified, "LLVM GCNHazardRecognizer (XDL passes+3, SMFMA passes+2, +1 on gfx950), hazard.rs; x4 clk per wait state [D]"),
             r("MFMA issue holds the VALU port", 4.0, "clk", Tag::Derived, "[D] AMD matrix instruction calculator: VALU co-executes 28 of 32 / 12 of 16 MFMA cycles -> 4 cycles taken from the VALU"),
             r("vector-memory instruction address issue", 4.0, "clk", Tag::Derived, "[D] 64 lanes / 16 addresses per clock (GCN texture-address unit, GCN white paper)"),
             r("vector L1 per CU", 32768.0, "B", Tag::Verified, CDNA3_WP),
             r("cache line", 128.0, "B", Tag::Verified, CDNA3_WP),
             r("L1 to core bandwidth", 128.0, "B/clk", Tag::Derived, "[D] CDNA3 WP: request bus and fill path doubled with the 128-B line (CDNA2: 64 B/clk) -> 128"),
-            r("L1 hit latency", self.l1_latency_ns, "ns", Tag::Secondary, if g950 { same } else { "[S] public MI300X microbenchmark notes: vL1D hit 50-82 ns; midpoint 66 [D]" }),
+            r("L1 hit latency", self.l1_latency_ns, "ns", if g950 { Tag::Assumed } else { Tag::Secondary }, if g950 { same } else { "[S] public MI300X microbenchmark notes: vL1D hit 50-82 ns; midpoint 66 [D]" }),
             r("L2 per XCD", (4u64 << 20) as f64, "B", Tag::Verified, CDNA3_WP),
-            r("L2 read bandwidth per XCD", 2048.0, "B/clk", Tag::Verified, if g950 { "[A] CDNA3 WP 2 KB/clk per XCD (16 ch x 128 B), CDNA4 taken equal" } else { CDNA3_WP }),
-            r("L2 hit latency", self.l2_latency_ns, "ns", Tag::Secondary, if g950 { same } else { BRINGUP }),
-            r("L2 to fabric per XCD", 1024.0, "B/clk", Tag::Verified, if g950 { "[A] CDNA3 WP 16 x 64 B, CDNA4 taken equal" } else { CDNA3_WP }),
+            r("L2 read bandwidth per XCD", 2048.0, "B/clk", if g950 { Tag::Assumed } else { Tag::Verified }, if g950 { "[A] CDNA3 WP 2 KB/clk per XCD (16 ch x 128 B), CDNA4 taken equal" } else { CDNA3_WP }),
+            r("L2 hit latency", self.l2_latency_ns, "ns", if g950 { Tag::Assumed } else { Tag::Secondary }, if g950 { same } else { BRINGUP }),
+            r("L2 to fabric per XCD", 1024.0, "B/clk", if g950 { Tag::Assumed } else { Tag::Verified }, if g950 { "[A] CDNA3 WP 16 x 64 B, CDNA4 taken equal" } else { CDNA3_WP }),
             r("Infinity Cache (MALL)", (256u64 << 20) as f64, "B", Tag::Verified, GPU_SPECS),
-            r("MALL peak bandwidth", self.mall_tbps, "TB/s", Tag::Verified, if g950 { "[A] CDNA3 WP 17.2 TB/s, CDNA4 taken equal" } else { CDNA3_WP }),
-            r("MALL latency", self.mall_latency_ns, "ns", Tag::Secondary, if g950 { same } else { CC_MI300X }),
+            r("MALL peak bandwidth", self.mall_tbps, "TB/s", if g950 { Tag::Assumed } else { Tag::Verified }, if g950 { "[A] CDNA3 WP 17.2 TB/s, CDNA4 taken equal" } else { CDNA3_WP }),
+            r("MALL latency", self.mall_latency_ns, "ns", if g950 { Tag::Assumed } else { Tag::Secondary }, if g950 { same } else { CC_MI300X }),
             r("HBM peak bandwidth", self.hbm_tbps, "TB/s", Tag::Verified, "ARCH.md memory table (5.3 / 8.0 TB/s)"),
-            r("HBM achieved fraction", self.hbm_efficiency, "", Tag::Derived, if g950 { "[A] gfx942's fraction reused" } else { "[D] bring-up log rows E1/E3: 3.8-4.1 TB/s of 5.3 -> 4.1/5.3 = 0.77" }),
-            r("HBM latency", self.hbm_latency_ns, "ns", Tag::Secondary, if g950 { same } else { BRINGUP }),
+            r("HBM achieved fraction", self.hbm_efficiency, "", if g950 { Tag::Assumed } else { Tag::Derived }, if g950 { "[A] gfx942's fraction reused" } else { "[D] bring-up log rows E1/E3: 3.8-4.1 TB/s of 5.3 -> 4.1/5.3 = 0.77" }),
+            r("HBM latency", self.hbm_latency_ns, "ns", if g950 { Tag::Assumed } else { Tag::Secondary }, if g950 { same } else { BRINGUP }),
             r("scalar load latency", self.smem_latency_ns, "ns", Tag::Assumed, "[A] taken as the L2 hit latency (kernel arguments miss the scalar cache)"),
             r("workgroup launch", self.wg_launch_cycles as f64, "clk", Tag::Assumed, "[A] no published CDNA figure; LLVM SISchedule has none either"),
             r("barrier release", self.barrier_cycles as f64, "clk", Tag::Assumed, "[A] one issue period after the last arrival"),
             r("dense f16/bf16 FLOP per CU per clk", self.flops_per_cu_clk_f16, "FLOP", Tag::Verified, "CDNA3 WP table 1 (2048); ARCH.md (gfx950 4096)"),
             r("dense fp8 FLOP per CU per clk", self.flops_per_cu_clk_fp8, "FLOP", Tag::Verified, "CDNA3 WP table 1 (4096); ARCH.md (gfx950 8192)"),
         ]
+    }
+}
+
+/// The parameter tables of both archs as Markdown (`PARAMETERS.md` holds this text; a
+/// test regenerates it and fails on a difference, `BLESS=1` rewrites it).
+pub fn markdown() -> String {
+    let mut s = String::from(
+        "# Timing-model parameters\n\nGenerated from `params.rs` (`cargo test -p gemm-emu --lib timing::params` checks it; \
+         `BLESS=1` rewrites it). Tags: [V] primary source, [S] published measurement, [D] derived (arithmetic in the \
+         source column), [A] assumption where no source was found (never fitted to a kernel).\n",
+    );
+    for arch in [Arch::Gfx942, Arch::Gfx950] {
+        let p = Params::for_arch(arch);
+        s.push_str(&format!(
+            "\n## {} ({})\n\n| parameter | value | unit | tag | source |\n|---|---|---|---|---|\n",
+            p.product,
+            arch.name()
+        ));
+        for r in p.rows() {
+            s.push_str(&format!("| {} | {} | {} | {} | {} |\n", r.name, r.value, r.unit, r.tag.mark(), r.source));
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameters_md_is_the_generated_table() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/timing/PARAMETERS.md");
+        let want = markdown();
+        if std::env::var("BLESS").is_ok() {
+            std::fs::write(&path, &want).unwrap();
+        }
+        let have = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(have == want, "{} differs from params.rs; run with BLESS=1 to regenerate", path.display());
+    }
+
+    #[test]
+    fn every_row_names_a_source_and_the_arches_differ_where_the_sources_say() {
+        for arch in [Arch::Gfx942, Arch::Gfx950] {
+            for r in Params::for_arch(arch).rows() {
+                assert!(r.source.len() > 10, "{}: {} has no source", arch.name(), r.name);
+            }
+        }
+        let (a, b) = (Params::for_arch(Arch::Gfx942), Params::for_arch(Arch::Gfx950));
+        assert_eq!((a.cus(), b.cus()), (304, 256));
+        assert_eq!((a.lds_banks, b.lds_banks), (32, 64));
+        assert_eq!((a.lds_bytes_per_clk, b.lds_bytes_per_clk), (128, 256));
+        // 2048 FLOP/CU/clk x 304 CUs x 2.1 GHz = 1307.4 TF (ARCH.md).
+        assert!((a.flops_per_cu_clk_f16 * 304.0 * 2.1e9 / 1e12 - 1307.4).abs() < 0.1);
+        assert!((b.flops_per_cu_clk_f16 * 256.0 * 2.4e9 / 1e12 - 2516.6).abs() < 0.1);
     }
 }

@@ -130,6 +130,7 @@ impl KernelSetup<'_> {
 
 /// Builds the kernarg segment (hidden arguments filled as HIP does when the caller's bytes
 /// stop before them) and an AQL dispatch packet in `mem`; returns their addresses.
+#[allow(clippy::too_many_arguments)]
 pub fn kernarg_and_packet(
     mem: &DeviceMemory,
     meta: Option<&KernelMetadata>,
