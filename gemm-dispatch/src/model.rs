@@ -110,3 +110,36 @@ pub fn catalogue_report(rows: &[CatalogueRow], m: usize, n: usize, k: usize) -> 
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn quick() -> ModelOptions {
+        ModelOptions { at_peak_clock: false, prefix_loads: 8, ..Default::default() }
+    }
+
+    #[test]
+    fn every_catalogue_kernel_gets_a_prediction_below_its_peak() {
+        for arch in [Arch::Gfx942, Arch::Gfx950] {
+            let rows = catalogue(Some(arch), Some("_nn_"), 256, 256, 64, &quick());
+            assert!(!rows.is_empty());
+            for r in &rows {
+                let p = r.prediction.as_ref().unwrap_or_else(|e| panic!("{}: {e}", r.entry.name));
+                assert!(p.tflops > 0.0 && p.tflops < p.peak_tflops, "{}: {p}", r.entry.name);
+            }
+        }
+    }
+
+    #[test]
+    fn more_workgroups_use_more_of_the_chip() {
+        // 2x2 workgroups leave 300 of 304 CUs idle; 16x16 keep 256 busy.
+        let e = gemm_kernels::for_arch(Arch::Gfx942).find(|e| e.name.contains("_nn_")).expect("a gfx942 kernel");
+        let tf = |s: usize| {
+            let p = problem_for(e, s, s, 128);
+            predict_plan(&kernel_plan::plan_for(e, &p).unwrap(), &p, &quick()).unwrap().tflops
+        };
+        let (small, large) = (tf(256), tf(2048));
+        assert!(large > 10.0 * small, "256: {small} TF, 2048: {large} TF");
+    }
+}

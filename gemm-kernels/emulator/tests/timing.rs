@@ -240,3 +240,29 @@ fn grid_extrapolates_steady_rounds_and_times_the_partial_last_round() {
     assert_eq!((q.cu_wgs, q.simulated_wgs, q.extrapolated_wgs, q.tail_wgs), (42, 14, 28, 2), "{q}");
     assert_eq!(q.cycles, 4820.0, "{q}");
 }
+
+#[test]
+fn two_waves_alternate_mfma_and_lds_clusters_under_setprio() {
+    // Two waves on one SIMD run: [setprio 1; 2 MFMAs; setprio 0; ds_read; wait] twice.
+    // Hand schedule (slots every 4 clocks; order = priority, then age):
+    //   0 W0 v_lshlrev (W1 loses the VALU: issue conflict); 4 W0 setprio 1, W1 v_lshlrev;
+    //   8 W0 MFMA1 (pipe to 40), W1 setprio 1; 40 W0 MFMA2 (to 72); 44 W0 setprio 0;
+    //  48 W0 ds_read (lands 48 + 2 + 64 = 114); 52 W0 waits; 72 W1 MFMA1; 104 W1 MFMA2
+    //  (to 136); 108 W1 setprio 0; 112 W1 ds_read (lands 178); 116 W0 setprio 1;
+    // 136 W0 MFMA3; 168 W0 MFMA4 (to 200); 176 W0 ds_read (lands 242); 180 W1 setprio 1;
+    // 200 W1 MFMA3; 232 W1 MFMA4 (to 264); 240 W1 ds_read (lands 306);
+    // 244 W0 s_endpgm: ends 248; 308 W1 s_endpgm: ends 312.
+    // While one wave waits for its LDS data the other has the matrix pipe: it is busy
+    // without a gap from 8 to 264 (8 MFMAs x 32 clocks).
+    let cluster = "s_setprio 1\nv_mfma_f32_32x32x8_bf16 a[0:15], v[4:5], v[6:7], a[0:15]\n\
+                   v_mfma_f32_32x32x8_bf16 a[16:31], v[4:5], v[6:7], a[16:31]\ns_setprio 0\n\
+                   ds_read_b32 v2, v1\ns_waitcnt lgkmcnt(0)\n";
+    let body = format!("v_lshlrev_b32_e32 v1, 2, v0\n{cluster}{cluster}s_endpgm\n");
+    let p = time(Arch::Gfx942, &body, 2, 1, 32, 65536);
+    assert_eq!(ends(&p), vec![248, 312], "{p}");
+    assert_eq!(p.sim_cycles, 312);
+    assert!((p.mfma_busy[0] - 256.0 / 312.0).abs() < 1e-9, "{p}");
+    // W1 lost arbitration twice: the VALU at clock 0, and the freed pipe at 40 (same
+    // priority as W0, younger); each loss costs its 4-clock slot.
+    assert_eq!(p.stalls.get(Reason::IssueConflict), 8, "{:?}", p.waves);
+}
