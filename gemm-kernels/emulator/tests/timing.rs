@@ -266,3 +266,50 @@ fn two_waves_alternate_mfma_and_lds_clusters_under_setprio() {
     // priority as W0, younger); each loss costs its 4-clock slot.
     assert_eq!(p.stalls.get(Reason::IssueConflict), 8, "{:?}", p.waves);
 }
+
+#[test]
+fn scalar_and_vector_loads_take_their_levels_latency() {
+    // One wave loads a pointer (s_load, scalar-load latency 85 ns), then one dword per lane
+    // (256 bytes = two 128-byte lines) and waits. At 1207 MHz: scalar load 85 ns = 103
+    // clocks, L2 85 ns = 103, HBM 353 ns = 426 (params.rs).
+    // 0 s_load (lands 103); 4 v_lshlrev; 8 s_waitcnt; 104 (first slot after 103)
+    // global_load: the address unit takes 64 lanes / 16 per clock = 4 clocks (108), then
+    // each line goes to its level: from HBM the two lines leave the L2-fabric link (1024
+    // B/clk, one busy CU) at 108.125 and 108.25 and arrive 426 later (534.25); the L1
+    // returns 256 bytes at 128 B/clk: 536.25, rounded up 537. s_endpgm at the next slot,
+    // 540: the wave ends at 544. From L2 (2048 B/clk): lines at 108.0625 and 108.125, + 103
+    // = 211.125, + 2 = 213.125 -> 214; s_endpgm at 216, end 220.
+    let arch = Arch::Gfx942;
+    let body = "s_load_dwordx2 s[2:3], s[0:1], 0x0\nv_lshlrev_b32_e32 v1, 2, v0\ns_waitcnt lgkmcnt(0)\n\
+                global_load_dword v2, v1, s[2:3]\ns_waitcnt vmcnt(0)\ns_endpgm\n";
+    let code = gemm_isa::asm::assemble(body, arch).unwrap();
+    let mut k = KernelSpec::new("k", code);
+    k.registers.vgprs = 8;
+    k.registers.sgprs = 16;
+    k.kernarg_size = 8;
+    k.user_sgprs.kernarg_segment_ptr = true;
+    let co = write_code_object(&Target::new(arch), &[k]).unwrap();
+    for (l2, end) in [(0.0, 544u64), (1.0, 220)] {
+        let dev = Device::new(arch);
+        let buf = dev.alloc(256).unwrap();
+        let args = buf.to_le_bytes();
+        let w = Workload {
+            code_object: &co,
+            kernel: "k",
+            grid: [1, 1, 1],
+            block: [64, 1, 1],
+            kernarg: &args,
+            dynamic_lds: 0,
+            flops: 1.0,
+        };
+        let o = ModelOptions {
+            hit_rates: Some(HitRates { l2, mall: 0.0 }),
+            at_peak_clock: false,
+            simds: Some(1),
+            resident: Some(1),
+            ..Default::default()
+        };
+        let p = Model::new(arch).predict(dev.memory(), &w, &o).unwrap();
+        assert_eq!(p.sim_cycles, end, "L2 hit fraction {l2}\n{p}");
+    }
+}

@@ -385,9 +385,6 @@ pub fn run(
                     &mut out,
                 )?;
                 let w = &mut r.waves[wi];
-                if std::env::var("TIMING_DEBUG").is_ok() {
-                    eprintln!("t={t} wave {} {:?}", w.uid, reason);
-                }
                 let elapsed = t - w.last_t;
                 w.timing.stalls.add(w.reason, elapsed);
                 w.last_t = t;
