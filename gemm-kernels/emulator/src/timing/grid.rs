@@ -213,6 +213,7 @@ pub fn grid_time(setup: &KernelSetup, p: &Params, cfg: &CuConfig, max_rounds: us
     let sim_cap = (max_rounds.max(2) * occ).min(n);
     if n <= sim_cap + occ {
         let run = cu::run(setup, p, cfg, &wgs, None)?;
+        debug_assert_eq!(run.wgs.len(), n);
         let cycles = run.end as f64;
         return Ok(GridTime {
             cycles,
