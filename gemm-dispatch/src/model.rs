@@ -116,7 +116,7 @@ mod tests {
     use super::*;
 
     fn quick() -> ModelOptions {
-        ModelOptions { at_peak_clock: false, prefix_loads: 8, ..Default::default() }
+        ModelOptions { at_peak_clock: false, prefix_bytes: 16 << 10, ..Default::default() }
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //!   kernel's time.
 //! * **Cache hit fractions** follow from the addresses the first round of resident
 //!   workgroups requests: each resident workgroup of the grid runs (timing-only, no time)
-//!   until it has issued `prefix_loads` vector loads; its line requests pass its own L1
+//!   until its vector loads have asked for `prefix_bytes` bytes; its line requests pass its own L1
 //!   (an LRU of `l1_bytes`), the L1 misses of one XCD's workgroups meet in that XCD's L2
 //!   (hit = another request of the XCD for the same line came first), and the L2 misses
 //!   of all XCDs meet in the Infinity Cache the same way. Reuse across rounds in the
@@ -30,9 +30,9 @@ use std::collections::{HashMap, HashSet};
 #[derive(Clone, Debug, Default)]
 pub struct Footprint {
     pub hits: HitRates,
-    /// Workgroups sampled and the loads each ran.
+    /// Workgroups sampled and the bytes of vector loads each ran.
     pub sampled_wgs: usize,
-    pub prefix_loads: usize,
+    pub prefix_bytes: u64,
     /// L1-miss line requests and distinct lines of the sampled XCDs, and distinct lines
     /// over the whole sample.
     pub requests: u64,
@@ -41,8 +41,8 @@ pub struct Footprint {
 }
 
 /// Line addresses (128-byte lines) that workgroup `id` requests from L2 during its first
-/// `max_loads` vector loads, after its own L1.
-fn prefix_lines(setup: &KernelSetup, p: &Params, id: u64, max_loads: usize) -> Result<Vec<u64>, Fault> {
+/// `max_bytes` bytes of vector loads, after its own L1.
+fn prefix_lines(setup: &KernelSetup, p: &Params, id: u64, max_bytes: u64) -> Result<Vec<u64>, Fault> {
     let mut wg: Workgroup = setup.workgroup(id, 0);
     let n = wg.waves.len();
     let line = u64::from(p.line_bytes);
@@ -50,10 +50,10 @@ fn prefix_lines(setup: &KernelSetup, p: &Params, id: u64, max_loads: usize) -> R
     let mut l1: HashMap<u64, u64> = HashMap::new();
     let mut stamp = 0u64;
     let mut out = Vec::new();
-    let mut loads = 0usize;
+    let mut loaded = 0u64;
     let prog = setup.prog;
     let mut stalled = 0u32;
-    while loads < max_loads && wg.waves.iter().any(|w| w.state != WaveState::Ended) {
+    while loaded < max_bytes && wg.waves.iter().any(|w| w.state != WaveState::Ended) {
         wg.env.now += 1;
         wg.retire_due()?;
         if wg.waves.iter().any(|w| w.state == WaveState::AtBarrier)
@@ -84,7 +84,7 @@ fn prefix_lines(setup: &KernelSetup, p: &Params, id: u64, max_loads: usize) -> R
                     OpKind::Load { space: Space::Global, acc, .. } | OpKind::LdsDma { acc } => acc,
                     _ => continue,
                 };
-                loads += 1;
+                loaded += acc.iter().map(|a| u64::from(a.size)).sum::<u64>();
                 let mut seen: HashSet<u64> = HashSet::new();
                 for a in acc.iter().filter(|a| a.oob == 0) {
                     let (f, l) = (a.addr / line, (a.addr + u64::from(a.size).max(1) - 1) / line);
@@ -118,7 +118,7 @@ pub fn footprint(
     setup: &KernelSetup,
     p: &Params,
     occupancy: usize,
-    prefix_loads: usize,
+    prefix_bytes: u64,
     max_sampled: usize,
 ) -> Result<Footprint, Fault> {
     let total = setup.total_wgs();
@@ -133,7 +133,7 @@ pub fn footprint(
         let mut lines = Vec::new();
         let mut g = x;
         while g < slots {
-            lines.extend(prefix_lines(setup, p, g, prefix_loads)?);
+            lines.extend(prefix_lines(setup, p, g, prefix_bytes)?);
             sampled += 1;
             g += xcds;
         }
@@ -166,7 +166,7 @@ pub fn footprint(
     Ok(Footprint {
         hits: HitRates { l2: l2.clamp(0.0, 1.0), mall: mall.clamp(0.0, 1.0) },
         sampled_wgs: sampled,
-        prefix_loads,
+        prefix_bytes,
         requests,
         per_xcd_unique: unique_sum,
         all_unique: all.len() as u64,

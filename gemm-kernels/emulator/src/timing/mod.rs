@@ -84,8 +84,9 @@ pub struct ModelOptions {
     pub trace_spans: usize,
     /// Rounds of workgroups simulated before extrapolating.
     pub max_rounds: usize,
-    /// Vector loads each sampled workgroup runs in the cache-footprint pass.
-    pub prefix_loads: usize,
+    /// Bytes of vector loads each sampled workgroup runs in the cache-footprint pass
+    /// (enough for several K steps of a GEMM tile, past any prologue).
+    pub prefix_bytes: u64,
     /// Workgroups the footprint pass may run.
     pub max_sampled_wgs: usize,
     /// Fixed hit fractions instead of the footprint pass.
@@ -106,7 +107,7 @@ impl Default for ModelOptions {
             at_peak_clock: true,
             trace_spans: 0,
             max_rounds: 3,
-            prefix_loads: 48,
+            prefix_bytes: 128 << 10,
             max_sampled_wgs: 640,
             hit_rates: None,
             simds: None,
@@ -308,7 +309,7 @@ impl Model {
         let (hits, footprint) = match o.hit_rates {
             Some(h) => (h, None),
             None => {
-                let f = grid::footprint(&setup, p, resident, o.prefix_loads, o.max_sampled_wgs)?;
+                let f = grid::footprint(&setup, p, resident, o.prefix_bytes, o.max_sampled_wgs)?;
                 (f.hits, Some(f))
             }
         };
@@ -457,9 +458,12 @@ impl fmt::Display for Prediction {
         match &self.footprint {
             Some(fp) => writeln!(
                 f,
-                "  caches (from the first round's addresses, {} workgroups x {} loads): L2 hit {:.1}% of L1 misses, MALL hit {:.1}% of L2 misses",
+                "  caches (from the first round's addresses, {} workgroups x {} KiB of loads: {} L1-miss line requests, {} distinct per XCD, {} distinct): L2 hit {:.1}% of L1 misses, MALL hit {:.1}% of L2 misses",
                 fp.sampled_wgs,
-                fp.prefix_loads,
+                fp.prefix_bytes >> 10,
+                fp.requests,
+                fp.per_xcd_unique,
+                fp.all_unique,
                 self.hits.l2 * 100.0,
                 self.hits.mall * 100.0
             )?,
