@@ -26,6 +26,7 @@ pub mod hip;
 pub mod host;
 pub mod kernel_choice;
 pub mod kernel_plan;
+pub mod model;
 pub mod ndarray_ext;
 pub mod parallel;
 pub mod replay;

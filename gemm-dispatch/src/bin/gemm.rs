@@ -4,7 +4,10 @@
 //! * `gemm run --m 2048 --n 2048 --k 2048 [--dtype bf16] [--batch N] [--transa] [--transb]`: runs
 //!   on the best device (or `--devices`), prints time, TFLOP/s and the error against the f64
 //!   reference on a sample of entries.
-//! * `gemm kernels`: the GPU kernel catalogue.
+//! * `gemm kernels`: the GPU kernel catalogue; `--model --m M --n N --k K` adds the timing
+//!   model's predicted TFLOP/s per kernel.
+//! * `gemm model CO --kernel K --grid .. --block .. --buffer .. --args .. --gemm M,N,K`: the
+//!   timing model's prediction for any launch (`gemm emulate`'s arguments).
 //! * `gemm batch --items 64 --seed N`: a seeded batch of mixed shapes and dtypes streamed over the
 //!   devices; prints progress, per-device load, the completion order, wall time and GFLOP/s,
 //!   checks every item on sampled entries, and draws the schedule as a Gantt chart (SVG).
@@ -68,11 +71,28 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Run any kernel of any code object in the gfx942/gfx950 emulator, with its checkers.
     Emulate(gemm_emu::cli::EmulateArgs),
+    /// Predict how fast any kernel of any code object runs on an MI300X/MI355X (timing model).
+    Model(gemm_emu::cli::ModelArgs),
     /// List the GPU kernel catalogue, or disassemble one kernel.
     Kernels {
         /// Print this kernel's instructions (LLVM syntax) instead of the list.
         #[arg(long, value_name = "NAME")]
         disasm: Option<String>,
+        /// Print each kernel's predicted TFLOP/s for --m/--n/--k (timing model).
+        #[arg(long)]
+        model: bool,
+        #[arg(long, default_value_t = 4096)]
+        m: usize,
+        #[arg(long, default_value_t = 4096)]
+        n: usize,
+        #[arg(long, default_value_t = 4096)]
+        k: usize,
+        /// Only this arch (gfx942 or gfx950).
+        #[arg(long)]
+        arch: Option<gemm_core::Arch>,
+        /// Only kernels whose name contains this.
+        #[arg(long)]
+        only: Option<String>,
     },
 }
 
@@ -190,16 +210,22 @@ fn main() -> ExitCode {
             devices(&ctx);
             Ok(())
         }
-        Command::Kernels { disasm: None } => {
+        Command::Kernels { disasm: Some(name), .. } => disassemble(&name),
+        Command::Kernels { model: true, m, n, k, arch, only, .. } => {
+            let rows = gemm_dispatch::model::catalogue(arch, only.as_deref(), m, n, k, &Default::default());
+            print!("{}", gemm_dispatch::model::catalogue_report(&rows, m, n, k));
+            Ok(())
+        }
+        Command::Kernels { .. } => {
             kernels();
             Ok(())
         }
-        Command::Kernels { disasm: Some(name) } => disassemble(&name),
         Command::Run(args) => run(&ctx, &args),
         Command::Batch(args) => batch(&ctx, &args),
         Command::Tp(args) => tensor_parallel(&ctx, &args),
         Command::Plan(args) => plan::plan(&args),
         Command::Bench(args) => bench::bench(&args),
+        Command::Model(args) => gemm_emu::cli::model(args),
         Command::Emulate(args) => match gemm_emu::cli::run(args) {
             Ok(true) => Ok(()),
             Ok(false) => Err("the checkers reported findings".into()),

@@ -166,7 +166,7 @@ fn is_lds_dma(inst: &Inst) -> bool {
 
 /// (registers read, registers written) of an instruction, every file, with the implicit
 /// VCC/EXEC/M0 operands the hazard rules look at.
-fn uses(inst: &Inst) -> (Regs, Regs) {
+pub(crate) fn uses(inst: &Inst) -> (Regs, Regs) {
     let mut rd = Vec::new();
     let mut wr = Vec::new();
     let shape = Shape::of(inst.op);

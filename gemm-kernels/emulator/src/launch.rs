@@ -110,6 +110,10 @@ impl Device {
     pub fn arch(&self) -> Arch {
         self.arch
     }
+    /// The device's memory (the timing model runs launches against it).
+    pub fn memory(&self) -> &DeviceMemory {
+        &self.mem
+    }
     /// Allocates zeroed device memory; returns its device address.
     pub fn alloc(&self, bytes: u64) -> Result<u64, EmuError> {
         Ok(self.mem.alloc(bytes)?)

@@ -40,6 +40,7 @@ pub mod race;
 pub mod report;
 pub mod salu;
 pub mod scheduler;
+pub mod timing;
 pub mod valu;
 pub mod vmem;
 pub mod wave;

@@ -375,7 +375,7 @@ impl<'a> Workgroup<'a> {
     }
 
     /// Completes every operation due by `now`, in (time, wave, seq) order.
-    fn retire_due(&mut self) -> Result<(), Fault> {
+    pub(crate) fn retire_due(&mut self) -> Result<(), Fault> {
         loop {
             let mut best: Option<(u64, usize, u64)> = None;
             for (wi, s) in self.env.sched.iter().enumerate() {
@@ -391,7 +391,7 @@ impl<'a> Workgroup<'a> {
         }
     }
 
-    fn complete(&mut self, wi: usize, seq: u64) -> Result<(), Fault> {
+    pub(crate) fn complete(&mut self, wi: usize, seq: u64) -> Result<(), Fault> {
         let Some(i) = self.env.sched[wi].pending.iter().position(|o| o.seq == seq) else { return Ok(()) };
         let op = self.env.sched[wi].pending[i].clone();
         self.env.sched[wi].pending[i].done = true;
@@ -402,7 +402,7 @@ impl<'a> Workgroup<'a> {
     /// the fewest completions that satisfy it (vector memory oldest first, as its one
     /// in-order stream demands; LDS before SMEM, SMEM youngest first: the adversarial
     /// choices the ordering rules allow).
-    fn wait_satisfied(&mut self, wi: usize) -> Result<bool, Fault> {
+    pub(crate) fn wait_satisfied(&mut self, wi: usize) -> Result<bool, Fault> {
         let Some((vm, lgkm)) = self.env.sched[wi].wait else { return Ok(true) };
         let count =
             |s: &WaveSched, c: Counter| s.pending.iter().filter(|o| !o.done && o.order.counter() == c).count() as u32;
@@ -588,7 +588,7 @@ impl<'a> Workgroup<'a> {
 }
 
 /// SOPP: control flow, waits, barriers, scheduling hints.
-fn sopp(w: &mut Wave, env: &mut Env, inst: &Inst, next: u64) -> R<()> {
+pub(crate) fn sopp(w: &mut Wave, env: &mut Env, inst: &Inst, next: u64) -> R<()> {
     let imm = match inst.operands.first() {
         Some(gemm_isa::Operand::Imm(i)) => *i,
         _ => 0,

@@ -1,0 +1,244 @@
+//! The grid around the simulated CU.
+//!
+//! * **Placement**: workgroups go to the XCDs round robin (workgroup `i` to XCD `i mod 8`;
+//!   MI300X measurements: bring-up log rows F1-F6, and the XCD-swizzle literature), and
+//!   inside an XCD to its CUs in turn, so CU `c` of XCD `x` runs the workgroups
+//!   `x + 8·(c + 38·k)`, `occupancy` at a time. The busiest CU (CU 0 of XCD 0) sets the
+//!   kernel's time.
+//! * **Cache hit fractions** follow from the addresses the first round of resident
+//!   workgroups requests: each resident workgroup of the grid runs (timing-only, no time)
+//!   until its vector loads have asked for `prefix_bytes` bytes; its line requests pass its own L1
+//!   (an LRU of `l1_bytes`), the L1 misses of one XCD's workgroups meet in that XCD's L2
+//!   (hit = another request of the XCD for the same line came first), and the L2 misses
+//!   of all XCDs meet in the Infinity Cache the same way. Reuse across rounds in the
+//!   Infinity Cache is not counted (a conservative choice, README of this folder).
+//! * **Steady state and extrapolation**: the CU is simulated for its first rounds of
+//!   workgroups until the period between completions of consecutive rounds is known;
+//!   the remaining full rounds are extrapolated at that period and a last partial round
+//!   (fewer workgroups than the occupancy) is simulated on its own and added.
+
+use super::cu::{self, CuConfig, CuRun};
+use super::memsys::HitRates;
+use super::params::Params;
+use super::setup::KernelSetup;
+use crate::error::{Fault, FaultKind};
+use crate::scheduler::{OpKind, Space, Workgroup};
+use crate::wave::WaveState;
+use std::collections::{HashMap, HashSet};
+
+/// What the footprint pass measured.
+#[derive(Clone, Debug, Default)]
+pub struct Footprint {
+    pub hits: HitRates,
+    /// Workgroups sampled and the bytes of vector loads each ran.
+    pub sampled_wgs: usize,
+    pub prefix_bytes: u64,
+    /// L1-miss line requests and distinct lines of the sampled XCDs, and distinct lines
+    /// over the whole sample.
+    pub requests: u64,
+    pub per_xcd_unique: u64,
+    pub all_unique: u64,
+}
+
+/// Line addresses (128-byte lines) that workgroup `id` requests from L2 during its first
+/// `max_bytes` bytes of vector loads, after its own L1.
+fn prefix_lines(setup: &KernelSetup, p: &Params, id: u64, max_bytes: u64) -> Result<Vec<u64>, Fault> {
+    let mut wg: Workgroup = setup.workgroup(id, 0);
+    let n = wg.waves.len();
+    let line = u64::from(p.line_bytes);
+    let l1_cap = (p.l1_bytes / p.line_bytes) as usize;
+    let mut l1: HashMap<u64, u64> = HashMap::new();
+    let mut stamp = 0u64;
+    let mut out = Vec::new();
+    let mut loaded = 0u64;
+    let prog = setup.prog;
+    let mut stalled = 0u32;
+    while loaded < max_bytes && wg.waves.iter().any(|w| w.state != WaveState::Ended) {
+        wg.env.now += 1;
+        wg.retire_due()?;
+        if wg.waves.iter().any(|w| w.state == WaveState::AtBarrier)
+            && wg.waves.iter().all(|w| w.state != WaveState::Running)
+        {
+            for w in wg.waves.iter_mut() {
+                if w.state == WaveState::AtBarrier {
+                    w.state = WaveState::Running;
+                }
+            }
+        }
+        let mut progressed = false;
+        for wi in 0..n {
+            if wg.waves[wi].state != WaveState::Running || !wg.wait_satisfied(wi)? {
+                continue;
+            }
+            let pc = wg.waves[wi].pc;
+            let Some(&idx) = prog.index.get(&pc) else {
+                return Err(wg.env.fault(&wg.waves[wi], FaultKind::Decode(format!("no instruction at {pc:#x}"))));
+            };
+            let inst = &prog.insts[idx].1;
+            let next = prog.insts.get(idx + 1).map(|(o, _)| *o).unwrap_or(prog.code.len() as u64);
+            let before = wg.env.sched[wi].seq;
+            super::cu::exec_for_footprint(&mut wg, wi, inst, next)?;
+            progressed = true;
+            for op in wg.env.sched[wi].pending.iter().filter(|o| o.seq > before) {
+                let acc = match &op.kind {
+                    OpKind::Load { space: Space::Global, acc, .. } | OpKind::LdsDma { acc } => acc,
+                    _ => continue,
+                };
+                loaded += acc.iter().map(|a| u64::from(a.size)).sum::<u64>();
+                let mut seen: HashSet<u64> = HashSet::new();
+                for a in acc.iter().filter(|a| a.oob == 0) {
+                    let (f, l) = (a.addr / line, (a.addr + u64::from(a.size).max(1) - 1) / line);
+                    for ln in f..=l {
+                        if !seen.insert(ln) {
+                            continue;
+                        }
+                        stamp += 1;
+                        if l1.insert(ln, stamp).is_none() {
+                            out.push(ln);
+                            if l1.len() > l1_cap {
+                                if let Some((&old, _)) = l1.iter().min_by_key(|(_, &s)| s) {
+                                    l1.remove(&old);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        stalled = if progressed { 0 } else { stalled + 1 };
+        if stalled > 100_000 {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+/// Measures the L2 and Infinity Cache hit fractions of the grid's first round.
+pub fn footprint(
+    setup: &KernelSetup,
+    p: &Params,
+    occupancy: usize,
+    prefix_bytes: u64,
+    max_sampled: usize,
+) -> Result<Footprint, Fault> {
+    let total = setup.total_wgs();
+    let xcds = u64::from(p.xcds);
+    let slots = total.min(u64::from(p.cus()) * occupancy as u64);
+    // Sample whole XCDs (all their resident workgroups), as many as the budget allows.
+    let per_xcd = slots.div_ceil(xcds).max(1);
+    let nx = ((max_sampled as u64 / per_xcd).max(1)).min(xcds);
+    let mut per_xcd_lines: Vec<Vec<u64>> = Vec::new();
+    let mut sampled = 0usize;
+    for x in 0..nx {
+        let mut lines = Vec::new();
+        let mut g = x;
+        while g < slots {
+            lines.extend(prefix_lines(setup, p, g, prefix_bytes)?);
+            sampled += 1;
+            g += xcds;
+        }
+        per_xcd_lines.push(lines);
+    }
+    let requests: u64 = per_xcd_lines.iter().map(|l| l.len() as u64).sum();
+    let mut unique_sum = 0u64;
+    let mut all: HashSet<u64> = HashSet::new();
+    for l in &per_xcd_lines {
+        let u: HashSet<u64> = l.iter().copied().collect();
+        unique_sum += u.len() as u64;
+        all.extend(u);
+    }
+    let l2 = if requests > 0 { 1.0 - unique_sum as f64 / requests as f64 } else { 0.0 };
+    // Infinity Cache: of the L2 misses of the sampled XCDs, the ones another sampled XCD
+    // requested first. With fewer than all XCDs sampled, the sharing is scaled to all of
+    // them as if each shared line were wanted by every XCD (exact for GEMM panels, which
+    // round-robin placement spreads over all XCDs); one XCD alone gives no estimate (0).
+    let mall = if unique_sum > 0 {
+        let shared = 1.0 - all.len() as f64 / unique_sum as f64;
+        if nx < xcds && nx > 1 {
+            let (x, k) = (xcds as f64, nx as f64);
+            (shared * ((x - 1.0) / x) / ((k - 1.0) / k)).min((x - 1.0) / x)
+        } else {
+            shared
+        }
+    } else {
+        0.0
+    };
+    Ok(Footprint {
+        hits: HitRates { l2: l2.clamp(0.0, 1.0), mall: mall.clamp(0.0, 1.0) },
+        sampled_wgs: sampled,
+        prefix_bytes,
+        requests,
+        per_xcd_unique: unique_sum,
+        all_unique: all.len() as u64,
+    })
+}
+
+/// The kernel's time on the busiest CU: simulated rounds plus extrapolated ones.
+#[derive(Clone, Debug, Default)]
+pub struct GridTime {
+    pub cycles: f64,
+    /// Workgroups on the busiest CU, and how many were simulated.
+    pub cu_wgs: usize,
+    pub simulated_wgs: usize,
+    pub extrapolated_wgs: usize,
+    pub tail_wgs: usize,
+    /// Clocks per workgroup in steady state (per CU).
+    pub period: f64,
+    pub run: CuRun,
+}
+
+/// Workgroups of CU `cu` of XCD `xcd`, in the order it receives them.
+pub fn cu_workgroups(p: &Params, total: u64, xcd: u64, cu: u64) -> Vec<u64> {
+    let xcds = u64::from(p.xcds);
+    let cus = u64::from(p.cus_per_xcd);
+    let mut v = Vec::new();
+    let mut j = cu;
+    loop {
+        let g = xcd + xcds * j;
+        if g >= total {
+            break;
+        }
+        v.push(g);
+        j += cus;
+    }
+    v
+}
+
+/// Simulates the busiest CU (steady state) and extrapolates to its whole share.
+pub fn grid_time(setup: &KernelSetup, p: &Params, cfg: &CuConfig, max_rounds: usize) -> Result<GridTime, Fault> {
+    let total = setup.total_wgs();
+    let wgs = cu_workgroups(p, total, 0, 0);
+    let occ = cfg.resident.max(1);
+    let n = wgs.len();
+    let sim_cap = (max_rounds.max(2) * occ).min(n);
+    if n <= sim_cap + occ {
+        let run = cu::run(setup, p, cfg, &wgs, None)?;
+        debug_assert_eq!(run.wgs.len(), n);
+        let cycles = run.end as f64;
+        return Ok(GridTime {
+            cycles,
+            cu_wgs: n,
+            simulated_wgs: n,
+            extrapolated_wgs: 0,
+            tail_wgs: 0,
+            period: cycles / n.max(1) as f64,
+            run,
+        });
+    }
+    let run = cu::run(setup, p, cfg, &wgs, Some(sim_cap))?;
+    let mut ends: Vec<u64> = run.wgs.iter().map(|w| w.2).collect();
+    ends.sort_unstable();
+    let last = *ends.last().unwrap_or(&0);
+    let prev = ends.get(ends.len().saturating_sub(occ + 1)).copied().unwrap_or(0);
+    let period = (last.saturating_sub(prev)) as f64 / occ as f64;
+    let rest = n - sim_cap;
+    let full = rest / occ * occ;
+    let rem = rest - full;
+    let mut cycles = last as f64 + full as f64 * period;
+    if rem > 0 {
+        let tail_ids = &wgs[n - rem..];
+        let tail = cu::run(setup, p, &CuConfig { trace_limit: 0, ..cfg.clone() }, tail_ids, None)?;
+        cycles += tail.end as f64 + p.wg_launch_cycles as f64;
+    }
+    Ok(GridTime { cycles, cu_wgs: n, simulated_wgs: sim_cap + rem, extrapolated_wgs: full, tail_wgs: rem, period, run })
+}

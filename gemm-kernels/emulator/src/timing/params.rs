@@ -1,0 +1,282 @@
+//! The timing model's parameters: one table per architecture, every number with its
+//! source. Tags: [V] read in a primary source (AMD white papers, ISA guides, ROCm docs and
+//! blogs, LLVM), [S] a secondary source (published microbenchmarks), [D] derived here with
+//! the arithmetic in the `derivation`, [A] an assumption made where no source was found
+//! (said so, never fitted to any kernel). `PARAMETERS.md` in this folder prints the same
+//! table; `Params::rows` is what `gemm model --params` prints.
+
+use crate::Arch;
+
+/// Where a number comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tag {
+    /// Read in a primary source.
+    Verified,
+    /// A published measurement (secondary source).
+    Secondary,
+    /// Derived here from other rows.
+    Derived,
+    /// No source found: an assumption, named as such.
+    Assumed,
+}
+
+impl Tag {
+    pub fn mark(self) -> &'static str {
+        match self {
+            Tag::Verified => "[V]",
+            Tag::Secondary => "[S]",
+            Tag::Derived => "[D]",
+            Tag::Assumed => "[A]",
+        }
+    }
+}
+
+/// One row of the parameter table.
+#[derive(Clone, Copy, Debug)]
+pub struct Row {
+    pub name: &'static str,
+    pub value: f64,
+    pub unit: &'static str,
+    pub tag: Tag,
+    pub source: &'static str,
+}
+
+/// Parameters of one architecture (a CDNA3 MI300X or a CDNA4 MI355X).
+#[derive(Clone, Debug)]
+pub struct Params {
+    pub arch: Arch,
+    pub product: &'static str,
+    pub xcds: u32,
+    pub cus_per_xcd: u32,
+    pub simds_per_cu: u32,
+    pub max_waves_per_simd: u32,
+    /// Unified VGPR+AGPR file per lane per SIMD, and its allocation granule.
+    pub vgprs_per_lane: u32,
+    pub vgpr_granule: u32,
+    pub lds_bytes_per_cu: u32,
+    pub lds_banks: u32,
+    pub lds_bytes_per_clk: u32,
+    pub lds_latency: u64,
+    pub peak_mhz: f64,
+    pub sustained_mhz: f64,
+    /// Cycles between two issue slots of one SIMD (a wave issues at most once per slot).
+    pub issue_period: u64,
+    /// Cycles a wave64 VALU instruction occupies the SIMD's VALU (4 passes of 16 lanes).
+    pub valu_cycles: u64,
+    /// Cycles per MFMA pass.
+    pub pass_cycles: u64,
+    /// Cycles one vector-memory instruction occupies the CU's address unit.
+    pub vmem_issue_cycles: u64,
+    pub l1_bytes: u32,
+    pub line_bytes: u32,
+    pub l1_bytes_per_clk: f64,
+    pub l1_latency_ns: f64,
+    pub l2_bytes_per_xcd: u64,
+    pub l2_bytes_per_clk_per_xcd: f64,
+    pub l2_latency_ns: f64,
+    /// L2 to Infinity Fabric (IOD) bytes per clock per XCD (MALL and HBM traffic).
+    pub fabric_bytes_per_clk_per_xcd: f64,
+    pub mall_bytes: u64,
+    pub mall_tbps: f64,
+    pub mall_latency_ns: f64,
+    pub hbm_tbps: f64,
+    /// Achieved fraction of the HBM peak for streaming reads.
+    pub hbm_efficiency: f64,
+    pub hbm_latency_ns: f64,
+    pub smem_latency_ns: f64,
+    /// Cycles from a workgroup slot freeing to the next workgroup's first instruction.
+    pub wg_launch_cycles: u64,
+    /// Cycles from the last wave's arrival at `s_barrier` to the release.
+    pub barrier_cycles: u64,
+    /// Dense matrix peak per CU per clock (bf16/f16 and fp8), for "% of peak".
+    pub flops_per_cu_clk_f16: f64,
+    pub flops_per_cu_clk_fp8: f64,
+}
+
+const CDNA3_WP: &str = "AMD CDNA 3 white paper (amd-cdna-3-white-paper.pdf), memory hierarchy pages 9-11";
+const GPU_SPECS: &str = "ROCm docs reference/gpu-specs (shared/reference/ARCH.md)";
+const CDNA4_BLOG: &str = "ROCm blog 'FP8 GEMM Optimization on AMD CDNA4' (shared/reference/TIMING.md)";
+const MAF_BLOG: &str = "ROCm blog 'Measuring Max-Achievable FLOPs - Part 2' (shared/reference/TIMING.md)";
+const BRINGUP: &str = "public MI300X bring-up log 'Hardware collection 20260916' (ROCm 7.2.4; rows E1-E5, H1-H3) found with the code search";
+const CC_MI300X: &str =
+    "Chips and Cheese, 'Testing AMD's Giant MI300X' (2024): Infinity Cache ~218 ns, 11.9 TB/s measured";
+
+impl Params {
+    pub fn for_arch(arch: Arch) -> Params {
+        match arch {
+            Arch::Gfx942 => Params {
+                arch,
+                product: "MI300X",
+                xcds: 8,
+                cus_per_xcd: 38,
+                simds_per_cu: 4,
+                max_waves_per_simd: 8,
+                vgprs_per_lane: 512,
+                vgpr_granule: 8,
+                lds_bytes_per_cu: 65536,
+                lds_banks: 32,
+                lds_bytes_per_clk: 128,
+                lds_latency: 64,
+                peak_mhz: 2100.0,
+                sustained_mhz: 1207.0,
+                issue_period: 4,
+                valu_cycles: 4,
+                pass_cycles: 4,
+                vmem_issue_cycles: 4,
+                l1_bytes: 32768,
+                line_bytes: 128,
+                l1_bytes_per_clk: 128.0,
+                l1_latency_ns: 66.0,
+                l2_bytes_per_xcd: 4 << 20,
+                l2_bytes_per_clk_per_xcd: 2048.0,
+                l2_latency_ns: 85.0,
+                fabric_bytes_per_clk_per_xcd: 1024.0,
+                mall_bytes: 256 << 20,
+                mall_tbps: 17.2,
+                mall_latency_ns: 218.0,
+                hbm_tbps: 5.3,
+                hbm_efficiency: 0.77,
+                hbm_latency_ns: 353.0,
+                smem_latency_ns: 85.0,
+                wg_launch_cycles: 200,
+                barrier_cycles: 4,
+                flops_per_cu_clk_f16: 2048.0,
+                flops_per_cu_clk_fp8: 4096.0,
+            },
+            Arch::Gfx950 => Params {
+                arch,
+                product: "MI355X",
+                xcds: 8,
+                cus_per_xcd: 32,
+                lds_bytes_per_cu: 163840,
+                lds_banks: 64,
+                lds_bytes_per_clk: 256,
+                peak_mhz: 2400.0,
+                sustained_mhz: 2400.0,
+                hbm_tbps: 8.0,
+                flops_per_cu_clk_f16: 4096.0,
+                flops_per_cu_clk_fp8: 8192.0,
+                ..Params::for_arch(Arch::Gfx942)
+            },
+        }
+    }
+
+    pub fn cus(&self) -> u32 {
+        self.xcds * self.cus_per_xcd
+    }
+
+    /// Converts nanoseconds to cycles at `mhz`.
+    pub fn cycles(&self, ns: f64, mhz: f64) -> u64 {
+        (ns * mhz / 1000.0).round() as u64
+    }
+
+    /// Every parameter with its value, unit, tag and source.
+    pub fn rows(&self) -> Vec<Row> {
+        let g950 = self.arch == Arch::Gfx950;
+        let same = "no CDNA4 figure found: taken equal to gfx942's";
+        let r = |name, value: f64, unit, tag, source| Row { name, value, unit, tag, source };
+        vec![
+            r("XCDs", self.xcds as f64, "", Tag::Verified, GPU_SPECS),
+            r("CUs per XCD", self.cus_per_xcd as f64, "", Tag::Verified, GPU_SPECS),
+            r("SIMDs per CU", 4.0, "", Tag::Verified, "CDNA3 ISA guide §2 (4 SIMD16 per CU); bring-up log row B3 (kfd 4 SIMDs/CU)"),
+            r("max waves per SIMD", 8.0, "", Tag::Verified, "bring-up log row B4 (kfd: 8 per SIMD, 32 per CU)"),
+            r("VGPRs per lane per SIMD (unified arch+acc)", 512.0, "regs", Tag::Verified, "CDNA3 ISA §3.6.4 (512, 256 of each type, flexible); ARCH.md VGPR file 512 KiB/CU"),
+            r("VGPR allocation granule", 8.0, "regs", Tag::Verified, "ISA.md §5.3 (granule = ceil(total/8)-1 on gfx90a/940/950)"),
+            r("LDS per CU", self.lds_bytes_per_cu as f64, "B", Tag::Verified, GPU_SPECS),
+            r("LDS banks", self.lds_banks as f64, "", Tag::Verified, if g950 { CDNA4_BLOG } else { GPU_SPECS }),
+            r("LDS bandwidth per CU", self.lds_bytes_per_clk as f64, "B/clk", Tag::Verified, CDNA4_BLOG),
+            r("LDS latency (issue to data)", self.lds_latency as f64, "clk", Tag::Assumed, "CDNA3 ISA §11.3.1 gives 2..64 cycles of service per op; latency to registers not published in text; 64 clk assumed"),
+            r("peak engine clock", self.peak_mhz, "MHz", Tag::Verified, "ROCm blog 'Matrix Core Programming on AMD CDNA3 and CDNA4' (TIMING.md)"),
+            r(
+                "sustained clock under GEMM load",
+                self.sustained_mhz,
+                "MHz",
+                if g950 { Tag::Assumed } else { Tag::Verified },
+                if g950 {
+                    "no published MI355X loaded clock found (TIMING.md: not found yet); the peak is used, so sustained = peak results"
+                } else {
+                    MAF_BLOG
+                },
+            ),
+            r("issue period per SIMD", 4.0, "clk", Tag::Verified, "AMD GCN architecture white paper (CU front end: each SIMD considered for issue once every 4 cycles, up to 1 instruction per type from different waves); CDNA keeps the GCN CU"),
+            r("wave64 VALU occupancy", 4.0, "clk", Tag::Verified, "CDNA3 ISA §2: SIMD16 runs a wave64 in 4 passes; ARCH.md"),
+            r("MFMA pass", 4.0, "clk", Tag::Verified, "LLVM SISchedule.td (one pass = 4 cycles); ISA.md §1.2-1.3 cycle table; mfma.rs Shape::passes"),
+            r("MFMA result to VALU/memory read (XDL), beyond its passes", 3.0, "wait states", Tag::Verified, "LLVM GCNHazardRecognizer (XDL passes+3, SMFMA passes+2, +1 on gfx950), hazard.rs; x4 clk per wait state [D]"),
+            r("MFMA issue holds the VALU port", 4.0, "clk", Tag::Derived, "AMD matrix instruction calculator: VALU co-executes 28 of 32 / 12 of 16 MFMA cycles -> 4 cycles taken from the VALU"),
+            r("vector-memory instruction address issue", 4.0, "clk", Tag::Derived, "64 lanes / 16 addresses per clock (GCN texture-address unit, GCN white paper)"),
+            r("vector L1 per CU", 32768.0, "B", Tag::Verified, CDNA3_WP),
+            r("cache line", 128.0, "B", Tag::Verified, CDNA3_WP),
+            r("L1 to core bandwidth", 128.0, "B/clk", Tag::Derived, "CDNA3 WP: request bus and fill path doubled with the 128-B line (CDNA2: 64 B/clk) -> 128"),
+            r("L1 hit latency", self.l1_latency_ns, "ns", if g950 { Tag::Assumed } else { Tag::Secondary }, if g950 { same } else { "public MI300X microbenchmark notes: vL1D hit 50-82 ns; midpoint 66 [D]" }),
+            r("L2 per XCD", (4u64 << 20) as f64, "B", Tag::Verified, CDNA3_WP),
+            r("L2 read bandwidth per XCD", 2048.0, "B/clk", if g950 { Tag::Assumed } else { Tag::Verified }, if g950 { "CDNA3 WP 2 KB/clk per XCD (16 ch x 128 B), CDNA4 taken equal" } else { CDNA3_WP }),
+            r("L2 hit latency", self.l2_latency_ns, "ns", if g950 { Tag::Assumed } else { Tag::Secondary }, if g950 { same } else { BRINGUP }),
+            r("L2 to fabric per XCD", 1024.0, "B/clk", if g950 { Tag::Assumed } else { Tag::Verified }, if g950 { "CDNA3 WP 16 x 64 B, CDNA4 taken equal" } else { CDNA3_WP }),
+            r("Infinity Cache (MALL)", (256u64 << 20) as f64, "B", Tag::Verified, GPU_SPECS),
+            r("MALL peak bandwidth", self.mall_tbps, "TB/s", if g950 { Tag::Assumed } else { Tag::Verified }, if g950 { "CDNA3 WP 17.2 TB/s, CDNA4 taken equal" } else { CDNA3_WP }),
+            r("MALL latency", self.mall_latency_ns, "ns", if g950 { Tag::Assumed } else { Tag::Secondary }, if g950 { same } else { CC_MI300X }),
+            r("HBM peak bandwidth", self.hbm_tbps, "TB/s", Tag::Verified, "ARCH.md memory table (5.3 / 8.0 TB/s)"),
+            r("HBM achieved fraction", self.hbm_efficiency, "", if g950 { Tag::Assumed } else { Tag::Derived }, if g950 { "gfx942's fraction reused" } else { "bring-up log rows E1/E3: 3.8-4.1 TB/s of 5.3 -> 4.1/5.3 = 0.77" }),
+            r("HBM latency", self.hbm_latency_ns, "ns", if g950 { Tag::Assumed } else { Tag::Secondary }, if g950 { same } else { BRINGUP }),
+            r("scalar load latency", self.smem_latency_ns, "ns", Tag::Assumed, "taken as the L2 hit latency (kernel arguments miss the scalar cache)"),
+            r("workgroup launch", self.wg_launch_cycles as f64, "clk", Tag::Assumed, "no published CDNA figure; LLVM SISchedule has none either"),
+            r("barrier release", self.barrier_cycles as f64, "clk", Tag::Assumed, "one issue period after the last arrival"),
+            r("dense f16/bf16 FLOP per CU per clk", self.flops_per_cu_clk_f16, "FLOP", Tag::Verified, "CDNA3 WP table 1 (2048); ARCH.md (gfx950 4096)"),
+            r("dense fp8 FLOP per CU per clk", self.flops_per_cu_clk_fp8, "FLOP", Tag::Verified, "CDNA3 WP table 1 (4096); ARCH.md (gfx950 8192)"),
+        ]
+    }
+}
+
+/// The parameter tables of both archs as Markdown (`PARAMETERS.md` holds this text; a
+/// test regenerates it and fails on a difference, `BLESS=1` rewrites it).
+pub fn markdown() -> String {
+    let mut s = String::from(
+        "# Timing-model parameters\n\nGenerated from `params.rs` (`cargo test -p gemm-emu --lib timing::params` checks it; \
+         `BLESS=1` rewrites it). Tags: [V] primary source, [S] published measurement, [D] derived (arithmetic in the \
+         source column), [A] assumption where no source was found (never fitted to a kernel).\n",
+    );
+    for arch in [Arch::Gfx942, Arch::Gfx950] {
+        let p = Params::for_arch(arch);
+        s.push_str(&format!(
+            "\n## {} ({})\n\n| parameter | value | unit | tag | source |\n|---|---|---|---|---|\n",
+            p.product,
+            arch.name()
+        ));
+        for r in p.rows() {
+            s.push_str(&format!("| {} | {} | {} | {} | {} |\n", r.name, r.value, r.unit, r.tag.mark(), r.source));
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameters_md_is_the_generated_table() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/timing/PARAMETERS.md");
+        let want = markdown();
+        if std::env::var("BLESS").is_ok() {
+            std::fs::write(&path, &want).unwrap();
+        }
+        let have = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(have == want, "{} differs from params.rs; run with BLESS=1 to regenerate", path.display());
+    }
+
+    #[test]
+    fn every_row_names_a_source_and_the_arches_differ_where_the_sources_say() {
+        for arch in [Arch::Gfx942, Arch::Gfx950] {
+            for r in Params::for_arch(arch).rows() {
+                assert!(r.source.len() > 10, "{}: {} has no source", arch.name(), r.name);
+            }
+        }
+        let (a, b) = (Params::for_arch(Arch::Gfx942), Params::for_arch(Arch::Gfx950));
+        assert_eq!((a.cus(), b.cus()), (304, 256));
+        assert_eq!((a.lds_banks, b.lds_banks), (32, 64));
+        assert_eq!((a.lds_bytes_per_clk, b.lds_bytes_per_clk), (128, 256));
+        // 2048 FLOP/CU/clk x 304 CUs x 2.1 GHz = 1307.4 TF (ARCH.md).
+        assert!((a.flops_per_cu_clk_f16 * 304.0 * 2.1e9 / 1e12 - 1307.4).abs() < 0.1);
+        assert!((b.flops_per_cu_clk_f16 * 256.0 * 2.4e9 / 1e12 - 2516.6).abs() < 0.1);
+    }
+}
