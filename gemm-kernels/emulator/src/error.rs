@@ -21,6 +21,10 @@ pub enum FaultKind {
     InstructionLimit(u64),
     /// `s_trap` or `s_sethalt`.
     Trap,
+    /// A `scratch_*` access outside the lane's private segment (the kernel descriptor's
+    /// `private_segment_fixed_size`): on hardware it would land in another wave's or
+    /// lane's scratch.
+    PrivateSegment { lane: u8, offset: u64, len: u32, write: bool, private_bytes: u32 },
 }
 
 impl fmt::Display for FaultKind {
@@ -39,6 +43,12 @@ impl fmt::Display for FaultKind {
             FaultKind::Deadlock(s) => write!(f, "deadlock: {s}"),
             FaultKind::InstructionLimit(n) => write!(f, "instruction limit of {n} reached"),
             FaultKind::Trap => write!(f, "s_trap"),
+            FaultKind::PrivateSegment { lane, offset, len, write, private_bytes } => write!(
+                f,
+                "scratch {} of {len} bytes at private offset {offset:#x} (lane {lane}) outside the \
+                 {private_bytes}-byte private segment",
+                if *write { "write" } else { "read" }
+            ),
         }
     }
 }

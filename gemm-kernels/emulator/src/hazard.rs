@@ -231,7 +231,7 @@ pub fn check(env: &mut Env, w: &Wave, inst: &Inst) {
     let is_mfma = shape.is_some();
     let is_valu = !is_mfma && matches!(fmt, Format::Vop1 | Format::Vop2 | Format::Vopc | Format::Vop3 | Format::Vop3p);
     let is_salu = matches!(fmt, Format::Sop1 | Format::Sop2 | Format::Sopk | Format::Sopc);
-    let is_vmem = matches!(fmt, Format::Mubuf | Format::Global | Format::Flat);
+    let is_vmem = matches!(fmt, Format::Mubuf | Format::Global | Format::Flat | Format::Scratch);
     let is_mem = is_vmem || fmt == Format::Ds;
     let arch = env.arch;
     let mut found: Vec<(u64, u64, u64, String)> = Vec::new();

@@ -1,6 +1,7 @@
 //! The device and kernel launch: initial wave state from the kernel descriptor
 //! (AMDGPUUsage "Initial Kernel Execution State", ISA.md §5.3), the kernarg segment with
-//! the hidden arguments HIP would fill, workgroups in parallel on host threads.
+//! the hidden arguments HIP would fill, the private segment (scratch) of kernels that
+//! have one, workgroups in parallel on host threads.
 
 use crate::error::{EmuError, Fault};
 use crate::memory::DeviceMemory;
@@ -8,7 +9,7 @@ use crate::program::Program;
 use crate::race::RaceDetector;
 use crate::report::Report;
 use crate::scheduler::{rng_for, Env, WaveSched, Workgroup};
-use crate::wave::{Wave, LANES};
+use crate::wave::{Scratch, Wave, FLAT_SCRATCH_LO, LANES};
 use crate::{InstCounts, Schedule};
 use gemm_codeobject::{CodeObject, ValueKind};
 use gemm_isa::Arch;
@@ -175,8 +176,10 @@ impl Device {
         if lds_bytes > lds_limit(self.arch) {
             return Err(EmuError::InvalidLaunch(format!("{lds_bytes} bytes of LDS exceed {}", lds_limit(self.arch))));
         }
-        if kd.private_segment_fixed_size > 0 {
-            return Err(EmuError::InvalidLaunch("kernels with scratch (private segment) are not modelled".into()));
+        if kd.uses_dynamic_stack() {
+            // The private segment size would then be chosen at dispatch (AMDGPUUsage
+            // "USES_DYNAMIC_STACK"); the code object does not say how much to give.
+            return Err(EmuError::InvalidLaunch("kernels with a dynamic stack are not modelled".into()));
         }
         let prog = Program::new(&k.code, self.arch);
         // Kernarg segment, with the hidden arguments HIP fills.
@@ -245,10 +248,35 @@ impl Device {
         let pkt_ptr = self.mem.alloc(64)?;
         self.mem.write(pkt_ptr, &pkt)?;
 
-        let res = self.run_grid(&prog, kd, kernel, grid, block, ka_ptr, pkt_ptr, lds_bytes, opts);
+        let scratch = self.alloc_scratch(kd, grid, block, opts)?;
+        let res = self.run_grid(&prog, kd, kernel, grid, block, ka_ptr, pkt_ptr, lds_bytes, opts, scratch);
         let _ = self.mem.free(ka_ptr);
         let _ = self.mem.free(pkt_ptr);
+        if let Some(sc) = scratch {
+            let _ = self.mem.free(sc.region);
+        }
         res
+    }
+
+    /// Scratch for a launch: `private_segment_fixed_size` bytes per work-item, rounded up
+    /// to a dword as the CP does (AMDGPUUsage "Private Segment Size"), for every wave of
+    /// one slot per workgroup in flight (host thread), like the hardware's per-wave-slot
+    /// scratch: a slot is reused, not cleared, by the next workgroup that takes it.
+    fn alloc_scratch(
+        &self,
+        kd: &gemm_codeobject::KernelDescriptor,
+        grid: [u32; 3],
+        block: [u32; 3],
+        opts: &LaunchOptions,
+    ) -> Result<Option<ScratchRegion>, EmuError> {
+        let lane_bytes = kd.private_segment_fixed_size.div_ceil(4) * 4;
+        if lane_bytes == 0 {
+            return Ok(None);
+        }
+        let slots = host_threads(opts, grid) as u64;
+        let waves = (u64::from(block[0]) * u64::from(block[1]) * u64::from(block[2])).div_ceil(LANES as u64);
+        let slot_bytes = waves * LANES as u64 * u64::from(lane_bytes);
+        Ok(Some(ScratchRegion { region: self.mem.alloc(slot_bytes * slots)?, slot_bytes, lane_bytes }))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -263,15 +291,13 @@ impl Device {
         pkt_ptr: u64,
         lds_bytes: u32,
         opts: &LaunchOptions,
+        scratch: Option<ScratchRegion>,
     ) -> Result<LaunchReport, EmuError> {
         let view = self.mem.view()?;
         let total = grid[0] as usize * grid[1] as usize * grid[2] as usize;
-        let threads = if opts.threads == 0 {
-            std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
-        } else {
-            opts.threads
-        };
-        let threads = threads.min(total).max(1);
+        let threads = host_threads(opts, grid);
+        // Scratch slots not taken by a workgroup in flight (at most `threads` are).
+        let free_slots: Mutex<Vec<u64>> = Mutex::new((0..threads as u64).collect());
         let next = AtomicUsize::new(0);
         let done = AtomicUsize::new(0);
         type WgOut = Result<(Vec<Report>, InstCounts, u64), Box<Fault>>;
@@ -297,6 +323,7 @@ impl Device {
                         ((i / grid[0] as usize) % grid[1] as usize) as u32,
                         (i / (grid[0] as usize * grid[1] as usize)) as u32,
                     ];
+                    let slot = free_slots.lock().ok().and_then(|mut f| f.pop()).unwrap_or(0);
                     let mut waves = Vec::with_capacity(nwaves);
                     for wi in 0..nwaves {
                         let live_lanes = (wg_threads - wi * LANES).min(LANES);
@@ -333,7 +360,23 @@ impl Device {
                             w.s[sg] = lds_bytes;
                             sg += 1;
                         }
-                        if sys.private_segment {
+                        if let Some(sc) = scratch {
+                            // Architected flat scratch (gfx940+, AMDGPUUsage "Flat
+                            // Scratch"): FLAT_SCRATCH holds the wave's scratch base; the
+                            // wavefront offset SGPR is its offset in the dispatch's scratch.
+                            let off = slot * sc.slot_bytes + (wi * LANES) as u64 * u64::from(sc.lane_bytes);
+                            let base = sc.region + off;
+                            w.scratch = Some(Scratch { base, lane_bytes: sc.lane_bytes });
+                            w.s[FLAT_SCRATCH_LO] = base as u32;
+                            w.s[FLAT_SCRATCH_LO + 1] = (base >> 32) as u32;
+                            if sys.private_segment {
+                                w.s[sg] = off as u32;
+                            }
+                            if user.private_segment_size && user_count > 0 {
+                                // The last user SGPR (after any preloaded kernargs).
+                                w.s[user_count - 1] = sc.lane_bytes;
+                            }
+                        } else if sys.private_segment {
                             w.s[sg] = 0;
                         }
                         if nv > 0 {
@@ -372,6 +415,9 @@ impl Device {
                         Ok(()) => Ok((std::mem::take(&mut wgr.env.reports.list), wgr.env.counts, wgr.env.now)),
                         Err(f) => Err(Box::new(f)),
                     };
+                    if let Ok(mut f) = free_slots.lock() {
+                        f.push(slot);
+                    }
                     if let Ok(mut r) = results.lock() {
                         r[i] = Some(out);
                     }
@@ -397,4 +443,25 @@ impl Device {
         }
         Ok(rep)
     }
+}
+
+/// Host threads that run a launch's workgroups (`LaunchOptions::threads`, 0 for the
+/// available parallelism), at most one per workgroup.
+fn host_threads(opts: &LaunchOptions, grid: [u32; 3]) -> usize {
+    let total = grid[0] as usize * grid[1] as usize * grid[2] as usize;
+    let threads = if opts.threads == 0 {
+        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+    } else {
+        opts.threads
+    };
+    threads.min(total).max(1)
+}
+
+/// A launch's scratch: one slot of `slot_bytes` per host thread from `region`, each wave
+/// `64 * lane_bytes` of it.
+#[derive(Clone, Copy, Debug)]
+struct ScratchRegion {
+    region: u64,
+    slot_bytes: u64,
+    lane_bytes: u32,
 }

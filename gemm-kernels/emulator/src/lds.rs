@@ -94,7 +94,16 @@ pub fn exec(w: &mut Wave, env: &mut Env, inst: &Inst) -> R<()> {
 
     let two = name.contains("read2") || name.contains("write2");
     let st64 = name.contains("st64");
-    let size: u32 = if name.ends_with("b128") {
+    // gfx950 transpose reads (`ds_read_b64_tr_b4/b8/b16`, `ds_read_b96_tr_b6`): the size
+    // is the first width, the element width the second.
+    let tr_bits: Option<u8> = name.split_once("_tr_b").and_then(|(_, b)| b.parse().ok());
+    let size: u32 = if let Some(b) = tr_bits {
+        if b == 6 {
+            12
+        } else {
+            8
+        }
+    } else if name.ends_with("b128") {
         16
     } else if name.ends_with("b96") {
         12
@@ -184,7 +193,12 @@ pub fn exec(w: &mut Wave, env: &mut Env, inst: &Inst) -> R<()> {
     }
     if is_read {
         let r = reg_of(vd)?;
-        let conv = if name.contains("d16_hi") {
+        let conv = if let Some(bits) = tr_bits {
+            if bits == 6 {
+                return Err(FaultKind::Unsupported(format!("{name} (6-bit transpose read)")));
+            }
+            Conv::Transpose { bits }
+        } else if name.contains("d16_hi") {
             Conv::D16Hi { bytes: size as u8, signed: name.contains("_i") }
         } else if name.contains("d16") {
             Conv::D16Lo { bytes: size as u8, signed: name.contains("_i") }

@@ -27,6 +27,7 @@
 //! dev.copy_out(c, &mut out).unwrap();
 //! ```
 
+pub mod calibration;
 pub mod cli;
 pub mod error;
 pub mod hazard;
@@ -120,7 +121,7 @@ impl InstCounts {
             Format::Mai => &mut self.mfma,
             Format::Ds => &mut self.ds,
             Format::Smem => &mut self.smem,
-            Format::Mubuf | Format::Global | Format::Flat => {
+            Format::Mubuf | Format::Global | Format::Flat | Format::Scratch => {
                 if def.name.contains("store") {
                     &mut self.vmem_store
                 } else {

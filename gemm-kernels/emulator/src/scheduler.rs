@@ -74,6 +74,11 @@ pub enum Conv {
         bytes: u8,
         signed: bool,
     },
+    /// gfx950 `ds_read_b64_tr_b<bits>`: 64 bits per lane, transposed across each group of
+    /// 16 lanes (`vmem::transpose_b64`).
+    Transpose {
+        bits: u8,
+    },
 }
 
 /// Atomic read-modify-write operations.
@@ -285,9 +290,15 @@ impl<'a> Env<'a> {
         let lat = self.latency(order);
         let mut at = self.now.saturating_add(lat);
         if order != Order::Smem {
-            let last = self.sched[wi].last_done.get(&order).copied().unwrap_or(0);
+            // gfx9 has one VM_CNT for loads and stores (no vscnt before gfx10) and it counts
+            // down in issue order: LLVM's SIInsertWaitcnts gives every VMEM access the one
+            // event type VMEM_ACCESS when the target has no vscnt (getVmemWaitEventType), so
+            // `s_waitcnt vmcnt(N)` after a load and N younger stores covers the load. Loads
+            // and stores therefore complete in one in-order stream here.
+            let key = if order == Order::VmStore { Order::VmLoad } else { order };
+            let last = self.sched[wi].last_done.get(&key).copied().unwrap_or(0);
             at = at.max(last);
-            self.sched[wi].last_done.insert(order, at);
+            self.sched[wi].last_done.insert(key, at);
         }
         let touches_lds = matches!(&kind, OpKind::LdsDma { .. })
             || matches!(
@@ -308,9 +319,23 @@ impl<'a> Env<'a> {
 
     /// Reports use of registers with an un-waited write pending.
     pub fn check_regs(&mut self, w: &Wave, regs: &[(RegFile, u16)], writing: bool) {
+        self.check_regs_as(w, regs, writing, None);
+    }
+
+    /// [`Env::check_regs`] for the destination of a memory operation of class `order`
+    /// about to issue: a register that an older operation of the same in-order class
+    /// (`Order::VmLoad`: vector loads return in issue order, README "Completion order")
+    /// still has to write is no finding, because the older data lands first and the newer
+    /// overwrites it. LLVM's `SIInsertWaitcnts` inserts no wait for that write-after-write
+    /// either (VMEM loads of one VMEM type complete in order).
+    pub fn check_regs_as(&mut self, w: &Wave, regs: &[(RegFile, u16)], writing: bool, order: Option<Order>) {
         let mut hits = Vec::new();
         for r in regs {
-            if let Some(&(_, pc)) = self.sched[w.id].inflight.get(r) {
+            if let Some(&(seq, pc)) = self.sched[w.id].inflight.get(r) {
+                let older = self.sched[w.id].pending.iter().find(|op| op.seq == seq).map(|op| op.order);
+                if writing && order == Some(Order::VmLoad) && older == Some(Order::VmLoad) {
+                    continue;
+                }
                 hits.push((*r, pc));
             }
         }
@@ -374,8 +399,9 @@ impl<'a> Workgroup<'a> {
     }
 
     /// Whether wave `wi`'s pending wait is satisfied; in the longest-latency mode, forces
-    /// the fewest completions that satisfy it (stores before loads, LDS before SMEM, SMEM
-    /// youngest first: the adversarial choices the ordering rules allow).
+    /// the fewest completions that satisfy it (vector memory oldest first, as its one
+    /// in-order stream demands; LDS before SMEM, SMEM youngest first: the adversarial
+    /// choices the ordering rules allow).
     pub(crate) fn wait_satisfied(&mut self, wi: usize) -> Result<bool, Fault> {
         let Some((vm, lgkm)) = self.env.sched[wi].wait else { return Ok(true) };
         let count =
@@ -393,7 +419,10 @@ impl<'a> Workgroup<'a> {
                         }
                     };
                     let seq = match c {
-                        Counter::Vm => pick(Order::VmStore, false).or_else(|| pick(Order::VmLoad, false)),
+                        // One in-order VM_CNT stream for loads and stores (see `issue`).
+                        Counter::Vm => {
+                            s.pending.iter().find(|o| !o.done && o.order.counter() == Counter::Vm).map(|o| o.seq)
+                        }
                         Counter::Lgkm => pick(Order::Lds, false).or_else(|| pick(Order::Smem, true)),
                     };
                     match seq {
@@ -520,6 +549,10 @@ impl<'a> Workgroup<'a> {
         let Some(&idx) = prog.index.get(&pc) else {
             let why = match &prog.decode_stop {
                 Some((o, e)) if *o == pc => e.clone(),
+                // Decoding stops at the first word it cannot read: name it, it is the cause.
+                Some((o, e)) if *o < pc => {
+                    format!("no decoded instruction at offset {pc:#x} (decoding stopped at {o:#x}: {e})")
+                }
                 _ => format!("no decoded instruction at offset {pc:#x}"),
             };
             return Err(self.env.fault(&self.waves[wi], FaultKind::Decode(why)));
@@ -546,7 +579,9 @@ impl<'a> Workgroup<'a> {
             }
             Format::Mai => crate::mfma::exec(w, env, inst).map(|_| w.pc = next),
             Format::Ds => crate::lds::exec(w, env, inst).map(|_| w.pc = next),
-            Format::Mubuf | Format::Global | Format::Flat => crate::vmem::exec(w, env, inst).map(|_| w.pc = next),
+            Format::Mubuf | Format::Global | Format::Flat | Format::Scratch => {
+                crate::vmem::exec(w, env, inst).map(|_| w.pc = next)
+            }
         };
         res.map_err(|k| env.fault(&self.waves[wi], k))
     }

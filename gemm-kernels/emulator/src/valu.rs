@@ -609,7 +609,9 @@ pub fn exec(w: &mut Wave, env: &mut Env, inst: &Inst) -> R<()> {
             V_AND_OR_B32 => ((a32 & b32) | c32) as u64,
             V_OR3_B32 => (a32 | b32 | c32) as u64,
             V_BITOP3_B32 | V_BITOP3_B16 => {
-                let ttbl = (inst.mods.op_sel as u32) & 0xFF;
+                // Bit i of the result is bit (a_i<<2 | b_i<<1 | c_i) of the `bitop3` truth
+                // table (LLVM `V_BITOP3` / the CDNA4 ISA's BITOP3 pseudocode).
+                let ttbl = u32::from(inst.mods.bitop3);
                 let mut r = 0u32;
                 for bit in 0..32 {
                     let idx = ((a32 >> bit) & 1) << 2 | ((b32 >> bit) & 1) << 1 | ((c32 >> bit) & 1);

@@ -1,4 +1,4 @@
-//! Vector memory (MUBUF with buffer resources and LDS-DMA, GLOBAL, FLAT), scalar memory
+//! Vector memory (MUBUF with buffer resources and LDS-DMA, GLOBAL, FLAT, SCRATCH), scalar memory
 //! (SMEM), and the completion (`perform`) of every queued memory operation.
 //!
 //! MUBUF addressing and range checks follow ISA.md §2.2-2.3 (raw buffers checked per
@@ -178,6 +178,39 @@ pub fn exec(w: &mut Wave, env: &mut Env, inst: &Inst) -> R<()> {
                 }
             }
         }
+        Format::Scratch => {
+            // Private offset = vaddr (when SVE) + saddr (one SGPR) + the 13-bit signed
+            // instruction offset (ISA.md §4.4), into the lane's own segment.
+            let seg = w
+                .scratch
+                .ok_or_else(|| FaultKind::Unsupported(format!("{name} in a kernel without a private segment")))?;
+            let soff = match inst.operand(Field::Saddr) {
+                Some(o @ (Operand::Reg(_) | Operand::Special(_))) => w.sread(&o, Ty::B32, 0)?,
+                _ => 0,
+            };
+            let va = match vaddr {
+                Some(Operand::Reg(r)) => Some(r),
+                _ => None,
+            };
+            for &l in &lanes {
+                let v = match va {
+                    Some(r) => w.vget(r.file, r.index, l)?,
+                    None => 0,
+                };
+                let off = v.wrapping_add(soff).wrapping_add(inst.mods.offset as u32);
+                if u64::from(off) + u64::from(size) > u64::from(seg.lane_bytes) {
+                    return Err(FaultKind::PrivateSegment {
+                        lane: l as u8,
+                        offset: u64::from(off),
+                        len: size,
+                        write: is_store,
+                        private_bytes: seg.lane_bytes,
+                    });
+                }
+                let addr = seg.base + l as u64 * u64::from(seg.lane_bytes) + u64::from(off);
+                acc.push(Access::new(l, addr, size as u8));
+            }
+        }
         _ => return Err(FaultKind::Unsupported(name.to_string())),
     }
 
@@ -255,7 +288,7 @@ pub fn exec(w: &mut Wave, env: &mut Env, inst: &Inst) -> R<()> {
     }
     let dst = reg(if def.format == Format::Mubuf { vdata } else { vdst })?;
     let regs: Vec<(RegFile, u16)> = (0..size.div_ceil(4) as u16).map(|i| (dst.file, dst.index + i)).collect();
-    env.check_regs(w, &regs, true);
+    env.check_regs_as(w, &regs, true, Some(Order::VmLoad));
     env.issue(w, Order::VmLoad, OpKind::Load { space, acc, file: dst.file, base: dst.index, conv }, regs);
     Ok(())
 }
@@ -373,9 +406,58 @@ fn read_access(env: &mut Env, w: &Wave, op: &MemOp, space: Space, a: &Access) ->
     Ok(buf)
 }
 
+/// Completes a gfx950 transpose read (`ds_read_b64_tr_b4/b8/b16`): every lane fetches
+/// 64 bits at its own address, then each group of 16 lanes exchanges elements so that
+/// the group's data, read as an `n x 16` tile (`n = 64/bits` rows, lane `s` holding row
+/// `s / g`, elements `n*(s % g)..` with `g = 16/n`), comes back one column per lane:
+/// lane `o` receives as its element `e` element `o % n` of the data fetched by lane
+/// `g*e + o/n`. For b16 that is Modular's description of `ds_read_tr16_b64` ("each
+/// 16-lane row loads a 4x16 tile ... each lane gets a column", `ds_read_tr16_b64_row`),
+/// for b8 "two interleaved 8x8 byte transposes" (Mojo's `ds_read_tr8_b64` docs).
+/// Triton's gfx950 GEMMs (`tests/triton.rs`), which feed their MFMAs with the b8 and b16
+/// forms, agree with the reference GEMM only under this reading. A lane that is not
+/// active contributes zeros.
+#[allow(clippy::too_many_arguments)]
+fn transpose_b64(
+    w: &mut Wave,
+    env: &mut Env,
+    op: &MemOp,
+    space: Space,
+    acc: &[Access],
+    file: RegFile,
+    base: u16,
+    bits: u8,
+) -> R<()> {
+    let mut fetched = [0u64; LANES];
+    for a in acc {
+        let buf = read_access(env, w, op, space, a)?;
+        fetched[a.lane as usize] = u64::from_le_bytes(buf[..8].try_into().unwrap_or([0; 8]));
+    }
+    let bits = u32::from(bits);
+    let n = 64 / bits as usize;
+    let g = 16 / n;
+    let mask = (1u64 << bits) - 1;
+    for a in acc {
+        let o = a.lane as usize;
+        let (group, ol) = (o - o % 16, o % 16);
+        let mut v = 0u64;
+        for e in 0..n {
+            let src = fetched[group + g * e + ol / n];
+            let elem = (src >> (bits as usize * (ol % n))) & mask;
+            v |= elem << (bits as usize * e);
+        }
+        w.vset(file, base, o, v as u32)?;
+        w.vset(file, base + 1, o, (v >> 32) as u32)?;
+    }
+    Ok(())
+}
+
 /// Completes a memory operation: moves the data.
 pub fn perform(w: &mut Wave, env: &mut Env, op: &MemOp) -> R<()> {
     match &op.kind {
+        OpKind::Load { space, acc, file, base, conv: Conv::Transpose { bits } } => {
+            transpose_b64(w, env, op, *space, acc, *file, *base, *bits)?;
+        }
         OpKind::Load { space, acc, file, base, conv } => {
             for a in acc {
                 let buf = read_access(env, w, op, *space, a)?;
@@ -408,6 +490,8 @@ pub fn perform(w: &mut Wave, env: &mut Env, op: &MemOp) -> R<()> {
                         let old = w.vget(*file, r, l)?;
                         w.vset(*file, r, l, (old & 0xFFFF) | (small(*bytes, *signed) << 16))?;
                     }
+                    // Handled by `transpose_b64` (the arm above).
+                    Conv::Transpose { .. } => {}
                 }
             }
         }

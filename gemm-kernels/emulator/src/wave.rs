@@ -7,6 +7,8 @@ use gemm_isa::{Operand, Reg, RegFile, Special, Ty};
 pub const LANES: usize = 64;
 /// Addressable SGPRs s0..s101 (ISA.md §4.5).
 pub const NUM_SGPRS: u16 = 102;
+/// FLAT_SCRATCH_LO (FLAT_SCRATCH_HI follows), ISA.md §4.5.
+pub const FLAT_SCRATCH_LO: usize = 102;
 pub const VCC: usize = 106;
 pub const M0: usize = 124;
 pub const EXEC: usize = 126;
@@ -44,6 +46,21 @@ pub struct Wave {
     pub state: WaveState,
     /// Lanes that exist (the last wave of a workgroup may be partial).
     pub live: u64,
+    /// The wave's private segment (scratch), when the kernel has one.
+    pub scratch: Option<Scratch>,
+}
+
+/// A wave's private segment in device memory (`launch.rs` sets it up).
+///
+/// Lane `l`'s bytes are `base + l * lane_bytes ..` (lane-major). The hardware interleaves
+/// the lanes' dwords (AMDGPUUsage "Private Segment"), which `scratch_*` instructions
+/// cannot observe: each lane only addresses its own segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scratch {
+    pub base: u64,
+    /// Private segment bytes per work-item (`private_segment_fixed_size` rounded up to a
+    /// dword, as the CP does).
+    pub lane_bytes: u32,
 }
 
 impl Wave {
@@ -59,6 +76,7 @@ impl Wave {
             pc: 0,
             state: WaveState::Running,
             live,
+            scratch: None,
         };
         w.set_exec(live);
         w

@@ -407,3 +407,93 @@ fn llc_code_hitting_the_rules_is_clean_and_each_nop_matters() {
         }
     }
 }
+
+/// The gfx950 `*_f8f6f4` MFMAs (fp8 x fp8, the form Triton's fp8 GEMMs use) against
+/// LLVM's recognizer: 16 passes for 32x32x64, 8 for 16x16x128.
+#[test]
+fn f8f6f4_rules_match_llvm_wait_states_on_gfx950() {
+    const V8A: &str = "$vgpr0_vgpr1_vgpr2_vgpr3_vgpr4_vgpr5_vgpr6_vgpr7";
+    const V8B: &str = "$vgpr8_vgpr9_vgpr10_vgpr11_vgpr12_vgpr13_vgpr14_vgpr15";
+    const D16: &str = "$vgpr16_vgpr17_vgpr18_vgpr19_vgpr20_vgpr21_vgpr22_vgpr23_vgpr24_vgpr25_vgpr26_vgpr27_vgpr28_vgpr29_vgpr30_vgpr31";
+    const D4: &str = "$vgpr32_vgpr33_vgpr34_vgpr35";
+    const N8: &str = "$vgpr40_vgpr41_vgpr42_vgpr43_vgpr44_vgpr45_vgpr46_vgpr47";
+    let c = |name, mir: [&'static str; 2], asm| Case { name, mir, asm };
+    let list = vec![
+        c(
+            "f8f6f4_32_result_valu",
+            ["D16 = V_MFMA_F32_32X32X64_F8F6F4_f8_f8_vgprcd_e64 V8A, V8B, 0, 0, 0, implicit $mode, implicit $exec", "$vgpr50 = V_ADD_U32_e32 $vgpr20, $vgpr1, implicit $exec"],
+            ["v_mfma_f32_32x32x64_f8f6f4 v[16:31], v[0:7], v[8:15], 0", "v_add_u32_e32 v50, v20, v1"],
+        ),
+        c(
+            "f8f6f4_16_result_valu",
+            ["D4 = V_MFMA_F32_16X16X128_F8F6F4_f8_f8_vgprcd_e64 V8A, V8B, 0, 0, 0, implicit $mode, implicit $exec", "$vgpr50 = V_ADD_U32_e32 $vgpr33, $vgpr1, implicit $exec"],
+            ["v_mfma_f32_16x16x128_f8f6f4 v[32:35], v[0:7], v[8:15], 0", "v_add_u32_e32 v50, v33, v1"],
+        ),
+        c(
+            "f8f6f4_32_srcc_full",
+            ["A32 = V_MFMA_F32_32X32X64_F8F6F4_f8_f8_e64 V8A, V8B, 0, 0, 0, implicit $mode, implicit $exec", "A32 = V_MFMA_F32_32X32X64_F8F6F4_f8_f8_e64 V8A, V8B, A32, 0, 0, implicit $mode, implicit $exec"],
+            ["v_mfma_f32_32x32x64_f8f6f4 a[0:15], v[0:7], v[8:15], 0", "v_mfma_f32_32x32x64_f8f6f4 a[0:15], v[0:7], v[8:15], a[0:15]"],
+        ),
+        c(
+            "f8f6f4_32_result_as_srca",
+            ["D16 = V_MFMA_F32_32X32X64_F8F6F4_f8_f8_vgprcd_e64 V8A, V8B, 0, 0, 0, implicit $mode, implicit $exec", "D4 = V_MFMA_F32_16X16X128_F8F6F4_f8_f8_vgprcd_e64 $vgpr16_vgpr17_vgpr18_vgpr19_vgpr20_vgpr21_vgpr22_vgpr23, V8B, 0, 0, 0, implicit $mode, implicit $exec"],
+            ["v_mfma_f32_32x32x64_f8f6f4 v[16:31], v[0:7], v[8:15], 0", "v_mfma_f32_16x16x128_f8f6f4 v[32:35], v[16:23], v[8:15], 0"],
+        ),
+        c(
+            "valu_vgpr_f8f6f4_srcb",
+            ["$vgpr44 = V_MOV_B32_e32 0, implicit $exec", "D4 = V_MFMA_F32_16X16X128_F8F6F4_f8_f8_vgprcd_e64 V8A, N8, 0, 0, 0, implicit $mode, implicit $exec"],
+            ["v_mov_b32_e32 v44, 0", "v_mfma_f32_16x16x128_f8f6f4 v[32:35], v[0:7], v[40:47], 0"],
+        ),
+    ];
+    let cases: Vec<(Case, String, String)> = list
+        .into_iter()
+        .map(|c| {
+            let x = |s: &str| {
+                s.replace("A32", A32)
+                    .replace("D16", D16)
+                    .replace("D4", D4)
+                    .replace("V8A", V8A)
+                    .replace("V8B", V8B)
+                    .replace("N8", N8)
+            };
+            let (p, q) = (x(c.mir[0]), x(c.mir[1]));
+            (c, p, q)
+        })
+        .collect();
+    let arch = Arch::Gfx950;
+    let need = llvm_wait_states(arch, &cases);
+    let mut text =
+        format!("  .amdgcn_target \"amdgcn-amd-amdhsa--{}\"\n  .amdhsa_code_object_version 5\n", arch.name());
+    for (c, _, _) in &cases {
+        let n = need[c.name];
+        let [p, q] = c.asm;
+        text += &kernel(&format!("{}_ok", c.name), &format!("  {p}\n{}  {q}\n", nops(n)));
+        if n > 0 {
+            text += &kernel(&format!("{}_short", c.name), &format!("  {p}\n{}  {q}\n", nops(n - 1)));
+        }
+    }
+    let co = assemble(&text, arch, "hazard-rules-f8f6f4");
+    let run = |k: &str| {
+        let dev = Device::new(arch);
+        let buf = dev.alloc(4096).unwrap();
+        let r = dev.launch_with(&co, k, [1, 1, 1], [64, 1, 1], &buf.to_le_bytes(), &LaunchOptions::default()).unwrap();
+        r.by_checker(Checker::Hazard).into_iter().cloned().collect::<Vec<_>>()
+    };
+    for (c, _, _) in &cases {
+        let n = need[c.name];
+        let ok = run(&format!("{}_ok", c.name));
+        assert!(ok.is_empty(), "{} ({n} wait states, LLVM's) still reported:\n{}", c.name, ok[0]);
+        if n > 0 {
+            let short = run(&format!("{}_short", c.name));
+            assert!(
+                short.iter().any(|r| r.message.contains(&format!("needs {n} "))),
+                "{}: with {} wait states (LLVM needs {n}) the checker {}",
+                c.name,
+                n - 1,
+                if short.is_empty() { "is silent".to_string() } else { format!("says: {}", short[0]) }
+            );
+        }
+    }
+    assert_eq!(need["f8f6f4_32_srcc_full"], 0);
+    assert!(need["f8f6f4_32_result_valu"] > need["f8f6f4_16_result_valu"], "{need:?}");
+}

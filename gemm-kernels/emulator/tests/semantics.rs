@@ -318,3 +318,48 @@ fn ds_read2_write2_st64_and_bpermute() {
         }
     }
 }
+
+#[test]
+fn bitop3_applies_its_truth_table_bitwise() {
+    // gfx950 v_bitop3_b32: bit i of D is bit (a_i<<2 | b_i<<1 | c_i) of the 8-bit table
+    // (LLVM's convention: src0 = 0xf0, src1 = 0xcc, src2 = 0xaa). 0x78 = a ^ (b & c) (the
+    // swizzle Triton emits), 0xe8 = majority, 0x96 = a ^ b ^ c, 0x01 = !(a | b | c).
+    let inp = random_lanes(7, |r| r.gen());
+    let body = "  v_bitop3_b32 v4, v0, v1, v2 bitop3:0x78\n  v_bitop3_b32 v5, v0, v1, v2 bitop3:0xe8\n  v_bitop3_b32 v6, v0, v1, v2 bitop3:0x96\n  v_bitop3_b32 v7, v3, v1, v2 bitop3:1";
+    let out = run(Arch::Gfx950, "bitop3", body, &inp, &zeros());
+    for (l, (i, o)) in inp.iter().zip(&out).enumerate() {
+        let (a, b, c) = (i[0], i[1], i[2]);
+        assert_eq!(o[0], a ^ (b & c), "lane {l} bitop3:0x78");
+        assert_eq!(o[1], (a & b) | (a & c) | (b & c), "lane {l} bitop3:0xe8");
+        assert_eq!(o[2], a ^ b ^ c, "lane {l} bitop3:0x96");
+        assert_eq!(o[3], !(i[3] | b | c), "lane {l} bitop3:1");
+    }
+}
+
+#[test]
+fn transpose_reads_hand_each_lane_a_column_of_its_groups_tile() {
+    // gfx950 ds_read_b64_tr_b16 / _b8: each lane writes its 64 bits v[0:1] at 8*lane and
+    // reads back at the same address; each group of 16 lanes then holds an n x 16 tile
+    // (n = 64/bits rows; lane s holds row s/g, elements n*(s%g).., g = 16/n) and lane o
+    // receives column o: element e of lane o = element o%n of lane g*e + o/n's data.
+    let inp = random_lanes(8, |r| r.gen());
+    let body = "  v_lshlrev_b32_e32 v13, 3, v12\n  ds_write_b64 v13, v[0:1]\n  s_waitcnt lgkmcnt(0)\n  ds_read_b64_tr_b16 v[4:5], v13\n  ds_read_b64_tr_b8 v[6:7], v13\n  s_waitcnt lgkmcnt(0)";
+    let out = run(Arch::Gfx950, "dstr", body, &inp, &zeros());
+    let data = |l: usize| u64::from(inp[l][0]) | u64::from(inp[l][1]) << 32;
+    for (o, got) in out.iter().enumerate() {
+        let group = o - o % 16;
+        let ol = o % 16;
+        for (bits, lo) in [(16u32, 0usize), (8, 2)] {
+            let n = (64 / bits) as usize;
+            let g = 16 / n;
+            let mut want = 0u64;
+            for e in 0..n {
+                let src = data(group + g * e + ol / n);
+                let elem = (src >> (bits as usize * (ol % n))) & ((1 << bits) - 1);
+                want |= elem << (bits as usize * e);
+            }
+            let have = u64::from(got[lo]) | u64::from(got[lo + 1]) << 32;
+            assert_eq!(have, want, "lane {o} ds_read_b64_tr_b{bits}");
+        }
+    }
+}

@@ -61,6 +61,7 @@ pub fn decode_one(code: &[u8], offset: usize, arch: Arch) -> R<(Inst, usize)> {
             0x36 => (Space::Ds, b(24, 17), true),
             0x37 => match b(15, 14) {
                 0 => (Space::Flat, b(24, 18), true),
+                1 => (Space::Scratch, b(24, 18), true),
                 2 => (Space::Global, b(24, 18), true),
                 _ => return Err(unknown),
             },
@@ -106,6 +107,11 @@ pub fn decode_one(code: &[u8], offset: usize, arch: Arch) -> R<(Inst, usize)> {
             }
             m.omod = c(28, 27) as u8;
             m.neg = c(31, 29) as u8;
+            if def.has(BITOP3) {
+                // The truth table lives in the neg (2:0), abs (5:3) and omod (7:6) fields.
+                m.bitop3 = m.neg | m.abs << 3 | m.omod << 6;
+                (m.neg, m.abs, m.omod) = (0, 0, 0);
+            }
         }
         (Format::Vop3p, _) => {
             m.clamp = b(15, 15) == 1;
@@ -141,8 +147,12 @@ pub fn decode_one(code: &[u8], offset: usize, arch: Arch) -> R<(Inst, usize)> {
             m.lds = b(16, 16) == 1;
             m.nt = b(17, 17) == 1;
         }
-        (Format::Flat | Format::Global, _) => {
-            m.offset = if fmt == Format::Global { ((b(12, 0) << 19) as i32) >> 19 } else { b(11, 0) as i32 };
+        (Format::Flat | Format::Global | Format::Scratch, _) => {
+            m.offset = if matches!(fmt, Format::Global | Format::Scratch) {
+                ((b(12, 0) << 19) as i32) >> 19
+            } else {
+                b(11, 0) as i32
+            };
             m.sc0 = b(16, 16) == 1;
             m.nt = b(17, 17) == 1;
             m.sc1 = b(25, 25) == 1;
@@ -192,7 +202,7 @@ pub fn decode_one(code: &[u8], offset: usize, arch: Arch) -> R<(Inst, usize)> {
     };
     let acc_mem = match fmt {
         Format::Ds => b(25, 25) == 1,
-        Format::Mubuf | Format::Flat | Format::Global => c(23, 23) == 1,
+        Format::Mubuf | Format::Flat | Format::Global | Format::Scratch => c(23, 23) == 1,
         _ => false,
     };
     let mut operands = Vec::new();
@@ -208,7 +218,7 @@ pub fn decode_one(code: &[u8], offset: usize, arch: Arch) -> R<(Inst, usize)> {
     let e64 = enc == Enc::E64 || fmt == Format::Vop3;
     let vop3like = e64 || matches!(fmt, Format::Vop3p | Format::Mai);
     for s in &slots {
-        let n = s.dwords.max(1);
+        let n = def.slot_dwords(s, &m).max(1);
         let src9 = |code9: u32, acc: bool, len: &mut usize, take: &mut dyn FnMut(&mut usize) -> R<u32>| -> R<Operand> {
             if code9 == 255 {
                 return Ok(Operand::Lit(take(len)?));
@@ -338,6 +348,18 @@ pub fn decode_one(code: &[u8], offset: usize, arch: Arch) -> R<(Inst, usize)> {
                             src9(saddr, false, &mut len, &mut take_lit)?
                         }
                     }
+                }
+            }
+            (Format::Scratch, f) => {
+                let saddr = c(22, 16);
+                match f {
+                    Field::Vdst => vreg(c(31, 24), acc_mem),
+                    Field::Data => vreg(c(15, 8), acc_mem),
+                    // SVE (bit 13) says whether vaddr is present (ISA.md §4.4).
+                    Field::Vaddr if b(13, 13) == 1 => return_v(c(7, 0), false, 1),
+                    Field::Vaddr => Operand::Off,
+                    _ if saddr == 0x7F => Operand::Off,
+                    _ => src9(saddr, false, &mut len, &mut take_lit)?,
                 }
             }
             _ => return Err(DecodeError::Invalid { offset, word: w0, why: "unexpected operand" }),

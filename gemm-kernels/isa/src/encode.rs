@@ -2,7 +2,7 @@
 
 use crate::inst::{Enc, Inst};
 use crate::operand::{fold_literal, Operand, Reg, RegFile};
-use crate::table::{flags::*, Access, Class, Field, Format, InstDef, Opnd};
+use crate::table::{f8f6f4_dwords, flags::*, Access, Class, Field, Format, InstDef, Opnd};
 use crate::{Arch, EncodeError};
 
 type R<T> = Result<T, EncodeError>;
@@ -90,6 +90,7 @@ pub fn encode(inst: &Inst, arch: Arch) -> R<Vec<u32>> {
         (Format::Ds, Enc::Native) => enc_ds(&cx, opcode)?,
         (Format::Mubuf, Enc::Native) => enc_mubuf(&cx, opcode, arch)?,
         (Format::Flat | Format::Global, Enc::Native) => enc_flat(&cx, opcode)?,
+        (Format::Scratch, Enc::Native) => enc_scratch(&cx, opcode)?,
         (_, e) => {
             return Err(EncodeError::NoSuchEncoding {
                 op: def.name,
@@ -199,7 +200,8 @@ fn check_operand(cx: &Ctx, i: usize) -> R<()> {
                 _ => is_v(RegFile::Vgpr) || is_v(RegFile::Agpr),
             };
             if ok_file {
-                return check_reg(cx, i, o.reg().unwrap_or(Reg { file: RegFile::Vgpr, index: 0, count: 1 }), s.dwords);
+                let w = cx.def.slot_dwords(s, &cx.inst.mods);
+                return check_reg(cx, i, o.reg().unwrap_or(Reg { file: RegFile::Vgpr, index: 0, count: 1 }), w);
             }
             if s.class == Class::AVSrc && matches!(o, Operand::Int(_) | Operand::Float(_)) {
                 return Ok(());
@@ -247,9 +249,13 @@ fn check_mods(cx: &Ctx, arch: Arch) -> R<()> {
     let vop3ish = matches!(d.format, Format::Vop3 | Format::Vop3p)
         || (matches!(d.format, Format::Vop1 | Format::Vop2 | Format::Vopc) && cx.inst.enc == Enc::E64);
     let vop = matches!(d.format, Format::Vop1 | Format::Vop2 | Format::Vopc | Format::Vop3 | Format::Vop3p);
-    let mem = matches!(d.format, Format::Ds | Format::Mubuf | Format::Flat | Format::Global | Format::Smem);
+    let mem =
+        matches!(d.format, Format::Ds | Format::Mubuf | Format::Flat | Format::Global | Format::Scratch | Format::Smem);
     let sdwa = cx.inst.enc == Enc::Sdwa;
     let dpp = cx.inst.enc == Enc::Dpp;
+    if m.bitop3 != 0 && !d.has(BITOP3) {
+        return Err(cx.modifier("bitop3"));
+    }
     if m.clamp && !((vop3ish || sdwa) && d.has(CLAMP)) {
         return Err(cx.modifier("clamp"));
     }
@@ -272,7 +278,12 @@ fn check_mods(cx: &Ctx, arch: Arch) -> R<()> {
         if m.neg != 0 && !(d.has(MAI_NEG) && m.neg & !0b111 == 0) {
             return Err(cx.modifier("neg"));
         }
-        if (m.cbsz | m.abid | m.blgp) != 0 && !d.has(CBSZ_ABID_BLGP) {
+        if d.has(F8F6F4) {
+            // cbsz/blgp are the A/B formats; there is no abid (llvm-mc-22: "not a valid operand").
+            if m.abid != 0 || f8f6f4_dwords(m.cbsz).is_none() || f8f6f4_dwords(m.blgp).is_none() {
+                return Err(cx.modifier("abid, or a cbsz/blgp above 7"));
+            }
+        } else if (m.cbsz | m.abid | m.blgp) != 0 && !d.has(CBSZ_ABID_BLGP) {
             return Err(cx.modifier("cbsz/abid/blgp"));
         }
         if m.cbsz > 7 || m.abid > 15 || m.blgp > 7 {
@@ -332,7 +343,8 @@ fn check_mods(cx: &Ctx, arch: Arch) -> R<()> {
     if d.format != Format::Mubuf && (m.offen || m.idxen || m.lds) {
         return Err(cx.modifier("offen/idxen/lds"));
     }
-    if !matches!(d.format, Format::Mubuf | Format::Flat | Format::Global) && (m.sc0 || m.sc1 || m.nt) {
+    if !matches!(d.format, Format::Mubuf | Format::Flat | Format::Global | Format::Scratch) && (m.sc0 || m.sc1 || m.nt)
+    {
         return Err(cx.modifier("sc0/sc1/nt"));
     }
     // SMEM glc: loads only (LLVM rejects it on stores, cache ops and memtime).
@@ -589,6 +601,12 @@ fn enc_vop3(cx: &Ctx, op: u32) -> R<Vec<u32>> {
         }
     };
     let w1 = src(Field::Src0) | src(Field::Src1) << 9 | src2 << 18 | (m.omod as u32) << 27 | (m.neg as u32 & 7) << 29;
+    if cx.def.has(BITOP3) {
+        // bitop3[2:0] → neg (w1 31:29), [5:3] → abs (w0 10:8), [7:6] → omod (w1 28:27);
+        // the row takes no real neg/abs/omod, so those fields are free.
+        let t = m.bitop3 as u32;
+        return Ok(vec![w0 | (t >> 3 & 7) << 8, w1 | (t >> 6 & 3) << 27 | (t & 7) << 29]);
+    }
     Ok(vec![w0, w1])
 }
 
@@ -627,11 +645,14 @@ fn enc_mai(cx: &Ctx, op: u32) -> R<Vec<u32>> {
             return Err(cx.bad(ci, "src2 must be in the same register file as vdst"));
         }
     }
-    // LLVM: "source 2 operand must not partially overlap with dst".
+    // LLVM: "source 2 operand must not partially overlap with dst", checked only for
+    // destinations wider than 128 bits (AMDGPUAsmParser::validateMFMA; llvm-mc-22 accepts
+    // `v_mfma_f32_16x16x32_f16 a[164:167], .., a[166:169]`, which Triton 3.9 emits, and
+    // rejects the same overlap on a 16-register destination: golden.tsv).
     if let (Some(dr), Some(cr)) = (d.reg(), c.reg()) {
         let (d0, d1) = (dr.index, dr.index + dr.count as u16);
         let (c0, c1) = (cr.index, cr.index + cr.count as u16);
-        if dr.file == cr.file && d0 < c1 && c0 < d1 && d0 != c0 {
+        if dr.count > 4 && dr.file == cr.file && d0 < c1 && c0 < d1 && d0 != c0 {
             return Err(cx.bad(ci, "src2 must not partially overlap vdst"));
         }
     }
@@ -776,6 +797,46 @@ fn enc_flat(cx: &Ctx, op: u32) -> R<Vec<u32>> {
         | (m.nt as u32) << 17
         | (m.sc0 as u32) << 16
         | seg << 14
+        | (m.offset as u32 & 0x1FFF);
+    let w1 = vidx(cx, Field::Vaddr)
+        | vidx(cx, Field::Data) << 8
+        | saddr_code << 16
+        | acc << 23
+        | vidx(cx, Field::Vdst) << 24;
+    Ok(vec![w0, w1])
+}
+
+/// SCRATCH (seg = 1, ISA.md §4.4): vaddr is one VGPR or `off` (SVE, bit 13, says which),
+/// saddr one SGPR or `off` (0x7F); offset is 13-bit signed as for GLOBAL. Both `off` is
+/// legal (the address is the offset alone), as llvm-mc-22 shows.
+fn enc_scratch(cx: &Ctx, op: u32) -> R<Vec<u32>> {
+    let m = &cx.inst.mods;
+    let acc = mem_acc(cx)?;
+    if !(-4096..=4095).contains(&m.offset) {
+        return Err(cx.range("offset", m.offset as i64));
+    }
+    let saddr_code = match cx.get(Field::Saddr) {
+        Some((_, Operand::Off, _)) | None => 0x7F,
+        Some((i, Operand::Lit(_) | Operand::Int(_) | Operand::Float(_), _)) => {
+            return Err(cx.bad(i, "saddr must be an SGPR or off"))
+        }
+        // exec_hi's code is 0x7F, which means `off` here (LLVM: SReg_32_XEXEC_HI).
+        Some((i, _, _)) if scode(cx, i) == 0x7F => return Err(cx.bad(i, "saddr cannot be exec_hi")),
+        Some((i, _, _)) => scode(cx, i),
+    };
+    let (vi, vaddr, _) = cx.get(Field::Vaddr).ok_or_else(|| cx.bad(0, "missing vaddr"))?;
+    let sve = match vaddr {
+        Operand::Off => 0,
+        Operand::Reg(r) if r.count == 1 => 1,
+        _ => return Err(cx.bad(vi, "vaddr must be one VGPR or off")),
+    };
+    let w0 = 0x37 << 26
+        | (m.sc1 as u32) << 25
+        | op << 18
+        | (m.nt as u32) << 17
+        | (m.sc0 as u32) << 16
+        | 1 << 14
+        | sve << 13
         | (m.offset as u32 & 0x1FFF);
     let w1 = vidx(cx, Field::Vaddr)
         | vidx(cx, Field::Data) << 8

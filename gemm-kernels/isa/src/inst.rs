@@ -73,6 +73,9 @@ pub struct Mods {
     pub omod: u8,
     pub cbsz: u8,
     pub abid: u8,
+    /// gfx950 `v_bitop3_*` truth table (`bitop3:N`): bit `(a<<2)|(b<<1)|c` of it is the
+    /// result for source bits a, b, c (encoded in the neg/abs/omod fields).
+    pub bitop3: u8,
     pub blgp: u8,
     /// DS `offset`/`offset0`, MUBUF/FLAT/GLOBAL `offset`, SMEM `offset:` after an SGPR.
     pub offset: i32,
@@ -151,6 +154,11 @@ impl Inst {
         self.mods.cbsz = cbsz;
         self.mods.abid = abid;
         self.mods.blgp = blgp;
+        self
+    }
+    /// `v_bitop3_*` truth table.
+    pub fn bitop3(mut self, table: u8) -> Self {
+        self.mods.bitop3 = table;
         self
     }
     pub fn offset(mut self, offset: i32) -> Self {

@@ -24,6 +24,7 @@ pub(crate) enum Space {
     Mubuf,
     Flat,
     Global,
+    Scratch,
 }
 
 struct Index {
@@ -68,6 +69,7 @@ fn index() -> &'static Index {
                     Format::Mubuf => put(Space::Mubuf, oc, Enc::Native),
                     Format::Flat => put(Space::Flat, oc, Enc::Native),
                     Format::Global => put(Space::Global, oc, Enc::Native),
+                    Format::Scratch => put(Space::Scratch, oc, Enc::Native),
                 }
             }
         }

@@ -146,7 +146,7 @@ impl fmt::Display for Inst {
                     s.push_str(" gds");
                 }
             }
-            Format::Mubuf | Format::Flat | Format::Global => {
+            Format::Mubuf | Format::Flat | Format::Global | Format::Scratch => {
                 if m.idxen {
                     s.push_str(" idxen");
                 }
@@ -196,6 +196,12 @@ impl fmt::Display for Inst {
                 }
             }
             _ if vop3 => {
+                // LLVM prints bitop3 first, in decimal up to 15 and hex above.
+                if m.bitop3 > 15 {
+                    let _ = write!(s, " bitop3:0x{:x}", m.bitop3);
+                } else if m.bitop3 != 0 {
+                    let _ = write!(s, " bitop3:{}", m.bitop3);
+                }
                 // LLVM wants op_sel before clamp/omod.
                 if m.op_sel != 0 {
                     if d.has(OPSEL4) || nsrc == 3 {

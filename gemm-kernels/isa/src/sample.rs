@@ -151,9 +151,9 @@ fn generate(op: Op, arch: Arch, enc: Enc, g: &mut G) -> Inst {
             m.nt = g.chance(1, 3);
             m.lds = d.lds_ok(arch) && g.chance(1, 3);
         }
-        Format::Flat | Format::Global => {
+        Format::Flat | Format::Global | Format::Scratch => {
             m.offset = if g.chance(1, 2) {
-                if d.format == Format::Global {
+                if matches!(d.format, Format::Global | Format::Scratch) {
                     g.below(8192) as i32 - 4096
                 } else {
                     g.below(4096) as i32
@@ -173,6 +173,10 @@ fn generate(op: Op, arch: Arch, enc: Enc, g: &mut G) -> Inst {
             }
             if d.has(MAI_NEG) && g.chance(1, 3) {
                 m.neg = g.below(8) as u8;
+            }
+            if d.has(F8F6F4) && g.chance(1, 2) {
+                m.cbsz = g.below(5) as u8;
+                m.blgp = g.below(5) as u8;
             }
         }
         Format::Vop3p => {
@@ -195,6 +199,11 @@ fn generate(op: Op, arch: Arch, enc: Enc, g: &mut G) -> Inst {
         .enumerate()
         .filter(|(_, s)| s.ty.is_float())
         .fold(0, |acc, (i, _)| acc | 1 << i);
+    if d.has(BITOP3) {
+        // Peek at the stream instead of drawing from it, so that the samples of the other
+        // rows (and the golden list) stay what they were before the field existed.
+        m.bitop3 = g.rng.as_ref().map_or(0, |r| (Rng::clone(r).next_u64() >> 40) as u8);
+    }
     if vop3 && d.format != Format::Vop3p {
         m.clamp = d.has(CLAMP) && g.chance(1, 4);
         m.omod = if d.has(OMOD) && g.chance(1, 4) { 1 + g.below(3) as u8 } else { 0 };
@@ -272,7 +281,7 @@ fn generate(op: Op, arch: Arch, enc: Enc, g: &mut G) -> Inst {
             Presence::IfReturn if !mods.sc0 => continue,
             _ => {}
         }
-        let n = s.dwords;
+        let n = d.slot_dwords(s, &mods);
         let write = s.access != Access::Read;
         let o = match (s.class, s.field) {
             (_, Field::Sdst | Field::CarryIn)
@@ -366,6 +375,20 @@ fn generate(op: Op, arch: Arch, enc: Enc, g: &mut G) -> Inst {
                         used_scalar = true;
                     }
                     k
+                }
+            }
+            (Class::VgprOrOff, _) if d.format == Format::Scratch => {
+                if g.chance(1, 2) {
+                    Operand::Off
+                } else {
+                    g.reg(RegFile::Vgpr, 1, 256)
+                }
+            }
+            (Class::SregOrOff, _) if d.format == Format::Scratch => {
+                if saddr_off {
+                    Operand::Off
+                } else {
+                    g.reg(RegFile::Sgpr, 1, 102)
                 }
             }
             (Class::VgprOrOff, _) => {

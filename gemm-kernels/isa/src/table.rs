@@ -38,6 +38,10 @@ pub enum Format {
     Flat,
     /// GLOBAL segment (seg = 2).
     Global,
+    /// SCRATCH segment (seg = 1): per-lane private memory (ISA.md §4.4; LLVM
+    /// `FLATInstructions.td` `FLAT_Scratch_*`). vaddr is one VGPR or `off`, saddr one SGPR
+    /// or `off`; the address is an offset into the lane's private segment.
+    Scratch,
 }
 
 /// Where an operand goes in the encoding.
@@ -285,6 +289,12 @@ const fn fvaddr() -> Opnd {
 const fn fdata(n: u8) -> Opnd {
     o(Field::Data, Class::AV, B32, n, Access::Read)
 }
+const fn svaddr() -> Opnd {
+    o(Field::Vaddr, Class::VgprOrOff, B32, 1, Access::Read)
+}
+const fn ssaddr() -> Opnd {
+    o(Field::Saddr, Class::SregOrOff, B32, 1, Access::Read)
+}
 const fn fsaddr() -> Opnd {
     o(Field::Saddr, Class::SregOrOff, B64, 2, Access::Read)
 }
@@ -340,8 +350,30 @@ pub mod flags {
     /// assembles `sc1` there but drops it from the encoding, and its disassembler rejects
     /// the AGPR returning encoding with sc1 set (probed, both archs).
     pub const NO_AGPR_RTN_SC1: u32 = 1 << 21;
+    /// gfx950 `v_bitop3_b16/b32`: an 8-bit truth table `bitop3:N` stored in the VOP3
+    /// neg (bits 2:0), abs (5:3) and omod (7:6) fields (LLVM `VOP3_BITOP3`; read off
+    /// `llvm-mc-22 -show-encoding`).
+    pub const BITOP3: u32 = 1 << 22;
+    /// gfx950 `v_mfma_*_f8f6f4`: `cbsz`/`blgp` select the A/B formats (0 fp8, 1 bf8,
+    /// 2 fp6, 3 bf6, 4 fp4; LLVM `AMDGPU::MFMAScaleFormats`), and the A/B register
+    /// tuples shrink with them (8 dwords for fp8/bf8, 6 for fp6/bf6, 4 for fp4).
+    pub const F8F6F4: u32 = 1 << 23;
 }
 use flags::*;
+
+/// Dwords per lane of an `*_f8f6f4` MFMA source for format code `fmt` (cbsz for A, blgp
+/// for B): 0 fp8 and 1 bf8 take 8, 2 fp6 and 3 bf6 take 6, 4 fp4 takes 4 (LLVM
+/// `AMDGPU::MFMAScaleFormats`). The reserved codes 5-7 fit the 3-bit fields and
+/// llvm-mc-22 assembles them with 8-dword tuples, so they do here too; codes above 7 do
+/// not fit.
+pub fn f8f6f4_dwords(fmt: u8) -> Option<u8> {
+    match fmt {
+        0 | 1 | 5..=7 => Some(8),
+        2 | 3 => Some(6),
+        4 => Some(4),
+        _ => None,
+    }
+}
 
 /// Opcode value meaning "not available on this arch".
 pub const NA: u16 = u16::MAX;
@@ -372,6 +404,19 @@ impl InstDef {
     /// Number of source operands written in VOP assembly (for op_sel lists).
     pub fn num_vop_srcs(&self) -> usize {
         self.operands.iter().filter(|o| matches!(o.field, Field::Src0 | Field::Src1 | Field::Src2)).count()
+    }
+    /// Register tuple width of operand slot `s` under modifiers `m`: the row's own width,
+    /// except the A/B sources of `*_f8f6f4` MFMAs, whose width follows the format that
+    /// `cbsz` (A) / `blgp` (B) select ([`f8f6f4_dwords`]).
+    pub fn slot_dwords(&self, s: &Opnd, m: &crate::inst::Mods) -> u8 {
+        if self.has(F8F6F4) {
+            match s.field {
+                Field::Src0 => return f8f6f4_dwords(m.cbsz).unwrap_or(s.dwords),
+                Field::Src1 => return f8f6f4_dwords(m.blgp).unwrap_or(s.dwords),
+                _ => {}
+            }
+        }
+        s.dwords
     }
     /// Whether `lds` is legal for this MUBUF load on `arch` (ISA.md §2.4: gfx950 adds
     /// dwordx3/x4).
@@ -992,7 +1037,7 @@ isa_table! {
     V_LSHL_OR_B32 = "v_lshl_or_b32", Vop3, 0x200, 0x200, [vd(B32), vs0(B32), vs1(B32), vs2(B32)], NONE;
     V_AND_OR_B32 = "v_and_or_b32", Vop3, 0x201, 0x201, [vd(B32), vs0(B32), vs1(B32), vs2(B32)], NONE;
     V_OR3_B32 = "v_or3_b32", Vop3, 0x202, 0x202, [vd(B32), vs0(B32), vs1(B32), vs2(B32)], NONE;
-    V_BITOP3_B32 = "v_bitop3_b32", Vop3, NA, 0x234, [vd(B32), vs0(B32), vs1(B32), vs2(B32)], NONE;
+    V_BITOP3_B32 = "v_bitop3_b32", Vop3, NA, 0x234, [vd(B32), vs0(B32), vs1(B32), vs2(B32)], BITOP3;
     V_CVT_PK_U8_F32 = "v_cvt_pk_u8_f32", Vop3, 0x1DD, 0x1DD, [vd(B32), vs0(F32), vs1(B32), vs2(B32)], CLAMP | NEG | ABS;
     V_MAD_LEGACY_F16 = "v_mad_legacy_f16", Vop3, 0x1EA, 0x1EA, [vd(F16), vs0(F16), vs1(F16), vs2(F16)], CLAMP | OMOD | NEG | ABS;
     V_FMA_LEGACY_F16 = "v_fma_legacy_f16", Vop3, 0x1EE, 0x1EE, [vd(F16), vs0(F16), vs1(F16), vs2(F16)], CLAMP | OMOD | NEG | ABS;
@@ -1013,7 +1058,7 @@ isa_table! {
     V_MAX3_U16 = "v_max3_u16", Vop3, 0x1F9, 0x1F9, [vd(B16), vs0(B16), vs1(B16), vs2(B16)], CLAMP | OPSEL;
     V_MED3_I16 = "v_med3_i16", Vop3, 0x1FB, 0x1FB, [vd(B16), vs0(B16), vs1(B16), vs2(B16)], CLAMP | OPSEL;
     V_MED3_U16 = "v_med3_u16", Vop3, 0x1FC, 0x1FC, [vd(B16), vs0(B16), vs1(B16), vs2(B16)], CLAMP | OPSEL;
-    V_BITOP3_B16 = "v_bitop3_b16", Vop3, NA, 0x233, [vd(B16), vs0(B16), vs1(B16), vs2(B16)], OPSEL;
+    V_BITOP3_B16 = "v_bitop3_b16", Vop3, NA, 0x233, [vd(B16), vs0(B16), vs1(B16), vs2(B16)], OPSEL | BITOP3;
     V_DIV_SCALE_F32 = "v_div_scale_f32", Vop3, 0x1E0, 0x1E0, [vd(F32), sdc(), vs0(F32), vs1(F32), vs2(F32)], CLAMP | OMOD | NEG;
     V_DIV_SCALE_F64 = "v_div_scale_f64", Vop3, 0x1E1, 0x1E1, [vd(F64), sdc(), vs0(F64), vs1(F64), vs2(F64)], CLAMP | OMOD | NEG;
     V_MAD_U64_U32 = "v_mad_u64_u32", Vop3, 0x1E8, 0x1E8, [vd(B64), sdc(), vs0(B32), vs1(B32), vs2(B64)], CLAMP;
@@ -1442,4 +1487,20 @@ isa_table! {
     GLOBAL_LOAD_LDS_DWORDX4 = "global_load_lds_dwordx4", Global, NA, 0x7D, [fvaddr(), fsaddr()], NONE;
     V_ASHR_PK_I8_I32 = "v_ashr_pk_i8_i32", Vop3, NA, 0x265, [vd(B32), vs0(B32), vs1(B32), vs2(B32)], OPSEL;
     V_ASHR_PK_U8_I32 = "v_ashr_pk_u8_i32", Vop3, NA, 0x266, [vd(B32), vs0(B32), vs1(B32), vs2(B32)], OPSEL;
+    V_MFMA_F32_16X16X128_F8F6F4 = "v_mfma_f32_16x16x128_f8f6f4", Mai, NA, 0x2D, [md(4), ma(8), mb(8), mc(4)], F8F6F4;
+    V_MFMA_F32_32X32X64_F8F6F4 = "v_mfma_f32_32x32x64_f8f6f4", Mai, NA, 0x2E, [md(16), ma(8), mb(8), mc(16)], F8F6F4;
+    SCRATCH_LOAD_UBYTE = "scratch_load_ubyte", Scratch, 0x10, 0x10, [fvdst(1), svaddr(), ssaddr()], NONE;
+    SCRATCH_LOAD_SBYTE = "scratch_load_sbyte", Scratch, 0x11, 0x11, [fvdst(1), svaddr(), ssaddr()], NONE;
+    SCRATCH_LOAD_USHORT = "scratch_load_ushort", Scratch, 0x12, 0x12, [fvdst(1), svaddr(), ssaddr()], NONE;
+    SCRATCH_LOAD_SSHORT = "scratch_load_sshort", Scratch, 0x13, 0x13, [fvdst(1), svaddr(), ssaddr()], NONE;
+    SCRATCH_LOAD_DWORD = "scratch_load_dword", Scratch, 0x14, 0x14, [fvdst(1), svaddr(), ssaddr()], NONE;
+    SCRATCH_LOAD_DWORDX2 = "scratch_load_dwordx2", Scratch, 0x15, 0x15, [fvdst(2), svaddr(), ssaddr()], NONE;
+    SCRATCH_LOAD_DWORDX3 = "scratch_load_dwordx3", Scratch, 0x16, 0x16, [fvdst(3), svaddr(), ssaddr()], NONE;
+    SCRATCH_LOAD_DWORDX4 = "scratch_load_dwordx4", Scratch, 0x17, 0x17, [fvdst(4), svaddr(), ssaddr()], NONE;
+    SCRATCH_STORE_BYTE = "scratch_store_byte", Scratch, 0x18, 0x18, [svaddr(), fdata(1), ssaddr()], NONE;
+    SCRATCH_STORE_SHORT = "scratch_store_short", Scratch, 0x1A, 0x1A, [svaddr(), fdata(1), ssaddr()], NONE;
+    SCRATCH_STORE_DWORD = "scratch_store_dword", Scratch, 0x1C, 0x1C, [svaddr(), fdata(1), ssaddr()], NONE;
+    SCRATCH_STORE_DWORDX2 = "scratch_store_dwordx2", Scratch, 0x1D, 0x1D, [svaddr(), fdata(2), ssaddr()], NONE;
+    SCRATCH_STORE_DWORDX3 = "scratch_store_dwordx3", Scratch, 0x1E, 0x1E, [svaddr(), fdata(3), ssaddr()], NONE;
+    SCRATCH_STORE_DWORDX4 = "scratch_store_dwordx4", Scratch, 0x1F, 0x1F, [svaddr(), fdata(4), ssaddr()], NONE;
 }

@@ -10,6 +10,13 @@ v_mfma_f32_32x32x8_bf16 v[0:15], v[0:1], v[2:3], 1.0
 v_mfma_f32_32x32x8_bf16 a[0:15], v[0:1], v[2:3], a[0:15] cbsz:1 abid:1 blgp:2
 v_mfma_f32_32x32x16_bf16 a[16:31], v[6:9], v[6:9], a[0:15]
 v_mfma_f32_16x16x32_f16 a[0:3], a[4:7], v[8:11], a[0:3]
+# MFMA src2 partially overlapping vdst: accepted for 4-register destinations, rejected above
+# 128 bits (AMDGPUAsmParser::validateMFMA); Triton 3.9 emits the first kind.
+v_mfma_f32_16x16x16_f16 a[0:3], a[52:53], a[120:121], a[2:5]
+v_mfma_f32_16x16x32_f16 a[164:167], a[52:55], a[120:123], a[166:169]
+v_mfma_f32_4x4x4_16b_f16 v[0:3], v[52:53], v[120:121], v[1:4]
+v_mfma_f32_32x32x8_f16 a[0:15], a[52:53], a[120:121], a[2:17]
+v_mfma_f64_16x16x4_f64 a[0:7], a[52:53], a[120:121], a[2:9]
 v_mfma_f64_16x16x4_f64 v[0:7], v[8:9], v[10:11], v[0:7] neg:[1,0,1]
 ds_read_b64 v[1:2], v0
 ds_read_b128 v[1:4], v0
@@ -400,3 +407,49 @@ v_lshl_add_u64 v[0:1], s[2:3], 0, v[4:5]
 v_cvt_pk_bf16_f32 v7, v7, s0
 global_store_short v[4:5], v7, off
 s_nop 9
+# --- gfx950 v_bitop3: the 8-bit truth table in the neg/abs/omod fields (Triton emits it)
+v_bitop3_b32 v0, v1, v2, v3 bitop3:1
+v_bitop3_b32 v0, v1, v2, v3 bitop3:7
+v_bitop3_b32 v0, v1, v2, v3 bitop3:9
+v_bitop3_b32 v0, v1, v2, v3 bitop3:15
+v_bitop3_b32 v0, v1, v2, v3 bitop3:0x10
+v_bitop3_b32 v0, v1, v2, v3 bitop3:0x80
+v_bitop3_b32 v0, v1, v2, v3 bitop3:0xff
+v_bitop3_b32 v93, v93, v1, s0 bitop3:0x78
+v_bitop3_b32 v96, v1, s1, v36 bitop3:0x6c
+v_bitop3_b32 v0, s1, 5, v3 bitop3:0x6c
+v_bitop3_b32 v0, v1, 0x1234, v3 bitop3:0x6c
+v_bitop3_b32 v0, v1, v2, v3 bitop3:0xe8 clamp
+v_bitop3_b16 v0, v1, v2, v3 bitop3:0xe8
+v_bitop3_b16 v0, v1, v2, v3 bitop3:0xff op_sel:[1,1,1,1]
+# --- gfx950 f8f6f4 MFMAs: cbsz/blgp pick the A/B formats and the tuple widths
+v_mfma_f32_32x32x64_f8f6f4 v[0:15], v[16:23], v[24:31], v[0:15]
+v_mfma_f32_32x32x64_f8f6f4 v[0:15], v[16:23], v[24:31], v[0:15] cbsz:1 blgp:1
+v_mfma_f32_32x32x64_f8f6f4 a[0:15], a[16:23], a[24:31], a[0:15] cbsz:1
+v_mfma_f32_32x32x64_f8f6f4 v[0:15], v[16:21], v[24:29], v[0:15] cbsz:2 blgp:3
+v_mfma_f32_32x32x64_f8f6f4 v[0:15], v[16:19], v[24:27], v[0:15] cbsz:4 blgp:4
+v_mfma_f32_32x32x64_f8f6f4 v[0:15], v[16:23], v[24:31], v[0:15] abid:1
+v_mfma_f32_32x32x64_f8f6f4 v[0:15], v[16:23], v[24:31], 0
+v_mfma_f32_32x32x64_f8f6f4 v[0:15], v[16:23], v[24:31], v[0:15] cbsz:5
+v_mfma_f32_16x16x128_f8f6f4 v[0:3], v[16:23], v[24:31], v[0:3]
+v_mfma_f32_16x16x128_f8f6f4 a[0:3], v[16:23], a[24:31], a[0:3] cbsz:1 blgp:0
+v_mfma_f32_16x16x128_f8f6f4 v[0:3], v[16:23], v[24:27], v[0:3] blgp:4
+# --- scratch (seg = 1): vaddr one VGPR or off (SVE), saddr one SGPR or off
+scratch_load_dword v1, v2, off
+scratch_load_dword v1, off, s2
+scratch_load_dword v1, v2, s3 offset:-8
+scratch_load_dword v1, off, off offset:4095
+scratch_load_dword v1, off, off offset:-4096
+scratch_load_dwordx2 v[2:3], off, off sc0 sc1 nt
+scratch_load_dwordx4 a[0:3], off, off offset:16
+scratch_store_dword off, v0, off offset:136
+scratch_store_dwordx2 v1, v[2:3], s4
+scratch_store_dwordx4 off, a[4:7], off
+scratch_load_dword v1, off, vcc_lo
+scratch_load_dword v1, off, m0
+scratch_load_dword v1, off, exec_hi
+scratch_load_dword v1, off, s[2:3]
+scratch_load_dword v1, v[2:3], off
+scratch_load_ubyte v1, v2, off
+scratch_store_dwordx3 v2, v[4:6], off
+scratch_store_byte off, v1, s5 offset:3

@@ -1,0 +1,609 @@
+//! The calibration set: foreign GEMM kernels whose real speed on an MI300X/MI355X is
+//! published, kept as test data under `tests/data/calibration/` (sources with their
+//! attribution, `build.sh`, the code objects, one TOML manifest per kernel in `kernels/`).
+//!
+//! This module reads the manifests into typed values so that the emulator's tests and the
+//! timing model's calibration command iterate the same list: for each kernel, which code
+//! object to load for a problem size, how to launch it (grid, block, dynamic LDS, kernel
+//! arguments laid out as [`crate::Device::launch_with`] takes them), and the published
+//! TFLOP/s with where it was published (issue 10, item 5).
+//!
+//! ```no_run
+//! use gemm_emu::{calibration, Device};
+//! let set = calibration::load_dir(&calibration::default_dir()).unwrap();
+//! for k in &set {
+//!     for p in &k.published {
+//!         println!("{} {}x{}x{} {} TFLOP/s on {} ({})", k.name, p.m, p.n, p.k, p.tflops, p.gpu, p.source);
+//!         // Buffers (contents do not change the time of these kernels) and the launch.
+//!         let dev = Device::new(k.arch);
+//!         let [a, b, c] = k.buffer_bytes(p.m, p.n, p.k).map(|n| dev.alloc(n as u64).unwrap());
+//!         let plan = k.plan(p.m, p.n, p.k, a, b, c).unwrap();
+//!         // plan.code_object, plan.symbol, plan.grid, plan.block, plan.kernarg,
+//!         // plan.dynamic_lds and plan.flops are what a timed launch takes.
+//!     }
+//! }
+//! ```
+
+use gemm_core::dtype::DType;
+use gemm_isa::Arch;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// Why a manifest could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum CalibrationError {
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{path}: {source}")]
+    Toml { path: PathBuf, source: Box<toml::de::Error> },
+    #[error("{path}: {field}: {why}")]
+    Invalid { path: PathBuf, field: &'static str, why: String },
+    #[error("{kernel}: no code object for {m}x{n}x{k} (size-specialised: {sizes:?})")]
+    NoCodeObject { kernel: String, m: usize, n: usize, k: usize, sizes: Vec<[usize; 3]> },
+    #[error("{kernel}: {m}x{n}x{k}: {why}")]
+    BadSize { kernel: String, m: usize, n: usize, k: usize, why: String },
+}
+
+/// How the grid follows from the problem size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GridKind {
+    /// `[ceil(N/tile_n), ceil(M/tile_m), 1]`: blockIdx.x walks columns, blockIdx.y rows.
+    Tiles2d,
+    /// `[ceil(M/tile_m) * ceil(N/tile_n), 1, 1]`: one linear workgroup id per C tile.
+    TilesLinear,
+}
+
+/// A buffer a kernel argument points at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Buffer {
+    A,
+    B,
+    C,
+    /// A null pointer (e.g. Triton's unused scratch pointers).
+    Null,
+}
+
+/// A problem dimension or a literal, the value of a scalar argument.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Value {
+    M,
+    N,
+    K,
+    Int(i64),
+    Float(f64),
+}
+
+impl Value {
+    fn eval(self, m: usize, n: usize, k: usize) -> f64 {
+        match self {
+            Value::M => m as f64,
+            Value::N => n as f64,
+            Value::K => k as f64,
+            Value::Int(v) => v as f64,
+            Value::Float(v) => v,
+        }
+    }
+}
+
+/// One kernel argument, in order; laid out with natural alignment as clang and Triton do.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Arg {
+    /// A 64-bit global pointer.
+    Ptr(Buffer),
+    I32(Value),
+    F32(Value),
+}
+
+/// How to launch the kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Launch {
+    pub block: [u32; 3],
+    pub grid: GridKind,
+    pub tile_m: usize,
+    pub tile_n: usize,
+    /// Bytes of dynamic LDS (Triton allocates all its LDS dynamically).
+    pub dynamic_lds: u32,
+    /// False where the source did not publish the launch and the manifest chose it.
+    pub launch_published: bool,
+    pub args: Vec<Arg>,
+}
+
+/// One code object of a kernel: generic, or specialised to one problem size.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CodeObject {
+    /// Path of the code object (absolute: the manifest directory joined with the file).
+    pub path: PathBuf,
+    /// Kernel symbol (without `.kd`).
+    pub symbol: String,
+    /// `[M, N, K]` for a code object compiled for one size (template parameters).
+    pub size: Option<[usize; 3]>,
+}
+
+/// A published measurement.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Published {
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub tflops: f64,
+    /// The published kernel time in milliseconds, where the source gives it (then
+    /// `tflops` must equal 2MNK/time to the precision printed: a transcription check).
+    pub time_ms: Option<f64>,
+    /// The GPU it was measured on (MI300X, MI325X, MI355X).
+    pub gpu: String,
+    /// Exactly where: repository + path + commit or URL, and the table or sentence.
+    pub source: String,
+    pub notes: String,
+}
+
+/// What the functional test expects in the emulator.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expect {
+    /// Runs and matches the reference, with no checker findings.
+    Pass,
+    /// Refused today; the text is what the refusal must mention (so the test fails, and
+    /// must be updated, once the emulator learns it).
+    Unsupported(String),
+    /// Runs and matches the reference, but the race detector reports LDS races in the
+    /// foreign code itself; every finding must be a race whose text contains this.
+    KnownRaces(String),
+}
+
+/// The emulator test case of a kernel (a small size the kernel allows).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TestCase {
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub expect: Expect,
+}
+
+/// Element types of A, B and C (C = A * B^T: A is M x K, B is N x K, both row-major, C
+/// is M x N row-major, for every kernel of the set).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DTypes {
+    pub a: DType,
+    pub b: DType,
+    pub c: DType,
+}
+
+/// Everything one launch of a calibration kernel needs, in the shape of
+/// [`crate::Device::launch_with`]'s arguments (and of the timing model's workload).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LaunchPlan {
+    pub code_object: Vec<u8>,
+    pub symbol: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub kernarg: Vec<u8>,
+    pub dynamic_lds: u32,
+    /// 2MNK.
+    pub flops: f64,
+}
+
+/// One calibration kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Kernel {
+    pub name: String,
+    pub title: String,
+    pub arch: Arch,
+    /// Compiler and route that built the code objects.
+    pub producer: String,
+    /// Source files, relative to the set's directory.
+    pub sources: Vec<PathBuf>,
+    pub notes: String,
+    pub dtype: DTypes,
+    pub launch: Launch,
+    pub code_objects: Vec<CodeObject>,
+    pub published: Vec<Published>,
+    pub test: TestCase,
+    /// The manifest this came from.
+    pub manifest: PathBuf,
+}
+
+impl Kernel {
+    /// The code object to run `m x n x k` with: the one specialised to that size, else the
+    /// generic one.
+    pub fn code_object(&self, m: usize, n: usize, k: usize) -> Result<&CodeObject, CalibrationError> {
+        let exact = self.code_objects.iter().find(|c| c.size == Some([m, n, k]));
+        exact.or_else(|| self.code_objects.iter().find(|c| c.size.is_none())).ok_or_else(|| {
+            CalibrationError::NoCodeObject {
+                kernel: self.name.clone(),
+                m,
+                n,
+                k,
+                sizes: self.code_objects.iter().filter_map(|c| c.size).collect(),
+            }
+        })
+    }
+
+    /// Grid in workgroups for `m x n`.
+    pub fn grid(&self, m: usize, n: usize) -> [u32; 3] {
+        let (tm, tn) = (m.div_ceil(self.launch.tile_m) as u32, n.div_ceil(self.launch.tile_n) as u32);
+        match self.launch.grid {
+            GridKind::Tiles2d => [tn, tm, 1],
+            GridKind::TilesLinear => [tm * tn, 1, 1],
+        }
+    }
+
+    /// (byte offset, size) of each argument in the kernarg segment: natural alignment, 8
+    /// for pointers and 4 for 32-bit scalars, as clang and Triton lay them out (the test
+    /// compares this with each code object's metadata).
+    pub fn arg_layout(&self) -> Vec<(usize, usize)> {
+        let mut end = 0usize;
+        self.launch
+            .args
+            .iter()
+            .map(|a| {
+                let size: usize = if matches!(a, Arg::Ptr(_)) { 8 } else { 4 };
+                let at = end.next_multiple_of(size);
+                end = at + size;
+                (at, size)
+            })
+            .collect()
+    }
+
+    /// The kernel-argument bytes for `m x n x k` with A, B, C at the given device
+    /// addresses, laid out as [`Kernel::arg_layout`] says.
+    pub fn kernarg(&self, m: usize, n: usize, k: usize, a: u64, b: u64, c: u64) -> Result<Vec<u8>, CalibrationError> {
+        let mut out = Vec::new();
+        let layout = self.arg_layout();
+        for (arg, &(at, _)) in self.launch.args.iter().zip(&layout) {
+            out.resize(at, 0);
+            match *arg {
+                Arg::Ptr(buf) => {
+                    let p = match buf {
+                        Buffer::A => a,
+                        Buffer::B => b,
+                        Buffer::C => c,
+                        Buffer::Null => 0,
+                    };
+                    out.extend_from_slice(&p.to_le_bytes());
+                }
+                Arg::I32(v) => {
+                    let x = v.eval(m, n, k);
+                    if x.fract() != 0.0 || x < f64::from(i32::MIN) || x > f64::from(i32::MAX) {
+                        return Err(CalibrationError::BadSize {
+                            kernel: self.name.clone(),
+                            m,
+                            n,
+                            k,
+                            why: format!("i32 argument {v:?} = {x} does not fit"),
+                        });
+                    }
+                    out.extend_from_slice(&(x as i32).to_le_bytes());
+                }
+                Arg::F32(v) => {
+                    out.extend_from_slice(&(v.eval(m, n, k) as f32).to_le_bytes());
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// 2MNK, the work the published TFLOP/s divide by the time.
+    pub fn flops(m: usize, n: usize, k: usize) -> f64 {
+        2.0 * m as f64 * n as f64 * k as f64
+    }
+
+    /// Bytes of A (M x K), B (N x K) and C (M x N) in their dtypes.
+    pub fn buffer_bytes(&self, m: usize, n: usize, k: usize) -> [usize; 3] {
+        [m * k * self.dtype.a.size_bytes(), n * k * self.dtype.b.size_bytes(), m * n * self.dtype.c.size_bytes()]
+    }
+
+    /// The launch of `m x n x k` with A, B, C at the given device addresses: reads the
+    /// code object for that size and lays out the kernel arguments.
+    pub fn plan(&self, m: usize, n: usize, k: usize, a: u64, b: u64, c: u64) -> Result<LaunchPlan, CalibrationError> {
+        let co = self.code_object(m, n, k)?;
+        let code_object =
+            std::fs::read(&co.path).map_err(|source| CalibrationError::Io { path: co.path.clone(), source })?;
+        Ok(LaunchPlan {
+            code_object,
+            symbol: co.symbol.clone(),
+            grid: self.grid(m, n),
+            block: self.launch.block,
+            kernarg: self.kernarg(m, n, k, a, b, c)?,
+            dynamic_lds: self.launch.dynamic_lds,
+            flops: Self::flops(m, n, k),
+        })
+    }
+}
+
+/// The set's directory in this crate: `tests/data/calibration`.
+pub fn default_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/calibration")
+}
+
+/// Reads every `kernels/*.toml` of a calibration directory, sorted by name.
+pub fn load_dir(dir: &Path) -> Result<Vec<Kernel>, CalibrationError> {
+    let kdir = dir.join("kernels");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&kdir)
+        .map_err(|source| CalibrationError::Io { path: kdir.clone(), source })?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    paths.sort();
+    let mut out = Vec::with_capacity(paths.len());
+    for p in paths {
+        out.push(load(dir, &p)?);
+    }
+    Ok(out)
+}
+
+/// Reads one manifest; relative paths in it are relative to `dir`.
+pub fn load(dir: &Path, manifest: &Path) -> Result<Kernel, CalibrationError> {
+    let text =
+        std::fs::read_to_string(manifest).map_err(|source| CalibrationError::Io { path: manifest.into(), source })?;
+    let raw: RawKernel = toml::from_str(&text)
+        .map_err(|source| CalibrationError::Toml { path: manifest.into(), source: Box::new(source) })?;
+    let bad = |field: &'static str, why: String| CalibrationError::Invalid { path: manifest.into(), field, why };
+    let arch = Arch::ALL
+        .into_iter()
+        .find(|a| a.name() == raw.arch)
+        .ok_or_else(|| bad("arch", format!("unknown arch `{}`", raw.arch)))?;
+    let dt = |field: &'static str, s: &str| s.parse::<DType>().map_err(|e| bad(field, e.to_string()));
+    let dtype =
+        DTypes { a: dt("dtype.a", &raw.dtype.a)?, b: dt("dtype.b", &raw.dtype.b)?, c: dt("dtype.c", &raw.dtype.c)? };
+    let grid = match raw.launch.grid.as_str() {
+        "tiles_2d" => GridKind::Tiles2d,
+        "tiles_linear" => GridKind::TilesLinear,
+        g => return Err(bad("launch.grid", format!("`{g}`: expected tiles_2d or tiles_linear"))),
+    };
+    if raw.launch.tile_m == 0 || raw.launch.tile_n == 0 || raw.launch.block.contains(&0) {
+        return Err(bad("launch", "tile and block sizes must be positive".into()));
+    }
+    let value = |s: &str| -> Result<Value, CalibrationError> {
+        Ok(match s {
+            "m" => Value::M,
+            "n" => Value::N,
+            "k" => Value::K,
+            lit if lit.contains('.') => {
+                Value::Float(lit.parse().map_err(|_| bad("launch.args", format!("bad number `{lit}`")))?)
+            }
+            lit => Value::Int(lit.parse().map_err(|_| bad("launch.args", format!("bad value `{lit}`")))?),
+        })
+    };
+    let mut args = Vec::with_capacity(raw.launch.args.len());
+    for a in &raw.launch.args {
+        args.push(match a.kind.as_str() {
+            "buffer" => Arg::Ptr(match a.value.as_str() {
+                "a" => Buffer::A,
+                "b" => Buffer::B,
+                "c" => Buffer::C,
+                "null" => Buffer::Null,
+                v => return Err(bad("launch.args", format!("buffer `{v}`: expected a, b, c or null"))),
+            }),
+            "i32" => Arg::I32(value(&a.value)?),
+            "f32" => Arg::F32(value(&a.value)?),
+            kind => return Err(bad("launch.args", format!("kind `{kind}`: expected buffer, i32 or f32"))),
+        });
+    }
+    if raw.code_object.is_empty() {
+        return Err(bad("code_object", "no code object".into()));
+    }
+    let code_objects = raw
+        .code_object
+        .into_iter()
+        .map(|c| CodeObject { path: dir.join(&c.file), symbol: c.symbol, size: c.size })
+        .collect();
+    let published: Vec<Published> = raw
+        .published
+        .into_iter()
+        .map(|p| Published {
+            m: p.m,
+            n: p.n,
+            k: p.k,
+            tflops: p.tflops,
+            time_ms: p.time_ms,
+            gpu: p.gpu,
+            source: p.source,
+            notes: p.notes,
+        })
+        .collect();
+    if published.is_empty()
+        || published.iter().any(|p| !p.tflops.is_finite() || p.tflops <= 0.0 || p.source.trim().is_empty())
+    {
+        return Err(bad("published", "each kernel needs a positive published TFLOP/s with its source".into()));
+    }
+    let expect = match raw.test.expect.as_str() {
+        "pass" => Expect::Pass,
+        e => match (e.strip_prefix("unsupported:"), e.strip_prefix("known-races:")) {
+            (Some(why), _) if !why.trim().is_empty() => Expect::Unsupported(why.trim().to_string()),
+            (_, Some(what)) if !what.trim().is_empty() => Expect::KnownRaces(what.trim().to_string()),
+            _ => {
+                return Err(bad(
+                    "test.expect",
+                    format!("`{e}`: expected pass, unsupported: <reason> or known-races: <finding text>"),
+                ))
+            }
+        },
+    };
+    Ok(Kernel {
+        name: raw.name,
+        title: raw.title,
+        arch,
+        producer: raw.producer,
+        sources: raw.sources.into_iter().map(PathBuf::from).collect(),
+        notes: raw.notes,
+        dtype,
+        launch: Launch {
+            block: raw.launch.block,
+            grid,
+            tile_m: raw.launch.tile_m,
+            tile_n: raw.launch.tile_n,
+            dynamic_lds: raw.launch.dynamic_lds,
+            launch_published: raw.launch.launch_published,
+            args,
+        },
+        code_objects,
+        published,
+        test: TestCase { m: raw.test.m, n: raw.test.n, k: raw.test.k, expect },
+        manifest: manifest.to_path_buf(),
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawKernel {
+    name: String,
+    title: String,
+    arch: String,
+    producer: String,
+    sources: Vec<String>,
+    #[serde(default)]
+    notes: String,
+    dtype: RawDTypes,
+    launch: RawLaunch,
+    code_object: Vec<RawCodeObject>,
+    published: Vec<RawPublished>,
+    test: RawTest,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDTypes {
+    a: String,
+    b: String,
+    c: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLaunch {
+    block: [u32; 3],
+    grid: String,
+    tile_m: usize,
+    tile_n: usize,
+    dynamic_lds: u32,
+    launch_published: bool,
+    args: Vec<RawArg>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawArg {
+    kind: String,
+    value: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCodeObject {
+    file: String,
+    symbol: String,
+    size: Option<[usize; 3]>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPublished {
+    m: usize,
+    n: usize,
+    k: usize,
+    tflops: f64,
+    time_ms: Option<f64>,
+    gpu: String,
+    source: String,
+    #[serde(default)]
+    notes: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTest {
+    m: usize,
+    n: usize,
+    k: usize,
+    expect: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+name = "t"
+title = "t"
+arch = "gfx950"
+producer = "p"
+sources = []
+[dtype]
+a = "fp8_e4m3"
+b = "fp8_e4m3"
+c = "bf16"
+[launch]
+block = [256, 1, 1]
+grid = "tiles_linear"
+tile_m = 256
+tile_n = 128
+dynamic_lds = 0
+launch_published = true
+args = [
+    { kind = "buffer", value = "a" },
+    { kind = "i32", value = "k" },
+    { kind = "buffer", value = "null" },
+    { kind = "f32", value = "0.5" },
+]
+[[code_object]]
+file = "x.co"
+symbol = "x"
+[[published]]
+m = 4096
+n = 4096
+k = 4096
+tflops = 1.0
+gpu = "MI355X"
+source = "somewhere"
+[test]
+m = 256
+n = 256
+k = 256
+expect = "pass"
+"#;
+
+    fn parse(text: &str) -> Result<Kernel, CalibrationError> {
+        let dir = std::env::temp_dir().join(format!("gemm-emu-calibration-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(format!("{:x}.toml", text.len() * 31 + text.bytes().map(usize::from).sum::<usize>()));
+        std::fs::write(&path, text).unwrap();
+        load(&dir, &path)
+    }
+
+    #[test]
+    fn a_manifest_gives_grid_and_kernarg() {
+        let k = parse(GOOD).unwrap();
+        assert_eq!(k.grid(512, 384), [2 * 3, 1, 1]);
+        assert_eq!(k.arg_layout(), vec![(0, 8), (8, 4), (16, 8), (24, 4)]);
+        let args = k.kernarg(512, 384, 96, 0x1000, 0x2000, 0x3000).unwrap();
+        assert_eq!(args.len(), 28);
+        assert_eq!(u64::from_le_bytes(args[0..8].try_into().unwrap()), 0x1000);
+        assert_eq!(i32::from_le_bytes(args[8..12].try_into().unwrap()), 96);
+        assert_eq!(u64::from_le_bytes(args[16..24].try_into().unwrap()), 0);
+        assert_eq!(f32::from_le_bytes(args[24..28].try_into().unwrap()), 0.5);
+        assert_eq!(k.code_object(1, 2, 3).unwrap().symbol, "x");
+    }
+
+    #[test]
+    fn bad_manifests_are_typed_errors() {
+        let bad = |from: &str, to: &str| parse(&GOOD.replace(from, to)).unwrap_err();
+        assert!(matches!(bad("gfx950", "gfx1100"), CalibrationError::Invalid { field: "arch", .. }));
+        assert!(matches!(bad("\"bf16\"", "\"bf17\""), CalibrationError::Invalid { field: "dtype.c", .. }));
+        assert!(matches!(bad("tiles_linear", "tiles_3d"), CalibrationError::Invalid { field: "launch.grid", .. }));
+        assert!(matches!(bad("\"null\"", "\"d\""), CalibrationError::Invalid { field: "launch.args", .. }));
+        assert!(matches!(
+            bad("source = \"somewhere\"", "source = \" \""),
+            CalibrationError::Invalid { field: "published", .. }
+        ));
+        assert!(matches!(bad("tflops = 1.0", "tflops = 0.0"), CalibrationError::Invalid { field: "published", .. }));
+        assert!(matches!(bad("\"pass\"", "\"maybe\""), CalibrationError::Invalid { field: "test.expect", .. }));
+        assert!(matches!(bad("name = \"t\"", "nom = \"t\""), CalibrationError::Toml { .. }));
+        let k = parse(&GOOD.replace("\"pass\"", "\"unsupported: scratch\"")).unwrap();
+        assert_eq!(k.test.expect, Expect::Unsupported("scratch".into()));
+        // A size-specialised code object does not serve another size.
+        let k = parse(&GOOD.replace("symbol = \"x\"", "symbol = \"x\"\nsize = [256, 256, 256]")).unwrap();
+        assert!(k.code_object(256, 256, 256).is_ok());
+        assert!(matches!(k.code_object(512, 256, 256), Err(CalibrationError::NoCodeObject { .. })));
+        // An i32 argument that does not fit is an error, not a wrapped value.
+        assert!(matches!(parse(GOOD).unwrap().kernarg(1, 1, 1 << 31, 0, 0, 0), Err(CalibrationError::BadSize { .. })));
+    }
+}
