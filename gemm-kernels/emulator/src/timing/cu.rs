@@ -122,7 +122,7 @@ fn unit_of(inst: &Inst) -> Unit {
         Format::Sop1 | Format::Sop2 | Format::Sopk | Format::Sopc => Unit::Salu,
         Format::Smem => Unit::Smem,
         Format::Ds => Unit::Lds,
-        Format::Mubuf | Format::Global | Format::Flat => Unit::Vmem,
+        Format::Mubuf | Format::Global | Format::Flat | Format::Scratch => Unit::Vmem,
         Format::Sopp => {
             if def.has(flags::BRANCH) {
                 Unit::Branch
@@ -259,7 +259,9 @@ fn exec_inst(wg: &mut Workgroup, wi: usize, inst: &Inst, next: u64, timing_only:
         }
         Format::Mai => crate::mfma::exec(w, env, inst).map(|_| w.pc = next),
         Format::Ds => crate::lds::exec(w, env, inst).map(|_| w.pc = next),
-        Format::Mubuf | Format::Global | Format::Flat => crate::vmem::exec(w, env, inst).map(|_| w.pc = next),
+        Format::Mubuf | Format::Global | Format::Flat | Format::Scratch => {
+            crate::vmem::exec(w, env, inst).map(|_| w.pc = next)
+        }
     };
     res.map_err(|k| env.fault(&wg.waves[wi], k))
 }
