@@ -21,6 +21,7 @@ pub mod hip;
 pub mod host;
 pub mod kernel_plan;
 pub mod model;
+pub mod model_eval;
 pub mod ndarray_ext;
 pub mod parallel;
 pub mod schedule;
