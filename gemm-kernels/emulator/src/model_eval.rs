@@ -118,8 +118,8 @@ pub fn calibrate(
     rows
 }
 
-/// The order check: every pair of predicted rows on the same GPU whose published figures
-/// differ by more than 2 % must be predicted in the same order.
+/// The order check: every pair of predicted points on the same GPU whose published
+/// figures differ by more than 2 % must be predicted in the same order.
 #[derive(Clone, Debug, Default)]
 pub struct OrderCheck {
     pub pairs: usize,
@@ -127,23 +127,51 @@ pub struct OrderCheck {
     pub inversions: Vec<(String, String)>,
 }
 
-pub fn order_check(rows: &[CalRow]) -> OrderCheck {
+/// A point of the order check: label, GPU, published and predicted TFLOP/s.
+#[derive(Clone, Debug)]
+pub struct Point {
+    pub label: String,
+    pub gpu: String,
+    pub published: f64,
+    pub predicted: f64,
+}
+
+/// Published figures closer than this (relative) are not ordered: the sources print
+/// three or four digits and repeat runs differ by about that much.
+pub const ORDER_TIE: f64 = 0.02;
+
+pub fn order_check_points(points: &[Point]) -> OrderCheck {
     let mut out = OrderCheck::default();
-    for (i, a) in rows.iter().enumerate() {
-        for b in &rows[i + 1..] {
-            let (Some(pa), Some(pb)) = (a.predicted(), b.predicted()) else { continue };
-            let (ta, tb) = (a.published.tflops, b.published.tflops);
-            if a.published.gpu != b.published.gpu || (ta - tb).abs() <= 0.02 * ta.max(tb) {
+    for (i, a) in points.iter().enumerate() {
+        for b in &points[i + 1..] {
+            let (ta, tb) = (a.published, b.published);
+            if a.gpu != b.gpu || (ta - tb).abs() <= ORDER_TIE * ta.max(tb) {
                 continue;
             }
             out.pairs += 1;
-            if (ta > tb) != (pa > pb) {
+            if (ta > tb) != (a.predicted > b.predicted) {
                 let (hi, lo) = if ta > tb { (a, b) } else { (b, a) };
-                out.inversions.push((hi.label(), lo.label()));
+                out.inversions.push((hi.label.clone(), lo.label.clone()));
             }
         }
     }
     out
+}
+
+/// The order check of the rows that have a prediction.
+pub fn order_check(rows: &[CalRow]) -> OrderCheck {
+    let points: Vec<Point> = rows
+        .iter()
+        .filter_map(|r| {
+            Some(Point {
+                label: r.label(),
+                gpu: r.published.gpu.clone(),
+                published: r.published.tflops,
+                predicted: r.predicted()?,
+            })
+        })
+        .collect();
+    order_check_points(&points)
 }
 
 /// Rows of the arch's parameter table per source tag: ([V], [S], [D], [A]).
