@@ -313,3 +313,32 @@ fn scalar_and_vector_loads_take_their_levels_latency() {
         assert_eq!(p.sim_cycles, end, "L2 hit fraction {l2}\n{p}");
     }
 }
+
+#[test]
+fn one_resident_workgroup_at_a_time_runs_them_all_in_turn() {
+    // Occupancy forced to 1: CU 0 runs its 3 workgroups (of 3 x 304 = 912) one after the
+    // other: the first on SIMD 0 ends at 256, the slot frees at 456, the second starts there
+    // on SIMD 1 (its first turn is 457) and ends at 713, the third starts at 913 on SIMD 2
+    // (first turn 914) and ends at 1170.
+    let body = repeat("v_mfma_f32_32x32x8_bf16 a[0:15], v[0:1], v[2:3], a[0:15]", 8) + "s_endpgm\n";
+    let co = code_object(Arch::Gfx942, &body, 32, 16, 0);
+    let dev = Device::new(Arch::Gfx942);
+    let w = Workload {
+        code_object: &co,
+        kernel: "k",
+        grid: [912, 1, 1],
+        block: [64, 1, 1],
+        kernarg: &[],
+        dynamic_lds: 0,
+        flops: 1.0,
+    };
+    let o = ModelOptions {
+        hit_rates: Some(HitRates::default()),
+        at_peak_clock: false,
+        resident: Some(1),
+        ..Default::default()
+    };
+    let p = Model::new(Arch::Gfx942).predict(dev.memory(), &w, &o).unwrap();
+    assert_eq!((p.cu_wgs, p.simulated_wgs), (3, 3), "{p}");
+    assert_eq!(p.cycles, 1170.0, "{p}");
+}

@@ -308,7 +308,7 @@ pub fn run(
                 }
                 let id = wgs[next_wg];
                 next_wg += 1;
-                let wg = setup.workgroup(id);
+                let wg = setup.workgroup(id, si);
                 let mut waves = Vec::with_capacity(nwaves);
                 for wi in 0..nwaves {
                     let simd = next_simd % simds;
@@ -334,7 +334,12 @@ pub fn run(
             }
         }
         if residents.iter().all(|r| r.is_none()) {
-            break;
+            if next_wg >= stop {
+                break;
+            }
+            // Every slot is waiting out its launch delay: go to the first that frees.
+            t = slot_free_at.iter().copied().filter(|&x| x > t).min().unwrap_or(t + 1);
+            continue;
         }
         // Memory operations due by now land; barriers whose waves have all arrived release.
         for r in residents.iter_mut().flatten() {

@@ -43,7 +43,7 @@ pub struct Footprint {
 /// Line addresses (128-byte lines) that workgroup `id` requests from L2 during its first
 /// `max_loads` vector loads, after its own L1.
 fn prefix_lines(setup: &KernelSetup, p: &Params, id: u64, max_loads: usize) -> Result<Vec<u64>, Fault> {
-    let mut wg: Workgroup = setup.workgroup(id);
+    let mut wg: Workgroup = setup.workgroup(id, 0);
     let n = wg.waves.len();
     let line = u64::from(p.line_bytes);
     let l1_cap = (p.l1_bytes / p.line_bytes) as usize;
@@ -213,6 +213,7 @@ pub fn grid_time(setup: &KernelSetup, p: &Params, cfg: &CuConfig, max_rounds: us
     let sim_cap = (max_rounds.max(2) * occ).min(n);
     if n <= sim_cap + occ {
         let run = cu::run(setup, p, cfg, &wgs, None)?;
+        debug_assert_eq!(run.wgs.len(), n);
         let cycles = run.end as f64;
         return Ok(GridTime {
             cycles,

@@ -143,6 +143,10 @@ pub fn occupancy(p: &Params, vgprs: u32, lds_bytes: u32, waves_per_wg: u32) -> O
     Occupancy { workgroups: wgs, waves_per_simd: (wgs * waves_per_wg).div_ceil(p.simds_per_cu), limited_by: why }
 }
 
+fn self_waves(block: [u32; 3]) -> u32 {
+    (block[0] * block[1] * block[2]).div_ceil(64)
+}
+
 /// What the model predicts for one launch.
 #[derive(Clone, Debug)]
 pub struct Prediction {
@@ -219,8 +223,8 @@ impl Model {
         if lds_bytes > p.lds_bytes_per_cu {
             return Err(TimingError::Invalid(format!("{lds_bytes} bytes of LDS exceed {}", p.lds_bytes_per_cu)));
         }
-        if kd.private_segment_fixed_size > 0 {
-            return Err(TimingError::Invalid("kernels with scratch (private segment) are not modelled yet".into()));
+        if kd.uses_dynamic_stack() {
+            return Err(TimingError::Invalid("kernels with a dynamic stack are not modelled".into()));
         }
         let prog = Program::new(&k.code, p.arch);
         let (ka_ptr, pkt_ptr) = setup::kernarg_and_packet(
@@ -252,6 +256,40 @@ impl Model {
         lds_bytes: u32,
     ) -> Result<Prediction, TimingError> {
         let p = &self.params;
+        let nw = self_waves(w.block);
+        let occ = occupancy(p, kd.allocated_vgprs().min(512), lds_bytes, nw);
+        let resident = o.resident.unwrap_or(occ.workgroups as usize).max(1);
+        let lane_bytes = kd.private_segment_fixed_size.div_ceil(4) * 4;
+        let scratch = if lane_bytes > 0 {
+            let slot_bytes = u64::from(nw) * 64 * u64::from(lane_bytes);
+            let region = mem.alloc(slot_bytes * resident as u64).map_err(EmuError::from)?;
+            Some((region, slot_bytes, lane_bytes))
+        } else {
+            None
+        };
+        let result = self.predict_timed(mem, w, o, prog, kd, ka_ptr, pkt_ptr, lds_bytes, occ, resident, scratch);
+        if let Some((region, _, _)) = scratch {
+            let _ = mem.free(region);
+        }
+        result
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn predict_timed(
+        &self,
+        mem: &DeviceMemory,
+        w: &Workload,
+        o: &ModelOptions,
+        prog: &Program,
+        kd: &gemm_codeobject::KernelDescriptor,
+        ka_ptr: u64,
+        pkt_ptr: u64,
+        lds_bytes: u32,
+        occ: Occupancy,
+        resident: usize,
+        scratch: Option<(u64, u64, u32)>,
+    ) -> Result<Prediction, TimingError> {
+        let p = &self.params;
         let setup = setup::KernelSetup {
             arch: p.arch,
             prog,
@@ -264,10 +302,8 @@ impl Model {
             lds_bytes,
             view: mem.view().map_err(EmuError::from)?,
             max_instructions: o.max_instructions_per_wave,
+            scratch,
         };
-        let nw = setup.waves_per_wg() as u32;
-        let occ = occupancy(p, kd.allocated_vgprs().min(512), lds_bytes, nw);
-        let resident = o.resident.unwrap_or(occ.workgroups as usize).max(1);
         let total = setup.total_wgs();
         let (hits, footprint) = match o.hit_rates {
             Some(h) => (h, None),

@@ -173,7 +173,7 @@ impl Params {
     /// Every parameter with its value, unit, tag and source.
     pub fn rows(&self) -> Vec<Row> {
         let g950 = self.arch == Arch::Gfx950;
-        let same = "[A] no CDNA4 figure found: taken equal to gfx942's";
+        let same = "no CDNA4 figure found: taken equal to gfx942's";
         let r = |name, value: f64, unit, tag, source| Row { name, value, unit, tag, source };
         vec![
             r("XCDs", self.xcds as f64, "", Tag::Verified, GPU_SPECS),
@@ -185,7 +185,7 @@ impl Params {
             r("LDS per CU", self.lds_bytes_per_cu as f64, "B", Tag::Verified, GPU_SPECS),
             r("LDS banks", self.lds_banks as f64, "", Tag::Verified, if g950 { CDNA4_BLOG } else { GPU_SPECS }),
             r("LDS bandwidth per CU", self.lds_bytes_per_clk as f64, "B/clk", Tag::Verified, CDNA4_BLOG),
-            r("LDS latency (issue to data)", self.lds_latency as f64, "clk", Tag::Assumed, "[A] CDNA3 ISA §11.3.1 gives 2..64 cycles of service per op; latency to registers not published in text; 64 clk assumed"),
+            r("LDS latency (issue to data)", self.lds_latency as f64, "clk", Tag::Assumed, "CDNA3 ISA §11.3.1 gives 2..64 cycles of service per op; latency to registers not published in text; 64 clk assumed"),
             r("peak engine clock", self.peak_mhz, "MHz", Tag::Verified, "ROCm blog 'Matrix Core Programming on AMD CDNA3 and CDNA4' (TIMING.md)"),
             r(
                 "sustained clock under GEMM load",
@@ -193,7 +193,7 @@ impl Params {
                 "MHz",
                 if g950 { Tag::Assumed } else { Tag::Verified },
                 if g950 {
-                    "[A] no published MI355X loaded clock found (TIMING.md: not found yet); the peak is used, so sustained = peak results"
+                    "no published MI355X loaded clock found (TIMING.md: not found yet); the peak is used, so sustained = peak results"
                 } else {
                     MAF_BLOG
                 },
@@ -202,25 +202,25 @@ impl Params {
             r("wave64 VALU occupancy", 4.0, "clk", Tag::Verified, "CDNA3 ISA §2: SIMD16 runs a wave64 in 4 passes; ARCH.md"),
             r("MFMA pass", 4.0, "clk", Tag::Verified, "LLVM SISchedule.td (one pass = 4 cycles); ISA.md §1.2-1.3 cycle table; mfma.rs Shape::passes"),
             r("MFMA result to VALU/memory read (XDL), beyond its passes", 3.0, "wait states", Tag::Verified, "LLVM GCNHazardRecognizer (XDL passes+3, SMFMA passes+2, +1 on gfx950), hazard.rs; x4 clk per wait state [D]"),
-            r("MFMA issue holds the VALU port", 4.0, "clk", Tag::Derived, "[D] AMD matrix instruction calculator: VALU co-executes 28 of 32 / 12 of 16 MFMA cycles -> 4 cycles taken from the VALU"),
-            r("vector-memory instruction address issue", 4.0, "clk", Tag::Derived, "[D] 64 lanes / 16 addresses per clock (GCN texture-address unit, GCN white paper)"),
+            r("MFMA issue holds the VALU port", 4.0, "clk", Tag::Derived, "AMD matrix instruction calculator: VALU co-executes 28 of 32 / 12 of 16 MFMA cycles -> 4 cycles taken from the VALU"),
+            r("vector-memory instruction address issue", 4.0, "clk", Tag::Derived, "64 lanes / 16 addresses per clock (GCN texture-address unit, GCN white paper)"),
             r("vector L1 per CU", 32768.0, "B", Tag::Verified, CDNA3_WP),
             r("cache line", 128.0, "B", Tag::Verified, CDNA3_WP),
-            r("L1 to core bandwidth", 128.0, "B/clk", Tag::Derived, "[D] CDNA3 WP: request bus and fill path doubled with the 128-B line (CDNA2: 64 B/clk) -> 128"),
-            r("L1 hit latency", self.l1_latency_ns, "ns", if g950 { Tag::Assumed } else { Tag::Secondary }, if g950 { same } else { "[S] public MI300X microbenchmark notes: vL1D hit 50-82 ns; midpoint 66 [D]" }),
+            r("L1 to core bandwidth", 128.0, "B/clk", Tag::Derived, "CDNA3 WP: request bus and fill path doubled with the 128-B line (CDNA2: 64 B/clk) -> 128"),
+            r("L1 hit latency", self.l1_latency_ns, "ns", if g950 { Tag::Assumed } else { Tag::Secondary }, if g950 { same } else { "public MI300X microbenchmark notes: vL1D hit 50-82 ns; midpoint 66 [D]" }),
             r("L2 per XCD", (4u64 << 20) as f64, "B", Tag::Verified, CDNA3_WP),
-            r("L2 read bandwidth per XCD", 2048.0, "B/clk", if g950 { Tag::Assumed } else { Tag::Verified }, if g950 { "[A] CDNA3 WP 2 KB/clk per XCD (16 ch x 128 B), CDNA4 taken equal" } else { CDNA3_WP }),
+            r("L2 read bandwidth per XCD", 2048.0, "B/clk", if g950 { Tag::Assumed } else { Tag::Verified }, if g950 { "CDNA3 WP 2 KB/clk per XCD (16 ch x 128 B), CDNA4 taken equal" } else { CDNA3_WP }),
             r("L2 hit latency", self.l2_latency_ns, "ns", if g950 { Tag::Assumed } else { Tag::Secondary }, if g950 { same } else { BRINGUP }),
-            r("L2 to fabric per XCD", 1024.0, "B/clk", if g950 { Tag::Assumed } else { Tag::Verified }, if g950 { "[A] CDNA3 WP 16 x 64 B, CDNA4 taken equal" } else { CDNA3_WP }),
+            r("L2 to fabric per XCD", 1024.0, "B/clk", if g950 { Tag::Assumed } else { Tag::Verified }, if g950 { "CDNA3 WP 16 x 64 B, CDNA4 taken equal" } else { CDNA3_WP }),
             r("Infinity Cache (MALL)", (256u64 << 20) as f64, "B", Tag::Verified, GPU_SPECS),
-            r("MALL peak bandwidth", self.mall_tbps, "TB/s", if g950 { Tag::Assumed } else { Tag::Verified }, if g950 { "[A] CDNA3 WP 17.2 TB/s, CDNA4 taken equal" } else { CDNA3_WP }),
+            r("MALL peak bandwidth", self.mall_tbps, "TB/s", if g950 { Tag::Assumed } else { Tag::Verified }, if g950 { "CDNA3 WP 17.2 TB/s, CDNA4 taken equal" } else { CDNA3_WP }),
             r("MALL latency", self.mall_latency_ns, "ns", if g950 { Tag::Assumed } else { Tag::Secondary }, if g950 { same } else { CC_MI300X }),
             r("HBM peak bandwidth", self.hbm_tbps, "TB/s", Tag::Verified, "ARCH.md memory table (5.3 / 8.0 TB/s)"),
-            r("HBM achieved fraction", self.hbm_efficiency, "", if g950 { Tag::Assumed } else { Tag::Derived }, if g950 { "[A] gfx942's fraction reused" } else { "[D] bring-up log rows E1/E3: 3.8-4.1 TB/s of 5.3 -> 4.1/5.3 = 0.77" }),
+            r("HBM achieved fraction", self.hbm_efficiency, "", if g950 { Tag::Assumed } else { Tag::Derived }, if g950 { "gfx942's fraction reused" } else { "bring-up log rows E1/E3: 3.8-4.1 TB/s of 5.3 -> 4.1/5.3 = 0.77" }),
             r("HBM latency", self.hbm_latency_ns, "ns", if g950 { Tag::Assumed } else { Tag::Secondary }, if g950 { same } else { BRINGUP }),
-            r("scalar load latency", self.smem_latency_ns, "ns", Tag::Assumed, "[A] taken as the L2 hit latency (kernel arguments miss the scalar cache)"),
-            r("workgroup launch", self.wg_launch_cycles as f64, "clk", Tag::Assumed, "[A] no published CDNA figure; LLVM SISchedule has none either"),
-            r("barrier release", self.barrier_cycles as f64, "clk", Tag::Assumed, "[A] one issue period after the last arrival"),
+            r("scalar load latency", self.smem_latency_ns, "ns", Tag::Assumed, "taken as the L2 hit latency (kernel arguments miss the scalar cache)"),
+            r("workgroup launch", self.wg_launch_cycles as f64, "clk", Tag::Assumed, "no published CDNA figure; LLVM SISchedule has none either"),
+            r("barrier release", self.barrier_cycles as f64, "clk", Tag::Assumed, "one issue period after the last arrival"),
             r("dense f16/bf16 FLOP per CU per clk", self.flops_per_cu_clk_f16, "FLOP", Tag::Verified, "CDNA3 WP table 1 (2048); ARCH.md (gfx950 4096)"),
             r("dense fp8 FLOP per CU per clk", self.flops_per_cu_clk_fp8, "FLOP", Tag::Verified, "CDNA3 WP table 1 (4096); ARCH.md (gfx950 8192)"),
         ]

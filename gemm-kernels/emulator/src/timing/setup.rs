@@ -8,7 +8,7 @@ use crate::error::EmuError;
 use crate::memory::{DeviceMemory, MemView};
 use crate::program::Program;
 use crate::scheduler::{rng_for, Env, WaveSched, Workgroup};
-use crate::wave::{Wave, LANES};
+use crate::wave::{Scratch, Wave, FLAT_SCRATCH_LO, LANES};
 use crate::{InstCounts, Mode};
 use gemm_codeobject::{KernelDescriptor, KernelMetadata, ValueKind};
 use gemm_isa::Arch;
@@ -26,6 +26,9 @@ pub struct KernelSetup<'a> {
     pub lds_bytes: u32,
     pub view: MemView,
     pub max_instructions: u64,
+    /// Scratch of kernels with a private segment: (region, bytes per workgroup slot,
+    /// bytes per work-item), one slot per workgroup in flight on the simulated CU.
+    pub scratch: Option<(u64, u64, u32)>,
 }
 
 impl KernelSetup<'_> {
@@ -43,8 +46,8 @@ impl KernelSetup<'_> {
         [(i % gx) as u32, ((i / gx) % gy) as u32, (i / (gx * gy)) as u32]
     }
 
-    /// Workgroup `i` with its waves in their initial state.
-    pub fn workgroup(&self, i: u64) -> Workgroup<'_> {
+    /// Workgroup `i` with its waves in their initial state, using scratch slot `slot`.
+    pub fn workgroup(&self, i: u64, slot: usize) -> Workgroup<'_> {
         let wg = self.wg_xyz(i);
         let kd = self.kd;
         let total_vgprs = kd.allocated_vgprs().min(512);
@@ -90,7 +93,20 @@ impl KernelSetup<'_> {
                 w.s[sg] = self.lds_bytes;
                 sg += 1;
             }
-            if sys.private_segment {
+            if let Some((region, slot_bytes, lane_bytes)) = self.scratch {
+                // Architected flat scratch (gfx940+, AMDGPUUsage "Flat Scratch"), as launch.rs.
+                let off = slot as u64 * slot_bytes + (wi * LANES) as u64 * u64::from(lane_bytes);
+                let base = region + off;
+                w.scratch = Some(Scratch { base, lane_bytes });
+                w.s[FLAT_SCRATCH_LO] = base as u32;
+                w.s[FLAT_SCRATCH_LO + 1] = (base >> 32) as u32;
+                if sys.private_segment {
+                    w.s[sg] = off as u32;
+                }
+                if user.private_segment_size && user_count > 0 {
+                    w.s[user_count - 1] = lane_bytes;
+                }
+            } else if sys.private_segment {
                 w.s[sg] = 0;
             }
             if nv > 0 {
