@@ -351,12 +351,12 @@ pub fn calibration_svg(rows: &[CalRow]) -> String {
     );
     // The ±25 % band as a polygon between y = 0.75x and y = 1.25x.
     let band = [
-        (vmin, vmin * (1.0 - BAND)),
+        (vmin / (1.0 - BAND), vmin),
         (vmax, vmax * (1.0 - BAND)),
         (vmax / (1.0 + BAND), vmax),
         (vmin, vmin * (1.0 + BAND)),
     ];
-    let poly: Vec<String> = band.iter().map(|&(a, b)| format!("{:.1},{:.1}", x(a), y(b.min(vmax)))).collect();
+    let poly: Vec<String> = band.iter().map(|&(a, b)| format!("{:.1},{:.1}", x(a), y(b))).collect();
     let _ = writeln!(s, r##"<polygon class="band" points="{}" fill="#cfe8cf" stroke="none"/>"##, poly.join(" "));
     // Grid lines at 1, 2, 5 per decade.
     let mut d = d0 as i32;
