@@ -27,6 +27,7 @@ pub mod host;
 pub mod kernel_choice;
 pub mod kernel_plan;
 pub mod model;
+pub mod model_eval;
 pub mod ndarray_ext;
 pub mod parallel;
 pub mod replay;

@@ -8,6 +8,9 @@
 //!   model's predicted TFLOP/s per kernel.
 //! * `gemm model CO --kernel K --grid .. --block .. --buffer .. --args .. --gemm M,N,K`: the
 //!   timing model's prediction for any launch (`gemm emulate`'s arguments).
+//! * `gemm calibrate [--plot FILE]`: the timing model against every published calibration
+//!   figure (table, order check, log-log plot); `gemm compare`: predicted TFLOP/s of every
+//!   catalogue family and Triton kernel at 4096³ and 8192³ on both archs.
 //! * `gemm batch --items 64 --seed N`: a seeded batch of mixed shapes and dtypes streamed over the
 //!   devices; prints progress, per-device load, the completion order, wall time and GFLOP/s,
 //!   checks every item on sampled entries, and draws the schedule as a Gantt chart (SVG).
@@ -73,6 +76,10 @@ enum Command {
     Emulate(gemm_emu::cli::EmulateArgs),
     /// Predict how fast any kernel of any code object runs on an MI300X/MI355X (timing model).
     Model(gemm_emu::cli::ModelArgs),
+    /// The timing model against the published speeds of the calibration kernels.
+    Calibrate(gemm_dispatch::model_eval::CalibrateArgs),
+    /// Predicted TFLOP/s of every catalogue family and Triton kernel, side by side.
+    Compare(gemm_dispatch::model_eval::CompareArgs),
     /// List the GPU kernel catalogue, or disassemble one kernel.
     Kernels {
         /// Print this kernel's instructions (LLVM syntax) instead of the list.
@@ -226,6 +233,8 @@ fn main() -> ExitCode {
         Command::Plan(args) => plan::plan(&args),
         Command::Bench(args) => bench::bench(&args),
         Command::Model(args) => gemm_emu::cli::model(args),
+        Command::Calibrate(args) => gemm_dispatch::model_eval::calibrate(&args),
+        Command::Compare(args) => gemm_dispatch::model_eval::compare(&args),
         Command::Emulate(args) => match gemm_emu::cli::run(args) {
             Ok(true) => Ok(()),
             Ok(false) => Err("the checkers reported findings".into()),

@@ -35,6 +35,7 @@ pub mod launch;
 pub mod lds;
 pub mod memory;
 pub mod mfma;
+pub mod model_eval;
 pub mod program;
 pub mod race;
 pub mod report;

@@ -1,0 +1,274 @@
+//! The timing model's evaluation commands (issue 10, "Done when"):
+//!
+//! * `gemm calibrate`: every calibration kernel (`gemm_emu::calibration`, foreign kernels
+//!   whose MI355X/MI300X speed is published) at every published size: predicted TFLOP/s
+//!   at the sustained and the peak clock, the published figure, the error, the source,
+//!   whether the order of the published results is kept, and a log-log SVG plot
+//!   (`gemm_emu::model_eval` does the work; this module is the command line).
+//! * `gemm compare`: side by side, the predicted TFLOP/s of every catalogue kernel family
+//!   and of the Triton 3.9 test-data kernels of the same input dtypes, at 4096³ and 8192³
+//!   on gfx942 and gfx950.
+//!
+//! A catalogue *family* is the set of catalogue kernels that differ only in the operand
+//! transposes; its representative is the `nn` member (column-major, no transposes), which
+//! is the layout Triton's kernels compute: Triton's row-major `C = A·B` (A M×K, B K×N) is
+//! the column-major `Cᵀ = Bᵀ·Aᵀ` with both operands untransposed, i.e. an `nn` GEMM of
+//! N×M×K; for the square sizes compared here the two problems are the same.
+
+use crate::kernel_plan;
+use crate::model::{predict_plan, problem_for};
+use gemm_core::Arch;
+use gemm_emu::model_eval::{self as eval, CalSelection, TritonKernel};
+use gemm_emu::timing::{ModelOptions, Prediction};
+use gemm_kernels::KernelEntry;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// `gemm calibrate`.
+#[derive(clap::Args, Debug)]
+pub struct CalibrateArgs {
+    /// Only calibration kernels whose name contains this.
+    #[arg(long)]
+    pub only: Option<String>,
+    /// Only published sizes with M·N·K at most this (a fast subset).
+    #[arg(long)]
+    pub max_mnk: Option<u64>,
+    /// The calibration directory (default: the emulator's tests/data/calibration).
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
+    /// Write the predicted-vs-published log-log plot here.
+    #[arg(long, default_value = "calibration.svg")]
+    pub plot: PathBuf,
+}
+
+/// Runs `gemm calibrate`: prints the table, writes the plot.
+pub fn calibrate(args: &CalibrateArgs) -> Result<(), String> {
+    let t0 = Instant::now();
+    let dir = args.dir.clone().unwrap_or_else(gemm_emu::calibration::default_dir);
+    let set = gemm_emu::calibration::load_dir(&dir).map_err(|e| e.to_string())?;
+    let sel = CalSelection { only: args.only.clone(), max_mnk: args.max_mnk };
+    let rows = eval::calibrate(&set, &sel, &ModelOptions::default(), |r| {
+        let what = match &r.prediction {
+            Ok(p) => format!("{:.1} TFLOP/s", p.tflops),
+            Err(e) => format!("no prediction: {e}"),
+        };
+        eprintln!("  {}: {what} ({:.1}s)", r.label(), r.wall.as_secs_f64());
+    });
+    if rows.is_empty() {
+        return Err("no calibration point selected".into());
+    }
+    print!("{}", eval::calibration_report(&rows));
+    std::fs::write(&args.plot, eval::calibration_svg(&rows)).map_err(|e| format!("{}: {e}", args.plot.display()))?;
+    println!("plot: {}", args.plot.display());
+    println!("wall time: {:.1} s", t0.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// `gemm compare`.
+#[derive(clap::Args, Debug)]
+pub struct CompareArgs {
+    /// Square problem sizes M = N = K.
+    #[arg(long, value_delimiter = ',', default_values_t = [4096usize, 8192])]
+    pub sizes: Vec<usize>,
+    /// Also Triton's kernels whose input dtype has no catalogue family (fp8).
+    #[arg(long)]
+    pub all_triton: bool,
+    /// Only rows whose label contains this.
+    #[arg(long)]
+    pub only: Option<String>,
+}
+
+/// Who produced a row's kernels.
+#[derive(Clone, Debug)]
+pub enum Source {
+    /// A catalogue family: its members per arch (the `nn` member where there is one).
+    Catalogue(Vec<&'static KernelEntry>),
+    /// A Triton configuration: its code object per arch.
+    Triton(Vec<TritonKernel>),
+}
+
+/// One row of the comparison, before prediction.
+#[derive(Clone, Debug)]
+pub struct CompareRow {
+    pub label: String,
+    pub source: Source,
+}
+
+impl CompareRow {
+    /// The archs this row has a kernel for.
+    pub fn archs(&self) -> Vec<Arch> {
+        match &self.source {
+            Source::Catalogue(v) => v.iter().map(|e| e.arch).collect(),
+            Source::Triton(v) => v.iter().map(|t| t.arch()).collect(),
+        }
+    }
+}
+
+/// A catalogue kernel's family label: everything but the transposes and the arch's MFMA.
+pub fn family_label(e: &KernelEntry) -> String {
+    format!(
+        "ours {}->{} {}x{}x{} w{} s{} {} {}",
+        e.a_type,
+        e.c_type,
+        e.tile.0,
+        e.tile.1,
+        e.tile.2,
+        e.waves,
+        e.stages,
+        e.schedule,
+        if e.align_elems > 1 { format!("v{}", e.align_elems) } else { "e1".into() }
+    )
+}
+
+/// The rows `gemm compare` predicts: every catalogue family, then every Triton kernel
+/// configuration whose input dtype a catalogue family has (all of them with `all_triton`).
+pub fn compare_rows(triton: &[TritonKernel], all_triton: bool) -> Vec<CompareRow> {
+    use gemm_core::Transpose;
+    let mut rows: Vec<CompareRow> = Vec::new();
+    for e in gemm_kernels::catalogue() {
+        let label = family_label(e);
+        let nn = e.trans_a == Transpose::No && e.trans_b == Transpose::No;
+        match rows.iter_mut().find(|r| r.label == label) {
+            Some(CompareRow { source: Source::Catalogue(v), .. }) => match v.iter().position(|x| x.arch == e.arch) {
+                Some(i) if nn => v[i] = e,
+                Some(_) => {}
+                None => v.push(e),
+            },
+            _ => rows.push(CompareRow { label, source: Source::Catalogue(vec![e]) }),
+        }
+    }
+    let ours: Vec<String> = gemm_kernels::catalogue().iter().map(|e| e.a_type.to_string()).collect();
+    for t in triton {
+        if !all_triton && !ours.contains(&t.dtype) {
+            continue;
+        }
+        let label = t.label();
+        match rows.iter_mut().find(|r| r.label == label) {
+            Some(CompareRow { source: Source::Triton(v), .. }) => v.push(t.clone()),
+            _ => rows.push(CompareRow { label, source: Source::Triton(vec![t.clone()]) }),
+        }
+    }
+    rows
+}
+
+/// One predicted cell.
+pub struct Cell {
+    pub arch: Arch,
+    pub size: usize,
+    pub kernel: String,
+    pub prediction: Result<Prediction, String>,
+    pub wall: Duration,
+}
+
+/// Predicts one row on `arch` at `size`³ (`None` where the row has no kernel for `arch`).
+pub fn predict_cell(row: &CompareRow, arch: Arch, size: usize, opts: &ModelOptions) -> Option<Cell> {
+    let t0 = Instant::now();
+    let (kernel, prediction) = match &row.source {
+        Source::Catalogue(v) => {
+            let e = *v.iter().find(|e| e.arch == arch)?;
+            let p = problem_for(e, size, size, size);
+            (e.name.to_string(), kernel_plan::plan_for(e, &p).and_then(|plan| predict_plan(&plan, &p, opts)))
+        }
+        Source::Triton(v) => {
+            let t = v.iter().find(|t| t.arch() == arch)?;
+            (t.file.clone(), eval::predict_triton(&eval::triton_dir(), t, size, size, size, opts))
+        }
+    };
+    Some(Cell { arch, size, kernel, prediction, wall: t0.elapsed() })
+}
+
+/// The side-by-side table: one line per row, one column per (arch, size).
+pub fn compare_report(rows: &[CompareRow], cells: &[Vec<Option<Cell>>], archs: &[Arch], sizes: &[usize]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "predicted TFLOP/s (timing model, sustained clock; timing-only, steady state simulated + extrapolated), M=N=K:"
+    );
+    let mut head = format!("{:<64}", "kernel family");
+    for a in archs {
+        for n in sizes {
+            let _ = write!(head, " {:>14}", format!("{} {n}", a.name()));
+        }
+    }
+    let _ = writeln!(s, "{head}");
+    let mut notes = Vec::new();
+    for (row, rc) in rows.iter().zip(cells) {
+        let mut line = format!("{:<64}", row.label);
+        for c in rc {
+            let v = match c {
+                None => "n/a".to_string(),
+                Some(Cell { prediction: Ok(p), .. }) => format!("{:.1}", p.tflops),
+                Some(c @ Cell { prediction: Err(e), .. }) => {
+                    notes.push(format!("{} {} {}: {e}", c.kernel, c.arch.name(), c.size));
+                    "refused".to_string()
+                }
+            };
+            let _ = write!(line, " {v:>14}");
+        }
+        let _ = writeln!(s, "{line}");
+    }
+    let _ = writeln!(
+        s,
+        "ours: the family's nn member (the layout Triton's row-major C = A*B computes); n/a: no kernel for the arch"
+    );
+    if !notes.is_empty() {
+        let _ = writeln!(s, "refused:");
+        for n in notes {
+            let _ = writeln!(s, "  {n}");
+        }
+    }
+    let _ = writeln!(s, "\nbinding limit per cell (largest size of each arch):");
+    for (row, rc) in rows.iter().zip(cells) {
+        for c in rc.iter().flatten().filter(|c| Some(&c.size) == sizes.iter().max()) {
+            if let Ok(p) = &c.prediction {
+                let _ = writeln!(
+                    s,
+                    "  {:<64} {} {}: {} wg/CU ({}); {}; {} ({:.1}s)",
+                    row.label,
+                    c.arch.name(),
+                    c.size,
+                    p.occupancy.workgroups,
+                    p.occupancy.limited_by,
+                    eval::top_stalls(p),
+                    p.limiter,
+                    c.wall.as_secs_f64()
+                );
+            }
+        }
+    }
+    s
+}
+
+/// Runs `gemm compare`.
+pub fn compare(args: &CompareArgs) -> Result<(), String> {
+    let t0 = Instant::now();
+    let triton = eval::load_triton(&eval::triton_dir()).map_err(|e| e.to_string())?;
+    let rows: Vec<CompareRow> = compare_rows(&triton, args.all_triton)
+        .into_iter()
+        .filter(|r| args.only.as_deref().is_none_or(|s| r.label.contains(s)))
+        .collect();
+    let archs = Arch::ALL;
+    let opts = ModelOptions::default();
+    let cells: Vec<Vec<Option<Cell>>> = rows
+        .iter()
+        .map(|r| {
+            archs
+                .iter()
+                .flat_map(|&a| args.sizes.iter().map(move |&n| (a, n)))
+                .map(|(a, n)| {
+                    let c = predict_cell(r, a, n, &opts);
+                    if let Some(c) = &c {
+                        let what =
+                            c.prediction.as_ref().map_or_else(|e| e.clone(), |p| format!("{:.1} TFLOP/s", p.tflops));
+                        eprintln!("  {} {} {n}: {what} ({:.1}s)", r.label, a.name(), c.wall.as_secs_f64());
+                    }
+                    c
+                })
+                .collect()
+        })
+        .collect();
+    print!("{}", compare_report(&rows, &cells, &archs, &args.sizes));
+    println!("wall time: {:.1} s", t0.elapsed().as_secs_f64());
+    Ok(())
+}
