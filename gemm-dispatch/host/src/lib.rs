@@ -9,16 +9,18 @@
 //! * **Trivial**: `m == 0` or `n == 0` does nothing; `k == 0` or `alpha == 0` scales C by `beta`
 //!   without reading A or B; tiny problems (`m*n*k <= 16^3`) run a plain loop on the calling
 //!   thread, without packing or threads.
-//! * **f32 x f32 -> f32**: faer's matmul. Measured side by side on the Zen4 machine this crate
-//!   targets (2 threads, square, GFLOP/s, best of 4): OpenBLAS 183 / 174 / 199, the `gemm` crate
-//!   0.18 184 / 157 / 169, faer 0.24 211 / 179 / 203 at n = 2048 / 2048 / 4096 over two runs;
-//!   faer was the fastest, so it serves f32 (with the brief's own kernel as the reference path
-//!   for the other dtypes).
-//! * **bf16 and fp8 inputs**: packed into bf16 panels with pairs of k interleaved and multiplied
-//!   with AVX512_BF16 `vdpbf16ps` (fp8 decodes through a 256-entry table; every fp8 value is an
-//!   exact, normal bf16). `vdpbf16ps` flushes bf16 denormals (see [`gemm`]).
-//! * **f16 inputs**, and bf16/fp8 without AVX512_BF16: packed into f32 panels and multiplied with
-//!   the AVX-512F f32 kernel (or a portable one).
+//! * Otherwise [`dispatch`] picks the path for the inputs' class from the CPU's features (and, for
+//!   f32 on AVX-512 CPUs, a measurement at first use); `GEMM_HOST_PATH` can force one. The paths:
+//!   * `faer`: faer's matmul (f32).
+//!   * `avx512`: this crate's AVX-512F f32 kernel, 32 x 12, blocked for the L1d/L2 sizes the CPU
+//!     reports ([`Blocking::f32_for`]); f16/bf16/fp8 inputs are widened to f32 panels.
+//!   * `avx512bf16`: bf16 pair panels and AVX512_BF16 `vdpbf16ps` (bf16, fp8 decoded through a
+//!     256-entry table; every fp8 value is an exact, normal bf16).
+//!   * `amx`: bf16 tiles and AMX `tdpbf16ps`, 32 x 32 (see the `amx` module), on CPUs with
+//!     AMX-BF16 once Linux granted the tile-data permission.
+//!   * `portable`: plain Rust on f32 panels.
+//!
+//!   `vdpbf16ps` and `tdpbf16ps` flush bf16 denormals (see [`gemm`]).
 //!
 //! # Threads
 //!
@@ -35,23 +37,31 @@
 //! sgemm. f32 against OpenBLAS moves between 0.91x and 1.09x from run to run on this shared
 //! machine; the quietest run measured 209 / 214 / 216 against 198 / 198 / 205.
 
+mod amx;
 mod convert;
+pub mod cpu;
+pub mod dispatch;
 mod driver;
 mod kernel;
 mod pack;
 
+use dispatch::{Class, Path};
 use gemm_core::problem::check_dtypes;
-use gemm_core::{DType, Element, Error, MatMut, MatRef};
-use kernel::{Bf16Avx512, F32Avx512, Kernel, Portable, MR, NR};
+use gemm_core::{Element, Error, MatMut, MatRef};
+use kernel::{Bf16Avx512, F32Avx512, Kernel, Portable};
+
+pub use kernel::Blocking;
 
 /// Which inner kernel family to use. `Auto` is what [`gemm`] does; the others exist for tests and
 /// benchmarks that compare a fast path with its fallback.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum KernelChoice {
-    /// The fastest the CPU supports (faer for f32, `vdpbf16ps` for bf16/fp8, AVX-512F f32 panels
-    /// for f16).
+    /// The path [`dispatch`] chose for the inputs' class on this CPU (or `GEMM_HOST_PATH` forced).
     #[default]
     Auto,
+    /// This path, refused with [`Error::InvalidArgument`] (C untouched) if the inputs' class cannot
+    /// use it or the CPU lacks its instructions.
+    Path(Path),
     /// Never the bf16 dot-product kernel: bf16/fp8 panels are widened to f32 (honours bf16
     /// denormals) and f32 inputs go through this crate's own f32 kernel instead of faer.
     F32Panels,
@@ -82,11 +92,14 @@ const MACS_PER_THREAD: u128 = 1 << 21;
 /// Supported `(A, B, C)` are those `gemm_core::problem::check_dtypes` accepts; anything else, or
 /// views whose shapes do not chain, is an error and C is untouched.
 ///
-/// Accumulation is f32 with one rounding to C's type. On CPUs with AVX512_BF16, bf16 and fp8
-/// inputs use `vdpbf16ps`, which treats **denormal bf16 inputs as zero and flushes denormal
-/// products and sums to zero** (DAZ/FTZ, whatever MXCSR says); values in bf16's normal range and
-/// every fp8 value are unaffected. [`gemm_with`] with [`KernelChoice::F32Panels`] honours
-/// denormals.
+/// Accumulation is f32 with one rounding to C's type. On CPUs with AVX512_BF16 or AMX, bf16 and
+/// fp8 inputs use `vdpbf16ps` or `tdpbf16ps`, which treat **denormal bf16 inputs as zero and flush
+/// denormal products and sums to zero** (DAZ/FTZ, whatever MXCSR says); values in bf16's normal
+/// range and every fp8 value are unaffected. [`gemm_with`] with [`KernelChoice::F32Panels`]
+/// honours denormals.
+///
+/// A `GEMM_HOST_PATH` that names a path this CPU lacks makes every call fail with
+/// [`Error::InvalidArgument`] (see [`dispatch`]).
 pub fn gemm<A: Element, B: Element, C: Element>(
     alpha: f32,
     a: MatRef<'_, A>,
@@ -108,6 +121,12 @@ pub fn gemm_with<A: Element, B: Element, C: Element>(
     opts: &Options,
 ) -> Result<(), Error> {
     check_dtypes(A::DTYPE, B::DTYPE, C::DTYPE)?;
+    let class = Class::of(A::DTYPE);
+    // Forced paths are checked before anything else, so a refused one fails every call alike.
+    let plan = dispatch::forced().map_err(|e| Error::InvalidArgument(e.to_string()))?;
+    if let KernelChoice::Path(p) = opts.kernel {
+        dispatch::check(class, p, &plan.features).map_err(|e| Error::InvalidArgument(e.to_string()))?;
+    }
     let (m, n, k) = (c.rows(), c.cols(), a.cols());
     if a.rows() != m || b.rows() != k || b.cols() != n {
         return Err(Error::ShapeMismatch(format!(
@@ -132,25 +151,67 @@ pub fn gemm_with<A: Element, B: Element, C: Element>(
     }
     let threads = (opts.threads.max(1) as u128).min(macs / MACS_PER_THREAD).max(1) as usize;
 
-    let sixteen_bit_dot = matches!(A::DTYPE, DType::Bf16) || A::DTYPE.is_fp8();
-    match opts.kernel {
-        KernelChoice::Auto if A::DTYPE == DType::F32 => {
-            faer_f32::gemm(alpha, a, b, beta, c, threads);
-            return Ok(());
-        }
-        KernelChoice::Auto if sixteen_bit_dot => {
-            if let Some(kern) = Bf16Avx512::detect() {
-                oriented(kern, alpha, a, b, beta, c, threads);
-                return Ok(());
-            }
-        }
-        _ => {}
-    }
-    match F32Avx512::detect() {
-        Some(kern) if opts.kernel != KernelChoice::Portable => oriented(kern, alpha, a, b, beta, c, threads),
-        _ => oriented(Portable, alpha, a, b, beta, c, threads),
+    let path = match opts.kernel {
+        KernelChoice::Auto => plan.choice(class).path,
+        KernelChoice::Path(p) => p,
+        KernelChoice::F32Panels if plan.features.avx512f => Path::Avx512,
+        KernelChoice::F32Panels | KernelChoice::Portable => Path::Portable,
+    };
+    run_path(path, alpha, a, b, beta, c, threads)
+}
+
+/// Runs a path already checked against the class and the CPU.
+fn run_path<A: Element, B: Element, C: Element>(
+    path: Path,
+    alpha: f32,
+    a: MatRef<'_, A>,
+    b: MatRef<'_, B>,
+    beta: f32,
+    c: MatMut<'_, C>,
+    threads: usize,
+) -> Result<(), Error> {
+    let gone = || Error::InvalidArgument(format!("host path `{path}` is not available on this CPU"));
+    match path {
+        Path::Faer => faer_f32::gemm(alpha, a, b, beta, c, threads),
+        Path::Avx512 => oriented(F32Avx512::detect().ok_or_else(gone)?, alpha, a, b, beta, c, threads),
+        Path::Avx512Bf16 => oriented(Bf16Avx512::detect().ok_or_else(gone)?, alpha, a, b, beta, c, threads),
+        Path::Amx => oriented(amx::Bf16Amx::detect().ok_or_else(gone)?, alpha, a, b, beta, c, threads),
+        Path::Portable => oriented(Portable, alpha, a, b, beta, c, threads),
     }
     Ok(())
+}
+
+/// Times faer and this crate's AVX-512 f32 kernel on one `N^3` f32 GEMM (N = 768, ~0.9 GFLOP) on
+/// the rayon pool's threads: one warm-up each, then three rounds alternating, best of each (the
+/// measurement [`dispatch::decide`] uses for f32; about 30 ms on two Zen cores, once per process).
+fn measure_f32() -> Option<dispatch::F32Timing> {
+    const N: usize = 768;
+    let kern = F32Avx512::detect()?;
+    let threads = rayon::current_num_threads().max(1);
+    let a: Vec<f32> = (0..N * N).map(|i| ((i * 7919) % 257) as f32 / 257.0 - 0.5).collect();
+    let b: Vec<f32> = (0..N * N).map(|i| ((i * 104729) % 251) as f32 / 251.0 - 0.5).collect();
+    let mut c = vec![0f32; N * N];
+    let mut time = |own: bool| -> Option<f64> {
+        let av = MatRef::new(&a, N, N, N, 1, gemm_core::Operand::A).ok()?;
+        let bv = MatRef::new(&b, N, N, N, 1, gemm_core::Operand::B).ok()?;
+        let cv = MatMut::new(&mut c, N, N, N, 1, gemm_core::Operand::C).ok()?;
+        let t = std::time::Instant::now();
+        if own {
+            oriented(kern, 1.0, av, bv, 0.0, cv, threads);
+        } else {
+            faer_f32::gemm(1.0, av, bv, 0.0, cv, threads);
+        }
+        Some(t.elapsed().as_secs_f64())
+    };
+    let (mut faer, mut avx512) = (f64::INFINITY, f64::INFINITY);
+    for round in 0..4 {
+        let (f, o) = (time(false)?, time(true)?);
+        if round > 0 {
+            faer = faer.min(f);
+            avx512 = avx512.min(o);
+        }
+    }
+    Some(dispatch::F32Timing { faer, avx512, n: N, threads })
 }
 
 /// `C = beta * C`, writing zeros without reading C when `beta == 0`. Runs along C's contiguous
@@ -239,11 +300,12 @@ fn parallel<K: Kernel, A: Element, B: Element, C: Element>(
     threads: usize,
 ) {
     let (m, n, k) = (c.rows(), c.cols(), a.cols());
+    let (mr, nr) = (K::MR, K::NR);
     // Columns can be handed out as separate slices when they lie one after another in memory.
     let cols_apart = n <= 1 || c.col_stride() > (m - 1) * c.row_stride();
-    let by_cols = cols_apart && n.div_ceil(NR) >= threads;
-    let by_rows = !by_cols && !cols_apart && m.div_ceil(MR) >= threads;
-    let via_buffers = !by_cols && !by_rows && m.div_ceil(MR) >= threads;
+    let by_cols = cols_apart && n.div_ceil(nr) >= threads;
+    let by_rows = !by_cols && !cols_apart && m.div_ceil(mr) >= threads;
+    let via_buffers = !by_cols && !by_rows && m.div_ceil(mr) >= threads;
     if threads <= 1 || !(by_cols || by_rows || via_buffers) {
         return driver::serial(kern, alpha, a, b, beta, c);
     }
@@ -254,7 +316,7 @@ fn parallel<K: Kernel, A: Element, B: Element, C: Element>(
     // not pay for thread start-up (the pool is the one faer uses for f32).
     rayon::scope(|s| {
         if by_cols {
-            let width = n.div_ceil(threads).next_multiple_of(NR);
+            let width = n.div_ceil(threads).next_multiple_of(nr);
             let mut rest = c.t();
             let mut j0 = 0;
             while n - j0 > width {
@@ -266,7 +328,7 @@ fn parallel<K: Kernel, A: Element, B: Element, C: Element>(
             }
             driver::serial(kern, alpha, a, b.submatrix(0, j0, k, n - j0), beta, rest.t());
         } else {
-            let height = m.div_ceil(threads).next_multiple_of(MR);
+            let height = m.div_ceil(threads).next_multiple_of(mr);
             let mut rest = c;
             let mut i0 = 0;
             while m - i0 > height {
@@ -295,7 +357,7 @@ fn parallel_rows_via_buffers<K: Kernel, A: Element, B: Element, C: Element>(
     threads: usize,
 ) {
     let (m, n, k) = (c.rows(), c.cols(), a.cols());
-    let height = m.div_ceil(threads).next_multiple_of(MR);
+    let height = m.div_ceil(threads).next_multiple_of(K::MR);
     let slabs: Vec<(usize, Vec<f32>)> = std::thread::scope(|s| {
         let workers: Vec<_> = (0..m)
             .step_by(height)

@@ -198,6 +198,13 @@ fn devices(ctx: &Context) {
     for (i, d) in ctx.devices().iter().enumerate() {
         println!("  [{i}] {:<10} {}", d.name, d.description);
     }
+    if ctx.devices().iter().any(|d| d.kind == DeviceKind::Host) {
+        // Which gemm-host path serves each input class on this CPU, and why (gemm_host::dispatch).
+        println!("host paths:");
+        for line in gemm_host::dispatch::summary() {
+            println!("  {line}");
+        }
+    }
     let found = gemm_dispatch::hip::discover();
     if !found.notes.is_empty() {
         println!("not used:");
