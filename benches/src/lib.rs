@@ -39,6 +39,19 @@ pub mod openblas {
             ldc: c_int,
         );
         fn openblas_set_num_threads(n: c_int);
+        fn openblas_get_corename() -> *const std::os::raw::c_char;
+    }
+
+    /// The kernel family OpenBLAS picked for this CPU (a build that does not know the CPU falls
+    /// back to an old one: Debian's 0.3.21 runs `Prescott` SSE3 kernels on some AMX Xeons).
+    pub fn core_name() -> String {
+        // SAFETY: returns a pointer to a static NUL-terminated string owned by OpenBLAS (or null).
+        let p = unsafe { openblas_get_corename() };
+        if p.is_null() {
+            return "unknown".into();
+        }
+        // SAFETY: non-null, NUL-terminated and static (OpenBLAS's corename table).
+        unsafe { std::ffi::CStr::from_ptr(p) }.to_string_lossy().into_owned()
     }
 
     /// Sets OpenBLAS's worker count for the following calls.

@@ -116,8 +116,9 @@ fn main() {
         args.threads, args.rounds
     );
     println!("CPU: {} ({})", gemm_benches::cpu_model(), gemm_host::cpu::CpuFeatures::detect().names());
-    println!("gemm-host paths:");
-    for line in gemm_host::dispatch::summary() {
+    println!("OpenBLAS core: {} (OPENBLAS_CORETYPE overrides)", gemm_benches::openblas::core_name());
+    println!("gemm-host paths ({} threads):", args.threads);
+    for line in gemm_host::dispatch::summary(args.threads) {
         println!("  {line}");
     }
     let mut rows: Vec<Row> = Vec::new();

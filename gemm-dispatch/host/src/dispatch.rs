@@ -12,7 +12,7 @@
 //! | f16 | `avx512` (f32 panels) | AVX-512F |
 //! | | `portable` | otherwise |
 //! | f32 | `faer` | no AVX-512F (faer brings its own AVX2/FMA kernels) |
-//! | | `avx512` or `faer`, the faster | AVX-512F: both are measured at first use on one 768^3 GEMM on the rayon pool's threads, best of 3, interleaved |
+//! | | `avx512` or `faer`, the faster | AVX-512F: both are timed at first use for each thread count on one 1024^3 GEMM (best of 2 after a warm-up each) |
 //!
 //! # Forcing a path
 //!
@@ -266,33 +266,37 @@ pub(crate) fn forced() -> Result<&'static Plan, PathError> {
 }
 
 impl Plan {
-    /// The path for `class`: forced, else decided (measuring f32 once if needed).
-    pub fn choice(&self, class: Class) -> Choice {
+    /// The path for `class` on `threads` worker threads: forced, else decided (f32 measured once
+    /// per thread count where the features do not decide; the two paths scale differently).
+    pub fn choice(&self, class: Class, threads: usize) -> Choice {
         if let Some(&(_, path)) = self.forced.iter().find(|&&(c, _)| c == class) {
             return Choice { path, why: format!("forced by {ENV}") };
         }
-        if class == Class::F32 {
-            static F32: OnceLock<Choice> = OnceLock::new();
-            return F32
-                .get_or_init(|| {
-                    let timing = f32_needs_measurement(&self.features).then(crate::measure_f32).flatten();
-                    decide(Class::F32, &self.features, timing)
-                })
-                .clone();
+        if class == Class::F32 && f32_needs_measurement(&self.features) {
+            static F32: std::sync::Mutex<Vec<(usize, Choice)>> = std::sync::Mutex::new(Vec::new());
+            let threads = threads.max(1);
+            // Held while measuring, so concurrent first calls measure once and time alone.
+            let mut known = F32.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some((_, c)) = known.iter().find(|(t, _)| *t == threads) {
+                return c.clone();
+            }
+            let c = decide(Class::F32, &self.features, crate::measure_f32(threads));
+            known.push((threads, c.clone()));
+            return c;
         }
         decide(class, &self.features, None)
     }
 }
 
-/// One line per class: the path that serves it and why (for `gemm devices`), or the forcing
-/// error.
-pub fn summary() -> Vec<String> {
+/// One line per class: the path that serves it on `threads` threads and why (for `gemm devices`),
+/// or the forcing error.
+pub fn summary(threads: usize) -> Vec<String> {
     match forced() {
         Err(e) => vec![format!("every GEMM is refused: {e}")],
         Ok(plan) => Class::ALL
             .into_iter()
             .map(|class| {
-                let c = plan.choice(class);
+                let c = plan.choice(class, threads);
                 let inputs = if class == Class::Bf16 { "bf16/fp8" } else { class.name() };
                 format!("{inputs:<9} -> {:<11} {}", c.path.name(), c.why)
             })

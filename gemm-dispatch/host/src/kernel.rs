@@ -111,10 +111,14 @@ pub(crate) trait PackElem: Copy + Default + Send + Sync + 'static {
     /// Runs `f` with this thread's (B block, A block) buffers; a nested call (not made by this
     /// crate) gets fresh ones.
     fn with_buffers<R>(f: impl FnOnce(&mut Vec<Self>, &mut Vec<Self>) -> R) -> R;
+    /// Runs `f` with the process's buffer for an A packed once and shared by all workers (kept
+    /// between calls so its pages are faulted in once); a concurrent GEMM gets a fresh one.
+    fn with_shared<R>(f: impl FnOnce(&mut Vec<Self>) -> R) -> R;
 }
 
 macro_rules! pack_elem {
-    ($t:ty, $key:ident) => {
+    ($t:ty, $key:ident, $shared:ident) => {
+        static $shared: std::sync::Mutex<Vec<$t>> = std::sync::Mutex::new(Vec::new());
         thread_local! {
             static $key: core::cell::RefCell<(Vec<$t>, Vec<$t>)> = const { core::cell::RefCell::new((Vec::new(), Vec::new())) };
         }
@@ -128,11 +132,17 @@ macro_rules! pack_elem {
                     Err(_) => f(&mut Vec::new(), &mut Vec::new()),
                 })
             }
+            fn with_shared<R>(f: impl FnOnce(&mut Vec<Self>) -> R) -> R {
+                match $shared.try_lock() {
+                    Ok(mut buf) => f(&mut buf),
+                    Err(_) => f(&mut Vec::new()),
+                }
+            }
         }
     };
 }
-pack_elem!(f32, F32_BUFFERS);
-pack_elem!(u32, BF16_PAIR_BUFFERS);
+pack_elem!(f32, F32_BUFFERS, F32_SHARED);
+pack_elem!(u32, BF16_PAIR_BUFFERS, BF16_PAIR_SHARED);
 
 #[cfg(test)]
 mod tests {

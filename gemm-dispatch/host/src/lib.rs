@@ -152,7 +152,7 @@ pub fn gemm_with<A: Element, B: Element, C: Element>(
     let threads = (opts.threads.max(1) as u128).min(macs / MACS_PER_THREAD).max(1) as usize;
 
     let path = match opts.kernel {
-        KernelChoice::Auto => plan.choice(class).path,
+        KernelChoice::Auto => plan.choice(class, threads).path,
         KernelChoice::Path(p) => p,
         KernelChoice::F32Panels if plan.features.avx512f => Path::Avx512,
         KernelChoice::F32Panels | KernelChoice::Portable => Path::Portable,
@@ -181,13 +181,14 @@ fn run_path<A: Element, B: Element, C: Element>(
     Ok(())
 }
 
-/// Times faer and this crate's AVX-512 f32 kernel on one `N^3` f32 GEMM (N = 768, ~0.9 GFLOP) on
-/// the rayon pool's threads: one warm-up each, then three rounds alternating, best of each (the
-/// measurement [`dispatch::decide`] uses for f32; about 30 ms on two Zen cores, once per process).
-fn measure_f32() -> Option<dispatch::F32Timing> {
-    const N: usize = 768;
+/// Times faer and this crate's AVX-512 f32 kernel on one `N^3` f32 GEMM (N = 1024, 2.1 GFLOP) on
+/// `threads` threads: each path a warm-up run then two timed runs back to back, best of two (the
+/// measurement [`dispatch::decide`] uses for f32, once per process and thread count; ~60 ms on
+/// two Zen cores, ~10 ms on 16 Xeon cores). Back-to-back runs matter: alternating the two paths
+/// call by call measured faer 5-10x below its steady speed on a 16-core Xeon.
+fn measure_f32(threads: usize) -> Option<dispatch::F32Timing> {
+    const N: usize = 1024;
     let kern = F32Avx512::detect()?;
-    let threads = rayon::current_num_threads().max(1);
     let a: Vec<f32> = (0..N * N).map(|i| ((i * 7919) % 257) as f32 / 257.0 - 0.5).collect();
     let b: Vec<f32> = (0..N * N).map(|i| ((i * 104729) % 251) as f32 / 251.0 - 0.5).collect();
     let mut c = vec![0f32; N * N];
@@ -203,14 +204,12 @@ fn measure_f32() -> Option<dispatch::F32Timing> {
         }
         Some(t.elapsed().as_secs_f64())
     };
-    let (mut faer, mut avx512) = (f64::INFINITY, f64::INFINITY);
-    for round in 0..4 {
-        let (f, o) = (time(false)?, time(true)?);
-        if round > 0 {
-            faer = faer.min(f);
-            avx512 = avx512.min(o);
-        }
-    }
+    let mut best = |own: bool| -> Option<f64> {
+        time(own)?;
+        Some(time(own)?.min(time(own)?))
+    };
+    let faer = best(false)?;
+    let avx512 = best(true)?;
     Some(dispatch::F32Timing { faer, avx512, n: N, threads })
 }
 
@@ -307,39 +306,48 @@ fn parallel<K: Kernel, A: Element, B: Element, C: Element>(
     let by_rows = !by_cols && !cols_apart && m.div_ceil(mr) >= threads;
     let via_buffers = !by_cols && !by_rows && m.div_ceil(mr) >= threads;
     if threads <= 1 || !(by_cols || by_rows || via_buffers) {
-        return driver::serial(kern, alpha, a, b, beta, c);
+        return driver::serial(kern, alpha, a, b, beta, c, None);
     }
     if via_buffers {
         return parallel_rows_via_buffers(kern, alpha, a, b, beta, c, threads);
     }
+    if by_cols {
+        // Every column slab needs all of A: pack it once, on all workers, and share it (each worker
+        // packing its own copy cost 16 workers 16 copies; measured on a 16-core Xeon).
+        return <K::P as kernel::PackElem>::with_shared(|buf| {
+            let shared = driver::pack_shared(kern, a, threads, buf);
+            let shared = &shared;
+            // rayon's pool threads persist between calls, so a GEMM of a few hundred microseconds
+            // does not pay for thread start-up (the pool is the one faer uses for f32).
+            rayon::scope(|s| {
+                let width = n.div_ceil(threads).next_multiple_of(nr);
+                let mut rest = c.t();
+                let mut j0 = 0;
+                while n - j0 > width {
+                    let (mine, more) = rest.split_rows(width).expect("columns lie one after another");
+                    let bj = b.submatrix(0, j0, k, width);
+                    s.spawn(move |_| driver::serial(kern, alpha, a, bj, beta, mine.t(), Some(shared)));
+                    rest = more;
+                    j0 += width;
+                }
+                driver::serial(kern, alpha, a, b.submatrix(0, j0, k, n - j0), beta, rest.t(), Some(shared));
+            })
+        });
+    }
     // rayon's pool threads persist between calls, so a GEMM of a few hundred microseconds does
     // not pay for thread start-up (the pool is the one faer uses for f32).
     rayon::scope(|s| {
-        if by_cols {
-            let width = n.div_ceil(threads).next_multiple_of(nr);
-            let mut rest = c.t();
-            let mut j0 = 0;
-            while n - j0 > width {
-                let (mine, more) = rest.split_rows(width).expect("columns lie one after another");
-                let bj = b.submatrix(0, j0, k, width);
-                s.spawn(move |_| driver::serial(kern, alpha, a, bj, beta, mine.t()));
-                rest = more;
-                j0 += width;
-            }
-            driver::serial(kern, alpha, a, b.submatrix(0, j0, k, n - j0), beta, rest.t());
-        } else {
-            let height = m.div_ceil(threads).next_multiple_of(mr);
-            let mut rest = c;
-            let mut i0 = 0;
-            while m - i0 > height {
-                let (mine, more) = rest.split_rows(height).expect("rows lie one after another");
-                let ai = a.submatrix(i0, 0, height, k);
-                s.spawn(move |_| driver::serial(kern, alpha, ai, b, beta, mine));
-                rest = more;
-                i0 += height;
-            }
-            driver::serial(kern, alpha, a.submatrix(i0, 0, m - i0, k), b, beta, rest);
+        let height = m.div_ceil(threads).next_multiple_of(mr);
+        let mut rest = c;
+        let mut i0 = 0;
+        while m - i0 > height {
+            let (mine, more) = rest.split_rows(height).expect("rows lie one after another");
+            let ai = a.submatrix(i0, 0, height, k);
+            s.spawn(move |_| driver::serial(kern, alpha, ai, b, beta, mine, None));
+            rest = more;
+            i0 += height;
         }
+        driver::serial(kern, alpha, a.submatrix(i0, 0, m - i0, k), b, beta, rest, None);
     });
 }
 
@@ -367,7 +375,7 @@ fn parallel_rows_via_buffers<K: Kernel, A: Element, B: Element, C: Element>(
                 s.spawn(move || {
                     let mut buf = vec![0f32; h * n];
                     let view = MatMut::new(&mut buf, h, n, 1, h, gemm_core::Operand::C).expect("a tight h x n buffer");
-                    driver::serial(kern, alpha, ai, b, 0.0, view);
+                    driver::serial(kern, alpha, ai, b, 0.0, view, None);
                     (i0, buf)
                 })
             })

@@ -174,13 +174,15 @@ fn amx_runs_where_the_cpu_has_it() {
 fn the_automatic_choice_is_what_dispatch_reports() {
     // Without GEMM_HOST_PATH, every class runs the path `summary` names, which `decide` allows.
     let features = CpuFeatures::detect();
-    let lines = dispatch::summary();
+    let lines = dispatch::summary(2);
     assert_eq!(lines.len(), 3, "{lines:?}");
     for (class, line) in Class::ALL.into_iter().zip(&lines) {
         let path = Path::ALL.into_iter().find(|p| line.split_whitespace().nth(2) == Some(p.name())).unwrap();
         assert_eq!(dispatch::check(class, path, &features), Ok(path), "{line}");
         if class != Class::F32 {
             assert_eq!(dispatch::decide(class, &features, None).path, path, "{line}");
+        } else if dispatch::f32_needs_measurement(&features) {
+            assert!(line.contains("measured at first use (1024^3, 2 threads)"), "{line}");
         }
     }
 }
