@@ -59,16 +59,18 @@ impl Bf16Amx {
         Some(Self { blocking })
     }
 
-    /// The B micro-panel (`NR` x kc bf16) a 32nd of L2, the A block (`mc` x kc bf16) half of L2;
-    /// kc a multiple of 32 in 256..=1024, mc a multiple of 32 in 64..=1024. Unlike the f32
+    /// The B micro-panel (`NR` x kc bf16) a 32nd of L2, the A block (`mc` x kc bf16) a quarter of
+    /// L2; kc a multiple of 32 in 256..=1024, mc a multiple of 32 in 64..=1024. Unlike the f32
     /// kernel's, the B micro-panel is not sized for L1: a tile product is so fast that C's
-    /// read-modify-write per k block costs more than streaming B from L2. On a 16-core AMX Xeon
-    /// (2 MiB L2, 48 KiB L1d; `GEMM_HOST_BLOCKING` sweep, bf16 4096^3, 16 / 2 threads) kc 1024, mc 512
-    /// measured 3314 / 1024 GFLOP/s against 2340 / 834 for kc 512, mc 1024 (the L1d rule) and
-    /// 2705 / 720 for kc 1024, mc 1024.
+    /// read-modify-write per k block costs more than streaming B from L2. Two `GEMM_HOST_BLOCKING`
+    /// sweeps on a 16-core AMX Xeon (2 MiB L2, 48 KiB L1d; bf16 4096^3, 16 / 2 threads, GFLOP/s;
+    /// the machine is a shared VM, runs vary by 20%): kc 1024, mc 512: 3314 / 1024 against
+    /// 2340 / 834 for kc 512, mc 1024 (the L1d rule) and 2705 / 720 for kc 1024, mc 1024; later
+    /// kc 1024, mc 256: 3221 / 500 against 2645 / 454 (kc 512, mc 512), 2682 / 455 (768, 512),
+    /// 2547 / 450 (2048, 256).
     pub fn blocking_for(caches: crate::cpu::CacheSizes) -> Blocking {
         let kc = (caches.l2 / 32 / (NR * 2) / AMX_K * AMX_K).clamp(256, 1024);
-        let mc = (caches.l2 / 2 / (kc * 2) / MR * MR).clamp(64, 1024);
+        let mc = (caches.l2 / 4 / (kc * 2) / MR * MR).clamp(64, 1024);
         Blocking { kc, mc, nc: 4096 }
     }
 }
@@ -202,10 +204,10 @@ mod tests {
     #[test]
     fn blocking_follows_l2() {
         let b = Bf16Amx::blocking_for(CacheSizes { l1d: 48 << 10, l2: 2 << 20, source: "test" });
-        assert_eq!((b.kc, b.mc), (1024, 512));
+        assert_eq!((b.kc, b.mc), (1024, 256));
         let b = Bf16Amx::blocking_for(CacheSizes { l1d: 48 << 10, l2: 1 << 20, source: "test" });
-        assert_eq!((b.kc, b.mc), (512, 512));
+        assert_eq!((b.kc, b.mc), (512, 256));
         let b = Bf16Amx::blocking_for(CacheSizes { l1d: 32 << 10, l2: 256 << 10, source: "test" });
-        assert_eq!((b.kc, b.mc), (256, 256));
+        assert_eq!((b.kc, b.mc), (256, 128));
     }
 }

@@ -12,7 +12,7 @@
 //! | f16 | `avx512` (f32 panels) | AVX-512F |
 //! | | `portable` | otherwise |
 //! | f32 | `faer` | no AVX-512F (faer brings its own AVX2/FMA kernels) |
-//! | | `avx512` or `faer`, the faster | AVX-512F: both are timed at first use for each thread count on one 1024^3 GEMM (best of 2 after a warm-up each) |
+//! | | `avx512` or `faer`, the faster | AVX-512F: both are timed at first use for each thread count on one n^3 GEMM (n = 512 up to 4 threads, else 1024; alternating rounds after 2 warm-ups each until the bests settle) |
 //!
 //! # Forcing a path
 //!

@@ -25,17 +25,24 @@
 //! # Threads
 //!
 //! C is cut into `threads` slabs of whole micro-tiles (columns when C's columns are laid out one
-//! after another, else rows); each worker packs its own panels and owns its slab, so workers never
-//! synchronise. Workers are rayon pool threads, which persist between calls. A tall, narrow
-//! column-major C (too few columns to share out) is cut by rows into private f32 buffers that the
-//! caller then folds into C. Small problems use fewer workers (at least ~4 MFLOP each).
+//! after another, else rows); each worker owns its slab, so workers never synchronise. With a
+//! column split every worker needs all of A, so A is packed once, by all workers, into a buffer
+//! they share (each packing its own copy cost 16 workers 16 copies of A); B is packed per worker.
+//! Workers are rayon pool threads, which persist between calls. A tall, narrow column-major C (too
+//! few columns to share out) is cut by rows into private f32 buffers that the caller then folds
+//! into C. Small problems use fewer workers (at least ~4 MFLOP each).
 //!
-//! # Measured (Zen4, 2 cores shared with other work, 2 threads, row-major square, GFLOP/s)
+//! # Measured (`gemm-bench --sizes 1024,2048,4096 --rounds 3 --impls host,own,alt`, row-major
+//! square, GFLOP/s, n = 1024 / 2048 / 4096)
 //!
-//! `gemm-bench --sizes 1024,2048,4096 --rounds 3`, n = 1024 / 2048 / 4096: f32 202 / 205 / 187
-//! (OpenBLAS 187 / 200 / 206); bf16 348 / 356 / 343, 1.7-1.8x this crate's f32 and OpenBLAS
-//! sgemm. f32 against OpenBLAS moves between 0.91x and 1.09x from run to run on this shared
-//! machine; the quietest run measured 209 / 214 / 216 against 198 / 198 / 205.
+//! 16-core Intel Xeon with AMX (a shared VM; runs vary by 10-20%), 16 threads, OpenBLAS 0.3.21
+//! with `OPENBLAS_CORETYPE=SkylakeX` (it detects this CPU as Prescott otherwise and runs 5x
+//! slower): f32 (faer, chosen by the measurement) 1123 / 1283 / 1252 against OpenBLAS 962 / 1312 /
+//! 1182; bf16 (AMX) 3144 / 2728 / 3732, 2.8 / 2.1 / 3.0x this crate's f32; `vdpbf16ps` 615 / 679 /
+//! 709. 2 threads: f32 245 / 203 / 202 (OpenBLAS 195 / 219 / 237), bf16 510 / 869 / 777.
+//!
+//! Earlier, on the 2-core Zen4 this crate was first tuned on: f32 202 / 205 / 187 (OpenBLAS 187 /
+//! 200 / 206); bf16 (`vdpbf16ps`) 348 / 356 / 343.
 
 mod amx;
 mod convert;
@@ -181,21 +188,21 @@ fn run_path<A: Element, B: Element, C: Element>(
     Ok(())
 }
 
-/// Times faer and this crate's AVX-512 f32 kernel on one `N^3` f32 GEMM (N = 1024, 2.1 GFLOP) on
-/// `threads` threads: each path a warm-up run then two timed runs back to back, best of two (the
-/// measurement [`dispatch::decide`] uses for f32, once per process and thread count; ~60 ms on
-/// two Zen cores, ~10 ms on 16 Xeon cores). Back-to-back runs matter: alternating the two paths
-/// call by call measured faer 5-10x below its steady speed on a 16-core Xeon.
+/// Times faer and this crate's AVX-512 f32 kernel on one `N^3` f32 GEMM (N = 512 up to 4 threads,
+/// else 1024) on `threads` threads: two warm-up runs each, then alternating rounds until both
+/// bests settle (the measurement [`dispatch::decide`] uses for f32, once per process and thread
+/// count; ~50 ms on two Zen cores, ~30 ms on 16 Xeon cores). Settling matters: after a fixed two
+/// or four warm-ups, faer still measured 2-8x below its steady speed on a 16-core Xeon VM.
 fn measure_f32(threads: usize) -> Option<dispatch::F32Timing> {
-    const N: usize = 1024;
+    let n = if threads <= 4 { 512 } else { 1024 };
     let kern = F32Avx512::detect()?;
-    let a: Vec<f32> = (0..N * N).map(|i| ((i * 7919) % 257) as f32 / 257.0 - 0.5).collect();
-    let b: Vec<f32> = (0..N * N).map(|i| ((i * 104729) % 251) as f32 / 251.0 - 0.5).collect();
-    let mut c = vec![0f32; N * N];
+    let a: Vec<f32> = (0..n * n).map(|i| ((i * 7919) % 257) as f32 / 257.0 - 0.5).collect();
+    let b: Vec<f32> = (0..n * n).map(|i| ((i * 104729) % 251) as f32 / 251.0 - 0.5).collect();
+    let mut c = vec![0f32; n * n];
     let mut time = |own: bool| -> Option<f64> {
-        let av = MatRef::new(&a, N, N, N, 1, gemm_core::Operand::A).ok()?;
-        let bv = MatRef::new(&b, N, N, N, 1, gemm_core::Operand::B).ok()?;
-        let cv = MatMut::new(&mut c, N, N, N, 1, gemm_core::Operand::C).ok()?;
+        let av = MatRef::new(&a, n, n, n, 1, gemm_core::Operand::A).ok()?;
+        let bv = MatRef::new(&b, n, n, n, 1, gemm_core::Operand::B).ok()?;
+        let cv = MatMut::new(&mut c, n, n, n, 1, gemm_core::Operand::C).ok()?;
         let t = std::time::Instant::now();
         if own {
             oriented(kern, 1.0, av, bv, 0.0, cv, threads);
@@ -204,13 +211,24 @@ fn measure_f32(threads: usize) -> Option<dispatch::F32Timing> {
         }
         Some(t.elapsed().as_secs_f64())
     };
-    let mut best = |own: bool| -> Option<f64> {
+    for own in [false, true, false, true] {
         time(own)?;
-        Some(time(own)?.min(time(own)?))
-    };
-    let faer = best(false)?;
-    let avx512 = best(true)?;
-    Some(dispatch::F32Timing { faer, avx512, n: N, threads })
+    }
+    // Alternating rounds until neither best improved by more than 5% for two rounds (at least 3,
+    // at most 12): a path still warming up keeps the measurement going.
+    let (mut faer, mut avx512) = (f64::INFINITY, f64::INFINITY);
+    let mut quiet = 0;
+    for round in 0..12 {
+        let (f, o) = (time(false)?, time(true)?);
+        let improved = f < 0.95 * faer || o < 0.95 * avx512;
+        faer = faer.min(f);
+        avx512 = avx512.min(o);
+        quiet = if improved { 0 } else { quiet + 1 };
+        if round >= 2 && quiet >= 2 {
+            break;
+        }
+    }
+    Some(dispatch::F32Timing { faer, avx512, n, threads })
 }
 
 /// `C = beta * C`, writing zeros without reading C when `beta == 0`. Runs along C's contiguous
