@@ -142,7 +142,7 @@ fn blocked<K: Kernel, A: Element, B: Element, C: Element>(
     let plen_max = K::panel_len(blk.kc.min(k));
     let bpack = at_least(bbuf, nc_max.div_ceil(nr_) * nr_ * plen_max);
     let apack = if shared.is_some() { &mut [][..] } else { at_least(abuf, mc_max.div_ceil(mr_) * mr_ * plen_max) };
-    debug_assert!(shared.is_none() || blk.mc % mr_ == 0);
+    debug_assert!(shared.is_none() || blk.mc.is_multiple_of(mr_));
     let use_scratch = C::DTYPE != DType::F32 && k > blk.kc;
     let mut scratch_buf = if use_scratch { vec![0f32; m * nc_max] } else { Vec::new() };
     let mut acc: Tile = [0.0; TILE_MAX];

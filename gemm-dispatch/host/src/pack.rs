@@ -148,7 +148,7 @@ pub(crate) fn amx_row_panel<T: Element, const R: usize>(
     let data = src.data();
     let (rs, cs) = (src.row_stride(), src.col_stride());
     let pair = |lo: u16, hi: u16| u32::from(lo) | u32::from(hi) << 16;
-    if rows < R || kc % AMX_K != 0 {
+    if rows < R || !kc.is_multiple_of(AMX_K) {
         out.fill(0);
     }
     for r in 0..rows {
