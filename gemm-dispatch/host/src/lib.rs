@@ -41,8 +41,11 @@
 //! 1182; bf16 (AMX) 3144 / 2728 / 3732, 2.8 / 2.1 / 3.0x this crate's f32; `vdpbf16ps` 615 / 679 /
 //! 709. 2 threads: f32 245 / 203 / 202 (OpenBLAS 195 / 219 / 237), bf16 510 / 869 / 777.
 //!
-//! Earlier, on the 2-core Zen4 this crate was first tuned on: f32 202 / 205 / 187 (OpenBLAS 187 /
-//! 200 / 206); bf16 (`vdpbf16ps`) 348 / 356 / 343.
+//! 2-core AMD EPYC (Zen5, family 26; shared by other builds, runs vary by 20-30%), 2 threads:
+//! OpenBLAS picks its `Haswell` kernels there (123 / 125 / 124); against `OPENBLAS_CORETYPE=
+//! SkylakeX` (246 / 251 / 245) f32 (faer, measured) 235 / 187-239 / 238 and bf16 (`vdpbf16ps`)
+//! 404 / 405 / 466, 1.7-2.2x this crate's f32. Earlier, on the 2-core Zen4 this crate was first
+//! tuned on: f32 202 / 205 / 187 (OpenBLAS 187 / 200 / 206); bf16 348 / 356 / 343.
 
 mod amx;
 mod convert;
