@@ -10,6 +10,7 @@
 use gemm_core::{bf16, MatMut, MatRef, Operand};
 
 pub mod dispatch;
+use gemm_host::dispatch::Path;
 use gemm_host::{KernelChoice, Options};
 use rand::{Rng, SeedableRng};
 
@@ -38,6 +39,19 @@ pub mod openblas {
             ldc: c_int,
         );
         fn openblas_set_num_threads(n: c_int);
+        fn openblas_get_corename() -> *const std::os::raw::c_char;
+    }
+
+    /// The kernel family OpenBLAS picked for this CPU (a build that does not know the CPU falls
+    /// back to an old one: Debian's 0.3.21 runs `Prescott` SSE3 kernels on some AMX Xeons).
+    pub fn core_name() -> String {
+        // SAFETY: returns a pointer to a static NUL-terminated string owned by OpenBLAS (or null).
+        let p = unsafe { openblas_get_corename() };
+        if p.is_null() {
+            return "unknown".into();
+        }
+        // SAFETY: non-null, NUL-terminated and static (OpenBLAS's corename table).
+        unsafe { std::ffi::CStr::from_ptr(p) }.to_string_lossy().into_owned()
     }
 
     /// Sets OpenBLAS's worker count for the following calls.
@@ -99,13 +113,17 @@ pub enum Impl {
     /// `gemm_host` with `KernelChoice::F32Panels`: its own AVX-512 f32 kernel (bf16: widened
     /// panels, the fallback without AVX512_BF16).
     HostF32Panels,
+    /// `gemm_host` on its other fast path: faer for f32, `vdpbf16ps` for bf16 (not measured where
+    /// the CPU lacks it).
+    HostAlt,
     OpenBlas,
     MatrixMultiply,
     Ndarray,
 }
 
 impl Impl {
-    pub const ALL: [Impl; 5] = [Impl::Host, Impl::HostF32Panels, Impl::OpenBlas, Impl::MatrixMultiply, Impl::Ndarray];
+    pub const ALL: [Impl; 6] =
+        [Impl::Host, Impl::HostF32Panels, Impl::HostAlt, Impl::OpenBlas, Impl::MatrixMultiply, Impl::Ndarray];
 
     pub fn name(self, dtype: Dtype) -> &'static str {
         match (self, dtype) {
@@ -113,6 +131,8 @@ impl Impl {
             (Impl::Host, Dtype::Bf16) => "gemm-host bf16",
             (Impl::HostF32Panels, Dtype::F32) => "gemm-host own f32 kernel",
             (Impl::HostF32Panels, Dtype::Bf16) => "gemm-host bf16 fallback",
+            (Impl::HostAlt, Dtype::F32) => "gemm-host faer",
+            (Impl::HostAlt, Dtype::Bf16) => "gemm-host bf16 vdpbf16ps",
             (Impl::OpenBlas, Dtype::F32) => "openblas",
             (Impl::OpenBlas, Dtype::Bf16) => "openblas sgemm (widened)",
             (Impl::MatrixMultiply, Dtype::F32) => "matrixmultiply",
@@ -161,14 +181,19 @@ impl Problem {
         2.0 * self.m as f64 * self.n as f64 * self.k as f64
     }
 
-    /// Runs one GEMM with `imp` into `self.c`.
-    pub fn run(&mut self, imp: Impl, dtype: Dtype, threads: usize) {
+    /// Runs one GEMM with `imp` into `self.c`; an error where the CPU lacks the path `imp` forces.
+    pub fn run(&mut self, imp: Impl, dtype: Dtype, threads: usize) -> Result<(), gemm_core::Error> {
         let (m, n, k) = (self.m, self.n, self.k);
         let a = self.a.as_slice().expect("standard layout");
         let b = self.b.as_slice().expect("standard layout");
         match imp {
-            Impl::Host | Impl::HostF32Panels => {
-                let kernel = if imp == Impl::Host { KernelChoice::Auto } else { KernelChoice::F32Panels };
+            Impl::Host | Impl::HostF32Panels | Impl::HostAlt => {
+                let kernel = match (imp, dtype) {
+                    (Impl::Host, _) => KernelChoice::Auto,
+                    (Impl::HostAlt, Dtype::F32) => KernelChoice::Path(Path::Faer),
+                    (Impl::HostAlt, Dtype::Bf16) => KernelChoice::Path(Path::Avx512Bf16),
+                    _ => KernelChoice::F32Panels,
+                };
                 let opts = Options { threads, kernel };
                 let c = MatMut::new(self.c.as_slice_mut().expect("standard layout"), m, n, n, 1, Operand::C)
                     .expect("C view");
@@ -176,12 +201,12 @@ impl Problem {
                     Dtype::F32 => {
                         let av = MatRef::new(a, m, k, k, 1, Operand::A).expect("A view");
                         let bv = MatRef::new(b, k, n, n, 1, Operand::B).expect("B view");
-                        gemm_host::gemm_with(1.0, av, bv, 0.0, c, &opts).expect("gemm");
+                        gemm_host::gemm_with(1.0, av, bv, 0.0, c, &opts)?;
                     }
                     Dtype::Bf16 => {
                         let av = MatRef::new(&self.a_bf16, m, k, k, 1, Operand::A).expect("A view");
                         let bv = MatRef::new(&self.b_bf16, k, n, n, 1, Operand::B).expect("B view");
-                        gemm_host::gemm_with(1.0, av, bv, 0.0, c, &opts).expect("gemm");
+                        gemm_host::gemm_with(1.0, av, bv, 0.0, c, &opts)?;
                     }
                 }
             }
@@ -212,6 +237,7 @@ impl Problem {
             }
             Impl::Ndarray => self.c = self.a.dot(&self.b),
         }
+        Ok(())
     }
 }
 
@@ -220,4 +246,16 @@ impl Problem {
 pub fn set_threads(threads: usize) {
     openblas::set_threads(threads);
     std::env::set_var("MATMUL_NUM_THREADS", threads.max(1).to_string());
+}
+
+/// The CPU's model name from /proc/cpuinfo (the architecture's name where that is unreadable).
+pub fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string())
 }

@@ -14,6 +14,8 @@ fn devices_lists_the_host_and_says_why_hip_is_not_used() {
     assert!(out.contains("host:0"), "{out}");
     // Debian's libamdhip64-5 is installed by scripts/test: it loads and finds no device.
     assert!(out.contains("hip: ") && out.contains("no device"), "{out}");
+    // Which gemm-host path serves each input class, and why (gemm_host::dispatch::summary).
+    assert!(out.contains("host paths") && out.contains("bf16/fp8  -> ") && out.contains("f32       -> "), "{out}");
     let (ok, out, _) = gemm(&["--devices", "host,host,host", "devices"]);
     assert!(ok && out.contains("3 device(s)") && out.contains("host:2"), "{out}");
 }

@@ -1,12 +1,14 @@
-//! `cargo run --release -p gemm-benches --bin gemm-bench -- [--sizes 1024,2048,4096] [--threads 2]
-//! [--quick] [--rounds R] [--impls host,openblas,...]`
+//! `cargo run --release -p gemm-benches --bin gemm-bench -- [--sizes 1024,2048,4096] [--threads N]
+//! [--quick] [--rounds R] [--impls host,own,alt,openblas,...]`
 //!
 //! Square GEMMs, every implementation on the same data in this one process, interleaved per size
 //! so that a noisy moment hurts all of them alike. Each timing is the best of N after a warm-up;
 //! `--rounds R` repeats the whole sweep R times and keeps each implementation's best, which on a
 //! shared machine filters out bursts of other load for all implementations alike.
-//! Prints GFLOP/s with the ratio to OpenBLAS, the bf16/f32 ratio of gemm-host, and writes
-//! `target/gemm-bench.csv` and `target/gemm-bench.svg` (GFLOP/s against size).
+//! Prints the CPU, the path gemm-host chose for each input class and why, GFLOP/s with the ratio to
+//! OpenBLAS, the bf16/f32 ratio of gemm-host, and writes `target/gemm-bench.csv` and
+//! `target/gemm-bench.svg` (GFLOP/s against size). Threads default to the machine's
+//! (`available_parallelism`). A path the CPU lacks (`alt` on bf16 without AVX512_BF16) prints n/a.
 
 use gemm_benches::{set_threads, Dtype, Impl, Problem};
 use std::fmt::Write as _;
@@ -23,7 +25,7 @@ struct Args {
 fn parse_args() -> Result<Args, String> {
     let mut args = Args {
         sizes: vec![256, 512, 1024, 2048, 4096],
-        threads: 2,
+        threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
         quick: false,
         rounds: 1,
         impls: Impl::ALL.to_vec(),
@@ -49,11 +51,12 @@ fn parse_args() -> Result<Args, String> {
                     .map(|s| match s {
                         "host" => Ok(Impl::Host),
                         "own" => Ok(Impl::HostF32Panels),
+                        "alt" => Ok(Impl::HostAlt),
                         "openblas" => Ok(Impl::OpenBlas),
                         "matrixmultiply" => Ok(Impl::MatrixMultiply),
                         "ndarray" => Ok(Impl::Ndarray),
                         other => Err(format!(
-                            "unknown implementation `{other}` (host, own, openblas, matrixmultiply, ndarray)"
+                            "unknown implementation `{other}` (host, own, alt, openblas, matrixmultiply, ndarray)"
                         )),
                     })
                     .collect::<Result<_, _>>()?;
@@ -67,7 +70,7 @@ fn parse_args() -> Result<Args, String> {
             }
             "--quick" => args.quick = true,
             "-h" | "--help" => {
-                println!("gemm-bench [--sizes 1024,2048,4096] [--threads 2] [--quick] [--rounds 1] [--impls host,own,openblas,matrixmultiply,ndarray]");
+                println!("gemm-bench [--sizes 1024,2048,4096] [--threads N (default: all CPUs)] [--quick] [--rounds 1] [--impls host,own,alt,openblas,matrixmultiply,ndarray]");
                 std::process::exit(0);
             }
             other => return Err(format!("unknown argument `{other}` (try --help)")),
@@ -79,16 +82,16 @@ fn parse_args() -> Result<Args, String> {
     Ok(args)
 }
 
-/// Best wall time of `reps` runs after one warm-up run.
-fn best_of(reps: usize, mut f: impl FnMut()) -> f64 {
-    f();
-    (0..reps)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed().as_secs_f64()
-        })
-        .fold(f64::INFINITY, f64::min)
+/// Best wall time of `reps` runs after one warm-up run; `None` if the implementation refuses.
+fn best_of(reps: usize, mut f: impl FnMut() -> Result<(), gemm_core::Error>) -> Option<f64> {
+    f().ok()?;
+    let mut best = f64::INFINITY;
+    for _ in 0..reps {
+        let t = Instant::now();
+        f().ok()?;
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    Some(best)
 }
 
 struct Row {
@@ -112,6 +115,12 @@ fn main() {
         "gemm-bench: square C = A*B, row-major, {} threads, best of N after warm-up, {} round(s)",
         args.threads, args.rounds
     );
+    println!("CPU: {} ({})", gemm_benches::cpu_model(), gemm_host::cpu::CpuFeatures::detect().names());
+    println!("OpenBLAS core: {} (OPENBLAS_CORETYPE overrides)", gemm_benches::openblas::core_name());
+    println!("gemm-host paths ({} threads):", args.threads);
+    for line in gemm_host::dispatch::summary(args.threads) {
+        println!("  {line}");
+    }
     let mut rows: Vec<Row> = Vec::new();
     for _ in 0..args.rounds {
         for &size in &args.sizes {
@@ -125,7 +134,9 @@ fn main() {
             };
             for dtype in [Dtype::F32, Dtype::Bf16] {
                 for &imp in &args.impls {
-                    let seconds = best_of(reps, || p.run(imp, dtype, args.threads));
+                    let Some(seconds) = best_of(reps, || p.run(imp, dtype, args.threads)) else {
+                        continue;
+                    };
                     match rows.iter_mut().find(|r| r.dtype == dtype && r.imp == imp && r.size == size) {
                         Some(r) if r.seconds <= seconds => {}
                         Some(r) => {
@@ -153,7 +164,10 @@ fn main() {
         for &imp in &args.impls {
             print!("{:<28}", imp.name(dtype));
             for &size in &args.sizes {
-                let r = rows.iter().find(|r| r.dtype == dtype && r.size == size && r.imp == imp).expect("measured");
+                let Some(r) = rows.iter().find(|r| r.dtype == dtype && r.size == size && r.imp == imp) else {
+                    print!("{:>18}", "n/a");
+                    continue;
+                };
                 let ratio = r.gflops / openblas(dtype, size).expect("OpenBLAS is always measured");
                 print!("{:>10.1} ({:>4.2}x)", r.gflops, ratio);
                 let _ = writeln!(
@@ -204,7 +218,7 @@ fn target_dir() -> std::path::PathBuf {
 /// A hand-written SVG: one panel per dtype, GFLOP/s against size (log2 axis), one line per
 /// implementation.
 fn svg(rows: &[Row], args: &Args) -> String {
-    const COLOURS: [&str; 5] = ["#d62728", "#ff7f0e", "#1f77b4", "#2ca02c", "#9467bd"];
+    const COLOURS: [&str; 6] = ["#d62728", "#ff7f0e", "#8c564b", "#1f77b4", "#2ca02c", "#9467bd"];
     let (pw, ph, margin) = (520.0, 360.0, 60.0);
     let width = 2.0 * (pw + margin) + margin;
     let height = ph + 2.0 * margin + 20.0 * args.impls.len() as f64;

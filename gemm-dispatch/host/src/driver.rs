@@ -14,7 +14,7 @@
 //! scratch of `m x NC` and is written once, on the last block.
 
 use crate::convert::Decoder;
-use crate::kernel::{prefetch, Kernel, PackElem, Tile, MR, NR};
+use crate::kernel::{prefetch, Kernel, PackElem, Tile, TILE_MAX};
 use gemm_core::{DType, Element, MatMut, MatRef};
 
 /// Where a tile stands in the k loop, and the scalars.
@@ -34,7 +34,8 @@ struct Scratch<'s> {
 }
 
 /// `C = alpha * A * B + beta * C` for one worker's share (`A: m x k`, `B: k x n`, `k >= 1`,
-/// `alpha != 0`).
+/// `alpha != 0`), with A packed by the worker itself or, when `shared` is given, taken from an A
+/// packed once for all workers ([`pack_shared`], the same `a` and blocking).
 pub(crate) fn serial<K: Kernel, A: Element, B: Element, C: Element>(
     kern: K,
     alpha: f32,
@@ -42,11 +43,72 @@ pub(crate) fn serial<K: Kernel, A: Element, B: Element, C: Element>(
     b: MatRef<'_, B>,
     beta: f32,
     c: MatMut<'_, C>,
+    shared: Option<&SharedA<'_, K::P>>,
 ) {
     if c.rows() == 0 || c.cols() == 0 {
         return;
     }
-    <K::P as PackElem>::with_buffers(|bbuf, abuf| blocked(kern, alpha, a, b, beta, c, bbuf, abuf))
+    <K::P as PackElem>::with_buffers(|bbuf, abuf| blocked(kern, alpha, a, b, beta, c, bbuf, abuf, shared))
+}
+
+/// A packed once for every worker of a column split (so 16 workers do not each pack all of A):
+/// for each k block of `kc`, the `MR`-row micro-panels of all `m` rows one after another.
+pub(crate) struct SharedA<'s, P> {
+    data: &'s [P],
+    kc: usize,
+    /// Elements of one full k block (`panels x MR x panel_len(kc)`).
+    block: usize,
+}
+
+impl<P> SharedA<'_, P> {
+    /// The micro-panels of rows `ic..ic + mc` for the k block starting at `pc` (`kc_now` deep).
+    fn panels<K: Kernel<P = P>>(&self, pc: usize, kc_now: usize, ic: usize, mc: usize) -> &[P] {
+        let plen = K::panel_len(kc_now);
+        let start = pc / self.kc * self.block + ic / K::MR * K::MR * plen;
+        &self.data[start..start + mc.div_ceil(K::MR) * K::MR * plen]
+    }
+}
+
+/// Packs all of A (`m x k`) in the blocking of `kern`, on `threads` rayon workers, into `buf`,
+/// and returns the view the workers read it through.
+pub(crate) fn pack_shared<'s, K: Kernel, A: Element>(
+    kern: K,
+    a: MatRef<'_, A>,
+    threads: usize,
+    buf: &'s mut Vec<K::P>,
+) -> SharedA<'s, K::P> {
+    let (m, k) = (a.rows(), a.cols());
+    let kc = kern.blocking().kc.min(k);
+    let panels = m.div_ceil(K::MR);
+    let block = panels * K::MR * K::panel_len(kc);
+    let full = k / kc;
+    let tail = k - full * kc;
+    let len = full * block + panels * K::MR * K::panel_len(tail);
+    let data = at_least(buf, len);
+    // Every micro-panel is one job: (its slice, first k, depth, first row).
+    let mut jobs: Vec<(&mut [K::P], usize, usize, usize)> = Vec::with_capacity(panels * k.div_ceil(kc));
+    let mut rest = &mut data[..];
+    for pc in (0..k).step_by(kc) {
+        let depth = kc.min(k - pc);
+        let plen = K::MR * K::panel_len(depth);
+        for ir in 0..panels {
+            let (mine, more) = rest.split_at_mut(plen);
+            jobs.push((mine, pc, depth, ir * K::MR));
+            rest = more;
+        }
+    }
+    let da = Decoder::<A>::new();
+    let per = jobs.len().div_ceil(threads.max(1)).max(1);
+    rayon::scope(|s| {
+        for group in jobs.chunks_mut(per) {
+            s.spawn(move |_| {
+                for (out, pc, depth, i0) in group.iter_mut() {
+                    K::pack_a::<A>(&a, da, *i0, K::MR.min(m - *i0), *pc, *depth, out);
+                }
+            });
+        }
+    });
+    SharedA { data: &data[..len], kc, block }
 }
 
 /// Grows `buf` to at least `len` elements (never shrinks, so a reused buffer is not refilled) and
@@ -68,45 +130,55 @@ fn blocked<K: Kernel, A: Element, B: Element, C: Element>(
     mut c: MatMut<'_, C>,
     bbuf: &mut Vec<K::P>,
     abuf: &mut Vec<K::P>,
+    shared: Option<&SharedA<'_, K::P>>,
 ) {
     let (m, n, k) = (c.rows(), c.cols(), a.cols());
     let bt = b.t();
     let (da, db) = (Decoder::<A>::new(), Decoder::<B>::new());
-    let nc_max = K::NC.min(n);
-    let mc_max = K::MC.min(m);
-    let plen_max = K::panel_len(K::KC.min(k));
-    let bpack = at_least(bbuf, nc_max.div_ceil(NR) * NR * plen_max);
-    let apack = at_least(abuf, mc_max.div_ceil(MR) * MR * plen_max);
-    let use_scratch = C::DTYPE != DType::F32 && k > K::KC;
+    let (mr_, nr_) = (K::MR, K::NR);
+    let blk = kern.blocking();
+    let nc_max = blk.nc.min(n);
+    let mc_max = blk.mc.min(m);
+    let plen_max = K::panel_len(blk.kc.min(k));
+    let bpack = at_least(bbuf, nc_max.div_ceil(nr_) * nr_ * plen_max);
+    let apack = if shared.is_some() { &mut [][..] } else { at_least(abuf, mc_max.div_ceil(mr_) * mr_ * plen_max) };
+    debug_assert!(shared.is_none() || blk.mc.is_multiple_of(mr_));
+    let use_scratch = C::DTYPE != DType::F32 && k > blk.kc;
     let mut scratch_buf = if use_scratch { vec![0f32; m * nc_max] } else { Vec::new() };
-    let mut acc: Tile = [0.0; MR * NR];
+    let mut acc: Tile = [0.0; TILE_MAX];
 
-    for jc in (0..n).step_by(K::NC) {
-        let nc = K::NC.min(n - jc);
-        for pc in (0..k).step_by(K::KC) {
-            let kc = K::KC.min(k - pc);
+    for jc in (0..n).step_by(blk.nc) {
+        let nc = blk.nc.min(n - jc);
+        for pc in (0..k).step_by(blk.kc) {
+            let kc = blk.kc.min(k - pc);
             let plen = K::panel_len(kc);
             let pass = Pass { alpha, beta, first: pc == 0, last: pc + kc == k };
-            for (jr, panel) in bpack.chunks_exact_mut(NR * plen).take(nc.div_ceil(NR)).enumerate() {
-                let j0 = jc + jr * NR;
-                K::pack::<B, NR>(&bt, db, j0, NR.min(jc + nc - j0), pc, kc, panel);
+            for (jr, panel) in bpack.chunks_exact_mut(nr_ * plen).take(nc.div_ceil(nr_)).enumerate() {
+                let j0 = jc + jr * nr_;
+                K::pack_b::<B>(&bt, db, j0, nr_.min(jc + nc - j0), pc, kc, panel);
             }
-            for ic in (0..m).step_by(K::MC) {
-                let mc = K::MC.min(m - ic);
-                for (ir, panel) in apack.chunks_exact_mut(MR * plen).take(mc.div_ceil(MR)).enumerate() {
-                    let i0 = ic + ir * MR;
-                    K::pack::<A, MR>(&a, da, i0, MR.min(ic + mc - i0), pc, kc, panel);
-                }
-                for (jr, bp) in bpack.chunks_exact(NR * plen).take(nc.div_ceil(NR)).enumerate() {
-                    let j0 = jc + jr * NR;
-                    let nr = NR.min(jc + nc - j0);
-                    for (ir, ap) in apack.chunks_exact(MR * plen).take(mc.div_ceil(MR)).enumerate() {
-                        let i0 = ic + ir * MR;
-                        let mr = MR.min(ic + mc - i0);
+            for ic in (0..m).step_by(blk.mc) {
+                let mc = blk.mc.min(m - ic);
+                let apanels: &[K::P] = match shared {
+                    Some(sh) => sh.panels::<K>(pc, kc, ic, mc),
+                    None => {
+                        for (ir, panel) in apack.chunks_exact_mut(mr_ * plen).take(mc.div_ceil(mr_)).enumerate() {
+                            let i0 = ic + ir * mr_;
+                            K::pack_a::<A>(&a, da, i0, mr_.min(ic + mc - i0), pc, kc, panel);
+                        }
+                        &apack[..]
+                    }
+                };
+                for (jr, bp) in bpack.chunks_exact(nr_ * plen).take(nc.div_ceil(nr_)).enumerate() {
+                    let j0 = jc + jr * nr_;
+                    let nr = nr_.min(jc + nc - j0);
+                    for (ir, ap) in apanels.chunks_exact(mr_ * plen).take(mc.div_ceil(mr_)).enumerate() {
+                        let i0 = ic + ir * mr_;
+                        let mr = mr_.min(ic + mc - i0);
                         prefetch_tile(&c, i0, j0, mr, nr);
                         kern.run(kc, ap, bp, &mut acc);
                         let scratch = use_scratch.then(|| Scratch { data: &mut scratch_buf[..], ld: m, jc });
-                        epilogue(&acc, &mut c, i0, j0, mr, nr, pass, scratch);
+                        epilogue(&acc[..mr_ * nr_], mr_, &mut c, i0, j0, mr, nr, pass, scratch);
                     }
                 }
             }
@@ -131,7 +203,8 @@ fn prefetch_tile<C: Element>(c: &MatMut<'_, C>, i0: usize, j0: usize, mr: usize,
 #[allow(clippy::too_many_arguments)]
 #[inline]
 fn epilogue<C: Element>(
-    acc: &Tile,
+    acc: &[f32],
+    ld: usize,
     c: &mut MatMut<'_, C>,
     i0: usize,
     j0: usize,
@@ -144,10 +217,10 @@ fn epilogue<C: Element>(
     let (rs, cs) = (c.row_stride(), c.col_stride());
     let data = c.data_mut();
     match scratch {
-        None if rs == 1 && mr == MR => {
+        None if rs == 1 && mr == ld => {
             // The common case: whole columns of the tile are contiguous in C.
-            for (j, a) in acc.chunks_exact(MR).take(nr).enumerate() {
-                let col = &mut data[i0 + (j0 + j) * cs..][..MR];
+            for (j, a) in acc.chunks_exact(ld).take(nr).enumerate() {
+                let col = &mut data[i0 + (j0 + j) * cs..][..ld];
                 if !first {
                     for (d, &x) in col.iter_mut().zip(a) {
                         *d = C::from_f32(alpha * x + d.to_f32());
@@ -164,7 +237,7 @@ fn epilogue<C: Element>(
             }
         }
         None => {
-            for (j, a) in acc.chunks_exact(MR).take(nr).enumerate() {
+            for (j, a) in acc.chunks_exact(ld).take(nr).enumerate() {
                 for (i, &x) in a.iter().take(mr).enumerate() {
                     let d = &mut data[(i0 + i) * rs + (j0 + j) * cs];
                     let mut v = alpha * x;
@@ -177,9 +250,9 @@ fn epilogue<C: Element>(
                 }
             }
         }
-        Some(Scratch { data: s, ld, jc }) => {
-            for (j, a) in acc.chunks_exact(MR).take(nr).enumerate() {
-                let srow = &mut s[(j0 - jc + j) * ld + i0..][..mr];
+        Some(Scratch { data: s, ld: sld, jc }) => {
+            for (j, a) in acc.chunks_exact(ld).take(nr).enumerate() {
+                let srow = &mut s[(j0 - jc + j) * sld + i0..][..mr];
                 for (i, (&x, sv)) in a.iter().zip(srow.iter_mut()).enumerate() {
                     let mut v = alpha * x;
                     if !first {

@@ -2,10 +2,12 @@
 //! (`MR` rows) and a packed B micro-panel (`NR` columns), written to an f32 tile buffer that the
 //! driver's epilogue applies to C.
 //!
-//! Three kernels share one tile shape so the driver and the packing code are common:
-//! * [`F32Avx512`]: f32 panels, `vfmadd231ps` on zmm registers;
-//! * [`Bf16Avx512`]: bf16 panels with pairs of k interleaved, `vdpbf16ps`;
-//! * [`Portable`]: f32 panels, plain Rust (any CPU).
+//! Each kernel names its tile shape (`MR x NR`), its packing and its cache blocking; the driver
+//! and the thread split are common:
+//! * [`F32Avx512`]: f32 panels, `vfmadd231ps` on zmm registers, 32 x 12;
+//! * [`Bf16Avx512`]: bf16 panels with pairs of k interleaved, `vdpbf16ps`, 32 x 12;
+//! * [`crate::amx::Bf16Amx`]: bf16 tiles, AMX `tdpbf16ps`, 32 x 32;
+//! * [`Portable`]: f32 panels, plain Rust (any CPU), 32 x 12.
 //!
 //! A kernel value can only be obtained from its `detect` function, which checks the CPU at run
 //! time; holding one is the proof that its instructions exist, so the safe `run` can call the
@@ -15,28 +17,68 @@ use crate::convert::Decoder;
 use crate::pack;
 use gemm_core::{Element, MatRef};
 
-/// Rows of a micro-tile (two zmm registers of f32 lanes).
+/// Rows of the AVX-512 and portable micro-tiles (two zmm registers of f32 lanes).
 pub(crate) const MR: usize = 32;
-/// Columns of a micro-tile.
+/// Columns of the AVX-512 and portable micro-tiles.
 pub(crate) const NR: usize = 12;
-/// The accumulator tile, column-major (`acc[j * MR + i]`).
-pub(crate) type Tile = [f32; MR * NR];
+/// The largest `MR * NR` of any kernel (the AMX kernel's 32 x 32).
+pub(crate) const TILE_MAX: usize = 32 * 32;
+/// The accumulator tile, column-major with the kernel's `MR` as leading dimension
+/// (`acc[j * K::MR + i]`); kernels use its first `MR * NR` entries.
+pub(crate) type Tile = [f32; TILE_MAX];
+
+/// Cache blocking of the driver's loops: `kc` values of k per packed block, `mc` rows of A per
+/// L2-resident block, `nc` columns of B per L3-resident block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Blocking {
+    pub kc: usize,
+    pub mc: usize,
+    pub nc: usize,
+}
+
+impl Blocking {
+    /// The f32 kernel's blocking for the given caches (BLIS's analytical rule, Low et al.,
+    /// "Analytical Modeling Is Enough for High-Performance BLIS", TOMS 2016: the `kc x NR` B
+    /// micro-panel takes about half of L1d, the `mc x kc` A block about half of L2). `kc` is a
+    /// multiple of 64 in 128..=1024, `mc` a multiple of `MR` in 64..=1024.
+    pub fn f32_for(caches: crate::cpu::CacheSizes) -> Self {
+        let kc = (caches.l1d / 2 / (NR * 4) / 64 * 64).clamp(128, 1024);
+        let mc = (caches.l2 / 2 / (kc * 4) / MR * MR).clamp(64, 1024);
+        Self { kc, mc, nc: 4096 / NR * NR }
+    }
+
+    /// `GEMM_HOST_BLOCKING=kc,mc,nc` (a tuning knob for benchmarks: it replaces the blocking of the
+    /// f32 and AMX kernels), read once per process; `None` when unset or malformed.
+    pub(crate) fn from_env() -> Option<Self> {
+        static ENV: std::sync::OnceLock<Option<Blocking>> = std::sync::OnceLock::new();
+        *ENV.get_or_init(|| {
+            let v = std::env::var("GEMM_HOST_BLOCKING").ok()?;
+            let n: Vec<usize> = v.split(',').map(|x| x.trim().parse().ok()).collect::<Option<_>>()?;
+            match n[..] {
+                [kc, mc, nc] if kc >= 32 && mc >= 32 && nc >= 32 => {
+                    Some(Blocking { kc: kc / 32 * 32, mc: mc / 32 * 32, nc: nc / 32 * 32 })
+                }
+                _ => None,
+            }
+        })
+    }
+}
 
 /// One micro-kernel with its packing format and cache blocking.
 pub(crate) trait Kernel: Copy + Send + Sync {
-    /// Packed element (f32, or bf16 bits).
+    /// Packed element (f32, or bf16 pairs).
     type P: PackElem;
-    /// k per packing block. Even for the pairwise bf16 kernel.
-    const KC: usize;
-    /// Rows of A per packing block (the L2-resident A block is `MC x KC`).
-    const MC: usize;
-    /// Columns of B per packing block (the L3-resident B block is `KC x NC`).
-    const NC: usize;
+    /// Rows of C per micro-tile (rows of an A micro-panel).
+    const MR: usize;
+    /// Columns of C per micro-tile (columns of a B micro-panel).
+    const NR: usize;
+    /// The cache blocking (`kc` even for the pairwise kernels, a multiple of 32 for AMX).
+    fn blocking(&self) -> Blocking;
     /// Packed elements per micro-panel row/column for `kc` values of k.
     fn panel_len(kc: usize) -> usize;
-    /// Packs rows `r0..r0+rows` (`rows <= R`), k columns `p0..p0+kc` of `src` into one micro-panel
-    /// of `R` rows, zero-padded.
-    fn pack<T: Element, const R: usize>(
+    /// Packs rows `r0..r0+rows` (`rows <= MR`), k columns `p0..p0+kc` of A into one micro-panel
+    /// of `MR` rows, zero-padded.
+    fn pack_a<T: Element>(
         src: &MatRef<'_, T>,
         dec: Decoder<T>,
         r0: usize,
@@ -45,7 +87,19 @@ pub(crate) trait Kernel: Copy + Send + Sync {
         kc: usize,
         out: &mut [Self::P],
     );
-    /// `acc = A_panel * B_panel` over `kc` values of k.
+    /// Packs columns `r0..r0+rows` (`rows <= NR`) of B, given transposed (`n x k`), into one
+    /// micro-panel of `NR` columns, zero-padded.
+    fn pack_b<T: Element>(
+        src: &MatRef<'_, T>,
+        dec: Decoder<T>,
+        r0: usize,
+        rows: usize,
+        p0: usize,
+        kc: usize,
+        out: &mut [Self::P],
+    );
+    /// `acc = A_panel * B_panel` over `kc` values of k (`acc` column-major, leading dimension
+    /// `MR`).
     fn run(&self, kc: usize, a: &[Self::P], b: &[Self::P], acc: &mut Tile);
 }
 
@@ -57,10 +111,14 @@ pub(crate) trait PackElem: Copy + Default + Send + Sync + 'static {
     /// Runs `f` with this thread's (B block, A block) buffers; a nested call (not made by this
     /// crate) gets fresh ones.
     fn with_buffers<R>(f: impl FnOnce(&mut Vec<Self>, &mut Vec<Self>) -> R) -> R;
+    /// Runs `f` with the process's buffer for an A packed once and shared by all workers (kept
+    /// between calls so its pages are faulted in once); a concurrent GEMM gets a fresh one.
+    fn with_shared<R>(f: impl FnOnce(&mut Vec<Self>) -> R) -> R;
 }
 
 macro_rules! pack_elem {
-    ($t:ty, $key:ident) => {
+    ($t:ty, $key:ident, $shared:ident) => {
+        static $shared: std::sync::Mutex<Vec<$t>> = std::sync::Mutex::new(Vec::new());
         thread_local! {
             static $key: core::cell::RefCell<(Vec<$t>, Vec<$t>)> = const { core::cell::RefCell::new((Vec::new(), Vec::new())) };
         }
@@ -74,11 +132,41 @@ macro_rules! pack_elem {
                     Err(_) => f(&mut Vec::new(), &mut Vec::new()),
                 })
             }
+            fn with_shared<R>(f: impl FnOnce(&mut Vec<Self>) -> R) -> R {
+                match $shared.try_lock() {
+                    Ok(mut buf) => f(&mut buf),
+                    Err(_) => f(&mut Vec::new()),
+                }
+            }
         }
     };
 }
-pack_elem!(f32, F32_BUFFERS);
-pack_elem!(u32, BF16_PAIR_BUFFERS);
+pack_elem!(f32, F32_BUFFERS, F32_SHARED);
+pack_elem!(u32, BF16_PAIR_BUFFERS, BF16_PAIR_SHARED);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu::CacheSizes;
+
+    #[test]
+    fn f32_blocking_follows_the_caches() {
+        // Zen4/Zen5: 32/48 KiB L1d, 1 MiB L2. Sapphire Rapids: 48 KiB, 2 MiB. Skylake-SP: 32 KiB, 1 MiB.
+        let b = Blocking::f32_for(CacheSizes { l1d: 48 << 10, l2: 2 << 20, source: "test" });
+        assert_eq!((b.kc, b.mc), (512, 512));
+        assert!(b.kc * NR * 4 <= 24 << 10 && b.mc * b.kc * 4 <= 1 << 20);
+        let b = Blocking::f32_for(CacheSizes { l1d: 32 << 10, l2: 1 << 20, source: "test" });
+        assert_eq!((b.kc, b.mc), (320, 384));
+        let b = Blocking::f32_for(CacheSizes { l1d: 48 << 10, l2: 1 << 20, source: "test" });
+        assert_eq!((b.kc, b.mc), (512, 256));
+        // Tiny or huge caches stay in range.
+        let b = Blocking::f32_for(CacheSizes { l1d: 4 << 10, l2: 64 << 10, source: "test" });
+        assert_eq!((b.kc, b.mc), (128, 64));
+        let b = Blocking::f32_for(CacheSizes { l1d: 1 << 20, l2: 1 << 30, source: "test" });
+        assert_eq!((b.kc, b.mc), (1024, 1024));
+        assert_eq!(b.nc % NR, 0);
+    }
+}
 
 /// f32 panels in plain Rust: the fallback for CPUs without AVX-512.
 #[derive(Clone, Copy, Debug)]
@@ -86,13 +174,15 @@ pub(crate) struct Portable;
 
 impl Kernel for Portable {
     type P = f32;
-    const KC: usize = 256;
-    const MC: usize = 128;
-    const NC: usize = 2048;
+    const MR: usize = MR;
+    const NR: usize = NR;
+    fn blocking(&self) -> Blocking {
+        Blocking { kc: 256, mc: 128, nc: 2048 }
+    }
     fn panel_len(kc: usize) -> usize {
         kc
     }
-    fn pack<T: Element, const R: usize>(
+    fn pack_a<T: Element>(
         src: &MatRef<'_, T>,
         dec: Decoder<T>,
         r0: usize,
@@ -101,7 +191,18 @@ impl Kernel for Portable {
         kc: usize,
         out: &mut [f32],
     ) {
-        pack::f32_panel::<T, R>(src, dec, r0, rows, p0, kc, out)
+        pack::f32_panel::<T, MR>(src, dec, r0, rows, p0, kc, out)
+    }
+    fn pack_b<T: Element>(
+        src: &MatRef<'_, T>,
+        dec: Decoder<T>,
+        r0: usize,
+        rows: usize,
+        p0: usize,
+        kc: usize,
+        out: &mut [f32],
+    ) {
+        pack::f32_panel::<T, NR>(src, dec, r0, rows, p0, kc, out)
     }
     fn run(&self, kc: usize, a: &[f32], b: &[f32], acc: &mut Tile) {
         let mut c = [[0f32; MR]; NR];
@@ -112,23 +213,23 @@ impl Kernel for Portable {
                 }
             }
         }
-        for (dst, src) in acc.chunks_exact_mut(MR).zip(&c) {
+        for (dst, src) in acc[..MR * NR].chunks_exact_mut(MR).zip(&c) {
             dst.copy_from_slice(src);
         }
     }
 }
 
-/// f32 panels, AVX-512F FMA.
+/// f32 panels, AVX-512F FMA, blocked for the caches the CPU reports ([`Blocking::f32_for`]).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct F32Avx512 {
-    _proof: (),
+    blocking: Blocking,
 }
 
 impl F32Avx512 {
     pub fn detect() -> Option<Self> {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            return Some(Self { _proof: () });
+        if crate::cpu::CpuFeatures::detect().avx512f {
+            let blocking = Blocking::from_env().unwrap_or_else(|| Blocking::f32_for(crate::cpu::CacheSizes::detect()));
+            return Some(Self { blocking });
         }
         None
     }
@@ -136,14 +237,15 @@ impl F32Avx512 {
 
 impl Kernel for F32Avx512 {
     type P = f32;
-    // B micro-panel KC*NR*4 = 24 KiB in the 32 KiB L1; A block MC*KC*4 = 384 KiB in the 1 MiB L2.
-    const KC: usize = 512;
-    const MC: usize = 192;
-    const NC: usize = 4092;
+    const MR: usize = MR;
+    const NR: usize = NR;
+    fn blocking(&self) -> Blocking {
+        self.blocking
+    }
     fn panel_len(kc: usize) -> usize {
         kc
     }
-    fn pack<T: Element, const R: usize>(
+    fn pack_a<T: Element>(
         src: &MatRef<'_, T>,
         dec: Decoder<T>,
         r0: usize,
@@ -152,7 +254,18 @@ impl Kernel for F32Avx512 {
         kc: usize,
         out: &mut [f32],
     ) {
-        pack::f32_panel::<T, R>(src, dec, r0, rows, p0, kc, out)
+        pack::f32_panel::<T, MR>(src, dec, r0, rows, p0, kc, out)
+    }
+    fn pack_b<T: Element>(
+        src: &MatRef<'_, T>,
+        dec: Decoder<T>,
+        r0: usize,
+        rows: usize,
+        p0: usize,
+        kc: usize,
+        out: &mut [f32],
+    ) {
+        pack::f32_panel::<T, NR>(src, dec, r0, rows, p0, kc, out)
     }
     fn run(&self, kc: usize, a: &[f32], b: &[f32], acc: &mut Tile) {
         assert!(a.len() >= kc * MR && b.len() >= kc * NR);
@@ -188,25 +301,23 @@ pub(crate) struct Bf16Avx512 {
 
 impl Bf16Avx512 {
     pub fn detect() -> Option<Self> {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512bf16") {
-            return Some(Self { _proof: () });
-        }
-        None
+        crate::cpu::CpuFeatures::detect().avx512bf16.then_some(Self { _proof: () })
     }
 }
 
 impl Kernel for Bf16Avx512 {
     /// A pair of bf16 (k even in the low half, k odd in the high half), as `vdpbf16ps` reads them.
     type P = u32;
-    // B micro-panel KC*NR*2 = 12 KiB in L1; A block MC*KC*2 = 384 KiB in L2.
-    const KC: usize = 512;
-    const MC: usize = 384;
-    const NC: usize = 4092;
+    const MR: usize = MR;
+    const NR: usize = NR;
+    // B micro-panel kc*NR*2 = 12 KiB in L1; A block mc*kc*2 = 384 KiB in L2 (measured on Zen4).
+    fn blocking(&self) -> Blocking {
+        Blocking { kc: 512, mc: 384, nc: 4092 }
+    }
     fn panel_len(kc: usize) -> usize {
         kc.div_ceil(2)
     }
-    fn pack<T: Element, const R: usize>(
+    fn pack_a<T: Element>(
         src: &MatRef<'_, T>,
         dec: Decoder<T>,
         r0: usize,
@@ -215,7 +326,18 @@ impl Kernel for Bf16Avx512 {
         kc: usize,
         out: &mut [u32],
     ) {
-        pack::bf16_pair_panel::<T, R>(src, dec, r0, rows, p0, kc, out)
+        pack::bf16_pair_panel::<T, MR>(src, dec, r0, rows, p0, kc, out)
+    }
+    fn pack_b<T: Element>(
+        src: &MatRef<'_, T>,
+        dec: Decoder<T>,
+        r0: usize,
+        rows: usize,
+        p0: usize,
+        kc: usize,
+        out: &mut [u32],
+    ) {
+        pack::bf16_pair_panel::<T, NR>(src, dec, r0, rows, p0, kc, out)
     }
     fn run(&self, kc: usize, a: &[u32], b: &[u32], acc: &mut Tile) {
         let kq = kc.div_ceil(2);

@@ -9,49 +9,69 @@
 //! * **Trivial**: `m == 0` or `n == 0` does nothing; `k == 0` or `alpha == 0` scales C by `beta`
 //!   without reading A or B; tiny problems (`m*n*k <= 16^3`) run a plain loop on the calling
 //!   thread, without packing or threads.
-//! * **f32 x f32 -> f32**: faer's matmul. Measured side by side on the Zen4 machine this crate
-//!   targets (2 threads, square, GFLOP/s, best of 4): OpenBLAS 183 / 174 / 199, the `gemm` crate
-//!   0.18 184 / 157 / 169, faer 0.24 211 / 179 / 203 at n = 2048 / 2048 / 4096 over two runs;
-//!   faer was the fastest, so it serves f32 (with the brief's own kernel as the reference path
-//!   for the other dtypes).
-//! * **bf16 and fp8 inputs**: packed into bf16 panels with pairs of k interleaved and multiplied
-//!   with AVX512_BF16 `vdpbf16ps` (fp8 decodes through a 256-entry table; every fp8 value is an
-//!   exact, normal bf16). `vdpbf16ps` flushes bf16 denormals (see [`gemm`]).
-//! * **f16 inputs**, and bf16/fp8 without AVX512_BF16: packed into f32 panels and multiplied with
-//!   the AVX-512F f32 kernel (or a portable one).
+//! * Otherwise [`dispatch`] picks the path for the inputs' class from the CPU's features (and, for
+//!   f32 on AVX-512 CPUs, a measurement at first use); `GEMM_HOST_PATH` can force one. The paths:
+//!   * `faer`: faer's matmul (f32).
+//!   * `avx512`: this crate's AVX-512F f32 kernel, 32 x 12, blocked for the L1d/L2 sizes the CPU
+//!     reports ([`Blocking::f32_for`]); f16/bf16/fp8 inputs are widened to f32 panels.
+//!   * `avx512bf16`: bf16 pair panels and AVX512_BF16 `vdpbf16ps` (bf16, fp8 decoded through a
+//!     256-entry table; every fp8 value is an exact, normal bf16).
+//!   * `amx`: bf16 tiles and AMX `tdpbf16ps`, 32 x 32 (see the `amx` module), on CPUs with
+//!     AMX-BF16 once Linux granted the tile-data permission.
+//!   * `portable`: plain Rust on f32 panels.
+//!
+//!   `vdpbf16ps` and `tdpbf16ps` flush bf16 denormals (see [`gemm`]).
 //!
 //! # Threads
 //!
 //! C is cut into `threads` slabs of whole micro-tiles (columns when C's columns are laid out one
-//! after another, else rows); each worker packs its own panels and owns its slab, so workers never
-//! synchronise. Workers are rayon pool threads, which persist between calls. A tall, narrow
-//! column-major C (too few columns to share out) is cut by rows into private f32 buffers that the
-//! caller then folds into C. Small problems use fewer workers (at least ~4 MFLOP each).
+//! after another, else rows); each worker owns its slab, so workers never synchronise. With a
+//! column split every worker needs all of A, so A is packed once, by all workers, into a buffer
+//! they share (each packing its own copy cost 16 workers 16 copies of A); B is packed per worker.
+//! Workers are rayon pool threads, which persist between calls. A tall, narrow column-major C (too
+//! few columns to share out) is cut by rows into private f32 buffers that the caller then folds
+//! into C. Small problems use fewer workers (at least ~4 MFLOP each).
 //!
-//! # Measured (Zen4, 2 cores shared with other work, 2 threads, row-major square, GFLOP/s)
+//! # Measured (`gemm-bench --sizes 1024,2048,4096 --rounds 3 --impls host,own,alt`, row-major
+//! square, GFLOP/s, n = 1024 / 2048 / 4096)
 //!
-//! `gemm-bench --sizes 1024,2048,4096 --rounds 3`, n = 1024 / 2048 / 4096: f32 202 / 205 / 187
-//! (OpenBLAS 187 / 200 / 206); bf16 348 / 356 / 343, 1.7-1.8x this crate's f32 and OpenBLAS
-//! sgemm. f32 against OpenBLAS moves between 0.91x and 1.09x from run to run on this shared
-//! machine; the quietest run measured 209 / 214 / 216 against 198 / 198 / 205.
+//! 16-core Intel Xeon with AMX (a shared VM; runs vary by 10-20%), 16 threads, OpenBLAS 0.3.21
+//! with `OPENBLAS_CORETYPE=SkylakeX` (it detects this CPU as Prescott otherwise and runs 5x
+//! slower): f32 (faer, chosen by the measurement) 1123 / 1283 / 1252 against OpenBLAS 962 / 1312 /
+//! 1182; bf16 (AMX) 3144 / 2728 / 3732, 2.8 / 2.1 / 3.0x this crate's f32; `vdpbf16ps` 615 / 679 /
+//! 709. 2 threads: f32 245 / 203 / 202 (OpenBLAS 195 / 219 / 237), bf16 510 / 869 / 777.
+//!
+//! 2-core AMD EPYC (Zen5, family 26; shared by other builds, runs vary by 20-30%), 2 threads:
+//! OpenBLAS picks its `Haswell` kernels there (123 / 125 / 124); against `OPENBLAS_CORETYPE=
+//! SkylakeX` (246 / 251 / 245) f32 (faer, measured) 235 / 187-239 / 238 and bf16 (`vdpbf16ps`)
+//! 404 / 405 / 466, 1.7-2.2x this crate's f32. Earlier, on the 2-core Zen4 this crate was first
+//! tuned on: f32 202 / 205 / 187 (OpenBLAS 187 / 200 / 206); bf16 348 / 356 / 343.
 
+mod amx;
 mod convert;
+pub mod cpu;
+pub mod dispatch;
 mod driver;
 mod kernel;
 mod pack;
 
+use dispatch::{Class, Path};
 use gemm_core::problem::check_dtypes;
-use gemm_core::{DType, Element, Error, MatMut, MatRef};
-use kernel::{Bf16Avx512, F32Avx512, Kernel, Portable, MR, NR};
+use gemm_core::{Element, Error, MatMut, MatRef};
+use kernel::{Bf16Avx512, F32Avx512, Kernel, Portable};
+
+pub use kernel::Blocking;
 
 /// Which inner kernel family to use. `Auto` is what [`gemm`] does; the others exist for tests and
 /// benchmarks that compare a fast path with its fallback.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum KernelChoice {
-    /// The fastest the CPU supports (faer for f32, `vdpbf16ps` for bf16/fp8, AVX-512F f32 panels
-    /// for f16).
+    /// The path [`dispatch`] chose for the inputs' class on this CPU (or `GEMM_HOST_PATH` forced).
     #[default]
     Auto,
+    /// This path, refused with [`Error::InvalidArgument`] (C untouched) if the inputs' class cannot
+    /// use it or the CPU lacks its instructions.
+    Path(Path),
     /// Never the bf16 dot-product kernel: bf16/fp8 panels are widened to f32 (honours bf16
     /// denormals) and f32 inputs go through this crate's own f32 kernel instead of faer.
     F32Panels,
@@ -82,11 +102,14 @@ const MACS_PER_THREAD: u128 = 1 << 21;
 /// Supported `(A, B, C)` are those `gemm_core::problem::check_dtypes` accepts; anything else, or
 /// views whose shapes do not chain, is an error and C is untouched.
 ///
-/// Accumulation is f32 with one rounding to C's type. On CPUs with AVX512_BF16, bf16 and fp8
-/// inputs use `vdpbf16ps`, which treats **denormal bf16 inputs as zero and flushes denormal
-/// products and sums to zero** (DAZ/FTZ, whatever MXCSR says); values in bf16's normal range and
-/// every fp8 value are unaffected. [`gemm_with`] with [`KernelChoice::F32Panels`] honours
-/// denormals.
+/// Accumulation is f32 with one rounding to C's type. On CPUs with AVX512_BF16 or AMX, bf16 and
+/// fp8 inputs use `vdpbf16ps` or `tdpbf16ps`, which treat **denormal bf16 inputs as zero and flush
+/// denormal products and sums to zero** (DAZ/FTZ, whatever MXCSR says); values in bf16's normal
+/// range and every fp8 value are unaffected. [`gemm_with`] with [`KernelChoice::F32Panels`]
+/// honours denormals.
+///
+/// A `GEMM_HOST_PATH` that names a path this CPU lacks makes every call fail with
+/// [`Error::InvalidArgument`] (see [`dispatch`]).
 pub fn gemm<A: Element, B: Element, C: Element>(
     alpha: f32,
     a: MatRef<'_, A>,
@@ -108,6 +131,12 @@ pub fn gemm_with<A: Element, B: Element, C: Element>(
     opts: &Options,
 ) -> Result<(), Error> {
     check_dtypes(A::DTYPE, B::DTYPE, C::DTYPE)?;
+    let class = Class::of(A::DTYPE);
+    // Forced paths are checked before anything else, so a refused one fails every call alike.
+    let plan = dispatch::forced().map_err(|e| Error::InvalidArgument(e.to_string()))?;
+    if let KernelChoice::Path(p) = opts.kernel {
+        dispatch::check(class, p, &plan.features).map_err(|e| Error::InvalidArgument(e.to_string()))?;
+    }
     let (m, n, k) = (c.rows(), c.cols(), a.cols());
     if a.rows() != m || b.rows() != k || b.cols() != n {
         return Err(Error::ShapeMismatch(format!(
@@ -132,25 +161,77 @@ pub fn gemm_with<A: Element, B: Element, C: Element>(
     }
     let threads = (opts.threads.max(1) as u128).min(macs / MACS_PER_THREAD).max(1) as usize;
 
-    let sixteen_bit_dot = matches!(A::DTYPE, DType::Bf16) || A::DTYPE.is_fp8();
-    match opts.kernel {
-        KernelChoice::Auto if A::DTYPE == DType::F32 => {
-            faer_f32::gemm(alpha, a, b, beta, c, threads);
-            return Ok(());
-        }
-        KernelChoice::Auto if sixteen_bit_dot => {
-            if let Some(kern) = Bf16Avx512::detect() {
-                oriented(kern, alpha, a, b, beta, c, threads);
-                return Ok(());
-            }
-        }
-        _ => {}
-    }
-    match F32Avx512::detect() {
-        Some(kern) if opts.kernel != KernelChoice::Portable => oriented(kern, alpha, a, b, beta, c, threads),
-        _ => oriented(Portable, alpha, a, b, beta, c, threads),
+    let path = match opts.kernel {
+        KernelChoice::Auto => plan.choice(class, threads).path,
+        KernelChoice::Path(p) => p,
+        KernelChoice::F32Panels if plan.features.avx512f => Path::Avx512,
+        KernelChoice::F32Panels | KernelChoice::Portable => Path::Portable,
+    };
+    run_path(path, alpha, a, b, beta, c, threads)
+}
+
+/// Runs a path already checked against the class and the CPU.
+fn run_path<A: Element, B: Element, C: Element>(
+    path: Path,
+    alpha: f32,
+    a: MatRef<'_, A>,
+    b: MatRef<'_, B>,
+    beta: f32,
+    c: MatMut<'_, C>,
+    threads: usize,
+) -> Result<(), Error> {
+    let gone = || Error::InvalidArgument(format!("host path `{path}` is not available on this CPU"));
+    match path {
+        Path::Faer => faer_f32::gemm(alpha, a, b, beta, c, threads),
+        Path::Avx512 => oriented(F32Avx512::detect().ok_or_else(gone)?, alpha, a, b, beta, c, threads),
+        Path::Avx512Bf16 => oriented(Bf16Avx512::detect().ok_or_else(gone)?, alpha, a, b, beta, c, threads),
+        Path::Amx => oriented(amx::Bf16Amx::detect().ok_or_else(gone)?, alpha, a, b, beta, c, threads),
+        Path::Portable => oriented(Portable, alpha, a, b, beta, c, threads),
     }
     Ok(())
+}
+
+/// Times faer and this crate's AVX-512 f32 kernel on one `N^3` f32 GEMM (N = 512 up to 4 threads,
+/// else 1024) on `threads` threads: two warm-up runs each, then alternating rounds until both
+/// bests settle (the measurement [`dispatch::decide`] uses for f32, once per process and thread
+/// count; ~50 ms on two Zen cores, ~30 ms on 16 Xeon cores). Settling matters: after a fixed two
+/// or four warm-ups, faer still measured 2-8x below its steady speed on a 16-core Xeon VM.
+fn measure_f32(threads: usize) -> Option<dispatch::F32Timing> {
+    let n = if threads <= 4 { 512 } else { 1024 };
+    let kern = F32Avx512::detect()?;
+    let a: Vec<f32> = (0..n * n).map(|i| ((i * 7919) % 257) as f32 / 257.0 - 0.5).collect();
+    let b: Vec<f32> = (0..n * n).map(|i| ((i * 104729) % 251) as f32 / 251.0 - 0.5).collect();
+    let mut c = vec![0f32; n * n];
+    let mut time = |own: bool| -> Option<f64> {
+        let av = MatRef::new(&a, n, n, n, 1, gemm_core::Operand::A).ok()?;
+        let bv = MatRef::new(&b, n, n, n, 1, gemm_core::Operand::B).ok()?;
+        let cv = MatMut::new(&mut c, n, n, n, 1, gemm_core::Operand::C).ok()?;
+        let t = std::time::Instant::now();
+        if own {
+            oriented(kern, 1.0, av, bv, 0.0, cv, threads);
+        } else {
+            faer_f32::gemm(1.0, av, bv, 0.0, cv, threads);
+        }
+        Some(t.elapsed().as_secs_f64())
+    };
+    for own in [false, true, false, true] {
+        time(own)?;
+    }
+    // Alternating rounds until neither best improved by more than 5% for two rounds (at least 3,
+    // at most 12): a path still warming up keeps the measurement going.
+    let (mut faer, mut avx512) = (f64::INFINITY, f64::INFINITY);
+    let mut quiet = 0;
+    for round in 0..12 {
+        let (f, o) = (time(false)?, time(true)?);
+        let improved = f < 0.95 * faer || o < 0.95 * avx512;
+        faer = faer.min(f);
+        avx512 = avx512.min(o);
+        quiet = if improved { 0 } else { quiet + 1 };
+        if round >= 2 && quiet >= 2 {
+            break;
+        }
+    }
+    Some(dispatch::F32Timing { faer, avx512, n, threads })
 }
 
 /// `C = beta * C`, writing zeros without reading C when `beta == 0`. Runs along C's contiguous
@@ -239,45 +320,55 @@ fn parallel<K: Kernel, A: Element, B: Element, C: Element>(
     threads: usize,
 ) {
     let (m, n, k) = (c.rows(), c.cols(), a.cols());
+    let (mr, nr) = (K::MR, K::NR);
     // Columns can be handed out as separate slices when they lie one after another in memory.
     let cols_apart = n <= 1 || c.col_stride() > (m - 1) * c.row_stride();
-    let by_cols = cols_apart && n.div_ceil(NR) >= threads;
-    let by_rows = !by_cols && !cols_apart && m.div_ceil(MR) >= threads;
-    let via_buffers = !by_cols && !by_rows && m.div_ceil(MR) >= threads;
+    let by_cols = cols_apart && n.div_ceil(nr) >= threads;
+    let by_rows = !by_cols && !cols_apart && m.div_ceil(mr) >= threads;
+    let via_buffers = !by_cols && !by_rows && m.div_ceil(mr) >= threads;
     if threads <= 1 || !(by_cols || by_rows || via_buffers) {
-        return driver::serial(kern, alpha, a, b, beta, c);
+        return driver::serial(kern, alpha, a, b, beta, c, None);
     }
     if via_buffers {
         return parallel_rows_via_buffers(kern, alpha, a, b, beta, c, threads);
     }
+    if by_cols {
+        // Every column slab needs all of A: pack it once, on all workers, and share it (each worker
+        // packing its own copy cost 16 workers 16 copies; measured on a 16-core Xeon).
+        return <K::P as kernel::PackElem>::with_shared(|buf| {
+            let shared = driver::pack_shared(kern, a, threads, buf);
+            let shared = &shared;
+            // rayon's pool threads persist between calls, so a GEMM of a few hundred microseconds
+            // does not pay for thread start-up (the pool is the one faer uses for f32).
+            rayon::scope(|s| {
+                let width = n.div_ceil(threads).next_multiple_of(nr);
+                let mut rest = c.t();
+                let mut j0 = 0;
+                while n - j0 > width {
+                    let (mine, more) = rest.split_rows(width).expect("columns lie one after another");
+                    let bj = b.submatrix(0, j0, k, width);
+                    s.spawn(move |_| driver::serial(kern, alpha, a, bj, beta, mine.t(), Some(shared)));
+                    rest = more;
+                    j0 += width;
+                }
+                driver::serial(kern, alpha, a, b.submatrix(0, j0, k, n - j0), beta, rest.t(), Some(shared));
+            })
+        });
+    }
     // rayon's pool threads persist between calls, so a GEMM of a few hundred microseconds does
     // not pay for thread start-up (the pool is the one faer uses for f32).
     rayon::scope(|s| {
-        if by_cols {
-            let width = n.div_ceil(threads).next_multiple_of(NR);
-            let mut rest = c.t();
-            let mut j0 = 0;
-            while n - j0 > width {
-                let (mine, more) = rest.split_rows(width).expect("columns lie one after another");
-                let bj = b.submatrix(0, j0, k, width);
-                s.spawn(move |_| driver::serial(kern, alpha, a, bj, beta, mine.t()));
-                rest = more;
-                j0 += width;
-            }
-            driver::serial(kern, alpha, a, b.submatrix(0, j0, k, n - j0), beta, rest.t());
-        } else {
-            let height = m.div_ceil(threads).next_multiple_of(MR);
-            let mut rest = c;
-            let mut i0 = 0;
-            while m - i0 > height {
-                let (mine, more) = rest.split_rows(height).expect("rows lie one after another");
-                let ai = a.submatrix(i0, 0, height, k);
-                s.spawn(move |_| driver::serial(kern, alpha, ai, b, beta, mine));
-                rest = more;
-                i0 += height;
-            }
-            driver::serial(kern, alpha, a.submatrix(i0, 0, m - i0, k), b, beta, rest);
+        let height = m.div_ceil(threads).next_multiple_of(mr);
+        let mut rest = c;
+        let mut i0 = 0;
+        while m - i0 > height {
+            let (mine, more) = rest.split_rows(height).expect("rows lie one after another");
+            let ai = a.submatrix(i0, 0, height, k);
+            s.spawn(move |_| driver::serial(kern, alpha, ai, b, beta, mine, None));
+            rest = more;
+            i0 += height;
         }
+        driver::serial(kern, alpha, a.submatrix(i0, 0, m - i0, k), b, beta, rest, None);
     });
 }
 
@@ -295,7 +386,7 @@ fn parallel_rows_via_buffers<K: Kernel, A: Element, B: Element, C: Element>(
     threads: usize,
 ) {
     let (m, n, k) = (c.rows(), c.cols(), a.cols());
-    let height = m.div_ceil(threads).next_multiple_of(MR);
+    let height = m.div_ceil(threads).next_multiple_of(K::MR);
     let slabs: Vec<(usize, Vec<f32>)> = std::thread::scope(|s| {
         let workers: Vec<_> = (0..m)
             .step_by(height)
@@ -305,7 +396,7 @@ fn parallel_rows_via_buffers<K: Kernel, A: Element, B: Element, C: Element>(
                 s.spawn(move || {
                     let mut buf = vec![0f32; h * n];
                     let view = MatMut::new(&mut buf, h, n, 1, h, gemm_core::Operand::C).expect("a tight h x n buffer");
-                    driver::serial(kern, alpha, ai, b, 0.0, view);
+                    driver::serial(kern, alpha, ai, b, 0.0, view, None);
                     (i0, buf)
                 })
             })

@@ -107,3 +107,69 @@ pub(crate) fn bf16_pair_panel<T: Element, const R: usize>(
         }
     }
 }
+
+/// k values per AMX bf16 tile row (64 bytes).
+pub(crate) const AMX_K: usize = 32;
+
+/// A micro-panel for the AMX kernel, as the second source of `tdpbf16ps` ("VNNI" layout): the
+/// [`bf16_pair_panel`] of `R` rows, with k padded with zero pairs up to a multiple of
+/// [`AMX_K`], so each block of 16 pair-rows is one tile of `R` (16 per tile) pairs.
+pub(crate) fn amx_pair_panel<T: Element, const R: usize>(
+    src: &MatRef<'_, T>,
+    dec: Decoder<T>,
+    r0: usize,
+    rows: usize,
+    p0: usize,
+    kc: usize,
+    out: &mut [u32],
+) {
+    bf16_pair_panel::<T, R>(src, dec, r0, rows, p0, kc, out);
+    let (kq, kqp) = (kc.div_ceil(2), kc.next_multiple_of(AMX_K) / 2);
+    out[kq * R..kqp * R].fill(0);
+}
+
+/// A micro-panel for the AMX kernel as the first source of `tdpbf16ps` (rows of k): for each block
+/// of [`AMX_K`] values of k, the `R` rows one after another, each row 32 bf16 (16 u32 pairs,
+/// 64 bytes, the low half the even k): `out[(kb * R + r) * 16 + h]` holds
+/// `src(r0 + r, p0 + 32 kb + 2h)` and `src(r0 + r, p0 + 32 kb + 2h + 1)`. Rows past `rows` and k
+/// past `kc` are zero.
+pub(crate) fn amx_row_panel<T: Element, const R: usize>(
+    src: &MatRef<'_, T>,
+    dec: Decoder<T>,
+    r0: usize,
+    rows: usize,
+    p0: usize,
+    kc: usize,
+    out: &mut [u32],
+) {
+    const H: usize = AMX_K / 2;
+    let kb_count = kc.div_ceil(AMX_K);
+    let out = &mut out[..kb_count * R * H];
+    let data = src.data();
+    let (rs, cs) = (src.row_stride(), src.col_stride());
+    let pair = |lo: u16, hi: u16| u32::from(lo) | u32::from(hi) << 16;
+    if rows < R || !kc.is_multiple_of(AMX_K) {
+        out.fill(0);
+    }
+    for r in 0..rows {
+        let base = (r0 + r) * rs + p0 * cs;
+        for kb in 0..kb_count {
+            let dst = &mut out[(kb * R + r) * H..][..H];
+            let k0 = kb * AMX_K;
+            let len = AMX_K.min(kc - k0);
+            if cs == 1 && len == AMX_K {
+                // A contiguous run of 32 values of k: a vectorisable zip of pairs.
+                let run = &data[base + k0..][..AMX_K];
+                for (d, two) in dst.iter_mut().zip(run.chunks_exact(2)) {
+                    *d = pair(dec.bf16(two[0]), dec.bf16(two[1]));
+                }
+            } else {
+                for (h, d) in dst.iter_mut().enumerate().take(len.div_ceil(2)) {
+                    let lo = dec.bf16(data[base + (k0 + 2 * h) * cs]);
+                    let hi = if 2 * h + 1 < len { dec.bf16(data[base + (k0 + 2 * h + 1) * cs]) } else { 0 };
+                    *d = pair(lo, hi);
+                }
+            }
+        }
+    }
+}

@@ -255,6 +255,13 @@ fn devices(ctx: &Context) {
     for (i, d) in ctx.devices().iter().enumerate() {
         println!("  [{i}] {:<10} {}", d.name, d.description);
     }
+    if let Some(host) = ctx.devices().iter().find(|d| d.kind == DeviceKind::Host) {
+        // Which gemm-host path serves each input class on this CPU, and why (gemm_host::dispatch).
+        println!("host paths ({} threads):", host.compute_units);
+        for line in gemm_host::dispatch::summary(host.compute_units) {
+            println!("  {line}");
+        }
+    }
     let found = gemm_dispatch::hip::discover();
     if !found.notes.is_empty() {
         println!("not used:");

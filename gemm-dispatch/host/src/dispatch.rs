@@ -1,0 +1,379 @@
+//! Which kernel path serves each input type, chosen at run time from the CPU's features and, where
+//! the features do not decide, from a short measurement at first use (cached per process).
+//!
+//! # Rules ([`decide`], a pure function of features and measurements)
+//!
+//! | inputs | path | when |
+//! |---|---|---|
+//! | bf16, fp8 | `amx` (`tdpbf16ps` tiles) | AMX-TILE + AMX-BF16 and the OS granted tile data |
+//! | | `avx512bf16` (`vdpbf16ps`) | else AVX512_BF16 |
+//! | | `avx512` (widened to f32 panels) | else AVX-512F |
+//! | | `portable` | otherwise |
+//! | f16 | `avx512` (f32 panels) | AVX-512F |
+//! | | `portable` | otherwise |
+//! | f32 | `faer` | no AVX-512F (faer brings its own AVX2/FMA kernels) |
+//! | | `avx512` or `faer`, the faster | AVX-512F: both are timed at first use for each thread count on one n^3 GEMM (n = 512 up to 4 threads, else 1024; alternating rounds after 2 warm-ups each until the bests settle) |
+//!
+//! # Forcing a path
+//!
+//! `GEMM_HOST_PATH=f32:faer,bf16:amx,f16:portable` (any subset, comma-separated `class:path`,
+//! classes `f32`, `bf16` (bf16 and fp8 inputs), `f16`) replaces the choice for the classes it
+//! names. A path the class cannot use or the CPU lacks is refused: every non-empty GEMM then fails
+//! with [`gemm_core::Error::InvalidArgument`] naming the variable, the path and the missing feature,
+//! and C is left untouched. [`crate::KernelChoice::Path`] forces a path for one call, with the same
+//! checks.
+
+use crate::cpu::CpuFeatures;
+use gemm_core::DType;
+use std::fmt;
+use std::sync::OnceLock;
+
+/// The environment variable that forces paths.
+pub const ENV: &str = "GEMM_HOST_PATH";
+
+/// A kernel path of the host engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Path {
+    /// faer's matmul (f32 only).
+    Faer,
+    /// This crate's AVX-512F f32 kernel (f16/bf16/fp8 inputs are widened to f32 panels).
+    Avx512,
+    /// AVX512_BF16 `vdpbf16ps` on bf16 pair panels (bf16 and fp8 inputs).
+    Avx512Bf16,
+    /// AMX `tdpbf16ps` on bf16 tiles (bf16 and fp8 inputs).
+    Amx,
+    /// Plain Rust on f32 panels (any CPU, any inputs).
+    Portable,
+}
+
+impl Path {
+    pub const ALL: [Path; 5] = [Path::Faer, Path::Avx512, Path::Avx512Bf16, Path::Amx, Path::Portable];
+
+    /// The name used by [`ENV`] and in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Path::Faer => "faer",
+            Path::Avx512 => "avx512",
+            Path::Avx512Bf16 => "avx512bf16",
+            Path::Amx => "amx",
+            Path::Portable => "portable",
+        }
+    }
+
+    /// The CPU feature this path needs and `features` lacks, if any.
+    pub fn missing(self, features: &CpuFeatures) -> Option<&'static str> {
+        match self {
+            Path::Faer | Path::Portable => None,
+            Path::Avx512 => (!features.avx512f).then_some("avx512f"),
+            Path::Avx512Bf16 => (!features.avx512bf16).then_some("avx512_bf16"),
+            Path::Amx => (!features.amx_bf16).then_some("amx_bf16 (with the OS's tile-data permission)"),
+        }
+    }
+}
+
+impl fmt::Display for Path {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The input types that get a path of their own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Class {
+    F32,
+    /// bf16 and the fp8 formats (decoded exactly to bf16).
+    Bf16,
+    F16,
+}
+
+impl Class {
+    pub const ALL: [Class; 3] = [Class::F32, Class::Bf16, Class::F16];
+
+    /// The class of A's type (A and B always share a class, see `check_dtypes`).
+    pub fn of(a: DType) -> Self {
+        match a {
+            DType::F32 => Class::F32,
+            DType::F16 => Class::F16,
+            _ => Class::Bf16,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::F32 => "f32",
+            Class::Bf16 => "bf16",
+            Class::F16 => "f16",
+        }
+    }
+
+    /// The paths that can compute this class.
+    pub fn paths(self) -> &'static [Path] {
+        match self {
+            Class::F32 => &[Path::Faer, Path::Avx512, Path::Portable],
+            Class::Bf16 => &[Path::Amx, Path::Avx512Bf16, Path::Avx512, Path::Portable],
+            Class::F16 => &[Path::Avx512, Path::Portable],
+        }
+    }
+}
+
+/// A path refused or a forcing string that does not parse.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PathError {
+    #[error("{ENV}=`{spec}`: {why} (expected e.g. `f32:faer,bf16:amx`; classes f32, bf16, f16; paths faer, avx512, avx512bf16, amx, portable)")]
+    Parse { spec: String, why: String },
+    #[error("path `{path}` cannot compute {} inputs (it can: {})", class.name(), paths(*class))]
+    WrongClass { class: Class, path: Path },
+    #[error("path `{path}` for {} inputs needs {missing}, which this CPU ({have}) lacks", class.name())]
+    Unsupported { class: Class, path: Path, missing: &'static str, have: String },
+}
+
+fn paths(class: Class) -> String {
+    class.paths().iter().map(|p| p.name()).collect::<Vec<_>>().join(", ")
+}
+
+/// Checks that `path` can serve `class` on a CPU with `features`.
+pub fn check(class: Class, path: Path, features: &CpuFeatures) -> Result<Path, PathError> {
+    if !class.paths().contains(&path) {
+        return Err(PathError::WrongClass { class, path });
+    }
+    match path.missing(features) {
+        Some(missing) => Err(PathError::Unsupported { class, path, missing, have: features.names() }),
+        None => Ok(path),
+    }
+}
+
+/// Parses a [`ENV`] value into `(class, path)` pairs (not yet checked against a CPU).
+pub fn parse(spec: &str) -> Result<Vec<(Class, Path)>, PathError> {
+    let err = |why: String| PathError::Parse { spec: spec.to_string(), why };
+    let mut out: Vec<(Class, Path)> = Vec::new();
+    for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let (c, p) = item.split_once(':').ok_or_else(|| err(format!("`{item}` is not class:path")))?;
+        let class = Class::ALL
+            .into_iter()
+            .find(|x| x.name() == c.trim())
+            .ok_or_else(|| err(format!("unknown class `{}`", c.trim())))?;
+        let path = Path::ALL
+            .into_iter()
+            .find(|x| x.name() == p.trim())
+            .ok_or_else(|| err(format!("unknown path `{}`", p.trim())))?;
+        if out.iter().any(|&(x, _)| x == class) {
+            return Err(err(format!("class `{}` named twice", class.name())));
+        }
+        out.push((class, path));
+    }
+    Ok(out)
+}
+
+/// Parses and checks a forcing string against `features`.
+pub fn forced_from(spec: &str, features: &CpuFeatures) -> Result<Vec<(Class, Path)>, PathError> {
+    let pairs = parse(spec)?;
+    for &(class, path) in &pairs {
+        check(class, path, features).map_err(|e| PathError::Parse { spec: spec.to_string(), why: e.to_string() })?;
+    }
+    Ok(pairs)
+}
+
+/// One class's path and why it was chosen.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Choice {
+    pub path: Path,
+    pub why: String,
+}
+
+/// The two f32 paths timed on the same problem (seconds, best of several).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct F32Timing {
+    pub faer: f64,
+    pub avx512: f64,
+    /// The problem's size (n^3) and threads, for the explanation.
+    pub n: usize,
+    pub threads: usize,
+}
+
+/// Whether [`decide`] needs an [`F32Timing`] on a CPU with `features` (it does where both f32
+/// paths run: with AVX-512F).
+pub fn f32_needs_measurement(features: &CpuFeatures) -> bool {
+    features.avx512f
+}
+
+/// The path for `class` on a CPU with `features`; `f32` is the measurement that decides f32 where
+/// [`f32_needs_measurement`] (without one, faer serves f32).
+pub fn decide(class: Class, features: &CpuFeatures, f32: Option<F32Timing>) -> Choice {
+    let c = |path: Path, why: String| Choice { path, why };
+    match class {
+        Class::Bf16 => {
+            let refused = features.amx_refused.map(|r| format!(" (AMX in CPUID, but {r})")).unwrap_or_default();
+            if features.amx_bf16 {
+                c(Path::Amx, "amx_bf16: tdpbf16ps tiles, f32 accumulation".into())
+            } else if features.avx512bf16 {
+                c(Path::Avx512Bf16, format!("avx512_bf16 without AMX{refused}: vdpbf16ps"))
+            } else if features.avx512f {
+                c(Path::Avx512, format!("avx512f without avx512_bf16 or AMX{refused}: widened to f32 panels"))
+            } else {
+                c(Path::Portable, "no AVX-512: portable kernel on f32 panels".into())
+            }
+        }
+        Class::F16 => {
+            if features.avx512f {
+                c(Path::Avx512, "avx512f: widened to f32 panels".into())
+            } else {
+                c(Path::Portable, "no AVX-512: portable kernel on f32 panels".into())
+            }
+        }
+        Class::F32 => match f32 {
+            _ if !features.avx512f => c(Path::Faer, "no AVX-512: faer's own AVX2/FMA kernels".into()),
+            None => c(Path::Faer, "avx512f, not measured: faer".into()),
+            Some(t) => {
+                let gflops = |s: f64| 2.0 * (t.n as f64).powi(3) / s * 1e-9;
+                let (path, other) =
+                    if t.avx512 < t.faer { (Path::Avx512, Path::Faer) } else { (Path::Faer, Path::Avx512) };
+                let (mine, theirs) = if path == Path::Avx512 { (t.avx512, t.faer) } else { (t.faer, t.avx512) };
+                c(
+                    path,
+                    format!(
+                        "avx512f, measured at first use ({n}^3, {th} threads): {path} {:.0} GFLOP/s, {other} {:.0}",
+                        gflops(mine),
+                        gflops(theirs),
+                        n = t.n,
+                        th = t.threads
+                    ),
+                )
+            }
+        },
+    }
+}
+
+/// The paths this process uses: forced ones from [`ENV`], the rest decided.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub features: CpuFeatures,
+    forced: Vec<(Class, Path)>,
+}
+
+/// This process's forced paths (parsed and checked once), or the error every GEMM reports.
+pub(crate) fn forced() -> Result<&'static Plan, PathError> {
+    static PLAN: OnceLock<Result<Plan, PathError>> = OnceLock::new();
+    PLAN.get_or_init(|| {
+        let features = CpuFeatures::detect();
+        let forced = match std::env::var(ENV) {
+            Ok(spec) => forced_from(&spec, &features)?,
+            Err(_) => Vec::new(),
+        };
+        Ok(Plan { features, forced })
+    })
+    .as_ref()
+    .map_err(Clone::clone)
+}
+
+impl Plan {
+    /// The path for `class` on `threads` worker threads: forced, else decided (f32 measured once
+    /// per thread count where the features do not decide; the two paths scale differently).
+    pub fn choice(&self, class: Class, threads: usize) -> Choice {
+        if let Some(&(_, path)) = self.forced.iter().find(|&&(c, _)| c == class) {
+            return Choice { path, why: format!("forced by {ENV}") };
+        }
+        if class == Class::F32 && f32_needs_measurement(&self.features) {
+            static F32: std::sync::Mutex<Vec<(usize, Choice)>> = std::sync::Mutex::new(Vec::new());
+            let threads = threads.max(1);
+            // Held while measuring, so concurrent first calls measure once and time alone.
+            let mut known = F32.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some((_, c)) = known.iter().find(|(t, _)| *t == threads) {
+                return c.clone();
+            }
+            let c = decide(Class::F32, &self.features, crate::measure_f32(threads));
+            known.push((threads, c.clone()));
+            return c;
+        }
+        decide(class, &self.features, None)
+    }
+}
+
+/// One line per class: the path that serves it on `threads` threads and why (for `gemm devices`),
+/// or the forcing error.
+pub fn summary(threads: usize) -> Vec<String> {
+    match forced() {
+        Err(e) => vec![format!("every GEMM is refused: {e}")],
+        Ok(plan) => Class::ALL
+            .into_iter()
+            .map(|class| {
+                let c = plan.choice(class, threads);
+                let inputs = if class == Class::Bf16 { "bf16/fp8" } else { class.name() };
+                format!("{inputs:<9} -> {:<11} {}", c.path.name(), c.why)
+            })
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NONE: CpuFeatures = CpuFeatures { avx512f: false, avx512bf16: false, amx_bf16: false, amx_refused: None };
+    const AVX512: CpuFeatures = CpuFeatures { avx512f: true, ..NONE };
+    /// Zen4/Zen5.
+    const ZEN4: CpuFeatures = CpuFeatures { avx512f: true, avx512bf16: true, ..NONE };
+    /// Sapphire Rapids and later.
+    const SPR: CpuFeatures = CpuFeatures { avx512f: true, avx512bf16: true, amx_bf16: true, amx_refused: None };
+    const SPR_NO_PERMISSION: CpuFeatures = CpuFeatures { amx_bf16: false, amx_refused: Some("refused"), ..SPR };
+
+    fn timing(faer: f64, avx512: f64) -> Option<F32Timing> {
+        Some(F32Timing { faer, avx512, n: 768, threads: 16 })
+    }
+
+    #[test]
+    fn bf16_goes_to_the_best_unit_the_cpu_has() {
+        assert_eq!(decide(Class::Bf16, &SPR, None).path, Path::Amx);
+        assert_eq!(decide(Class::Bf16, &ZEN4, None).path, Path::Avx512Bf16);
+        let no_perm = decide(Class::Bf16, &SPR_NO_PERMISSION, None);
+        assert_eq!(no_perm.path, Path::Avx512Bf16);
+        assert!(no_perm.why.contains("refused"), "{}", no_perm.why);
+        assert_eq!(decide(Class::Bf16, &AVX512, None).path, Path::Avx512);
+        assert_eq!(decide(Class::Bf16, &NONE, None).path, Path::Portable);
+    }
+
+    #[test]
+    fn f16_uses_avx512_where_present() {
+        assert_eq!(decide(Class::F16, &SPR, None).path, Path::Avx512);
+        assert_eq!(decide(Class::F16, &NONE, None).path, Path::Portable);
+    }
+
+    #[test]
+    fn f32_is_decided_by_measurement_where_features_do_not_decide() {
+        assert!(!f32_needs_measurement(&NONE));
+        assert_eq!(decide(Class::F32, &NONE, timing(1.0, 0.5)).path, Path::Faer);
+        assert!(f32_needs_measurement(&SPR) && f32_needs_measurement(&ZEN4));
+        let own = decide(Class::F32, &SPR, timing(0.010, 0.008));
+        assert_eq!(own.path, Path::Avx512);
+        assert!(own.why.contains("measured") && own.why.contains("16 threads"), "{}", own.why);
+        assert_eq!(decide(Class::F32, &ZEN4, timing(0.008, 0.010)).path, Path::Faer);
+        assert_eq!(decide(Class::F32, &ZEN4, None).path, Path::Faer);
+    }
+
+    #[test]
+    fn every_decision_is_a_path_the_class_and_cpu_allow() {
+        for f in [NONE, AVX512, ZEN4, SPR, SPR_NO_PERMISSION] {
+            for class in Class::ALL {
+                for t in [None, timing(1.0, 2.0), timing(2.0, 1.0)] {
+                    let c = decide(class, &f, t);
+                    assert_eq!(check(class, c.path, &f), Ok(c.path), "{f:?} {class:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn forcing_strings_parse_and_are_checked_against_the_cpu() {
+        assert_eq!(parse("f32:faer, bf16:amx").unwrap(), vec![(Class::F32, Path::Faer), (Class::Bf16, Path::Amx)]);
+        assert_eq!(parse("").unwrap(), vec![]);
+        for bad in ["f32", "f64:faer", "f32:fast", "f32:faer,f32:avx512"] {
+            assert!(matches!(parse(bad), Err(PathError::Parse { .. })), "{bad}");
+        }
+        assert_eq!(forced_from("bf16:amx", &SPR).unwrap(), vec![(Class::Bf16, Path::Amx)]);
+        let e = forced_from("bf16:amx", &ZEN4).unwrap_err().to_string();
+        assert!(e.contains(ENV) && e.contains("amx_bf16") && e.contains("lacks"), "{e}");
+        let e = forced_from("f32:amx", &SPR).unwrap_err().to_string();
+        assert!(e.contains("cannot compute f32"), "{e}");
+        assert!(forced_from("f16:avx512", &NONE).is_err());
+        assert!(forced_from("f32:faer,f16:portable,bf16:portable", &NONE).is_ok());
+    }
+}
