@@ -11,7 +11,7 @@ use crate::report::Report;
 use crate::scheduler::{rng_for, Env, WaveSched, Workgroup};
 use crate::wave::{Scratch, Wave, FLAT_SCRATCH_LO, LANES};
 use crate::{InstCounts, Schedule};
-use gemm_codeobject::{CodeObject, ValueKind};
+use gemm_codeobject::{CodeObject, KernelDescriptor, KernelMetadata, ValueKind};
 use gemm_isa::Arch;
 use std::fmt;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -182,71 +182,9 @@ impl Device {
             return Err(EmuError::InvalidLaunch("kernels with a dynamic stack are not modelled".into()));
         }
         let prog = Program::new(&k.code, self.arch);
-        // Kernarg segment, with the hidden arguments HIP fills.
-        let meta = k.metadata.as_ref();
-        let ka_size =
-            meta.map(|m| m.kernarg_segment_size as usize).unwrap_or(0).max(kd.kernarg_size as usize).max(kernarg.len());
-        // Padded like the runtime's kernarg pool: scalar loads may fetch a few dwords past the
-        // last argument (clang's s_load_dwordx4 of a 12-byte tail).
-        let mut ka = vec![0u8; (ka_size + 64).div_ceil(64) * 64];
-        ka[..kernarg.len()].copy_from_slice(kernarg);
-        if let Some(m) = meta {
-            for a in &m.args {
-                let off = a.offset as usize;
-                if off < kernarg.len() {
-                    continue;
-                }
-                let val: Option<u64> = match &a.value_kind {
-                    ValueKind::Hidden(h) => match h.as_str() {
-                        "block_count_x" => Some(grid[0].into()),
-                        "block_count_y" => Some(grid[1].into()),
-                        "block_count_z" => Some(grid[2].into()),
-                        "group_size_x" => Some(block[0].into()),
-                        "group_size_y" => Some(block[1].into()),
-                        "group_size_z" => Some(block[2].into()),
-                        "grid_dims" => Some(if grid[2] > 1 || block[2] > 1 {
-                            3
-                        } else if grid[1] > 1 || block[1] > 1 {
-                            2
-                        } else {
-                            1
-                        }),
-                        "remainder_x" | "remainder_y" | "remainder_z" => Some(0),
-                        "dynamic_lds_size" => Some(opts.dynamic_lds.into()),
-                        _ => None,
-                    },
-                    _ => None,
-                };
-                if let Some(v) = val {
-                    let n = (a.size as usize).min(8);
-                    if off + n <= ka.len() {
-                        ka[off..off + n].copy_from_slice(&v.to_le_bytes()[..n]);
-                    }
-                }
-            }
-        }
-        let ka_ptr = self.mem.alloc(ka.len() as u64)?;
-        self.mem.write(ka_ptr, &ka)?;
-        // An AQL dispatch packet for kernels that ask for the dispatch pointer.
-        let mut pkt = [0u8; 64];
-        pkt[2..4].copy_from_slice(
-            &(if grid[2] > 1 {
-                3u16
-            } else if grid[1] > 1 {
-                2
-            } else {
-                1
-            })
-            .to_le_bytes(),
-        );
-        for d in 0..3 {
-            pkt[4 + 2 * d..6 + 2 * d].copy_from_slice(&(block[d] as u16).to_le_bytes());
-            pkt[12 + 4 * d..16 + 4 * d].copy_from_slice(&(grid[d].wrapping_mul(block[d])).to_le_bytes());
-        }
-        pkt[28..32].copy_from_slice(&lds_bytes.to_le_bytes());
-        pkt[40..48].copy_from_slice(&ka_ptr.to_le_bytes());
-        let pkt_ptr = self.mem.alloc(64)?;
-        self.mem.write(pkt_ptr, &pkt)?;
+        // Kernarg segment, with the hidden arguments HIP fills, and the dispatch packet.
+        let (ka_ptr, pkt_ptr) =
+            kernarg_and_packet(&self.mem, k.metadata.as_ref(), kd, grid, block, kernarg, opts.dynamic_lds, lds_bytes)?;
 
         let scratch = self.alloc_scratch(kd, grid, block, opts)?;
         let res = self.run_grid(&prog, kd, kernel, grid, block, ka_ptr, pkt_ptr, lds_bytes, opts, scratch);
@@ -464,4 +402,80 @@ struct ScratchRegion {
     region: u64,
     slot_bytes: u64,
     lane_bytes: u32,
+}
+
+/// Builds the kernarg segment (hidden arguments filled as HIP does when the caller's bytes
+/// stop before them) and an AQL dispatch packet in `mem`; returns their addresses.
+#[allow(clippy::too_many_arguments)]
+pub fn kernarg_and_packet(
+    mem: &DeviceMemory,
+    meta: Option<&KernelMetadata>,
+    kd: &KernelDescriptor,
+    grid: [u32; 3],
+    block: [u32; 3],
+    kernarg: &[u8],
+    dynamic_lds: u32,
+    lds_bytes: u32,
+) -> Result<(u64, u64), EmuError> {
+    let ka_size =
+        meta.map(|m| m.kernarg_segment_size as usize).unwrap_or(0).max(kd.kernarg_size as usize).max(kernarg.len());
+    // Padded like the runtime's kernarg pool: scalar loads may fetch a few dwords past the
+    // last argument (clang's s_load_dwordx4 of a 12-byte tail).
+    let mut ka = vec![0u8; (ka_size + 64).div_ceil(64) * 64];
+    ka[..kernarg.len()].copy_from_slice(kernarg);
+    if let Some(m) = meta {
+        for a in &m.args {
+            let off = a.offset as usize;
+            if off < kernarg.len() {
+                continue;
+            }
+            let val: Option<u64> = match &a.value_kind {
+                ValueKind::Hidden(h) => match h.as_str() {
+                    "block_count_x" => Some(grid[0].into()),
+                    "block_count_y" => Some(grid[1].into()),
+                    "block_count_z" => Some(grid[2].into()),
+                    "group_size_x" => Some(block[0].into()),
+                    "group_size_y" => Some(block[1].into()),
+                    "group_size_z" => Some(block[2].into()),
+                    "grid_dims" => Some(if grid[2] > 1 || block[2] > 1 {
+                        3
+                    } else if grid[1] > 1 || block[1] > 1 {
+                        2
+                    } else {
+                        1
+                    }),
+                    "remainder_x" | "remainder_y" | "remainder_z" => Some(0),
+                    "dynamic_lds_size" => Some(dynamic_lds.into()),
+                    _ => None,
+                },
+                _ => None,
+            };
+            if let Some(v) = val {
+                let n = (a.size as usize).min(8);
+                if off + n <= ka.len() {
+                    ka[off..off + n].copy_from_slice(&v.to_le_bytes()[..n]);
+                }
+            }
+        }
+    }
+    let ka_ptr = mem.alloc(ka.len() as u64)?;
+    mem.write(ka_ptr, &ka)?;
+    let mut pkt = [0u8; 64];
+    let dims: u16 = if grid[2] > 1 {
+        3
+    } else if grid[1] > 1 {
+        2
+    } else {
+        1
+    };
+    pkt[2..4].copy_from_slice(&dims.to_le_bytes());
+    for d in 0..3 {
+        pkt[4 + 2 * d..6 + 2 * d].copy_from_slice(&(block[d] as u16).to_le_bytes());
+        pkt[12 + 4 * d..16 + 4 * d].copy_from_slice(&(grid[d].wrapping_mul(block[d])).to_le_bytes());
+    }
+    pkt[28..32].copy_from_slice(&lds_bytes.to_le_bytes());
+    pkt[40..48].copy_from_slice(&ka_ptr.to_le_bytes());
+    let pkt_ptr = mem.alloc(64)?;
+    mem.write(pkt_ptr, &pkt)?;
+    Ok((ka_ptr, pkt_ptr))
 }

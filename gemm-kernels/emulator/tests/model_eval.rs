@@ -10,7 +10,7 @@ use gemm_emu::Arch;
 use std::time::Duration;
 
 fn quick() -> ModelOptions {
-    ModelOptions { prefix_loads: 8, max_sampled_wgs: 64, ..Default::default() }
+    ModelOptions { prefix_bytes: 16 << 10, max_sampled_wgs: 64, ..Default::default() }
 }
 
 fn published(tflops: f64, source: &str) -> Published {

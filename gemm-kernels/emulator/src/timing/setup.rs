@@ -4,13 +4,13 @@
 //! starts exactly as a functional one; the timed engine builds workgroups one at a time,
 //! in the order the grid hands them to the simulated CU, instead of all of a launch.
 
-use crate::error::EmuError;
-use crate::memory::{DeviceMemory, MemView};
+pub use crate::launch::kernarg_and_packet;
+use crate::memory::MemView;
 use crate::program::Program;
 use crate::scheduler::{rng_for, Env, WaveSched, Workgroup};
 use crate::wave::{Scratch, Wave, FLAT_SCRATCH_LO, LANES};
 use crate::{InstCounts, Mode};
-use gemm_codeobject::{KernelDescriptor, KernelMetadata, ValueKind};
+use gemm_codeobject::KernelDescriptor;
 use gemm_isa::Arch;
 
 /// Everything a launch shares between its workgroups.
@@ -142,78 +142,4 @@ impl KernelSetup<'_> {
         };
         Workgroup { waves, env }
     }
-}
-
-/// Builds the kernarg segment (hidden arguments filled as HIP does when the caller's bytes
-/// stop before them) and an AQL dispatch packet in `mem`; returns their addresses.
-#[allow(clippy::too_many_arguments)]
-pub fn kernarg_and_packet(
-    mem: &DeviceMemory,
-    meta: Option<&KernelMetadata>,
-    kd: &KernelDescriptor,
-    grid: [u32; 3],
-    block: [u32; 3],
-    kernarg: &[u8],
-    dynamic_lds: u32,
-    lds_bytes: u32,
-) -> Result<(u64, u64), EmuError> {
-    let ka_size =
-        meta.map(|m| m.kernarg_segment_size as usize).unwrap_or(0).max(kd.kernarg_size as usize).max(kernarg.len());
-    let mut ka = vec![0u8; (ka_size + 64).div_ceil(64) * 64];
-    ka[..kernarg.len()].copy_from_slice(kernarg);
-    if let Some(m) = meta {
-        for a in &m.args {
-            let off = a.offset as usize;
-            if off < kernarg.len() {
-                continue;
-            }
-            let val: Option<u64> = match &a.value_kind {
-                ValueKind::Hidden(h) => match h.as_str() {
-                    "block_count_x" => Some(grid[0].into()),
-                    "block_count_y" => Some(grid[1].into()),
-                    "block_count_z" => Some(grid[2].into()),
-                    "group_size_x" => Some(block[0].into()),
-                    "group_size_y" => Some(block[1].into()),
-                    "group_size_z" => Some(block[2].into()),
-                    "grid_dims" => Some(if grid[2] > 1 || block[2] > 1 {
-                        3
-                    } else if grid[1] > 1 || block[1] > 1 {
-                        2
-                    } else {
-                        1
-                    }),
-                    "remainder_x" | "remainder_y" | "remainder_z" => Some(0),
-                    "dynamic_lds_size" => Some(dynamic_lds.into()),
-                    _ => None,
-                },
-                _ => None,
-            };
-            if let Some(v) = val {
-                let n = (a.size as usize).min(8);
-                if off + n <= ka.len() {
-                    ka[off..off + n].copy_from_slice(&v.to_le_bytes()[..n]);
-                }
-            }
-        }
-    }
-    let ka_ptr = mem.alloc(ka.len() as u64)?;
-    mem.write(ka_ptr, &ka)?;
-    let mut pkt = [0u8; 64];
-    let dims: u16 = if grid[2] > 1 {
-        3
-    } else if grid[1] > 1 {
-        2
-    } else {
-        1
-    };
-    pkt[2..4].copy_from_slice(&dims.to_le_bytes());
-    for d in 0..3 {
-        pkt[4 + 2 * d..6 + 2 * d].copy_from_slice(&(block[d] as u16).to_le_bytes());
-        pkt[12 + 4 * d..16 + 4 * d].copy_from_slice(&(grid[d].wrapping_mul(block[d])).to_le_bytes());
-    }
-    pkt[28..32].copy_from_slice(&lds_bytes.to_le_bytes());
-    pkt[40..48].copy_from_slice(&ka_ptr.to_le_bytes());
-    let pkt_ptr = mem.alloc(64)?;
-    mem.write(pkt_ptr, &pkt)?;
-    Ok((ka_ptr, pkt_ptr))
 }
