@@ -124,7 +124,9 @@ mod tests {
         for arch in [Arch::Gfx942, Arch::Gfx950] {
             let rows = catalogue(Some(arch), Some("_nn_"), 256, 256, 64, &quick());
             assert!(!rows.is_empty());
-            for r in &rows {
+            // Fused-epilogue kernels need a bias operand, and f32 kernels are not routed yet
+            // (kernel_plan::ROUTE_F32): plain bf16/f16 GEMMs plan only onto the others.
+            for r in rows.iter().filter(|r| r.entry.epilogue == "none" && r.entry.a_type != gemm_core::DType::F32) {
                 let p = r.prediction.as_ref().unwrap_or_else(|e| panic!("{}: {e}", r.entry.name));
                 assert!(p.tflops > 0.0 && p.tflops < p.peak_tflops, "{}: {p}", r.entry.name);
             }

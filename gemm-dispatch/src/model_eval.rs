@@ -105,20 +105,22 @@ impl CompareRow {
     }
 }
 
-/// A catalogue kernel's family label: everything but the transposes and the arch's MFMA.
-pub fn family_label(e: &KernelEntry) -> String {
-    format!(
-        "ours {}->{} {}x{}x{} w{} s{} {} {}",
+/// A catalogue kernel's family label: the catalogue family (gemm-compiler `catalogue.rs`:
+/// `base`, `large`, `small`, `f32`), the dtypes and the alignment class. A family's tile and
+/// MFMA may differ per arch (e.g. `base` is 128x128x32 on gfx942 and 128x128x64 on gfx950);
+/// each cell names the kernel it predicts. Kernels with a fused epilogue are not plain GEMMs
+/// and have no row (`None`).
+pub fn family_label(e: &KernelEntry) -> Option<String> {
+    if e.epilogue != "none" {
+        return None;
+    }
+    Some(format!(
+        "ours {}->{} {} {}",
         e.a_type,
         e.c_type,
-        e.tile.0,
-        e.tile.1,
-        e.tile.2,
-        e.waves,
-        e.stages,
-        e.schedule,
+        e.family,
         if e.align_elems > 1 { format!("v{}", e.align_elems) } else { "e1".into() }
-    )
+    ))
 }
 
 /// The rows `gemm compare` predicts: every catalogue family, then every Triton kernel
@@ -127,7 +129,7 @@ pub fn compare_rows(triton: &[TritonKernel], all_triton: bool) -> Vec<CompareRow
     use gemm_core::Transpose;
     let mut rows: Vec<CompareRow> = Vec::new();
     for e in gemm_kernels::catalogue() {
-        let label = family_label(e);
+        let Some(label) = family_label(e) else { continue };
         let nn = e.trans_a == Transpose::No && e.trans_b == Transpose::No;
         match rows.iter_mut().find(|r| r.label == label) {
             Some(CompareRow { source: Source::Catalogue(v), .. }) => match v.iter().position(|x| x.arch == e.arch) {

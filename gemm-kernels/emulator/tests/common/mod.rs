@@ -16,8 +16,14 @@ pub fn tool(name: &str) -> PathBuf {
     p
 }
 
+/// A fresh directory per call: tests of one binary run on parallel threads and several
+/// compile the same kernel, and clang removes its output file before writing it, so a
+/// shared path let one test read while another rewrote it.
 fn out_dir() -> PathBuf {
-    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gemm-emu-kernels");
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let d =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gemm-emu-kernels").join(format!("{}-{n}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     d
 }
