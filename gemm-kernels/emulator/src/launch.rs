@@ -241,14 +241,7 @@ impl Device {
         type WgOut = Result<(Vec<Report>, InstCounts, u64), Box<Fault>>;
         let results: Mutex<Vec<Option<WgOut>>> = Mutex::new(vec![None; total]);
         let arch = self.arch;
-        let total_vgprs = kd.allocated_vgprs().min(512);
-        let accum = kd.accum_offset().min(total_vgprs).min(256);
-        let (nv, na) = (accum as u16, (total_vgprs - accum).min(256) as u16);
-        let user = kd.user_sgprs();
-        let user_count = kd.user_sgpr_count() as usize;
-        let sys = kd.system_sgprs();
-        let wg_threads = (block[0] * block[1] * block[2]) as usize;
-        let nwaves = wg_threads.div_ceil(LANES);
+        let nwaves = ((block[0] * block[1] * block[2]) as usize).div_ceil(LANES);
         std::thread::scope(|s| {
             for _ in 0..threads {
                 s.spawn(|| loop {
@@ -262,72 +255,8 @@ impl Device {
                         (i / (grid[0] as usize * grid[1] as usize)) as u32,
                     ];
                     let slot = free_slots.lock().ok().and_then(|mut f| f.pop()).unwrap_or(0);
-                    let mut waves = Vec::with_capacity(nwaves);
-                    for wi in 0..nwaves {
-                        let live_lanes = (wg_threads - wi * LANES).min(LANES);
-                        let live = if live_lanes == 64 { u64::MAX } else { (1u64 << live_lanes) - 1 };
-                        let mut w = Wave::new(wi, nv, na, live);
-                        let mut sg = 0usize;
-                        let mut put64 = |w: &mut Wave, v: u64| {
-                            w.s[sg] = v as u32;
-                            w.s[sg + 1] = (v >> 32) as u32;
-                            sg += 2;
-                        };
-                        if user.dispatch_ptr {
-                            put64(&mut w, pkt_ptr);
-                        }
-                        if user.queue_ptr {
-                            put64(&mut w, 0);
-                        }
-                        if user.kernarg_segment_ptr {
-                            put64(&mut w, ka_ptr);
-                        }
-                        if user.dispatch_id {
-                            put64(&mut w, 0);
-                        }
-                        let mut sg = user_count;
-                        for (en, v) in
-                            [(sys.workgroup_id_x, wg[0]), (sys.workgroup_id_y, wg[1]), (sys.workgroup_id_z, wg[2])]
-                        {
-                            if en {
-                                w.s[sg] = v;
-                                sg += 1;
-                            }
-                        }
-                        if sys.workgroup_info {
-                            w.s[sg] = lds_bytes;
-                            sg += 1;
-                        }
-                        if let Some(sc) = scratch {
-                            // Architected flat scratch (gfx940+, AMDGPUUsage "Flat
-                            // Scratch"): FLAT_SCRATCH holds the wave's scratch base; the
-                            // wavefront offset SGPR is its offset in the dispatch's scratch.
-                            let off = slot * sc.slot_bytes + (wi * LANES) as u64 * u64::from(sc.lane_bytes);
-                            let base = sc.region + off;
-                            w.scratch = Some(Scratch { base, lane_bytes: sc.lane_bytes });
-                            w.s[FLAT_SCRATCH_LO] = base as u32;
-                            w.s[FLAT_SCRATCH_LO + 1] = (base >> 32) as u32;
-                            if sys.private_segment {
-                                w.s[sg] = off as u32;
-                            }
-                            if user.private_segment_size && user_count > 0 {
-                                // The last user SGPR (after any preloaded kernargs).
-                                w.s[user_count - 1] = sc.lane_bytes;
-                            }
-                        } else if sys.private_segment {
-                            w.s[sg] = 0;
-                        }
-                        if nv > 0 {
-                            for l in 0..LANES {
-                                let lin = (wi * LANES + l) as u32;
-                                let x = lin % block[0];
-                                let y = (lin / block[0]) % block[1];
-                                let z = lin / (block[0] * block[1]);
-                                let _ = w.vset(gemm_isa::RegFile::Vgpr, 0, l, x | (y << 10) | (z << 20));
-                            }
-                        }
-                        waves.push(w);
-                    }
+                    let scratch = scratch.map(|sc| (sc.region, sc.slot_bytes, sc.lane_bytes));
+                    let waves = initial_waves(kd, block, wg, lds_bytes, ka_ptr, pkt_ptr, scratch, slot);
                     let env = Env {
                         arch,
                         prog,
@@ -478,4 +407,96 @@ pub fn kernarg_and_packet(
     let pkt_ptr = mem.alloc(64)?;
     mem.write(pkt_ptr, &pkt)?;
     Ok((ka_ptr, pkt_ptr))
+}
+
+/// A workgroup's waves in their initial state (AMDGPUUsage "Initial Kernel Execution State",
+/// ISA.md §5.3): user SGPRs (dispatch, queue and kernarg pointers, dispatch id), system SGPRs
+/// (workgroup ids, workgroup info, the private segment offset), architected flat scratch
+/// (`scratch` = region, bytes per slot, bytes per work-item; `slot` is the workgroup's slot)
+/// and the packed work-item ids in v0. Shared by the functional launch and the timed engine
+/// so that both start a workgroup identically.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn initial_waves(
+    kd: &KernelDescriptor,
+    block: [u32; 3],
+    wg: [u32; 3],
+    lds_bytes: u32,
+    ka_ptr: u64,
+    pkt_ptr: u64,
+    scratch: Option<(u64, u64, u32)>,
+    slot: u64,
+) -> Vec<Wave> {
+    let total_vgprs = kd.allocated_vgprs().min(512);
+    let accum = kd.accum_offset().min(total_vgprs).min(256);
+    let (nv, na) = (accum as u16, (total_vgprs - accum).min(256) as u16);
+    let user = kd.user_sgprs();
+    let user_count = kd.user_sgpr_count() as usize;
+    let sys = kd.system_sgprs();
+    let wg_threads = (block[0] * block[1] * block[2]) as usize;
+    let nwaves = wg_threads.div_ceil(LANES);
+    let mut waves = Vec::with_capacity(nwaves);
+    for wi in 0..nwaves {
+        let live_lanes = (wg_threads - wi * LANES).min(LANES);
+        let live = if live_lanes == 64 { u64::MAX } else { (1u64 << live_lanes) - 1 };
+        let mut w = Wave::new(wi, nv, na, live);
+        let mut sg = 0usize;
+        let mut put64 = |w: &mut Wave, v: u64| {
+            w.s[sg] = v as u32;
+            w.s[sg + 1] = (v >> 32) as u32;
+            sg += 2;
+        };
+        if user.dispatch_ptr {
+            put64(&mut w, pkt_ptr);
+        }
+        if user.queue_ptr {
+            put64(&mut w, 0);
+        }
+        if user.kernarg_segment_ptr {
+            put64(&mut w, ka_ptr);
+        }
+        if user.dispatch_id {
+            put64(&mut w, 0);
+        }
+        let mut sg = user_count;
+        for (en, v) in [(sys.workgroup_id_x, wg[0]), (sys.workgroup_id_y, wg[1]), (sys.workgroup_id_z, wg[2])] {
+            if en {
+                w.s[sg] = v;
+                sg += 1;
+            }
+        }
+        if sys.workgroup_info {
+            w.s[sg] = lds_bytes;
+            sg += 1;
+        }
+        if let Some((region, slot_bytes, lane_bytes)) = scratch {
+            // Architected flat scratch (gfx940+, AMDGPUUsage "Flat
+            // Scratch"): FLAT_SCRATCH holds the wave's scratch base; the
+            // wavefront offset SGPR is its offset in the dispatch's scratch.
+            let off = slot * slot_bytes + (wi * LANES) as u64 * u64::from(lane_bytes);
+            let base = region + off;
+            w.scratch = Some(Scratch { base, lane_bytes });
+            w.s[FLAT_SCRATCH_LO] = base as u32;
+            w.s[FLAT_SCRATCH_LO + 1] = (base >> 32) as u32;
+            if sys.private_segment {
+                w.s[sg] = off as u32;
+            }
+            if user.private_segment_size && user_count > 0 {
+                // The last user SGPR (after any preloaded kernargs).
+                w.s[user_count - 1] = lane_bytes;
+            }
+        } else if sys.private_segment {
+            w.s[sg] = 0;
+        }
+        if nv > 0 {
+            for l in 0..LANES {
+                let lin = (wi * LANES + l) as u32;
+                let x = lin % block[0];
+                let y = (lin / block[0]) % block[1];
+                let z = lin / (block[0] * block[1]);
+                let _ = w.vset(gemm_isa::RegFile::Vgpr, 0, l, x | (y << 10) | (z << 20));
+            }
+        }
+        waves.push(w);
+    }
+    waves
 }
