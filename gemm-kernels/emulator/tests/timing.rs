@@ -342,3 +342,53 @@ fn one_resident_workgroup_at_a_time_runs_them_all_in_turn() {
     assert_eq!((p.cu_wgs, p.simulated_wgs), (3, 3), "{p}");
     assert_eq!(p.cycles, 1170.0, "{p}");
 }
+
+#[test]
+fn uncoalesced_lanes_cost_a_tag_lookup_each() {
+    // As `scalar_and_vector_loads_take_their_levels_latency` (gfx942 at 1207 MHz, L2 hits
+    // only: 103 clocks), but lane `l` loads from byte `128·l`: 64 lanes in 64 different
+    // lines. The load issues at 104; the address unit is done at 108, the tag RAM looks up
+    // one line per clock (params.rs) and the line changes at every lane: 64 lookups, done at
+    // 168. The 64 lines then leave for L2 at 2048 B/clk (128 B = 1/16 clock each), the last
+    // at 172, and arrive at 275; the L1 returns 256 bytes at 128 B/clk: 277. s_endpgm at the
+    // next slot, 280: the wave ends at 284. With every lane in one line (lane `l` reads byte
+    // `4·(l mod 32)`, 1 lookup) the address unit binds: 108 + 1/16 + 103 = 211.06, + 2 =
+    // 213.06 -> 214, s_endpgm 216, end 220 (as the coalesced load of the test above).
+    let arch = Arch::Gfx942;
+    for (shift, end) in
+        [("v_lshlrev_b32_e32 v1, 7, v0", 284u64), ("v_and_b32_e32 v1, 31, v0\nv_lshlrev_b32_e32 v1, 2, v1", 220)]
+    {
+        let body = format!(
+            "s_load_dwordx2 s[2:3], s[0:1], 0x0\n{shift}\ns_waitcnt lgkmcnt(0)\n\
+             global_load_dword v2, v1, s[2:3]\ns_waitcnt vmcnt(0)\ns_endpgm\n"
+        );
+        let code = gemm_isa::asm::assemble(&body, arch).unwrap();
+        let mut k = KernelSpec::new("k", code);
+        k.registers.vgprs = 8;
+        k.registers.sgprs = 16;
+        k.kernarg_size = 8;
+        k.user_sgprs.kernarg_segment_ptr = true;
+        let co = write_code_object(&Target::new(arch), &[k]).unwrap();
+        let dev = Device::new(arch);
+        let buf = dev.alloc(128 * 64).unwrap();
+        let args = buf.to_le_bytes();
+        let w = Workload {
+            code_object: &co,
+            kernel: "k",
+            grid: [1, 1, 1],
+            block: [64, 1, 1],
+            kernarg: &args,
+            dynamic_lds: 0,
+            flops: 1.0,
+        };
+        let o = ModelOptions {
+            hit_rates: Some(HitRates { l2: 1.0, mall: 0.0 }),
+            at_peak_clock: false,
+            simds: Some(1),
+            resident: Some(1),
+            ..Default::default()
+        };
+        let p = Model::new(arch).predict(dev.memory(), &w, &o).unwrap();
+        assert_eq!(p.sim_cycles, end, "{shift}\n{p}");
+    }
+}

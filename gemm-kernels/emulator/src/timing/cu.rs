@@ -235,6 +235,42 @@ fn sopp_imm(inst: &Inst) -> i64 {
     }
 }
 
+/// The `(address, bytes)` the memory system sees for an instruction's in-range accesses,
+/// in the order the TA walks them. Scratch is interleaved by the hardware (AMDGPUUsage,
+/// "Private Segment": lanes' private dwords are interleaved so that lanes reading the same
+/// private address touch adjacent dwords; LLVM's scratch descriptor: element size 4, index
+/// stride 64): dword `d` of lane `l`'s private offset is at `base + 256·d + 4·l`, while the
+/// functional emulator keeps each lane's segment contiguous (`wave::Scratch`). So a
+/// spill of one dword per lane is 2 lines, not 64.
+fn timed_addresses(scratch: Option<crate::wave::Scratch>, acc: &[crate::scheduler::Access]) -> Vec<(u64, u64)> {
+    let live = acc.iter().filter(|a| a.oob == 0);
+    let Some(seg) = scratch else {
+        return live.map(|a| (a.addr, u64::from(a.size))).collect();
+    };
+    let stride = u64::from(seg.lane_bytes);
+    let split: Vec<(u64, u64, u64)> = live
+        .map(|a| {
+            let lane = u64::from(a.lane);
+            let off = a.addr.wrapping_sub(seg.base).wrapping_sub(lane * stride);
+            (lane, off, u64::from(a.size))
+        })
+        .collect();
+    let dwords = split.iter().map(|x| (x.1 % 4 + x.2).div_ceil(4)).max().unwrap_or(0);
+    let mut out = Vec::with_capacity(split.len() * dwords as usize);
+    for d in 0..dwords {
+        for &(lane, off, size) in &split {
+            let first = off / 4 + d;
+            if first * 4 >= off + size {
+                continue;
+            }
+            let lo = (first * 4).max(off);
+            let hi = (first * 4 + 4).min(off + size);
+            out.push((seg.base + 256 * first + 4 * lane + lo % 4, hi - lo));
+        }
+    }
+    out
+}
+
 /// Executes the instruction at the wave's PC (the functional `step` without the hazard
 /// checker, and without MFMA arithmetic in timing-only mode).
 fn exec_inst(wg: &mut Workgroup, wi: usize, inst: &Inst, next: u64, timing_only: bool) -> Result<(), Fault> {
@@ -630,6 +666,7 @@ fn try_issue(
     used.push(unit);
     let seq_before = r.wg.env.sched[wi].seq;
     exec_inst(&mut r.wg, wi, inst, next, cfg.timing_only)?;
+    let scratch = if inst.op.def().format == Format::Scratch { r.wg.waves[wi].scratch } else { None };
     let w = &mut r.waves[wi];
     w.timing.instructions += 1;
     w.ready_at = t + p.issue_period;
@@ -686,9 +723,8 @@ fn try_issue(
                 start + svc + p.lds_latency
             }
             OpKind::LdsDma { acc } => {
-                let live: Vec<&crate::scheduler::Access> = acc.iter().filter(|a| a.oob == 0).collect();
-                let (lines, bytes) = mem.lines(live.iter().map(|a| (a.addr, u64::from(a.size))));
-                let arrive = mem.load(t, acc.len() as u32, &lines, bytes);
+                let req = mem.request(acc.len() as u32, timed_addresses(scratch, acc).into_iter());
+                let arrive = mem.load(t, &req);
                 let lds_bytes: u64 = acc.iter().map(|a| u64::from(a.size).max(4)).sum();
                 let svc = lds_bytes.div_ceil(u64::from(p.lds_bytes_per_clk)).max(1);
                 let start = (*lds_free).max(arrive);
@@ -697,14 +733,12 @@ fn try_issue(
                 start + svc
             }
             OpKind::Load { acc, .. } | OpKind::Atomic { acc, .. } => {
-                let live: Vec<&crate::scheduler::Access> = acc.iter().filter(|a| a.oob == 0).collect();
-                let (lines, bytes) = mem.lines(live.iter().map(|a| (a.addr, u64::from(a.size))));
-                mem.load(t, acc.len() as u32, &lines, bytes)
+                let req = mem.request(acc.len() as u32, timed_addresses(scratch, acc).into_iter());
+                mem.load(t, &req)
             }
             OpKind::Store { acc, .. } => {
-                let live: Vec<&crate::scheduler::Access> = acc.iter().filter(|a| a.oob == 0).collect();
-                let (lines, bytes) = mem.lines(live.iter().map(|a| (a.addr, u64::from(a.size))));
-                mem.store(t, acc.len() as u32, &lines, bytes)
+                let req = mem.request(acc.len() as u32, timed_addresses(scratch, acc).into_iter());
+                mem.store(t, &req)
             }
         };
         if let Some(k) = order_slot(op.order) {
@@ -726,4 +760,35 @@ fn try_issue(
         out.spans.push(Span { wave_uid: w.uid, name, start: t, dur: dur.max(1) });
     }
     Ok(Reason::Issue)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scheduler::Access;
+    use crate::wave::Scratch;
+
+    #[test]
+    fn scratch_is_timed_at_its_interleaved_addresses() {
+        // A wave's private segment of 216 bytes per lane at 0x10000 (the functional layout:
+        // lane l at 0x10000 + 216 l). A dword spill at private offset 8 from all 64 lanes is,
+        // interleaved, dwords 0x10000 + 256*2 + 4 l: 2 lines of 128 bytes in lane order.
+        let seg = Scratch { base: 0x10000, lane_bytes: 216 };
+        let acc: Vec<Access> = (0..64).map(|l| Access::new(l, 0x10000 + 216 * l as u64 + 8, 4)).collect();
+        let t = timed_addresses(Some(seg), &acc);
+        assert_eq!(t.len(), 64);
+        assert_eq!(t[0], (0x10000 + 512, 4));
+        assert_eq!(t[63], (0x10000 + 512 + 252, 4));
+        // A dwordx4 at offset 16: dword d of every lane lands in row 4 + d; the TA walks row
+        // by row, lane by lane: 4 rows x 64 lanes of 4 bytes.
+        let acc: Vec<Access> = (0..64).map(|l| Access::new(l, 0x10000 + 216 * l as u64 + 16, 16)).collect();
+        let t = timed_addresses(Some(seg), &acc);
+        assert_eq!(t.len(), 256);
+        assert_eq!(t[0], (0x10000 + 4 * 256, 4));
+        assert_eq!(t[64], (0x10000 + 5 * 256, 4));
+        assert_eq!(t[255], (0x10000 + 7 * 256 + 252, 4));
+        // Global accesses are timed where they are.
+        let acc: Vec<Access> = (0..4).map(|l| Access::new(l, 1000 * l as u64, 8)).collect();
+        assert_eq!(timed_addresses(None, &acc), vec![(0, 8), (1000, 8), (2000, 8), (3000, 8)]);
+    }
 }

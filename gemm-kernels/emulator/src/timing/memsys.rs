@@ -3,6 +3,16 @@
 //! of HBM, each a first-come first-served server, and the latency of the level that
 //! serves each line (params.rs has the figures and their sources).
 //!
+//! A vector-memory instruction passes the L1's front end in two pipelined stages that
+//! start together (ROCm Compute Profiler's vL1D model: the address processor (TA)
+//! coalesces the lanes' addresses into requests, the tag RAM looks each request's line
+//! up): the address unit takes `lanes / 16` clocks, the tag RAM one lookup per clock
+//! (`l1_lookups_per_clk`), and the TA merges a lane into the lookup before it when both
+//! fall in the same line, so the lookups of an instruction are the number of times the
+//! line changes in lane order ([`MemSystem::request`]). A coalesced `dword` load of 64
+//! lanes is 2 lookups (4 clocks of address work bind), a `dwordx4` one 8, and 64 lanes
+//! in 64 different lines 64: the uncoalesced access costs 16 times the coalesced one.
+//!
 //! Which level serves an L1 miss comes from the grid (`grid.rs`): the L2 hit fraction of
 //! the XCD's workgroups and the MALL hit fraction of the L2 misses, measured on the
 //! addresses the grid's resident workgroups actually request. A line is assigned its
@@ -25,6 +35,19 @@ impl Default for HitRates {
     fn default() -> Self {
         HitRates { l2: 0.0, mall: 0.0 }
     }
+}
+
+/// One vector-memory instruction as the L1 front end sees it ([`MemSystem::request`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Request {
+    /// Lanes the address unit processes (all the instruction's lanes, live or not).
+    pub lanes: u32,
+    /// Tag lookups after the TA's coalescing of consecutive lanes in one line.
+    pub lookups: u64,
+    /// Distinct lines, in first-touch order.
+    pub lines: Vec<u64>,
+    /// Bytes the lanes asked for.
+    pub bytes: u64,
 }
 
 /// Which level served a line.
@@ -84,6 +107,7 @@ pub struct MemSystem {
     mall: Server,
     hbm: Server,
     address: Server,
+    tags: Server,
     hits: HitRates,
     pub traffic: Traffic,
 }
@@ -120,6 +144,7 @@ impl MemSystem {
             mall: Server::new(per_clk(p.mall_tbps) / chip),
             hbm: Server::new(per_clk(p.hbm_tbps * p.hbm_efficiency) / chip),
             address: Server::new(64.0 / p.vmem_issue_cycles as f64),
+            tags: Server::new(p.l1_lookups_per_clk),
             hits,
             traffic: Traffic::default(),
         }
@@ -148,28 +173,41 @@ impl MemSystem {
         hit
     }
 
-    /// Distinct lines and bytes of the lanes' accesses.
-    pub fn lines(&self, addrs: impl Iterator<Item = (u64, u64)>) -> (Vec<u64>, u64) {
-        let mut lines = Vec::new();
-        let mut bytes = 0;
+    /// What the L1 front end makes of one instruction's accesses (`(address, bytes)` of
+    /// its live lanes, in lane order): the distinct lines, the tag lookups (a new lookup
+    /// each time the line changes from the previous access's), the lanes and the bytes.
+    pub fn request(&self, lanes: u32, addrs: impl Iterator<Item = (u64, u64)>) -> Request {
+        let mut r = Request { lanes, ..Request::default() };
+        let mut prev: Option<u64> = None;
         for (a, n) in addrs {
-            bytes += n;
+            r.bytes += n;
             let (first, last) = (a / self.line, (a + n.max(1) - 1) / self.line);
             for l in first..=last {
-                if !lines.contains(&l) {
-                    lines.push(l);
+                if prev != Some(l) {
+                    r.lookups += 1;
+                    prev = Some(l);
+                }
+                if !r.lines.contains(&l) {
+                    r.lines.push(l);
                 }
             }
         }
-        (lines, bytes)
+        r
     }
 
-    /// A vector-memory load issued at `t` touching `lines` (`lanes` active lanes, `bytes`
-    /// requested): returns the clock its data is in registers.
-    pub fn load(&mut self, t: u64, lanes: u32, lines: &[u64], bytes: u64) -> u64 {
-        let t0 = self.address.serve(t as f64, f64::from(lanes));
+    /// When the instruction's lines leave the L1 front end: its address work and its tag
+    /// lookups, each on its own first-come first-served unit, both starting at `t`.
+    fn front_end(&mut self, t: u64, r: &Request) -> f64 {
+        let a = self.address.serve(t as f64, f64::from(r.lanes));
+        let g = self.tags.serve(t as f64, r.lookups as f64);
+        a.max(g)
+    }
+
+    /// A vector-memory load issued at `t`: returns the clock its data is in registers.
+    pub fn load(&mut self, t: u64, r: &Request) -> u64 {
+        let t0 = self.front_end(t, r);
         let mut done = t0;
-        for &l in lines {
+        for &l in &r.lines {
             let lb = self.line as f64;
             let at = if self.l1_lookup(l) {
                 self.traffic.l1_hit_bytes += lb;
@@ -198,25 +236,73 @@ impl MemSystem {
             };
             done = done.max(at);
         }
-        let ret = self.l1_return.serve(done, bytes as f64);
+        let ret = self.l1_return.serve(done, r.bytes as f64);
         ret.ceil() as u64
     }
 
     /// A store issued at `t`: written into L2 (write-back; the HBM write is charged to the
     /// HBM share without delaying the store's completion).
-    pub fn store(&mut self, t: u64, lanes: u32, lines: &[u64], bytes: u64) -> u64 {
-        let t0 = self.address.serve(t as f64, f64::from(lanes));
-        for &l in lines {
+    pub fn store(&mut self, t: u64, r: &Request) -> u64 {
+        let t0 = self.front_end(t, r);
+        for &l in &r.lines {
             self.l1.remove(&l);
         }
-        self.traffic.store_bytes += bytes as f64;
-        let w = self.l2.serve(t0, bytes as f64);
-        self.hbm.serve(t0, bytes as f64);
+        let bytes = r.bytes as f64;
+        self.traffic.store_bytes += bytes;
+        let w = self.l2.serve(t0, bytes);
+        self.hbm.serve(t0, bytes);
         (w + self.lat_l2 as f64).ceil() as u64
     }
 
     /// A scalar load: served at the scalar-load latency (params.rs).
     pub fn scalar(&self, t: u64, smem_lat: u64) -> u64 {
         t + smem_lat
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Arch;
+
+    fn mem() -> MemSystem {
+        MemSystem::new(&Params::for_arch(Arch::Gfx942), 1207.0, HitRates { l2: 1.0, mall: 0.0 }, 1.0, 1.0)
+    }
+
+    #[test]
+    fn the_ta_merges_consecutive_lanes_of_one_line_into_one_lookup() {
+        let m = mem();
+        // 64 lanes x 4 bytes, consecutive: 2 lines, 2 lookups.
+        let r = m.request(64, (0..64u64).map(|l| (4 * l, 4)));
+        assert_eq!((r.lookups, r.lines.len(), r.bytes), (2, 2, 256));
+        // 64 lanes x 16 bytes (dwordx4), consecutive: 8 lines, 8 lookups.
+        let r = m.request(64, (0..64u64).map(|l| (16 * l, 16)));
+        assert_eq!((r.lookups, r.lines.len()), (8, 8));
+        // Lane l in line l % 16 (the naive GEMM's B rows): 16 lines, but the line changes
+        // at every lane: 64 lookups.
+        let r = m.request(64, (0..64u64).map(|l| (4096 * (l % 16), 1)));
+        assert_eq!((r.lookups, r.lines.len()), (64, 16));
+        // Lanes 16q..16q+15 share one address (the naive GEMM's A rows): 4 lookups.
+        let r = m.request(64, (0..64u64).map(|l| (4096 * (l / 16), 1)));
+        assert_eq!((r.lookups, r.lines.len()), (4, 4));
+        // A 16-byte access straddling two lines looks both up.
+        let r = m.request(1, std::iter::once((120, 16)));
+        assert_eq!((r.lookups, r.lines.len()), (2, 2));
+    }
+
+    #[test]
+    fn the_tag_ram_and_the_address_unit_run_side_by_side() {
+        // 64 lookups at one per clock from t = 0 bind (the address unit needs 4 clocks);
+        // the 16 distinct lines leave for L2 at 64 + k/16 and arrive 103 clocks later (85 ns
+        // at 1207 MHz); the last at 65 + 103 = 168; the L1 returns 64 bytes in half a clock:
+        // 168.5 -> 169.
+        let mut m = mem();
+        let r = m.request(64, (0..64u64).map(|l| (4096 * (l % 16), 1)));
+        assert_eq!(m.load(0, &r), 169);
+        // The next coalesced load issued at 0 waits for the tag RAM: lookups 64..66, lines
+        // leave at 66.06/66.13, arrive 169.13, 256 bytes returned after the previous 64:
+        // the return unit is free at 168.5, so 169.13 + 2 = 171.13 -> 172.
+        let r = m.request(64, (0..64u64).map(|l| (1 << 20) + 4 * l).map(|a| (a, 4)));
+        assert_eq!(m.load(0, &r), 172);
     }
 }

@@ -70,6 +70,8 @@ pub struct Params {
     pub l1_bytes: u32,
     pub line_bytes: u32,
     pub l1_bytes_per_clk: f64,
+    /// Tag lookups (one cache line each) the vector L1 makes per clock.
+    pub l1_lookups_per_clk: f64,
     pub l1_latency_ns: f64,
     pub l2_bytes_per_xcd: u64,
     pub l2_bytes_per_clk_per_xcd: f64,
@@ -98,6 +100,7 @@ const GPU_SPECS: &str = "ROCm docs reference/gpu-specs (shared/reference/ARCH.md
 const CDNA4_BLOG: &str = "ROCm blog 'FP8 GEMM Optimization on AMD CDNA4' (shared/reference/TIMING.md)";
 const MAF_BLOG: &str = "ROCm blog 'Measuring Max-Achievable FLOPs - Part 2' (shared/reference/TIMING.md)";
 const BRINGUP: &str = "public MI300X bring-up log 'Hardware collection 20260916' (ROCm 7.2.4; rows E1-E5, H1-H3) found with the code search";
+const ROCPROF_L1: &str = "ROCm Compute Profiler (rocprofiler-compute) vL1D model: docs conceptual/vector-l1-cache.rst (TA coalesces lanes into requests, tag RAM looks up one line per request, 128-B lines on MI300) and analysis_configs/gfx942|gfx950/1600_L1_cache.yaml (bytes = TCP_TOTAL_CACHE_ACCESSES x 128, peak = max_sclk x 128 B x CUs)";
 const CC_MI300X: &str =
     "Chips and Cheese, 'Testing AMD's Giant MI300X' (2024): Infinity Cache ~218 ns, 11.9 TB/s measured";
 
@@ -126,6 +129,7 @@ impl Params {
                 l1_bytes: 32768,
                 line_bytes: 128,
                 l1_bytes_per_clk: 128.0,
+                l1_lookups_per_clk: 1.0,
                 l1_latency_ns: 66.0,
                 l2_bytes_per_xcd: 4 << 20,
                 l2_bytes_per_clk_per_xcd: 2048.0,
@@ -205,7 +209,14 @@ impl Params {
             r("MFMA issue holds the VALU port", 4.0, "clk", Tag::Derived, "AMD matrix instruction calculator: VALU co-executes 28 of 32 / 12 of 16 MFMA cycles -> 4 cycles taken from the VALU"),
             r("vector-memory instruction address issue", 4.0, "clk", Tag::Derived, "64 lanes / 16 addresses per clock (GCN texture-address unit, GCN white paper)"),
             r("vector L1 per CU", 32768.0, "B", Tag::Verified, CDNA3_WP),
-            r("cache line", 128.0, "B", Tag::Verified, CDNA3_WP),
+            r("cache line", 128.0, "B", Tag::Verified, if g950 { ROCPROF_L1 } else { CDNA3_WP }),
+            r(
+                "L1 tag lookups per clock (one line each; consecutive lanes in one line share a lookup)",
+                self.l1_lookups_per_clk,
+                "lines/clk",
+                Tag::Derived,
+                "rocprofiler-compute 1600_L1_cache.yaml (gfx942 and gfx950): the vL1D peak is 128 B per clock per CU with bytes counted as cache-line lookups x 128 -> 1 lookup per clock; the coalescing metric (16 requests per wave64 instruction fully coalesced, 64 uncoalesced) says uncoalesced lanes cost a request each",
+            ),
             r("L1 to core bandwidth", 128.0, "B/clk", Tag::Derived, "CDNA3 WP: request bus and fill path doubled with the 128-B line (CDNA2: 64 B/clk) -> 128"),
             r("L1 hit latency", self.l1_latency_ns, "ns", if g950 { Tag::Assumed } else { Tag::Secondary }, if g950 { same } else { "public MI300X microbenchmark notes: vL1D hit 50-82 ns; midpoint 66 [D]" }),
             r("L2 per XCD", (4u64 << 20) as f64, "B", Tag::Verified, CDNA3_WP),
