@@ -270,7 +270,8 @@ fn two_waves_alternate_mfma_and_lds_clusters_under_setprio() {
 #[test]
 fn scalar_and_vector_loads_take_their_levels_latency() {
     // One wave loads a pointer (s_load, scalar-load latency 85 ns), then one dword per lane
-    // (256 bytes = two 128-byte lines) and waits. At 1207 MHz: scalar load 85 ns = 103
+    // (256 bytes = two 128-byte lines) and waits. At 1207 MHz (asked for: without MFMAs the
+    // model's own clock would be the peak): scalar load 85 ns = 103
     // clocks, L2 85 ns = 103, HBM 353 ns = 426 (params.rs).
     // 0 s_load (lands 103); 4 v_lshlrev; 8 s_waitcnt; 104 (first slot after 103)
     // global_load: the address unit takes 64 lanes / 16 per clock = 4 clocks (108), then
@@ -304,6 +305,7 @@ fn scalar_and_vector_loads_take_their_levels_latency() {
         };
         let o = ModelOptions {
             hit_rates: Some(HitRates { l2, mall: 0.0 }),
+            clock_mhz: Some(1207.0),
             at_peak_clock: false,
             simds: Some(1),
             resident: Some(1),
@@ -383,6 +385,7 @@ fn uncoalesced_lanes_cost_a_tag_lookup_each() {
         };
         let o = ModelOptions {
             hit_rates: Some(HitRates { l2: 1.0, mall: 0.0 }),
+            clock_mhz: Some(1207.0),
             at_peak_clock: false,
             simds: Some(1),
             resident: Some(1),

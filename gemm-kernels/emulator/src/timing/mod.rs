@@ -76,7 +76,8 @@ pub struct Workload<'a> {
 pub struct ModelOptions {
     /// Skip MFMA arithmetic (default: yes; addresses and control flow are kept).
     pub timing_only: bool,
-    /// Engine clock (default: the arch's sustained clock under GEMM load).
+    /// Engine clock (default: the arch's clock under the kernel's own matrix load,
+    /// `Params::clock_under_load`).
     pub clock_mhz: Option<f64>,
     /// Also predict at the peak clock.
     pub at_peak_clock: bool,
@@ -316,8 +317,11 @@ impl Model {
         let xcd_wgs = total.div_ceil(u64::from(p.xcds));
         let busy_xcd = (xcd_wgs as f64).min(f64::from(p.cus_per_xcd)).max(1.0);
         let busy_chip = (total as f64).min(f64::from(p.cus())).max(1.0);
-        let mhz = o.clock_mhz.unwrap_or(p.sustained_mhz);
-        let cfg = cu::CuConfig {
+        // The arch's dense peak for the kernel's MFMA input type.
+        let fp8 = prog.insts.iter().any(|(_, i)| {
+            Shape::of(i.op).is_some_and(|s| matches!(s.a, crate::mfma::Elem::Fp8 | crate::mfma::Elem::Bf8))
+        });
+        let cfg_at = |mhz: f64| cu::CuConfig {
             mhz,
             simds: o.simds.unwrap_or(p.simds_per_cu as usize),
             resident,
@@ -327,14 +331,29 @@ impl Model {
             timing_only: o.timing_only,
             trace_limit: o.trace_spans,
         };
-        let gt = grid::grid_time(&setup, p, &cfg, o.max_rounds)?;
+        // The clock: the one asked for, else the clock under the kernel's own matrix load
+        // (params.rs `clock_under_load`), from its MFMA-busy share in a run at the peak.
+        let (mhz, gt, peak_run) = match o.clock_mhz {
+            Some(mhz) => (mhz, grid::grid_time(&setup, p, &cfg_at(mhz), o.max_rounds)?, None),
+            None => {
+                let g = grid::grid_time(&setup, p, &cfg_at(p.peak_mhz), o.max_rounds)?;
+                let span = g.run.end.max(1) as f64 * g.run.mfma_busy.len().max(1) as f64;
+                let busy = g.run.mfma_busy.iter().sum::<u64>() as f64 / span;
+                let mhz = p.clock_under_load(busy, fp8);
+                if (p.peak_mhz - mhz).abs() > 0.5 {
+                    (mhz, grid::grid_time(&setup, p, &cfg_at(mhz), o.max_rounds)?, Some(g))
+                } else {
+                    (p.peak_mhz, g, None)
+                }
+            }
+        };
         let at_peak = if o.at_peak_clock && (p.peak_mhz - mhz).abs() > 0.5 {
-            let g2 = grid::grid_time(
-                &setup,
-                p,
-                &cu::CuConfig { mhz: p.peak_mhz, trace_limit: 0, ..cfg.clone() },
-                o.max_rounds,
-            )?;
+            let g2 = match peak_run {
+                Some(g) => g,
+                None => {
+                    grid::grid_time(&setup, p, &cu::CuConfig { trace_limit: 0, ..cfg_at(p.peak_mhz) }, o.max_rounds)?
+                }
+            };
             let s = g2.cycles / (p.peak_mhz * 1e6);
             Some((g2.cycles, s, w.flops / s / 1e12))
         } else {
@@ -342,10 +361,6 @@ impl Model {
         };
         let seconds = gt.cycles / (mhz * 1e6);
         let tflops = w.flops / seconds / 1e12;
-        // The arch's dense peak for the kernel's MFMA input type.
-        let fp8 = prog.insts.iter().any(|(_, i)| {
-            Shape::of(i.op).is_some_and(|s| matches!(s.a, crate::mfma::Elem::Fp8 | crate::mfma::Elem::Bf8))
-        });
         let per_clk = if fp8 { p.flops_per_cu_clk_fp8 } else { p.flops_per_cu_clk_f16 };
         let peak_tflops = per_clk * f64::from(p.cus()) * p.peak_mhz * 1e6 / 1e12;
         let run = &gt.run;

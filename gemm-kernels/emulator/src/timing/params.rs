@@ -58,7 +58,10 @@ pub struct Params {
     pub lds_bytes_per_clk: u32,
     pub lds_latency: u64,
     pub peak_mhz: f64,
-    pub sustained_mhz: f64,
+    /// Engine clock measured with the matrix pipes busy a fraction `loaded_busy` of the
+    /// time, for f16/bf16 MFMAs (`[0]`) and fp8 MFMAs (`[1]`); [`Params::clock_under_load`].
+    pub loaded_mhz: [f64; 2],
+    pub loaded_busy: [f64; 2],
     /// Cycles between two issue slots of one SIMD (a wave issues at most once per slot).
     pub issue_period: u64,
     /// Cycles a wave64 VALU instruction occupies the SIMD's VALU (4 passes of 16 lanes).
@@ -101,6 +104,7 @@ const CDNA4_BLOG: &str = "ROCm blog 'FP8 GEMM Optimization on AMD CDNA4' (shared
 const MAF_BLOG: &str = "ROCm blog 'Measuring Max-Achievable FLOPs - Part 2' (shared/reference/TIMING.md)";
 const BRINGUP: &str = "public MI300X bring-up log 'Hardware collection 20260916' (ROCm 7.2.4; rows E1-E5, H1-H3) found with the code search";
 const ROCPROF_L1: &str = "ROCm Compute Profiler (rocprofiler-compute) vL1D model: docs conceptual/vector-l1-cache.rst (TA coalesces lanes into requests, tag RAM looks up one line per request, 128-B lines on MI300) and analysis_configs/gfx942|gfx950/1600_L1_cache.yaml (bytes = TCP_TOTAL_CACHE_ACCESSES x 128, peak = max_sclk x 128 B x CUs)";
+const GLUON_BLOG: &str = "ROCm blog 'From Naive to Near-Peak: Building High-Performance GEMM Kernels with Gluon' (rocm.blogs.amd.com/software-tools-optimization/gluon-gemm-tutorial): on one MI355X the tutorial's final kernels run a16w16 FP16 4096x4096x8192 at 1489 TFLOPS with 98.75% MFMA efficiency and a8w8 BF8 4096x4096x16384 at 3257 TFLOPS with 99.72% (efficiency = MFMA-busy share of the main loop's clocks from rocprofv3 ATT wave clocks, gfx950-gluon-tutorials docs); these final kernels are not in the calibration set";
 const CC_MI300X: &str =
     "Chips and Cheese, 'Testing AMD's Giant MI300X' (2024): Infinity Cache ~218 ns, 11.9 TB/s measured";
 
@@ -121,7 +125,8 @@ impl Params {
                 lds_bytes_per_clk: 128,
                 lds_latency: 64,
                 peak_mhz: 2100.0,
-                sustained_mhz: 1207.0,
+                loaded_mhz: [1207.0, 1230.0],
+                loaded_busy: [0.94, 0.94],
                 issue_period: 4,
                 valu_cycles: 4,
                 pass_cycles: 4,
@@ -156,13 +161,23 @@ impl Params {
                 lds_banks: 64,
                 lds_bytes_per_clk: 256,
                 peak_mhz: 2400.0,
-                sustained_mhz: 2400.0,
+                loaded_mhz: [1438.0, 1557.0],
+                loaded_busy: [0.9875, 0.9972],
                 hbm_tbps: 8.0,
                 flops_per_cu_clk_f16: 4096.0,
                 flops_per_cu_clk_fp8: 8192.0,
                 ..Params::for_arch(Arch::Gfx942)
             },
         }
+    }
+
+    /// The engine clock for a kernel whose matrix pipes are busy a share `busy` of the time
+    /// (f16/bf16 or `fp8` MFMAs): the peak when idle, the measured loaded clock at the
+    /// measured busy share and beyond, a straight line between (params rows above).
+    pub fn clock_under_load(&self, busy: f64, fp8: bool) -> f64 {
+        let i = usize::from(fp8);
+        let x = (busy / self.loaded_busy[i]).clamp(0.0, 1.0);
+        self.peak_mhz - (self.peak_mhz - self.loaded_mhz[i]) * x
     }
 
     pub fn cus(&self) -> u32 {
@@ -192,15 +207,47 @@ impl Params {
             r("LDS latency (issue to data)", self.lds_latency as f64, "clk", Tag::Assumed, "CDNA3 ISA §11.3.1 gives 2..64 cycles of service per op; latency to registers not published in text; 64 clk assumed"),
             r("peak engine clock", self.peak_mhz, "MHz", Tag::Verified, "ROCm blog 'Matrix Core Programming on AMD CDNA3 and CDNA4' (TIMING.md)"),
             r(
-                "sustained clock under GEMM load",
-                self.sustained_mhz,
+                "engine clock at full f16/bf16 MFMA load",
+                self.loaded_mhz[0],
                 "MHz",
-                if g950 { Tag::Assumed } else { Tag::Verified },
+                if g950 { Tag::Derived } else { Tag::Verified },
                 if g950 {
-                    "no published MI355X loaded clock found (TIMING.md: not found yet); the peak is used, so sustained = peak results"
+                    "Gluon blog (the MFMA-busy row below gives the source): 1489e12 FLOP/s / (0.9875 busy x 4096 FLOP/CU/clk x 256 CUs) = 1438 MHz (the whole kernel's time over the loop's efficiency, so a lower bound by the few % of time outside the loop)"
                 } else {
-                    MAF_BLOG
+                    "MAF blog part 2: MI300X bf16 max-achievable GEMM (hipBLASLt 708 TF, 94% of the 751 TF that 1207 MHz allows) at a median 1207 MHz (TIMING.md; fp16 1115 MHz)"
                 },
+            ),
+            r(
+                "MFMA-busy share of that measurement (f16/bf16)",
+                self.loaded_busy[0],
+                "",
+                Tag::Verified,
+                if g950 { GLUON_BLOG } else { MAF_BLOG },
+            ),
+            r(
+                "engine clock at full fp8 MFMA load",
+                self.loaded_mhz[1],
+                "MHz",
+                if g950 { Tag::Derived } else { Tag::Verified },
+                if g950 {
+                    "3257e12 / (0.9972 x 8192 FLOP/CU/clk x 256 CUs) = 1557 MHz (Gluon blog: the MFMA-busy row below gives the source)"
+                } else {
+                    "MAF blog part 2: MI300X fp8 max-achievable GEMM at a median 1230 MHz (TIMING.md)"
+                },
+            ),
+            r(
+                "MFMA-busy share of that measurement (fp8)",
+                self.loaded_busy[1],
+                "",
+                if g950 { Tag::Verified } else { Tag::Assumed },
+                if g950 { GLUON_BLOG } else { "the fp8 MAF efficiency is not in TIMING.md: taken as bf16's 0.94" },
+            ),
+            r(
+                "clock between idle and full MFMA load",
+                1.0,
+                "linear",
+                Tag::Assumed,
+                "clock = peak - (peak - loaded) x min(busy / loaded_busy, 1), busy = the simulated CU's mean MFMA-pipe busy share at the peak clock. The MAF blog says the clock is set by power and that lighter MFMA work (16x16 shapes, zero data) runs faster; the straight line between the idle (peak) and the measured full-load clock is assumed, not fitted",
             ),
             r("issue period per SIMD", 4.0, "clk", Tag::Verified, "AMD GCN architecture white paper (CU front end: each SIMD considered for issue once every 4 cycles, up to 1 instruction per type from different waves); CDNA keeps the GCN CU"),
             r("wave64 VALU occupancy", 4.0, "clk", Tag::Verified, "CDNA3 ISA §2: SIMD16 runs a wave64 in 4 passes; ARCH.md"),
@@ -289,5 +336,20 @@ mod tests {
         // 2048 FLOP/CU/clk x 304 CUs x 2.1 GHz = 1307.4 TF (ARCH.md).
         assert!((a.flops_per_cu_clk_f16 * 304.0 * 2.1e9 / 1e12 - 1307.4).abs() < 0.1);
         assert!((b.flops_per_cu_clk_f16 * 256.0 * 2.4e9 / 1e12 - 2516.6).abs() < 0.1);
+        // Loaded clocks derived from the Gluon blog's final kernels (params rows).
+        assert!((1489e12 / (0.9875 * b.flops_per_cu_clk_f16 * 256.0) / 1e6 - b.loaded_mhz[0]).abs() < 1.0);
+        assert!((3257e12 / (0.9972 * b.flops_per_cu_clk_fp8 * 256.0) / 1e6 - b.loaded_mhz[1]).abs() < 1.0);
+    }
+
+    #[test]
+    fn the_clock_falls_linearly_with_matrix_load() {
+        let b = Params::for_arch(Arch::Gfx950);
+        assert_eq!(b.clock_under_load(0.0, false), 2400.0);
+        // Half the measured busy share: half way from 2400 to 1438 MHz.
+        assert!((b.clock_under_load(0.49375, false) - 1919.0).abs() < 1e-9);
+        assert_eq!(b.clock_under_load(1.0, false), 1438.0);
+        assert_eq!(b.clock_under_load(1.0, true), 1557.0);
+        let a = Params::for_arch(Arch::Gfx942);
+        assert_eq!(a.clock_under_load(0.94, false), 1207.0);
     }
 }
