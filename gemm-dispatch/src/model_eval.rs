@@ -2,7 +2,7 @@
 //!
 //! * `gemm calibrate`: every calibration kernel (`gemm_emu::calibration`, foreign kernels
 //!   whose MI355X/MI300X speed is published) at every published size: predicted TFLOP/s
-//!   at the sustained and the peak clock, the published figure, the error, the source,
+//!   at the clock under load and at the peak clock, the published figure, the error, the source,
 //!   whether the order of the published results is kept, and a log-log SVG plot
 //!   (`gemm_emu::model_eval` does the work; this module is the command line).
 //! * `gemm compare`: side by side, the predicted TFLOP/s of every catalogue kernel family
@@ -185,7 +185,7 @@ pub fn compare_report(rows: &[CompareRow], cells: &[Vec<Option<Cell>>], archs: &
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "predicted TFLOP/s (timing model, sustained clock; timing-only, steady state simulated + extrapolated), M=N=K:"
+        "predicted TFLOP/s (timing model, clock under the kernel's matrix load; timing-only, steady state simulated + extrapolated), M=N=K:"
     );
     let mut head = format!("{:<64}", "kernel family");
     for a in archs {

@@ -74,7 +74,7 @@ pub struct ModelArgs {
     /// Write the simulated CU's per-wave timeline as Chrome trace JSON (Perfetto).
     #[arg(long, value_name = "FILE")]
     pub trace: Option<std::path::PathBuf>,
-    /// Engine clock in MHz (default: the arch's sustained clock under GEMM load).
+    /// Engine clock in MHz (default: the clock under the kernel's own matrix load, timing/params.rs).
     #[arg(long)]
     pub clock: Option<f64>,
     /// Run the MFMA arithmetic too (slower; the default skips it).

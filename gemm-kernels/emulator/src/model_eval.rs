@@ -42,7 +42,7 @@ pub struct CalRow {
 }
 
 impl CalRow {
-    /// TFLOP/s at the sustained clock.
+    /// TFLOP/s at the clock under the kernel's matrix load.
     pub fn predicted(&self) -> Option<f64> {
         self.prediction.as_ref().ok().map(|p| p.tflops)
     }
@@ -50,7 +50,7 @@ impl CalRow {
     pub fn predicted_at_peak(&self) -> Option<f64> {
         self.prediction.as_ref().ok().map(|p| p.at_peak.map_or(p.tflops, |x| x.2))
     }
-    /// (predicted - published) / published at the sustained clock.
+    /// (predicted - published) / published at the clock under the kernel's matrix load.
     pub fn error(&self) -> Option<f64> {
         self.predicted().map(|t| (t - self.published.tflops) / self.published.tflops)
     }
@@ -242,7 +242,7 @@ pub fn calibration_report(rows: &[CalRow]) -> String {
         );
     }
     let _ =
-        writeln!(s, "pred = TFLOP/s at the sustained clock, pred@pk = at the peak clock; error = (pred - publ) / publ");
+        writeln!(s, "pred = TFLOP/s at the clock under the kernel's matrix load (timing/params.rs), pred@pk = at the peak clock; error = (pred - publ) / publ");
     let _ = writeln!(s, "\nwhat the model sees (simulated CU 0 of XCD 0):");
     for (i, r) in rows.iter().enumerate() {
         match &r.prediction {
@@ -250,8 +250,9 @@ pub fn calibration_report(rows: &[CalRow]) -> String {
                 let mfma = p.mfma_busy.iter().copied().fold(0.0, f64::max);
                 let _ = writeln!(
                     s,
-                    "{:<3} {} wg/CU ({}), {} of {} wgs simulated + {} extrapolated; MFMA busy {:.0}%, LDS {:.0}%; L2 hit {:.0}%, MALL hit {:.0}%; stalls: {}; limit: {}",
+                    "{:<3} {:.0} MHz; {} wg/CU ({}), {} of {} wgs simulated + {} extrapolated; MFMA busy {:.0}%, LDS {:.0}%; L2 hit {:.0}%, MALL hit {:.0}%; stalls: {}; limit: {}",
                     i + 1,
+                    p.mhz,
                     p.occupancy.workgroups,
                     p.occupancy.limited_by,
                     p.simulated_wgs,
@@ -311,7 +312,7 @@ pub fn calibration_report(rows: &[CalRow]) -> String {
     s
 }
 
-/// A log-log plot of predicted (sustained clock; the peak clock as a hollow mark) against
+/// A log-log plot of predicted (clock under load; the peak clock as a hollow mark) against
 /// published TFLOP/s, with the y = x line and the ±25 % band, one numbered point per row.
 pub fn calibration_svg(rows: &[CalRow]) -> String {
     let pts: Vec<(usize, f64, f64, f64)> = rows
@@ -414,7 +415,7 @@ pub fn calibration_svg(rows: &[CalRow]) -> String {
     }
     let _ = writeln!(
         s,
-        r##"<text x="{}" y="{}">filled: sustained clock; hollow: peak clock; green: ±25%; numbers: rows of the table</text>"##,
+        r##"<text x="{}" y="{}">filled: clock under load; hollow: peak clock; green: ±25%; numbers: rows of the table</text>"##,
         m,
         h - 8.0
     );
