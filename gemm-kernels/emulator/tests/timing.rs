@@ -395,3 +395,24 @@ fn uncoalesced_lanes_cost_a_tag_lookup_each() {
         assert_eq!(p.sim_cycles, end, "{shift}\n{p}");
     }
 }
+
+#[test]
+fn the_simd_pairs_lds_fifo_and_bus_bound_a_burst_of_b128_reads() {
+    // gfx950, one wave: v1 = lane · 16 bytes, 12 conflict-free ds_read_b128, wait, end
+    // (params.rs, gfx950-gluon-tutorials docs/lds_throughput.md). Each read is 1024 bytes:
+    // 4 clocks of the CU's LDS (256 B/clk), 8 clocks of the SIMD pair's data bus
+    // (128 B/clk), then 64 clocks of latency. Reads 0..7 issue at 4, 8, ..., 32; the bus
+    // serves read i from 4 + 8i, so it completes at 12 + 8i + 64 = 76 + 8i. The pair's
+    // FIFO holds 8 requests: read 8 waits for read 0 to complete (76) and issues at 76, read
+    // 9 at 84, read 10 at 92, read 11 at 100; the bus keeps its 8-clock pace, so read 11
+    // completes at 76 + 88 = 164 + 8 = 172 (bus 100..108, + 64). s_endpgm issues at 172 and
+    // the wave ends at 176. Without the FIFO the reads would issue at 4..48, the bus alone
+    // would bind and the wave would end at 168.
+    let body = format!(
+        "v_lshlrev_b32_e32 v1, 4, v0\n{}s_waitcnt lgkmcnt(0)\ns_endpgm\n",
+        "ds_read_b128 v[2:5], v1\n".repeat(12)
+    );
+    let p = time(Arch::Gfx950, &body, 1, 1, 0, 65536);
+    assert_eq!(p.sim_cycles, 176, "{p}");
+    assert_eq!(p.lds_conflict_cycles, 0);
+}

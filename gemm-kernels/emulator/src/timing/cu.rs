@@ -235,6 +235,18 @@ fn sopp_imm(inst: &Inst) -> i64 {
     }
 }
 
+/// The CU's LDS as the SIMDs see it (ROCm/gfx950-gluon-tutorials docs/lds_throughput.md):
+/// one LDS serving the whole CU (`lds_bytes_per_clk`, bank phases), and per SIMD pair a bus
+/// returning read data at `lds_pair_bytes_per_clk` and a FIFO of `lds_fifo_depth`
+/// outstanding DS requests (reads and writes) that stalls issue when full.
+#[derive(Default)]
+struct LdsPort {
+    free: u64,
+    pair_free: [u64; 2],
+    /// Completion clocks of the requests in each pair's FIFO.
+    fifo: [Vec<u64>; 2],
+}
+
 /// The `(address, bytes)` the memory system sees for an instruction's in-range accesses,
 /// in the order the TA walks them. Scratch is interleaved by the hardware (AMDGPUUsage,
 /// "Private Segment": lanes' private dwords are interleaved so that lanes reading the same
@@ -323,7 +335,7 @@ pub fn run(
     let mut out = CuRun { mfma_busy: vec![0; simds], ..Default::default() };
     let mut valu_free = vec![0u64; simds];
     let mut mfma_free = vec![0u64; simds];
-    let mut lds_free = 0u64;
+    let mut lds = LdsPort::default();
     let mut next_wg = 0usize;
     let mut residents: Vec<Option<Resident>> = (0..cfg.resident.max(1)).map(|_| None).collect();
     let mut slot_free_at = vec![0u64; residents.len()];
@@ -422,7 +434,7 @@ pub fn run(
                     &mut used,
                     &mut valu_free,
                     &mut mfma_free,
-                    &mut lds_free,
+                    &mut lds,
                     &mut mem,
                     smem_lat,
                     &mut out,
@@ -601,7 +613,7 @@ fn try_issue(
     used: &mut Vec<Unit>,
     valu_free: &mut [u64],
     mfma_free: &mut [u64],
-    lds_free: &mut u64,
+    lds: &mut LdsPort,
     mem: &mut MemSystem,
     smem_lat: u64,
     out: &mut CuRun,
@@ -662,6 +674,14 @@ fn try_issue(
     if unit == Unit::Mfma && mfma_free[s] > t {
         return Ok(Reason::MfmaPipeBusy);
     }
+    // The SIMD pair's request FIFO to the LDS: full until its oldest request completes.
+    if unit == Unit::Lds {
+        let q = &mut lds.fifo[(s / 2) % 2];
+        q.retain(|&c| c > t);
+        if q.len() >= p.lds_fifo_depth as usize {
+            return Ok(Reason::IssueConflict);
+        }
+    }
     // Issue.
     used.push(unit);
     let seq_before = r.wg.env.sched[wi].seq;
@@ -706,29 +726,40 @@ fn try_issue(
         let mut done = match &op.kind {
             OpKind::SLoad { .. } => mem.scalar(t, smem_lat),
             OpKind::RegWrite { .. } => {
-                let start = (*lds_free).max(t);
+                let start = lds.free.max(t);
                 let svc = 64 * 4 / u64::from(p.lds_bytes_per_clk);
-                *lds_free = start + svc.max(1);
+                lds.free = start + svc.max(1);
                 out.lds_busy += svc.max(1);
-                *lds_free + p.lds_latency
+                lds.free + p.lds_latency
             }
             OpKind::Load { space: crate::scheduler::Space::Lds, acc, .. }
             | OpKind::Store { space: crate::scheduler::Space::Lds, acc }
             | OpKind::Atomic { space: crate::scheduler::Space::Lds, acc, .. } => {
                 let (svc, ideal) = lds_banks::service_clocks(acc, p.lds_banks);
-                let start = (*lds_free).max(t);
-                *lds_free = start + svc;
+                let start = lds.free.max(t);
+                lds.free = start + svc;
                 out.lds_busy += svc;
                 out.lds_conflict_cycles += svc - ideal;
-                start + svc + p.lds_latency
+                // Read data returns over the SIMD pair's bus to the LDS.
+                let served = if matches!(op.kind, OpKind::Store { .. }) {
+                    start + svc
+                } else {
+                    let bytes: u64 = acc.iter().map(|a| u64::from(a.size)).sum();
+                    let bus = bytes.div_ceil(u64::from(p.lds_pair_bytes_per_clk)).max(1);
+                    let sp = &mut lds.pair_free[(s / 2) % 2];
+                    let b = (*sp).max(start);
+                    *sp = b + bus;
+                    (start + svc).max(b + bus)
+                };
+                served + p.lds_latency
             }
             OpKind::LdsDma { acc } => {
                 let req = mem.request(acc.len() as u32, timed_addresses(scratch, acc).into_iter());
                 let arrive = mem.load(t, &req);
                 let lds_bytes: u64 = acc.iter().map(|a| u64::from(a.size).max(4)).sum();
                 let svc = lds_bytes.div_ceil(u64::from(p.lds_bytes_per_clk)).max(1);
-                let start = (*lds_free).max(arrive);
-                *lds_free = start + svc;
+                let start = lds.free.max(arrive);
+                lds.free = start + svc;
                 out.lds_busy += svc;
                 start + svc
             }
@@ -746,6 +777,9 @@ fn try_issue(
             w.last[k] = done;
         }
         op.complete_at = done.max(t + 1);
+        if unit == Unit::Lds {
+            lds.fifo[(s / 2) % 2].push(op.complete_at);
+        }
         w.busy_until = w.busy_until.max(op.complete_at);
         if span.is_none() {
             span = Some((inst.op.name().to_string(), op.complete_at - t));

@@ -57,6 +57,9 @@ pub struct Params {
     pub lds_banks: u32,
     pub lds_bytes_per_clk: u32,
     pub lds_latency: u64,
+    /// Per SIMD pair: read-data bus from the LDS, and the depth of its DS request FIFO.
+    pub lds_pair_bytes_per_clk: u32,
+    pub lds_fifo_depth: u32,
     pub peak_mhz: f64,
     /// Engine clock measured with the matrix pipes busy a fraction `loaded_busy` of the
     /// time, for f16/bf16 MFMAs (`[0]`) and fp8 MFMAs (`[1]`); [`Params::clock_under_load`].
@@ -105,6 +108,7 @@ const MAF_BLOG: &str = "ROCm blog 'Measuring Max-Achievable FLOPs - Part 2' (sha
 const BRINGUP: &str = "public MI300X bring-up log 'Hardware collection 20260916' (ROCm 7.2.4; rows E1-E5, H1-H3) found with the code search";
 const ROCPROF_L1: &str = "ROCm Compute Profiler (rocprofiler-compute) vL1D model: docs conceptual/vector-l1-cache.rst (TA coalesces lanes into requests, tag RAM looks up one line per request, 128-B lines on MI300) and analysis_configs/gfx942|gfx950/1600_L1_cache.yaml (bytes = TCP_TOTAL_CACHE_ACCESSES x 128, peak = max_sclk x 128 B x CUs)";
 const GLUON_BLOG: &str = "ROCm blog 'From Naive to Near-Peak: Building High-Performance GEMM Kernels with Gluon' (rocm.blogs.amd.com/software-tools-optimization/gluon-gemm-tutorial): on one MI355X the tutorial's final kernels run a16w16 FP16 4096x4096x8192 at 1489 TFLOPS with 98.75% MFMA efficiency and a8w8 BF8 4096x4096x16384 at 3257 TFLOPS with 99.72% (efficiency = MFMA-busy share of the main loop's clocks from rocprofv3 ATT wave clocks, gfx950-gluon-tutorials docs); these final kernels are not in the calibration set";
+const LDS_DOC: &str = "ROCm/gfx950-gluon-tutorials docs/lds_throughput.md (AMD; MI355X): SIMD pairs, each with a 128 B/clk bus to the LDS per direction and an 8-entry FIFO of outstanding ds_read/ds_write requests; first completion ~50-70 clk after issue; ds_read_b128 steady state one per SIMD per 16 clk with all 4 SIMDs reading";
 const CC_MI300X: &str =
     "Chips and Cheese, 'Testing AMD's Giant MI300X' (2024): Infinity Cache ~218 ns, 11.9 TB/s measured";
 
@@ -124,6 +128,8 @@ impl Params {
                 lds_banks: 32,
                 lds_bytes_per_clk: 128,
                 lds_latency: 64,
+                lds_pair_bytes_per_clk: 128,
+                lds_fifo_depth: 8,
                 peak_mhz: 2100.0,
                 loaded_mhz: [1207.0, 1230.0],
                 loaded_busy: [0.94, 0.94],
@@ -204,7 +210,27 @@ impl Params {
             r("LDS per CU", self.lds_bytes_per_cu as f64, "B", Tag::Verified, GPU_SPECS),
             r("LDS banks", self.lds_banks as f64, "", Tag::Verified, if g950 { CDNA4_BLOG } else { GPU_SPECS }),
             r("LDS bandwidth per CU", self.lds_bytes_per_clk as f64, "B/clk", Tag::Verified, CDNA4_BLOG),
-            r("LDS latency (issue to data)", self.lds_latency as f64, "clk", Tag::Assumed, "CDNA3 ISA §11.3.1 gives 2..64 cycles of service per op; latency to registers not published in text; 64 clk assumed"),
+            r(
+                "LDS latency (service to data in registers)",
+                self.lds_latency as f64,
+                "clk",
+                if g950 { Tag::Verified } else { Tag::Assumed },
+                if g950 { LDS_DOC } else { "CDNA3 ISA §11.3.1 gives 2..64 cycles of service per op; latency to registers not published for CDNA3; gfx950's ~50-70 clk (gluon tutorials) taken" },
+            ),
+            r(
+                "LDS read-data bus per SIMD pair",
+                self.lds_pair_bytes_per_clk as f64,
+                "B/clk",
+                if g950 { Tag::Verified } else { Tag::Assumed },
+                if g950 { LDS_DOC } else { "no CDNA3 figure: taken as the CU's whole LDS bandwidth (never binding alone)" },
+            ),
+            r(
+                "DS request FIFO per SIMD pair",
+                self.lds_fifo_depth as f64,
+                "requests",
+                if g950 { Tag::Verified } else { Tag::Assumed },
+                if g950 { LDS_DOC } else { "no CDNA3 figure: gfx950's 8 taken" },
+            ),
             r("peak engine clock", self.peak_mhz, "MHz", Tag::Verified, "ROCm blog 'Matrix Core Programming on AMD CDNA3 and CDNA4' (TIMING.md)"),
             r(
                 "engine clock at full f16/bf16 MFMA load",
