@@ -171,6 +171,9 @@ impl KernelPlan {
                 ("bias", ArgKind::Pointer) => 0u64.to_le_bytes().to_vec(),
                 ("clamp_lo", ArgKind::F32) => f32::NEG_INFINITY.to_le_bytes().to_vec(),
                 ("clamp_hi", ArgKind::F32) => f32::INFINITY.to_le_bytes().to_vec(),
+                // fp8 kernels' per-tensor scales: a plain GEMM has none (`GemmProblem` carries
+                // no scales), so unit scales compute `alpha * op(A) op(B) + beta * C`.
+                ("scale_a" | "scale_b" | "scale_d", ArgKind::F32) => 1.0f32.to_le_bytes().to_vec(),
                 (name, kind) => {
                     return Err(format!("kernel {} has an unknown argument {name} ({kind:?})", self.entry.name))
                 }

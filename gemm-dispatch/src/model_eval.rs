@@ -71,7 +71,7 @@ pub struct CompareArgs {
     /// Square problem sizes M = N = K.
     #[arg(long, value_delimiter = ',', default_values_t = [4096usize, 8192])]
     pub sizes: Vec<usize>,
-    /// Also Triton's kernels whose input dtype has no catalogue family (fp8).
+    /// Also Triton's kernels whose input dtype has no catalogue family.
     #[arg(long)]
     pub all_triton: bool,
     /// Only rows whose label contains this.
@@ -123,6 +123,16 @@ pub fn family_label(e: &KernelEntry) -> Option<String> {
     ))
 }
 
+/// A dtype as the Triton test data names it (`TritonKernel::dtype`): `bf16`, `f16`, and
+/// `e4m3`/`e5m2` for both fp8 flavours (FNUZ on gfx942, OCP on gfx950).
+pub fn triton_dtype(d: gemm_core::DType) -> String {
+    match d {
+        gemm_core::DType::Fp8E4M3Fnuz | gemm_core::DType::Fp8E4M3 => "e4m3".into(),
+        gemm_core::DType::Fp8E5M2Fnuz | gemm_core::DType::Fp8E5M2 => "e5m2".into(),
+        d => d.to_string(),
+    }
+}
+
 /// The rows `gemm compare` predicts: every catalogue family, then every Triton kernel
 /// configuration whose input dtype a catalogue family has (all of them with `all_triton`).
 pub fn compare_rows(triton: &[TritonKernel], all_triton: bool) -> Vec<CompareRow> {
@@ -140,7 +150,7 @@ pub fn compare_rows(triton: &[TritonKernel], all_triton: bool) -> Vec<CompareRow
             _ => rows.push(CompareRow { label, source: Source::Catalogue(vec![e]) }),
         }
     }
-    let ours: Vec<String> = gemm_kernels::catalogue().iter().map(|e| e.a_type.to_string()).collect();
+    let ours: Vec<String> = gemm_kernels::catalogue().iter().map(|e| triton_dtype(e.a_type)).collect();
     for t in triton {
         if !all_triton && !ours.contains(&t.dtype) {
             continue;

@@ -12,7 +12,9 @@
 //! * Kernel arguments ([`KernelEntry::kernarg`], 56 bytes): `a, b, c` (u64 addresses),
 //!   `m, n, k, lda, ldb, ldc` (u32), `alpha, beta` (f32), at the offsets listed; kernels
 //!   with a fused epilogue ([`KernelEntry::epilogue`] not `none`, 80 bytes) add `bias`
-//!   (u64, an f32 vector) and `clamp_lo, clamp_hi` (f32).
+//!   (u64, an f32 vector) and `clamp_lo, clamp_hi` (f32); fp8 kernels (96 bytes) take those
+//!   and the per-tensor scales `scale_a, scale_b, scale_d` (f32) at 80, 84, 88:
+//!   `D = scale_d * (alpha * scale_a * scale_b * op(A) op(B) + beta * C)`.
 //!   `C = alpha * op(A) * op(B) + beta * C`; `beta == 0` never reads C; `alpha == 0`
 //!   ignores A and B values.
 //! * Workgroup `[workgroup_size, 1, 1]` (256 or 512); grid `[ceil(m/MT), ceil(n/NT), 1]`
@@ -65,7 +67,8 @@ pub struct KernelEntry {
     pub layout: Layout,
     pub trans_a: Transpose,
     pub trans_b: Transpose,
-    /// `lda`/`ldb` must be multiples of this many elements (8: 16-byte vector loads).
+    /// `lda`/`ldb` must be multiples of this many elements (8, and 16 for fp8: 16-byte
+    /// vector loads).
     pub align_elems: u32,
     /// MFMA shape `(M, N, K)`.
     pub mfma: (u32, u32, u32),

@@ -20,6 +20,15 @@
 //!   of 8 tile rows.
 //! * `f32`: f32 inputs through `v_mfma_f32_32x32x2_f32` (128x128x32 on gfx942, 128x64x64
 //!   on gfx950), every transpose and alignment.
+//! * `fp8`: fp8 inputs with per-tensor scales (`kernel_args.rs`), outputs f32, bf16 and
+//!   f16, A^T B only (both operands K-contiguous, as hipBLASLt's fp8 GEMMs), `v8`
+//!   (leading dimensions a multiple of 16). gfx950: OCP e4m3/e5m2, 256x256x128 with 8
+//!   waves (2x4) and `32x32x64_f8f6f4` (AMD's CDNA4 fp8 tile), direct-to-LDS copies,
+//!   128 KiB of LDS. gfx942: FNUZ e4m3/e5m2, 256x256x64, 8 waves, `32x32x16_fp8_fp8`,
+//!   its whole 64 KiB of LDS. Chosen with the timing model at 4096^3 (f16 out, plain
+//!   grid): gfx950 2477 TFLOP/s against 2209 with 16x16x128, 2131 for 128x128x128 and
+//!   1923 for 256x256x64; gfx942 995 against 913 with 16x16x32, 905 for 256x128x64, 871
+//!   for 128x128x64 and 736 for 128x128x128.
 //! * `small` 64x64x64, 4 waves (2x2), 16x16 MFMAs, every transpose, `v8` and `e1`:
 //!   problems with few rows or columns waste less of a smaller tile.
 
@@ -44,7 +53,7 @@ pub struct Family {
     /// Fused epilogues built (plain: `[Fusion::NONE]`).
     pub fusions: &'static [Fusion],
     /// Input dtypes built; the output is f32 and the input type (only the input type
-    /// for fused epilogues).
+    /// for fused epilogues; f32, bf16 and f16 for fp8 inputs).
     pub dtypes: &'static [DType],
     /// Why this family is in the catalogue (for the manifest).
     pub why: &'static str,
@@ -66,6 +75,10 @@ const FUSED: &[Fusion] = &[
     Fusion { bias: Bias::PerColumn, act: Activation::GeluTanh, clamp: false },
     Fusion { bias: Bias::PerColumn, act: Activation::Silu, clamp: false },
 ];
+
+const FP8_WHY_GFX950: &str = "fp8 (OCP e4m3/e5m2) A^T B with per-tensor scales: 256x256x128, 8 waves, 32x32x64 f8f6f4 MFMAs (AMD's CDNA4 fp8 tile), direct-to-LDS, 128 KiB LDS";
+const FP8_WHY_GFX942: &str =
+    "fp8 (FNUZ e4m3/e5m2) A^T B with per-tensor scales: 256x256x64, 8 waves, 32x32x16 fp8 MFMAs, 64 KiB LDS";
 
 /// The families, per arch.
 pub fn families() -> Vec<Family> {
@@ -146,6 +159,36 @@ pub fn families() -> Vec<Family> {
             dtypes: &[DType::F32],
             why: "f32 inputs on the matrix cores (32x32x2_f32), every transpose and alignment",
         });
+        out.push(match arch {
+            Arch::Gfx950 => Family {
+                name: "fp8",
+                arch,
+                tile: (256, 256, 128),
+                wave_grid: (2, 4),
+                mfma: MfmaShape::fp8_32(arch),
+                stages: 2,
+                transposes: K_CONTIGUOUS,
+                aligns: V8,
+                grid: LARGE_GRID,
+                fusions: PLAIN,
+                dtypes: &[DType::Fp8E4M3, DType::Fp8E5M2],
+                why: FP8_WHY_GFX950,
+            },
+            Arch::Gfx942 => Family {
+                name: "fp8",
+                arch,
+                tile: (256, 256, 64),
+                wave_grid: (2, 4),
+                mfma: MfmaShape::fp8_32(arch),
+                stages: 2,
+                transposes: K_CONTIGUOUS,
+                aligns: V8,
+                grid: LARGE_GRID,
+                fusions: PLAIN,
+                dtypes: &[DType::Fp8E4M3Fnuz, DType::Fp8E5M2Fnuz],
+                why: FP8_WHY_GFX942,
+            },
+        });
         out.push(Family {
             name: "small",
             arch,
@@ -171,7 +214,11 @@ pub fn entries() -> Vec<(Family, KernelConfig)> {
     for f in families() {
         let fused = f.fusions != PLAIN;
         for &ab in f.dtypes {
-            let outs: &[DType] = if ab == DType::F32 { &[DType::F32] } else { &[DType::F32, ab] };
+            let outs: &[DType] = match ab {
+                DType::F32 => &[DType::F32],
+                d if d.is_fp8() => &[DType::F32, DType::Bf16, DType::F16],
+                _ => &[DType::F32, ab],
+            };
             for &c in outs {
                 if fused && c != ab {
                     continue;

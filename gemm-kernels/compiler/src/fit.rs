@@ -3,7 +3,8 @@
 //! declined with a typed reason before any pass runs.
 //!
 //! The space (issue 11): `MT, NT` in {64, 128, 256}; `KT` in {32, 64, 128} for 16-bit
-//! inputs; 4 or 8 waves in any power-of-two grid `WM x WN` that divides the tile into
+//! inputs, {32, 64} for f32, {64, 128, 256} for fp8 (rows of 64 to 256 bytes; fp8 only
+//! with both operands K-contiguous and `v8` alignment); 4 or 8 waves in any power-of-two grid `WM x WN` that divides the tile into
 //! whole MFMA blocks; the arch's full-rate MFMA shapes ([`crate::lower::MFMA_TABLE`]);
 //! register and LDS limits of ISA.md §4.5 / ARCH.md (512 VGPR+AGPR per lane with at most
 //! 256 of each, 64 KiB LDS on gfx942, 160 KiB on gfx950).
@@ -22,7 +23,7 @@ pub enum Unfit {
     WaveGrid(u32, u32, u32),
     #[error("tile {0}x{1}: MT and NT must be 64, 128 or 256")]
     TileMn(u32, u32),
-    #[error("K tile {kt} for {dtype}: must be 32, 64 or 128 (32 or 64 for f32)")]
+    #[error("K tile {kt} for {dtype}: must be 32, 64 or 128 (32 or 64 for f32, 64, 128 or 256 for fp8)")]
     TileK { kt: u32, dtype: DType },
     #[error("K tile {kt} is not a multiple of the MFMA's K ({k}) in 16-byte runs per lane group")]
     KGroup { kt: u32, k: u32 },
@@ -34,12 +35,24 @@ pub enum Unfit {
     Vgprs { vgprs: u32, frags: u32, staging: u32 },
     #[error("input dtype {0} has no kernel in this space yet")]
     InputDtype(DType),
+    #[error("fp8 kernels need both operands contiguous along K (A transposed, B not): a transposing copy would write LDS one byte at a time")]
+    Fp8Transpose,
+    #[error("fp8 kernels need `v8` alignment (leading dimensions a multiple of 16 elements): element copies would load one byte per instruction")]
+    Fp8Align,
 }
 
 /// Checks `c` against the kernel space and the arch limits.
 pub fn check(c: &KernelConfig) -> Result<(), Unfit> {
-    if !matches!(c.ab_type, DType::Bf16 | DType::F16 | DType::F32) {
+    if !matches!(c.ab_type, DType::Bf16 | DType::F16 | DType::F32) && !c.ab_type.is_fp8() {
         return Err(Unfit::InputDtype(c.ab_type));
+    }
+    if c.ab_type.is_fp8() {
+        if !(c.k_contiguous(Operand::A) && c.k_contiguous(Operand::B)) {
+            return Err(Unfit::Fp8Transpose);
+        }
+        if c.align != crate::ir::Align::Vec8 {
+            return Err(Unfit::Fp8Align);
+        }
     }
     if crate::lower::mfma_op(c.arch, c.ab_type, c.mfma).is_none() {
         return Err(Unfit::MfmaShape { arch: c.arch, dtype: c.ab_type, shape: c.mfma });
@@ -55,9 +68,10 @@ pub fn check(c: &KernelConfig) -> Result<(), Unfit> {
     if ![mt, nt].iter().all(|x| matches!(x, 64 | 128 | 256)) {
         return Err(Unfit::TileMn(mt, nt));
     }
-    // 16-bit inputs: 64..256-byte rows; f32: 128 or 256.
+    // 16-bit inputs: 64..256-byte rows; f32: 128 or 256; fp8: 64..256.
     let kt_ok = match c.ab_type {
         DType::F32 => matches!(kt, 32 | 64),
+        d if d.is_fp8() => matches!(kt, 64 | 128 | 256),
         _ => matches!(kt, 32 | 64 | 128),
     };
     if !kt_ok {

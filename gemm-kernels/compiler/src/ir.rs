@@ -19,7 +19,7 @@ pub enum Operand {
     B,
 }
 
-/// An MFMA shape `M x N x K` (f32 accumulation, 16-bit inputs).
+/// An MFMA shape `M x N x K` (f32 accumulation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct MfmaShape {
     pub m: u32,
@@ -41,6 +41,22 @@ impl MfmaShape {
         match arch {
             Arch::Gfx942 => MfmaShape { m: 16, n: 16, k: 16 },
             Arch::Gfx950 => MfmaShape { m: 16, n: 16, k: 32 },
+        }
+    }
+    /// The full-rate fp8 32x32 shape: `32x32x16_fp8_fp8` on gfx942, `32x32x64_f8f6f4` on
+    /// gfx950 (ISA.md §1.2; ARCH.md "MFMA cost": the gfx942 shapes run at half rate there).
+    pub fn fp8_32(arch: Arch) -> MfmaShape {
+        match arch {
+            Arch::Gfx942 => MfmaShape { m: 32, n: 32, k: 16 },
+            Arch::Gfx950 => MfmaShape { m: 32, n: 32, k: 64 },
+        }
+    }
+    /// The full-rate fp8 16x16 shape: `16x16x32_fp8_fp8` on gfx942, `16x16x128_f8f6f4` on
+    /// gfx950.
+    pub fn fp8_16(arch: Arch) -> MfmaShape {
+        match arch {
+            Arch::Gfx942 => MfmaShape { m: 16, n: 16, k: 32 },
+            Arch::Gfx950 => MfmaShape { m: 16, n: 16, k: 128 },
         }
     }
     /// Issue cycles of one instruction (ARCH.md "MFMA cost": 32x32 = 8 passes = 32 cycles,
@@ -157,7 +173,8 @@ pub enum DmaPolicy {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct KernelConfig {
     pub arch: Arch,
-    /// Input dtype of A and B (bf16 or f16).
+    /// Input dtype of A and B: bf16, f16, f32, or fp8 (FNUZ e4m3/e5m2 on gfx942, OCP
+    /// e4m3/e5m2 on gfx950; A and B of one flavour).
     pub ab_type: DType,
     /// Output dtype (f32, bf16, f16); accumulation is always f32.
     pub c_type: DType,
@@ -237,7 +254,9 @@ impl KernelConfig {
             DType::F32 => "f32",
             DType::F16 => "f16",
             DType::Bf16 => "bf16",
-            _ => "fp8",
+            // FNUZ on gfx942, OCP on gfx950: the arch in the name tells them apart.
+            DType::Fp8E4M3Fnuz | DType::Fp8E4M3 => "fp8",
+            DType::Fp8E5M2Fnuz | DType::Fp8E5M2 => "bf8",
         };
         let mut grid =
             if self.grid.is_plain() { String::new() } else { format!("_c{}g{}", self.grid.chunk, self.grid.wgm) };
@@ -267,6 +286,20 @@ impl KernelConfig {
             self.mfma.k,
             self.align.name()
         )
+    }
+    /// Elements `lda`/`ldb` must be a multiple of: the alignment class's
+    /// [`Align::elems`], and for `v8` with 1-byte inputs a whole 16-byte vector (16 fp8
+    /// elements), so every vector load stays 16-byte aligned (ISA.md §2.2).
+    pub fn align_elems(&self) -> u32 {
+        match self.align {
+            Align::Vec8 => self.align.elems().max(self.vec_elems()),
+            Align::Elem => 1,
+        }
+    }
+    /// Whether the kernel takes fp8 inputs and with them the per-tensor scale arguments
+    /// (`kernel_args.rs`: `scale_a`, `scale_b`, `scale_d`).
+    pub fn scaled(&self) -> bool {
+        self.ab_type.is_fp8()
     }
     /// Input elements per 16-byte copy vector.
     pub fn vec_elems(&self) -> u32 {

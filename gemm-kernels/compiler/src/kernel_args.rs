@@ -24,6 +24,18 @@
 //! | 68 | 4 | clamp_hi | f32 upper bound |
 //! | 72 | 8 | (padding) | |
 //!
+//! fp8 kernels (`KernelConfig::scaled`) take those and the per-tensor scales (96 bytes):
+//! `D = scale_d * (alpha * scale_a * scale_b * op(A) op(B) + beta * C)`, with
+//! `(scale_a * scale_b) * alpha` formed once in f32 (the dequantisation scales of A and B
+//! and the output scale, as hipBLASLt's `scaleA`/`scaleB`/`scaleD`):
+//!
+//! | offset | size | name  | meaning |
+//! |-------:|-----:|-------|---------|
+//! | 80 | 4 | scale_a | f32 |
+//! | 84 | 4 | scale_b | f32 |
+//! | 88 | 4 | scale_d | f32 |
+//! | 92 | 4 | (padding) | |
+//!
 //! Storage is column-major (see `ir.rs`). Launch: workgroup size `[256, 1, 1]`, grid in
 //! work-items `[ceil(m/MT)*256, ceil(n/NT), 1]`, no dynamic LDS. Requirements the caller
 //! checks: m, n >= 1; each matrix's byte span `((cols-1)*ld + rows) * size` below 2^31
@@ -45,14 +57,19 @@ pub const OFF_ALPHA: u32 = 48;
 pub const OFF_BETA: u32 = 52;
 pub const OFF_BIAS: u32 = 56;
 pub const OFF_CLAMP: u32 = 64;
+pub const OFF_SCALE: u32 = 80;
 /// Kernarg bytes of plain kernels.
 pub const SIZE: u32 = 56;
 /// Kernarg bytes of kernels with a fused epilogue.
 pub const SIZE_FUSED: u32 = 80;
+/// Kernarg bytes of fp8 kernels (the fused layout, then the scales).
+pub const SIZE_SCALED: u32 = 96;
 
 /// Kernarg bytes of a configuration.
 pub fn size(c: &crate::ir::KernelConfig) -> u32 {
-    if c.fusion == crate::ir::Fusion::NONE {
+    if c.scaled() {
+        SIZE_SCALED
+    } else if c.fusion == crate::ir::Fusion::NONE {
         SIZE
     } else {
         SIZE_FUSED
@@ -61,10 +78,12 @@ pub fn size(c: &crate::ir::KernelConfig) -> u32 {
 
 /// The arguments of a configuration.
 pub fn args(c: &crate::ir::KernelConfig) -> &'static [Arg] {
-    if c.fusion == crate::ir::Fusion::NONE {
+    if c.scaled() {
+        &ARGS
+    } else if c.fusion == crate::ir::Fusion::NONE {
         &ARGS[..11]
     } else {
-        &ARGS
+        &ARGS[..14]
     }
 }
 
@@ -77,8 +96,9 @@ pub struct Arg {
     pub pointer: bool,
 }
 
-/// The layout, in order (the first 11 for plain kernels).
-pub const ARGS: [Arg; 14] = [
+/// The layout, in order (the first 11 for plain kernels, 14 for fused epilogues, all for
+/// fp8 kernels).
+pub const ARGS: [Arg; 17] = [
     Arg { name: "a", offset: OFF_A, size: 8, pointer: true },
     Arg { name: "b", offset: OFF_B, size: 8, pointer: true },
     Arg { name: "c", offset: OFF_C, size: 8, pointer: true },
@@ -93,6 +113,9 @@ pub const ARGS: [Arg; 14] = [
     Arg { name: "bias", offset: OFF_BIAS, size: 8, pointer: true },
     Arg { name: "clamp_lo", offset: OFF_CLAMP, size: 4, pointer: false },
     Arg { name: "clamp_hi", offset: OFF_CLAMP + 4, size: 4, pointer: false },
+    Arg { name: "scale_a", offset: OFF_SCALE, size: 4, pointer: false },
+    Arg { name: "scale_b", offset: OFF_SCALE + 4, size: 4, pointer: false },
+    Arg { name: "scale_d", offset: OFF_SCALE + 8, size: 4, pointer: false },
 ];
 
 /// The `.args` metadata entries of a configuration.
@@ -109,8 +132,8 @@ pub fn metadata_args(c: &crate::ir::KernelConfig) -> Vec<KernelArg> {
         .collect()
 }
 
-/// Packs the argument bytes (80: a plain kernel reads the first 56), the fused-epilogue
-/// arguments set to no bias and no clamp.
+/// Packs the argument bytes (96: a plain kernel reads the first 56, a fused one 80), the
+/// fused-epilogue arguments set to no bias and no clamp, the fp8 scales to 1.
 #[allow(clippy::too_many_arguments)]
 pub fn pack(
     a: u64,
@@ -124,8 +147,8 @@ pub fn pack(
     ldc: u32,
     alpha: f32,
     beta: f32,
-) -> [u8; SIZE_FUSED as usize] {
-    let mut out = [0u8; SIZE_FUSED as usize];
+) -> [u8; SIZE_SCALED as usize] {
+    let mut out = [0u8; SIZE_SCALED as usize];
     out[0..8].copy_from_slice(&a.to_le_bytes());
     out[8..16].copy_from_slice(&b.to_le_bytes());
     out[16..24].copy_from_slice(&c.to_le_bytes());
@@ -135,11 +158,20 @@ pub fn pack(
     out[OFF_ALPHA as usize..OFF_ALPHA as usize + 4].copy_from_slice(&alpha.to_le_bytes());
     out[OFF_BETA as usize..OFF_BETA as usize + 4].copy_from_slice(&beta.to_le_bytes());
     with_epilogue(&mut out, 0, f32::NEG_INFINITY, f32::INFINITY);
+    with_scales(&mut out, 1.0, 1.0, 1.0);
     out
 }
 
+/// Sets the fp8 kernels' per-tensor scales.
+pub fn with_scales(args: &mut [u8; SIZE_SCALED as usize], scale_a: f32, scale_b: f32, scale_d: f32) {
+    for (i, x) in [scale_a, scale_b, scale_d].into_iter().enumerate() {
+        let at = (OFF_SCALE + 4 * i as u32) as usize;
+        args[at..at + 4].copy_from_slice(&x.to_le_bytes());
+    }
+}
+
 /// Sets the epilogue arguments: the bias vector's address and the clamp bounds.
-pub fn with_epilogue(args: &mut [u8; SIZE_FUSED as usize], bias: u64, clamp_lo: f32, clamp_hi: f32) {
+pub fn with_epilogue(args: &mut [u8; SIZE_SCALED as usize], bias: u64, clamp_lo: f32, clamp_hi: f32) {
     args[OFF_BIAS as usize..OFF_BIAS as usize + 8].copy_from_slice(&bias.to_le_bytes());
     args[OFF_CLAMP as usize..OFF_CLAMP as usize + 4].copy_from_slice(&clamp_lo.to_le_bytes());
     args[OFF_CLAMP as usize + 4..OFF_CLAMP as usize + 8].copy_from_slice(&clamp_hi.to_le_bytes());

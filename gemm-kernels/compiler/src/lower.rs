@@ -87,6 +87,9 @@ struct L<'a> {
     srd_bias: Reg,
     clamp_lo: O,
     clamp_hi: O,
+    /// fp8 kernels: `alpha * scale_a * scale_b` in a VGPR (uniform), and `scale_d`.
+    alpha_scaled: Option<Reg>,
+    scale_d: O,
     /// Where address registers for LDS offsets past the 16-bit DS offset field are
     /// computed: the end of the setup code (before the loop).
     hoist: usize,
@@ -614,12 +617,19 @@ impl L<'_> {
                     let v = g.v as u16;
                     // 16-bit: one register per element (packed below or at the LDS write);
                     // f32: the elements are the staging dwords themselves.
-                    let elems: Vec<Reg> = if last && v == 8 {
+                    // 16-bit and fp8 in the prologue: one register per element, packed
+                    // below; the main loop's 16-bit element copies (`e1` kernels) pack at
+                    // the LDS write; f32: the elements are the staging dwords themselves.
+                    let elems: Vec<Reg> = if last && e < 4 {
                         (0..v).map(|_| self.vv()).collect()
                     } else {
                         (0..v).map(|el| Reg { file: RegFile::Vgpr, index: stage.index + el, count: 1 }).collect()
                     };
-                    let load = if e == 4 { Op::BUFFER_LOAD_DWORD } else { Op::BUFFER_LOAD_USHORT };
+                    let load = match e {
+                        4 => Op::BUFFER_LOAD_DWORD,
+                        2 => Op::BUFFER_LOAD_USHORT,
+                        _ => Op::BUFFER_LOAD_UBYTE,
+                    };
                     for (el, dst) in elems.iter().enumerate() {
                         let mut o = off;
                         if let Some(rc) = rem_c {
@@ -632,7 +642,16 @@ impl L<'_> {
                             .offen()
                             .offset((el as i64 * e) as i32));
                     }
-                    if last && v == 8 {
+                    if last && e == 1 {
+                        // fp8: four zero-extended bytes per dword, element 4d in bits 7:0.
+                        for d in 0..4u16 {
+                            let el = |i: u16| whole(elems[(4 * d + i) as usize]);
+                            let (t1, t2) = (self.vv(), self.vv());
+                            self.i(Op::V_LSHL_OR_B32, &[whole(t1), el(1), int(8), el(0)]);
+                            self.i(Op::V_LSHL_OR_B32, &[whole(t2), el(2), int(16), whole(t1)]);
+                            self.i(Op::V_LSHL_OR_B32, &[sub(stage, d, 1), el(3), int(24), whole(t2)]);
+                        }
+                    } else if last && v == 8 {
                         // The prologue writes LDS right away: pack now into dwords 0..4.
                         for d in 0..4u16 {
                             self.i(
@@ -738,7 +757,12 @@ impl L<'_> {
                     let acc = whole(self.acc[bm * fb.len() + bn]);
                     let sa = sub(*a, st * rps as u16, rps);
                     let sb = sub(*b, st * rps as u16, rps);
-                    self.i(op, &[acc, sa, sb, acc]);
+                    let mut inst = Inst::new(op, &[acc, sa, sb, acc]);
+                    if op.def().has(gemm_isa::table::flags::F8F6F4) {
+                        let f = f8f6f4_format(c.ab_type).expect("fp8 MFMA rows have a format");
+                        inst = inst.cbsz_abid_blgp(f, 0, f);
+                    }
+                    self.ie(inst);
                 }
             }
         }
@@ -767,16 +791,37 @@ impl L<'_> {
         }
     }
 
-    /// `alpha * acc[r] (+ beta * c)` of one accumulator register, in f32.
+    /// `alpha * acc[r] (+ beta * c)` of one accumulator register, in f32; fp8 kernels:
+    /// `scale_d * (alpha * scale_a * scale_b * acc[r] (+ beta * c))` (`kernel_args.rs`).
     fn scale(&mut self, acc: Reg, r: u16, cval: Option<Reg>) -> Reg {
         let (alpha, beta) = (self.arg(12), self.arg(13));
+        let alpha = self.alpha_scaled.map_or(alpha, whole);
         let x = self.vv();
         self.i(Op::V_ACCVGPR_READ_B32, &[whole(x), sub(acc, r, 1)]);
         self.i(Op::V_MUL_LEGACY_F32, &[whole(x), alpha, whole(x)]);
         if let Some(cv) = cval {
             self.i(Op::V_FMA_F32, &[whole(x), beta, whole(cv), whole(x)]);
         }
+        if self.alpha_scaled.is_some() {
+            self.i(Op::V_MUL_F32, &[whole(x), self.scale_d, whole(x)]);
+        }
         x
+    }
+
+    /// fp8 kernels: loads the per-tensor scales and forms `alpha * scale_a * scale_b` once
+    /// (gfx9 has no scalar float ALU, so in a VGPR).
+    fn load_scales(&mut self) {
+        if !self.c().scaled() {
+            return;
+        }
+        let sc = self.p.vreg(RegFile::Sgpr, 4);
+        self.i(Op::S_LOAD_DWORDX4, &[whole(sc), sr(0, 2), O::Imm(ka::OFF_SCALE as i64)]);
+        let a = self.vv();
+        self.i(Op::V_MOV_B32, &[whole(a), sub(sc, 0, 1)]);
+        self.i(Op::V_MUL_F32, &[whole(a), sub(sc, 1, 1), whole(a)]);
+        self.i(Op::V_MUL_F32, &[whole(a), self.arg(12), whole(a)]);
+        self.alpha_scaled = Some(a);
+        self.scale_d = sub(sc, 2, 1);
     }
 
     /// C's 16-bit value in the low (`hi == false`) or high half of `v` as f32.
@@ -1087,6 +1132,7 @@ impl L<'_> {
         let k7fff = self.sv();
         self.i(Op::S_MOVK_I32, &[whole(k7fff), O::Imm(0x7fff)]);
         self.k7fff = k7fff;
+        self.load_scales();
         let f = c.fusion;
         if f != crate::ir::Fusion::NONE {
             // bias_lo bias_hi clamp_lo clamp_hi
@@ -1158,7 +1204,30 @@ pub const MFMA_TABLE: &[(Arch, DType, MfmaShape, Op, u32)] = &[
     (Arch::Gfx942, DType::F32, MfmaShape { m: 16, n: 16, k: 4 }, Op::V_MFMA_F32_16X16X4_F32, 32),
     (Arch::Gfx950, DType::F32, MfmaShape { m: 32, n: 32, k: 2 }, Op::V_MFMA_F32_32X32X2_F32, 64),
     (Arch::Gfx950, DType::F32, MfmaShape { m: 16, n: 16, k: 4 }, Op::V_MFMA_F32_16X16X4_F32, 32),
+    // fp8 on gfx942 (FNUZ; ISA.md §1.2, ARCH.md "MFMA cost": 8 / 4 passes).
+    (Arch::Gfx942, DType::Fp8E4M3Fnuz, MfmaShape { m: 32, n: 32, k: 16 }, Op::V_MFMA_F32_32X32X16_FP8_FP8, 32),
+    (Arch::Gfx942, DType::Fp8E5M2Fnuz, MfmaShape { m: 32, n: 32, k: 16 }, Op::V_MFMA_F32_32X32X16_BF8_BF8, 32),
+    (Arch::Gfx942, DType::Fp8E4M3Fnuz, MfmaShape { m: 16, n: 16, k: 32 }, Op::V_MFMA_F32_16X16X32_FP8_FP8, 16),
+    (Arch::Gfx942, DType::Fp8E5M2Fnuz, MfmaShape { m: 16, n: 16, k: 32 }, Op::V_MFMA_F32_16X16X32_BF8_BF8, 16),
+    // fp8 on gfx950 (OCP) through the f8f6f4 forms, the format in cbsz/blgp
+    // ([`F8F6F4_FORMATS`]); ARCH.md "MFMA cost": 16 / 8 passes with fp8 inputs, twice the
+    // FLOP per cycle of the gfx942 fp8 shapes. The unscaled form: the `v_mfma_scale_*`
+    // variant with unit scales computes the same at the same rate, and the scales this
+    // kernel takes are per tensor (applied once in the epilogue).
+    (Arch::Gfx950, DType::Fp8E4M3, MfmaShape { m: 32, n: 32, k: 64 }, Op::V_MFMA_F32_32X32X64_F8F6F4, 64),
+    (Arch::Gfx950, DType::Fp8E5M2, MfmaShape { m: 32, n: 32, k: 64 }, Op::V_MFMA_F32_32X32X64_F8F6F4, 64),
+    (Arch::Gfx950, DType::Fp8E4M3, MfmaShape { m: 16, n: 16, k: 128 }, Op::V_MFMA_F32_16X16X128_F8F6F4, 32),
+    (Arch::Gfx950, DType::Fp8E5M2, MfmaShape { m: 16, n: 16, k: 128 }, Op::V_MFMA_F32_16X16X128_F8F6F4, 32),
 ];
+
+/// The `cbsz` (A) / `blgp` (B) format code of an `*_f8f6f4` MFMA source (gemm-isa
+/// `flags::F8F6F4`, LLVM `AMDGPU::MFMAScaleFormats`): 0 fp8 (OCP e4m3), 1 bf8 (OCP e5m2).
+pub const F8F6F4_FORMATS: &[(DType, u8)] = &[(DType::Fp8E4M3, 0), (DType::Fp8E5M2, 1)];
+
+/// The format code of `dtype` for an `*_f8f6f4` MFMA.
+pub fn f8f6f4_format(dtype: DType) -> Option<u8> {
+    F8F6F4_FORMATS.iter().find(|r| r.0 == dtype).map(|r| r.1)
+}
 
 /// The MFMA instruction for `(arch, dtype, shape)`, if the shape runs at full rate there.
 pub fn mfma_op(arch: Arch, dtype: DType, shape: MfmaShape) -> Option<Op> {
@@ -1207,6 +1276,8 @@ pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
         srd_bias: Reg { file: RegFile::Sgpr, index: 0, count: 1 },
         clamp_lo: O::Int(0),
         clamp_hi: O::Int(0),
+        alpha_scaled: None,
+        scale_d: O::Int(0),
         hoist: 0,
         shifted: Default::default(),
     };

@@ -97,6 +97,12 @@ fn round_trip(k: &CompiledKernel, dir: &Path) {
     ] {
         assert!(notes.contains(&want), "{}: readelf --notes lacks {want:?}:\n{notes}", k.name);
     }
+    if k.config.scaled() {
+        for want in ["scale_a", "scale_b", "scale_d"] {
+            let want = format!(".name:           {want}");
+            assert!(notes.contains(&want), "{}: readelf --notes lacks {want:?}", k.name);
+        }
+    }
 }
 
 #[test]
@@ -104,6 +110,7 @@ fn every_catalogue_kernel_round_trips_through_llvm() {
     let dir = tmpdir();
     let configs = catalogue::configs();
     assert!(configs.len() >= 32);
+    assert!(configs.iter().any(|c| c.ab_type.is_fp8()), "fp8 kernels are part of the round trip");
     for cfg in configs {
         let k = compile(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name()));
         round_trip(&k, &dir);

@@ -1,0 +1,264 @@
+//! fp8 kernels in the emulator (gemm-emu) with the race detector and hazard checker on:
+//! FNUZ e4m3/e5m2 on gfx942 (`v_mfma_f32_{16x16x32,32x32x16}_{fp8,bf8}`), OCP e4m3/e5m2 on
+//! gfx950 (`v_mfma_f32_{16x16x128,32x32x64}_f8f6f4`), outputs f32, bf16 and f16, the
+//! per-tensor scales, edge shapes, K tails, padded leading dimensions, beta = 0 with NaN
+//! in C, every scheduling mode; NaN/Inf encodings decoded per flavour.
+//!
+//! The inputs are multiples of 1/4 in [-2, 2] and the scales powers of two, so every
+//! product and partial sum is exact in f32: the kernel's result must equal the exact value
+//! computed from the decoded fp8 inputs, rounded once to C's type, bit for bit.
+
+use gemm_compiler::ir::{Align, Arch, KernelConfig, MfmaShape};
+use gemm_compiler::{catalogue, compile, kernel_args, CompiledKernel};
+use gemm_core::fp8::{Fp8E4M3, Fp8E4M3Fnuz, Fp8E5M2, Fp8E5M2Fnuz};
+use gemm_core::{bf16, f16, DType, Element, GemmProblem, Layout, Transpose};
+use gemm_emu::{Device, LaunchOptions, Mode, Schedule};
+use rand::{Rng, SeedableRng};
+
+fn upload(dev: &Device, b: &[u8]) -> u64 {
+    let p = dev.alloc((b.len() as u64).next_multiple_of(16).max(16)).unwrap();
+    dev.copy_in(p, b).unwrap();
+    p
+}
+
+fn bytes<T: Element>(v: &[T]) -> Vec<u8> {
+    bytemuck::cast_slice(v).to_vec()
+}
+
+/// Multiples of 1/4 in [-2, 2]: exact in every fp8 flavour.
+fn fill<T: Element>(n: usize, rng: &mut rand_chacha::ChaCha8Rng) -> Vec<T> {
+    (0..n).map(|_| T::from_f32(rng.gen_range(-8i32..=8) as f32 * 0.25)).collect()
+}
+
+#[derive(Clone, Copy)]
+struct Case {
+    m: usize,
+    n: usize,
+    k: usize,
+    pad: usize,
+    alpha: f32,
+    beta: f32,
+    /// `(scale_a, scale_b, scale_d)`.
+    scales: (f32, f32, f32),
+}
+
+const fn case(m: usize, n: usize, k: usize, pad: usize, alpha: f32, beta: f32) -> Case {
+    Case { m, n, k, pad, alpha, beta, scales: (1.0, 1.0, 1.0) }
+}
+
+/// The edge shapes: 1x1x1, 17x33x65, 255x257x129, a K tail past a whole tile, beta = 0
+/// (NaN in C) and beta != 0, padded leading dimensions, scales.
+const CASES: [Case; 5] = [
+    case(1, 1, 1, 3, 1.0, 0.0),
+    Case { m: 17, n: 33, k: 65, pad: 5, alpha: 1.5, beta: 0.0, scales: (0.5, 4.0, 0.25) },
+    Case { m: 33, n: 18, k: 300, pad: 0, alpha: -0.5, beta: 0.75, scales: (2.0, 0.125, 2.0) },
+    case(255, 257, 129, 9, 1.0, -1.25),
+    Case { m: 64, n: 40, k: 200, pad: 16, alpha: 2.0, beta: 0.0, scales: (1.0, 0.5, 8.0) },
+];
+
+/// Runs `k` on `cs` and compares every C entry with the exact result; `special` puts raw
+/// fp8 codes into A at `(i, l)` of op(A) before the run.
+fn run<AB: Element, C: Element>(k: &CompiledKernel, cs: &Case, sched: Schedule, special: &[(usize, usize, u8)]) {
+    let cfg = k.config;
+    let t = |b| Transpose::from_bool(b);
+    let mut p = GemmProblem::new(cs.m, cs.n, cs.k)
+        .with_layout(Layout::ColMajor)
+        .with_transposes(t(cfg.trans_a), t(cfg.trans_b))
+        .with_scalars(cs.alpha, cs.beta)
+        .with_dtypes(AB::DTYPE, AB::DTYPE, C::DTYPE);
+    let al = cfg.align_elems() as usize;
+    let ld = |x: usize| (x + cs.pad).next_multiple_of(al);
+    p = p.with_leading_dims(ld(p.lda), ld(p.ldb), ld(p.ldc));
+    let spans = p.validate().unwrap();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(sched.seed ^ (cs.m * 1000 + cs.k) as u64);
+    let mut a: Vec<AB> = fill(spans.a, &mut rng);
+    let b: Vec<AB> = fill(spans.b, &mut rng);
+    // op(A)(i, l) lives at `l + i*lda` (A transposed) or `i + l*lda`.
+    let at = |i: usize, l: usize| if cfg.trans_a { l + i * p.lda } else { i + l * p.lda };
+    let bt = |l: usize, j: usize| if cfg.trans_b { j + l * p.ldb } else { l + j * p.ldb };
+    for &(i, l, code) in special {
+        a[at(i, l)] = bytemuck::cast::<u8, AB>(code);
+    }
+    let c0: Vec<C> = if cs.beta == 0.0 { vec![C::from_f32(f32::NAN); spans.c] } else { fill(spans.c, &mut rng) };
+    let dev = Device::new(cfg.arch);
+    let (pa, pb, pc) = (upload(&dev, &bytes(&a)), upload(&dev, &bytes(&b)), upload(&dev, &bytes(&c0)));
+    let mut args = kernel_args::pack(
+        pa,
+        pb,
+        pc,
+        p.m as u32,
+        p.n as u32,
+        p.k as u32,
+        p.lda as u32,
+        p.ldb as u32,
+        p.ldc as u32,
+        p.alpha,
+        p.beta,
+    );
+    let (sa, sb, sd) = cs.scales;
+    kernel_args::with_scales(&mut args, sa, sb, sd);
+    let (wg, block) = kernel_args::launch_workgroups(p.m as u32, p.n as u32, cfg.tile, cfg.threads());
+    let opts = LaunchOptions { schedule: sched, threads: 2, ..Default::default() };
+    let r =
+        dev.launch_with(&k.code_object, &k.name, wg, block, &args[..kernel_args::size(&cfg) as usize], &opts).unwrap();
+    assert!(r.reports.is_empty(), "{} {}x{}x{} {sched:?}: checker findings:\n{r}", k.name, p.m, p.n, p.k);
+    let tiles = (p.k as u64).div_ceil(cfg.tile.2 as u64).max(1);
+    let waves = (wg[0] * wg[1]) as u64 * cfg.waves as u64;
+    assert_eq!(r.counts.mfma, waves * tiles * k.stats.mfma_per_k_step as u64, "{}", k.name);
+    let mut out = vec![0u8; spans.c * C::DTYPE.size_bytes()];
+    dev.copy_out(pc, &mut out).unwrap();
+    let c1: Vec<C> = bytemuck::cast_slice(&out).to_vec();
+    // Exact in f64 from the decoded inputs (the sums are exact in f32 too), then
+    // `scale_d * (alpha * sa * sb * s + beta * c)` with power-of-two scales: exact.
+    let alpha = (sa * sb * cs.alpha * sd) as f64;
+    let beta = (cs.beta * sd) as f64;
+    for j in 0..p.n {
+        for i in 0..p.m {
+            let mut s = 0f64;
+            for l in 0..p.k {
+                s += a[at(i, l)].to_f32() as f64 * b[bt(l, j)].to_f32() as f64;
+            }
+            let mut y = alpha * s;
+            if cs.beta != 0.0 {
+                y += beta * c0[i + j * p.ldc].to_f32() as f64;
+            }
+            let want = C::from_f32(y as f32);
+            let got = c1[i + j * p.ldc];
+            let same = bytes(&[want]) == bytes(&[got]) || (want.to_f32().is_nan() && got.to_f32().is_nan());
+            assert!(same, "{} {}x{}x{} {sched:?} ({i},{j}): got {}, want {y}", k.name, p.m, p.n, p.k, got.to_f32());
+        }
+        // Padding between columns of C is untouched.
+        for i in p.m..p.ldc.min(spans.c - j * p.ldc) {
+            assert!(bytes(&[c0[i + j * p.ldc]]) == bytes(&[c1[i + j * p.ldc]]), "{}: C padding written", k.name);
+        }
+    }
+    // The same result through the shared reference check (gemm-core), scales folded into
+    // the scalars.
+    if special.is_empty() {
+        let q = p.with_scalars(alpha as f32, beta as f32);
+        let rep = gemm_core::reference::check(&q, &a, &b, &c0, &c1, None).unwrap();
+        assert!(rep.passed() && (C::DTYPE != DType::F32 || rep.max_abs_err == 0.0), "{}: {rep:?}", k.name);
+    }
+}
+
+fn run_kernel(k: &CompiledKernel, cs: &Case, sched: Schedule, special: &[(usize, usize, u8)]) {
+    macro_rules! out {
+        ($ab:ty) => {
+            match k.config.c_type {
+                DType::F32 => run::<$ab, f32>(k, cs, sched, special),
+                DType::Bf16 => run::<$ab, bf16>(k, cs, sched, special),
+                DType::F16 => run::<$ab, f16>(k, cs, sched, special),
+                other => panic!("no fp8 test for output {other}"),
+            }
+        };
+    }
+    match k.config.ab_type {
+        DType::Fp8E4M3Fnuz => out!(Fp8E4M3Fnuz),
+        DType::Fp8E5M2Fnuz => out!(Fp8E5M2Fnuz),
+        DType::Fp8E4M3 => out!(Fp8E4M3),
+        DType::Fp8E5M2 => out!(Fp8E5M2),
+        other => panic!("not fp8: {other}"),
+    }
+}
+
+/// The fp8 flavours of an arch.
+fn flavours(arch: Arch) -> [DType; 2] {
+    match arch {
+        Arch::Gfx942 => [DType::Fp8E4M3Fnuz, DType::Fp8E5M2Fnuz],
+        Arch::Gfx950 => [DType::Fp8E4M3, DType::Fp8E5M2],
+    }
+}
+
+fn small(arch: Arch, ab: DType, c: DType, mfma: MfmaShape, kt: u32) -> CompiledKernel {
+    let cfg = KernelConfig::new(arch, ab, c, true, false, Align::Vec8).with_shape((64, 64, kt), (2, 2), mfma, 2);
+    compile(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name()))
+}
+
+/// Every flavour x arch x output type on a 64x64 tile with both MFMA shapes, each case
+/// under a different scheduling mode (every mode meets every flavour).
+#[test]
+fn fp8_every_flavour_arch_output() {
+    for arch in Arch::ALL {
+        for (fi, ab) in flavours(arch).into_iter().enumerate() {
+            for (oi, c) in [DType::F32, DType::Bf16, DType::F16].into_iter().enumerate() {
+                let mfma = if (fi + oi) % 2 == 0 { MfmaShape::fp8_16(arch) } else { MfmaShape::fp8_32(arch) };
+                let kt = if arch == Arch::Gfx942 { 64 } else { 128 };
+                let k = small(arch, ab, c, mfma, kt);
+                assert_eq!(gemm_compiler::lds::k_step_conflicts(&k.kernel), (0, 0), "{}", k.name);
+                for (ci, cs) in CASES.iter().enumerate() {
+                    if ci == 3 && (fi + oi) % 3 != 0 {
+                        continue; // 255x257x129 on a third of the kernels (the catalogue test runs it on all).
+                    }
+                    let mode = Mode::ALL[(ci + fi + 2 * oi) % Mode::ALL.len()];
+                    run_kernel(&k, cs, Schedule { mode, seed: 70 + ci as u64 }, &[]);
+                }
+            }
+        }
+    }
+}
+
+/// The catalogue's fp8 kernels: every one on the edge shapes, every scheduling mode.
+#[test]
+fn fp8_catalogue_kernels() {
+    let ks: Vec<_> =
+        catalogue::configs().into_iter().filter(|c| c.ab_type.is_fp8()).map(|c| compile(c).unwrap()).collect();
+    assert!(ks.len() >= 4, "fp8 families on both archs");
+    for arch in Arch::ALL {
+        assert!(ks.iter().any(|k| k.config.arch == arch), "no fp8 kernel for {arch}");
+    }
+    for (i, k) in ks.iter().enumerate() {
+        assert_eq!(gemm_compiler::lds::k_step_conflicts(&k.kernel), (0, 0), "{}", k.name);
+        for (ci, cs) in CASES.iter().enumerate() {
+            let mode = Mode::ALL[(i + ci) % Mode::ALL.len()];
+            run_kernel(k, cs, Schedule { mode, seed: 90 + ci as u64 }, &[]);
+        }
+    }
+}
+
+/// NaN and Inf codes decode per flavour: FNUZ has one NaN (0x80) and no Inf (0x7f is the
+/// largest finite value, 240 for e4m3 and 57344 for e5m2); OCP e4m3 has NaN 0x7f and no
+/// Inf; OCP e5m2 has Inf 0x7c / -Inf 0xfc and NaN 0x7f. Row 0 of C gets the special
+/// times finite B values, row 1 the largest finite code of the flavour.
+#[test]
+fn fp8_nan_inf_codes() {
+    for arch in Arch::ALL {
+        for (fi, ab) in flavours(arch).into_iter().enumerate() {
+            let k = small(arch, ab, DType::F32, MfmaShape::fp8_16(arch), if arch == Arch::Gfx942 { 64 } else { 128 });
+            let specials: &[u8] = match ab {
+                DType::Fp8E4M3Fnuz | DType::Fp8E5M2Fnuz => &[0x80, 0x7f, 0xff],
+                DType::Fp8E4M3 => &[0x7f, 0x7e, 0xfe],
+                _ => &[0x7c, 0xfc, 0x7f, 0x7b],
+            };
+            let sp: Vec<(usize, usize, u8)> = specials.iter().enumerate().map(|(i, &c)| (i, 3 + i, c)).collect();
+            let cs = case(20, 9, 40, 0, 1.0, 0.0);
+            run_kernel(&k, &cs, Schedule { mode: Mode::ALL[fi + 1], seed: 5 }, &sp);
+        }
+    }
+}
+
+/// Configurations the space declines for fp8, with their reasons.
+#[test]
+fn fp8_unfit_configurations_are_declined() {
+    use gemm_compiler::fit::{check, Unfit};
+    let arch = Arch::Gfx942;
+    let base = KernelConfig::new(arch, DType::Fp8E4M3Fnuz, DType::F32, true, false, Align::Vec8).with_shape(
+        (128, 128, 64),
+        (2, 2),
+        MfmaShape::fp8_32(arch),
+        2,
+    );
+    assert_eq!(check(&base), Ok(()));
+    assert_eq!(base.align_elems(), 16);
+    assert_eq!(check(&KernelConfig { trans_a: false, ..base }), Err(Unfit::Fp8Transpose));
+    assert_eq!(check(&KernelConfig { trans_b: true, ..base }), Err(Unfit::Fp8Transpose));
+    assert_eq!(check(&KernelConfig { align: Align::Elem, ..base }), Err(Unfit::Fp8Align));
+    assert!(matches!(check(&KernelConfig { tile: (128, 128, 32), ..base }), Err(Unfit::TileK { .. })));
+    // OCP fp8 has no gfx942 MFMA, FNUZ none on gfx950, and the gfx942 shapes are not
+    // offered on gfx950 (half rate there).
+    assert!(matches!(check(&KernelConfig { ab_type: DType::Fp8E4M3, ..base }), Err(Unfit::MfmaShape { .. })));
+    let g950 = KernelConfig { arch: Arch::Gfx950, ..base };
+    assert!(matches!(check(&g950), Err(Unfit::MfmaShape { .. })));
+    let g950 = KernelConfig { ab_type: DType::Fp8E4M3, ..g950 };
+    assert!(matches!(check(&g950), Err(Unfit::MfmaShape { .. })));
+    assert_eq!(check(&KernelConfig { mfma: MfmaShape::fp8_32(Arch::Gfx950), tile: (128, 128, 128), ..g950 }), Ok(()));
+}
