@@ -373,7 +373,7 @@ fn race(env: &mut Env, w: &Wave, op: &MemOp, addr: u64, len: u32, write: bool, d
     let rec = AccessRec { wave: w.id as u16, seq: op.seq, pc: op.pc, dma };
     let found = r.access(rec, vc, addr as u32, len, write);
     for (a, c) in found {
-        race_report(env, w.id, op.pc, a, c);
+        race_report(env, w.id, op.pc, a, c, dma && write);
     }
 }
 
