@@ -614,7 +614,17 @@ impl<'a> Workgroup<'a> {
                 crate::vmem::exec(w, env, inst).map(|_| w.pc = next)
             }
         };
-        res.map_err(|k| env.fault(&self.waves[wi], k))
+        res.map_err(|k| env.fault(&self.waves[wi], k))?;
+        // Longest-latency: what an ended wave left in flight lands when it ends (the mode's
+        // contract), not only once every wave ended: a wave spinning on a flag another wave
+        // set just before `s_endpgm` must see it.
+        if self.env.mode == Mode::LongestLatency && self.waves[wi].state == WaveState::Ended {
+            let seqs: Vec<u64> = self.env.sched[wi].pending.iter().filter(|o| !o.done).map(|o| o.seq).collect();
+            for s in seqs {
+                self.complete(wi, s)?;
+            }
+        }
+        Ok(())
     }
 }
 

@@ -328,3 +328,140 @@ fn stagger_barrier_on_the_wrong_side_is_a_barrier_mismatch_a_race_and_wrong() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Explicit phase sync (seed 002 §6): a counter in LDS, signalled with `ds_add_u32` and
+// waited for by spinning on a plain `ds_read_b32` (what an atomic load is in the ISA).
+// Wave 0 loads 64 dwords, computes a while (`s_sleep` standing in for an MFMA cluster) and
+// publishes them (ds_write, `s_waitcnt lgkmcnt(0)`, then the signal: 64 lanes
+// add 1); wave 1 spins until the counter reaches THRESHOLD, then reads the data and stores
+// it. THRESHOLD 64 is right; 0 lets the waiter through before the data is published (the
+// phase counted one too low); 65 is never reached (one too high: the waiter would spin
+// for ever and must end as a typed fault, never a hang).
+
+/// The producer/consumer kernel with the given wait threshold.
+fn phase_sync_kernel(arch: Arch, threshold: u32) -> String {
+    format!(
+        r#"  .amdgcn_target "amdgcn-amd-amdhsa--{a}"
+  .text
+  .globl k
+  .p2align 8
+  .type k,@function
+k:
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  s_load_dwordx2 s[6:7], s[0:1], 0x8
+  v_lshrrev_b32_e32 v1, 6, v0
+  v_and_b32_e32 v2, 63, v0
+  v_readfirstlane_b32 s9, v1
+  v_lshlrev_b32_e32 v3, 2, v2
+  v_mov_b32_e32 v21, 0x200
+  v_mov_b32_e32 v22, 0
+  v_mov_b32_e32 v23, 1
+  s_cmp_eq_u32 s9, 0
+  s_cbranch_scc0 .Linit_done
+  ds_write_b32 v21, v22
+  s_waitcnt lgkmcnt(0)
+.Linit_done:
+  s_barrier
+  s_waitcnt lgkmcnt(0)
+  s_cmp_eq_u32 s9, 0
+  s_cbranch_scc0 .Lconsumer
+  global_load_dword v6, v3, s[4:5]
+  s_waitcnt vmcnt(0)
+  s_sleep 2
+  ds_write_b32 v3, v6
+  s_waitcnt lgkmcnt(0)
+  ds_add_u32 v21, v23
+  s_endpgm
+.Lconsumer:
+  ds_read_b32 v20, v21
+  s_waitcnt lgkmcnt(0)
+  v_readfirstlane_b32 s22, v20
+  s_cmp_lt_u32 s22, {threshold}
+  s_cbranch_scc0 .Lgo
+  s_sleep 1
+  s_branch .Lconsumer
+.Lgo:
+  ds_read_b32 v6, v3
+  s_waitcnt lgkmcnt(0)
+  global_store_dword v3, v6, s[6:7]
+  s_endpgm
+  .section .rodata,"a",@progbits
+  .p2align 6, 0x0
+  .amdhsa_kernel k
+    .amdhsa_group_segment_fixed_size 1024
+    .amdhsa_kernarg_size 16
+    .amdhsa_user_sgpr_count 2
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+    .amdhsa_next_free_vgpr 24
+    .amdhsa_next_free_sgpr 24
+    .amdhsa_accum_offset 24
+  .end_amdhsa_kernel
+"#,
+        a = arch.name()
+    )
+}
+
+fn run_phase_sync(co: &[u8], arch: Arch, s: Schedule, limit: u64) -> Result<(LaunchReport, bool), gemm_emu::EmuError> {
+    let dev = Device::new(arch);
+    let data: Vec<u32> = (0..64).map(|i| 0x5000 + 3 * i).collect();
+    let pin = upload(&dev, bytemuck::cast_slice(&data));
+    let pout = dev.alloc(256).unwrap();
+    dev.copy_in(pout, &[0u8; 256]).unwrap();
+    let args = Args::new().ptr(pin).ptr(pout);
+    let o = gemm_emu::LaunchOptions { max_instructions_per_wave: limit, ..opts(s) };
+    let r = dev.launch_with(co, "k", [1, 1, 1], [128, 1, 1], &args.0, &o)?;
+    let out: Vec<u32> = bytemuck::cast_slice(&download(&dev, pout, 256)).to_vec();
+    Ok((r, out == data))
+}
+
+#[test]
+fn phase_sync_through_an_lds_counter_is_clean_and_right_under_every_mode() {
+    // The atomic releases what wave 0 waited for, the spin read acquires it: no race on the
+    // data, none between the signal and the spin reads.
+    for arch in Arch::ALL {
+        let co = assemble(&phase_sync_kernel(arch, 64), arch, "phase-sync-ok");
+        for s in schedules(&[1, 2]) {
+            let (r, ok) = run_phase_sync(&co, arch, s, 100_000).unwrap();
+            assert_clean(&r);
+            assert!(ok, "{arch} {s:?}: wrong data");
+        }
+    }
+}
+
+#[test]
+fn phase_counted_one_too_low_is_a_race_and_wrong() {
+    for arch in Arch::ALL {
+        let co = assemble(&phase_sync_kernel(arch, 0), arch, "phase-sync-low");
+        let (r, ok) = run_phase_sync(&co, arch, LL, 100_000).unwrap();
+        eprintln!("{r}");
+        assert!(
+            finding(
+                &r,
+                Checker::Race,
+                &[Kind::ReadAfterWrite, Kind::WriteAfterRead],
+                "ds_read_b32 v6",
+                "ds_write_b32 v3"
+            ),
+            "{arch}: race detector silent\n{r}"
+        );
+        assert!(!ok, "{arch}: longest-latency schedule still gave the right result");
+    }
+}
+
+#[test]
+fn phase_counted_one_too_high_ends_as_a_typed_fault_not_a_hang() {
+    for arch in Arch::ALL {
+        let co = assemble(&phase_sync_kernel(arch, 65), arch, "phase-sync-high");
+        for mode in Mode::ALL {
+            let e = run_phase_sync(&co, arch, Schedule { mode, seed: 1 }, 20_000).unwrap_err();
+            match e {
+                gemm_emu::EmuError::Fault(f) => {
+                    assert_eq!(f.kind, gemm_emu::FaultKind::InstructionLimit(20_000), "{f}");
+                    assert_eq!(f.wave, 1, "{f}");
+                }
+                e => panic!("{arch} {mode:?}: {e}"),
+            }
+        }
+    }
+}
