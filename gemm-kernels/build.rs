@@ -133,7 +133,7 @@ fn main() {
             name = k.name,
             ab = dtype(c.ab_type),
             cty = dtype(c.c_type),
-            sched = format!("pipelined{}-lds-swizzled-bufferops", c.stages),
+            sched = c.schedule.label(),
         )
         .unwrap();
     }

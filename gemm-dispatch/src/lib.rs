@@ -32,6 +32,7 @@ pub mod ndarray_ext;
 pub mod parallel;
 pub mod replay;
 pub mod schedule;
+pub mod schedule_eval;
 pub mod submit;
 
 pub use backend::{Backend, DeviceInfo, DeviceKind};

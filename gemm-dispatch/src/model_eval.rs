@@ -77,6 +77,10 @@ pub struct CompareArgs {
     /// Only rows whose label contains this.
     #[arg(long)]
     pub only: Option<String>,
+    /// The main-loop schedules instead (`crate::schedule_eval`): each beside the same tile
+    /// pipelined and beside Triton's bf16 kernels, with MFMA-busy share and stalls.
+    #[arg(long)]
+    pub schedules: bool,
 }
 
 /// Who produced a row's kernels.
@@ -255,6 +259,11 @@ pub fn compare_report(rows: &[CompareRow], cells: &[Vec<Option<Cell>>], archs: &
 /// Runs `gemm compare`.
 pub fn compare(args: &CompareArgs) -> Result<(), String> {
     let t0 = Instant::now();
+    if args.schedules {
+        print!("{}", crate::schedule_eval::compare_schedules(&args.sizes, args.only.as_deref())?);
+        println!("wall time: {:.1} s", t0.elapsed().as_secs_f64());
+        return Ok(());
+    }
     let triton = eval::load_triton(&eval::triton_dir()).map_err(|e| e.to_string())?;
     let rows: Vec<CompareRow> = compare_rows(&triton, args.all_triton)
         .into_iter()

@@ -278,18 +278,19 @@ fn kernels() {
         return;
     }
     println!(
-        "{:<78} {:<7} {:<16} {:<11} {:<5} {:<8} {:>4} {:>4} {:>4} {:>6} {:>4} {:>6}  copies (A; B)",
-        "name", "arch", "dtypes", "tile", "waves", "family", "vgpr", "agpr", "occ", "lds", "conf", "mfma%"
+        "{:<78} {:<7} {:<16} {:<11} {:<5} {:<8} {:<16} {:>4} {:>4} {:>4} {:>6} {:>4} {:>6}  copies (A; B)",
+        "name", "arch", "dtypes", "tile", "waves", "family", "schedule", "vgpr", "agpr", "occ", "lds", "conf", "mfma%"
     );
     for k in all {
         println!(
-            "{:<78} {:<7} {:<16} {:<11} {:<5} {:<8} {:>4} {:>4} {:>4} {:>6} {:>4} {:>5.1}%  {}; {}",
+            "{:<78} {:<7} {:<16} {:<11} {:<5} {:<8} {:<16} {:>4} {:>4} {:>4} {:>6} {:>4} {:>5.1}%  {}; {}",
             k.name,
             k.arch,
             format!("{}x{}->{}", k.a_type, k.b_type, k.c_type),
             format!("{}x{}x{}", k.tile.0, k.tile.1, k.tile.2),
             format!("{}x{}", k.wave_grid.0, k.wave_grid.1),
             k.family,
+            k.schedule,
             k.vgprs,
             k.agprs,
             k.occupancy,

@@ -65,7 +65,7 @@ pub fn stats(k: &Kernel, prog: &Program) -> Stats {
                 s.other_insts_per_k_step += 1;
                 s.other_cycles += 4;
             }
-            Item::Label(_) => {}
+            Item::Label(_) | Item::Note(_) => {}
         }
     }
     s

@@ -146,7 +146,7 @@ fn wait_states(it: &Item) -> i32 {
             _ => 1,
         },
         Item::I(_) | Item::Branch(..) => 1,
-        Item::Label(_) => 0,
+        Item::Label(_) | Item::Note(_) => 0,
     }
 }
 

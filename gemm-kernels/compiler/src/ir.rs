@@ -196,6 +196,9 @@ pub struct KernelConfig {
     pub grid: crate::grid::GridOrder,
     /// The fused epilogue.
     pub fusion: Fusion,
+    /// How the main loop is scheduled (`schedule/`): today's software pipeline, or one of
+    /// the schedules that overlap MFMAs with memory across waves or within one.
+    pub schedule: crate::schedule::Schedule,
 }
 
 impl KernelConfig {
@@ -218,6 +221,7 @@ impl KernelConfig {
             direct_to_lds: DmaPolicy::Auto,
             grid: crate::grid::GridOrder::PLAIN,
             fusion: Fusion::NONE,
+            schedule: crate::schedule::Schedule::Pipelined,
         }
     }
     /// The same configuration with another tile, wave grid, MFMA shape and stage count.
@@ -263,6 +267,7 @@ impl KernelConfig {
         if self.fusion != Fusion::NONE {
             grid = format!("{grid}_{}", self.fusion.name());
         }
+        grid.push_str(&self.schedule.name_suffix());
         match self.direct_to_lds {
             DmaPolicy::Auto => {}
             DmaPolicy::Always => grid.push_str("_dma"),
@@ -459,6 +464,8 @@ pub struct Kernel {
     pub copy_paths: Vec<crate::passes::buffer_ops::CopyPath>,
     /// Passes applied, in order, for the manifest.
     pub applied: Vec<&'static str>,
+    /// The main loop as a schedule (`schedule/`), when the configuration asks for one.
+    pub schedule: Option<crate::schedule::LoopSchedule>,
 }
 
 impl Kernel {
@@ -491,6 +498,7 @@ impl Kernel {
             swizzle: Swizzle::IDENTITY,
             epilogue_plan: None,
             applied: vec![],
+            schedule: None,
         }
     }
     /// Every copy in the kernel.

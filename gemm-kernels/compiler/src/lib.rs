@@ -21,6 +21,7 @@ pub mod lower;
 pub mod passes;
 pub mod program;
 pub mod regalloc;
+pub mod schedule;
 pub mod waitcnt;
 
 use gemm_codeobject::{KernelSpec, RegisterUsage, Target};
@@ -87,6 +88,7 @@ pub fn resolve_branches(items: &[Item], arch: Arch) -> Result<(Vec<Inst>, Vec<u8
                 labels.insert(*l, pc);
                 words.push(None);
             }
+            Item::Note(_) => words.push(None),
         }
     }
     let mut out = vec![];
@@ -111,7 +113,7 @@ pub fn resolve_branches(items: &[Item], arch: Arch) -> Result<(Vec<Inst>, Vec<u8
                 out.push(b);
                 pc += 4;
             }
-            Item::Label(_) => {}
+            Item::Label(_) | Item::Note(_) => {}
         }
     }
     Ok((out, code))
@@ -155,6 +157,7 @@ pub fn compile_kernel_with(kernel: Kernel, opts: Options) -> Result<CompiledKern
     let mut prog = lower::lower(&kernel)?;
     let usage = regalloc::allocate(&mut prog)?;
     let waits = if opts.insert_waits { waitcnt::insert_waits(&mut prog.items) } else { 0 };
+    prog.items.retain(|it| !matches!(it, Item::Note(_)));
     let nops = if opts.insert_nops { hazard::insert_nops(&mut prog.items, arch) } else { 0 };
     let stats = analysis::stats(&kernel, &prog);
     let (insts, code) = resolve_branches(&prog.items, arch)?;

@@ -57,6 +57,21 @@ struct Copier {
     dma_soff: Reg,
 }
 
+/// One memory instruction of a schedule operation.
+#[derive(Clone, Copy, Debug)]
+enum MemItem {
+    /// `(operand index, block, piece)` of a fragment read.
+    Read((usize, usize, u32)),
+    /// LDS-DMA instruction `j` of an operand's next K tile.
+    Dma(Operand, u32),
+    /// The operand's K offset moves to the next tile.
+    Advance(Operand),
+    /// Global loads of staging vector `p` of an operand's next K tile (register-staged).
+    Load(Operand, u32),
+    /// Staging vector `p` of an operand into the other LDS buffer.
+    Write(Operand, u32),
+}
+
 struct L<'a> {
     k: &'a Kernel,
     p: Program,
@@ -95,6 +110,8 @@ struct L<'a> {
     hoist: usize,
     /// `(address register, 64 KiB multiple) -> shifted address register`.
     shifted: std::collections::BTreeMap<(u16, u32), Reg>,
+    /// The wave's index in an SGPR (schedules with roles).
+    wave_s: Option<Reg>,
 }
 
 fn log2(x: u32) -> i64 {
@@ -573,10 +590,7 @@ impl L<'_> {
     /// Loads of one operand's K tile into staging (packed for the prologue copy).
     fn global_load(&mut self, cp: Copy) {
         let x = Self::idx(cp.operand);
-        let e = self.c().ab_bytes() as i64;
         let g = self.cp[x].geom;
-        let srd = self.cp[x].srd;
-        let kind = cp.kind;
         let last = cp.which == KTile::Last;
         let mut rem_s = None;
         let mut rem_c = None;
@@ -591,7 +605,18 @@ impl L<'_> {
                 rem_s = Some(r);
             }
         }
-        for p in 0..g.per_thread as usize {
+        self.global_load_vectors(cp, 0..g.per_thread as usize, rem_s, rem_c);
+    }
+
+    /// The loads of vectors `ps` of [`Self::global_load`] (a schedule's copy share).
+    fn global_load_vectors(&mut self, cp: Copy, ps: std::ops::Range<usize>, rem_s: Option<Reg>, rem_c: Option<Reg>) {
+        let x = Self::idx(cp.operand);
+        let e = self.c().ab_bytes() as i64;
+        let g = self.cp[x].geom;
+        let srd = self.cp[x].srd;
+        let kind = cp.kind;
+        let last = cp.which == KTile::Last;
+        for p in ps {
             let mut off = self.cp[x].offs[p];
             if last {
                 let o = self.vv();
@@ -679,26 +704,26 @@ impl L<'_> {
     /// One loop tile of `op` straight into LDS buffer `buf` (`buffer_load ... lds`, ISA.md
     /// §2.4: LDS address `M0 + lane*size`), then the offsets advance one K tile.
     fn dma(&mut self, op: Operand, buf: u32) {
-        let x = Self::idx(op);
-        let c = *self.c();
-        let size = crate::passes::buffer_ops::dma_bytes(c.arch);
-        let opc = if size == 16 { Op::BUFFER_LOAD_DWORDX4 } else { Op::BUFFER_LOAD_DWORD };
-        let (srd, m0b, kadv, soff) = (self.cp[x].srd, self.cp[x].dma_m0, self.cp[x].kadv, self.cp[x].dma_soff);
-        let base = buf * self.k.lds_buffer_bytes();
-        for (j, o) in self.cp[x].dma_offs.clone().into_iter().enumerate() {
-            let at = base + j as u32 * c.waves * 64 * size;
-            self.i(Op::S_ADD_U32, &[gemm_isa::operand::M0, whole(m0b), lit(at)]);
-            self.ie(Inst::new(opc, &[whole(o), whole(srd), whole(soff)]).offen().lds());
+        let n = self.cp[Self::idx(op)].dma_offs.len() as u32;
+        for j in 0..n {
+            self.emit_mem(MemItem::Dma(op, j), 1 - buf);
         }
-        self.i(Op::S_ADD_U32, &[whole(soff), whole(soff), kadv]);
+        self.emit_mem(MemItem::Advance(op), 1 - buf);
     }
 
     /// Staging -> LDS buffer `buf`. `packed`: staging holds 4 packed dwords per vector.
     fn lds_store(&mut self, op: Operand, buf: u32, packed: bool) {
+        for p in 0..self.cp[Self::idx(op)].geom.per_thread as usize {
+            self.lds_store_vector(op, buf, packed, p);
+        }
+    }
+
+    /// Staging vector `p` of `op` -> LDS buffer `buf`.
+    fn lds_store_vector(&mut self, op: Operand, buf: u32, packed: bool, p: usize) {
         let x = Self::idx(op);
         let g = self.cp[x].geom;
         let base = buf * self.k.lds_buffer_bytes();
-        for p in 0..g.per_thread as usize {
+        {
             let mut st = self.cp[x].stage[p];
             if !packed && g.v == 8 {
                 let pk = self.vn(4);
@@ -788,6 +813,215 @@ impl L<'_> {
                 TileOp::Dot => self.dot(),
                 TileOp::Epilogue => self.epilogue(),
             }
+        }
+    }
+
+    /// One K tile of the main loop from buffer `cur`: the kernel's loop schedule when it
+    /// has one, else the pipelined body.
+    fn loop_body(&mut self, cur: u32) {
+        let Some(ls) = self.k.schedule.clone() else {
+            let body = self.k.body.clone();
+            self.region(&body, cur);
+            return;
+        };
+        for cl in &ls.body {
+            for op in &cl.ops {
+                self.mop(&ls, op, cur);
+            }
+        }
+    }
+
+    /// A schedule's per-role operations (the stagger before and after the loop): a wave
+    /// outside the role branches around them on its group (`wave / (W/2)`, uniform).
+    fn role_ops(&mut self, ops: &[(crate::schedule::Role, crate::schedule::MOp)], cur: u32) {
+        use crate::schedule::Role;
+        let ls = self.k.schedule.clone().expect("role ops come from a schedule");
+        for (role, op) in ops {
+            match role {
+                Role::All => self.mop(&ls, op, cur),
+                Role::Group(g) => {
+                    let ws = self.wave_sgpr();
+                    let skip = self.p.label();
+                    let half = self.c().waves / 2;
+                    self.i(Op::S_CMP_LT_U32, &[whole(ws), lit(half)]);
+                    // SCC = 1 in group 0.
+                    self.p.branch(if *g == 0 { Op::S_CBRANCH_SCC0 } else { Op::S_CBRANCH_SCC1 }, skip);
+                    self.mop(&ls, op, cur);
+                    self.p.place(skip);
+                }
+            }
+        }
+    }
+
+    /// The wave's index in the workgroup in an SGPR (computed once, at the end of setup).
+    fn wave_sgpr(&mut self) -> Reg {
+        if let Some(r) = self.wave_s {
+            return r;
+        }
+        let (wv, ws) = (self.vv(), self.sv());
+        let a = Inst::new(Op::V_LSHRREV_B32, &[whole(wv), int(6), whole(self.tid)]);
+        let b = Inst::new(Op::V_READFIRSTLANE_B32, &[whole(ws), whole(wv)]);
+        self.p.items.insert(self.hoist, Item::I(a));
+        self.p.items.insert(self.hoist + 1, Item::I(b));
+        self.hoist += 2;
+        self.wave_s = Some(ws);
+        ws
+    }
+
+    /// The `ds_read_b128`s of a slice, in order: per piece, A's blocks (when the slice
+    /// reads A) then its B blocks.
+    fn slice_reads(&self, sl: &crate::schedule::Slice) -> Vec<(usize, usize, u32)> {
+        let mut out = vec![];
+        for h in sl.pieces.0..sl.pieces.1 {
+            if sl.read_a {
+                out.extend((0..self.cp[0].frags.len()).map(|b| (0, b, h)));
+            }
+            out.extend((sl.bn.0 as usize..sl.bn.1 as usize).map(|b| (1, b, h)));
+        }
+        out
+    }
+
+    fn emit_read(&mut self, (x, blk, h): (usize, usize, u32), cur: u32) {
+        let c = *self.c();
+        let rb = lds::row_bytes(&c);
+        let base = cur * self.k.lds_buffer_bytes();
+        let f = self.cp[x].frags[blk];
+        let (a, off) = self.ds_off(self.cp[x].raddr[h as usize], base + blk as u32 * c.mfma.m * rb);
+        self.ie(Inst::new(Op::DS_READ_B128, &[sub(f, 4 * h as u16, 4), whole(a)]).offset(off));
+    }
+
+    /// The MFMAs of a slice: the K steps inside its pieces, every M block, its N blocks.
+    fn slice_mfmas(&self, sl: &crate::schedule::Slice) -> Vec<Inst> {
+        let c = *self.c();
+        let op = self.mfma_op();
+        let rps = (c.mfma.k / c.lane_groups() * c.ab_bytes() / 4) as u16;
+        let steps = (c.tile.2 / c.mfma.k) as u16;
+        let (fa, fb) = (&self.cp[0].frags, &self.cp[1].frags);
+        let mut out = vec![];
+        for st in 0..steps {
+            let piece = (st * rps / 4) as u32;
+            if piece < sl.pieces.0 || piece >= sl.pieces.1 {
+                continue;
+            }
+            for (bm, a) in fa.iter().enumerate() {
+                for bn in sl.bn.0 as usize..sl.bn.1 as usize {
+                    let acc = whole(self.acc[bm * fb.len() + bn]);
+                    out.push(Inst::new(
+                        op,
+                        &[acc, sub(*a, st * rps, rps as u8), sub(fb[bn], st * rps, rps as u8), acc],
+                    ));
+                }
+            }
+        }
+        out
+    }
+
+    /// The memory instructions of a schedule's read or copy group, one by one (so that an
+    /// interleaving can place them between MFMAs).
+    fn mem_items(&self, ls: &crate::schedule::LoopSchedule, op: &crate::schedule::MOp) -> Vec<MemItem> {
+        use crate::schedule::MOp;
+        let share =
+            |n: usize, part: u8, of: u8| (n * part as usize / of as usize, n * (part as usize + 1) / of as usize);
+        match op {
+            MOp::LdsRead { slice, part, of } => {
+                let all = self.slice_reads(&ls.slices[*slice as usize]);
+                let (lo, hi) = share(all.len(), *part, *of);
+                all[lo..hi].iter().map(|r| MemItem::Read(*r)).collect()
+            }
+            MOp::Copy { operand, part, of } => {
+                let cp = &self.cp[Self::idx(*operand)];
+                if cp.loop_kind != LoadKind::DirectToLds {
+                    let (lo, hi) = share(cp.geom.per_thread as usize, *part, *of);
+                    return (lo..hi).map(|p| MemItem::Load(*operand, p as u32)).collect();
+                }
+                let (lo, hi) = share(cp.dma_offs.len(), *part, *of);
+                let mut v: Vec<MemItem> = (lo..hi).map(|j| MemItem::Dma(*operand, j as u32)).collect();
+                if *part + 1 == *of {
+                    v.push(MemItem::Advance(*operand));
+                }
+                v
+            }
+            MOp::LdsWrite { operand } => {
+                let cp = &self.cp[Self::idx(*operand)];
+                if cp.loop_kind == LoadKind::DirectToLds {
+                    return vec![];
+                }
+                (0..cp.geom.per_thread).map(|p| MemItem::Write(*operand, p)).collect()
+            }
+            _ => vec![],
+        }
+    }
+
+    /// One memory instruction on buffer `cur` (LDS-DMA copies go to the other buffer).
+    fn emit_mem(&mut self, it: MemItem, cur: u32) {
+        let c = *self.c();
+        match it {
+            MemItem::Read(r) => self.emit_read(r, cur),
+            MemItem::Dma(op, j) => {
+                let x = Self::idx(op);
+                let size = crate::passes::buffer_ops::dma_bytes(c.arch);
+                let opc = if size == 16 { Op::BUFFER_LOAD_DWORDX4 } else { Op::BUFFER_LOAD_DWORD };
+                let (srd, m0b, soff) = (self.cp[x].srd, self.cp[x].dma_m0, self.cp[x].dma_soff);
+                let o = self.cp[x].dma_offs[j as usize];
+                let at = (1 - cur) * self.k.lds_buffer_bytes() + j * c.waves * 64 * size;
+                self.i(Op::S_ADD_U32, &[gemm_isa::operand::M0, whole(m0b), lit(at)]);
+                self.ie(Inst::new(opc, &[whole(o), whole(srd), whole(soff)]).offen().lds());
+            }
+            MemItem::Advance(op) => {
+                let x = Self::idx(op);
+                let (kadv, soff) = (self.cp[x].kadv, self.cp[x].dma_soff);
+                self.i(Op::S_ADD_U32, &[whole(soff), whole(soff), kadv]);
+            }
+            MemItem::Load(op, p) => {
+                let kind = self.cp[Self::idx(op)].loop_kind;
+                let cp = Copy { operand: op, kind, guard: crate::ir::KGuard::None, which: KTile::Loop };
+                self.global_load_vectors(cp, p as usize..p as usize + 1, None, None);
+            }
+            MemItem::Write(op, p) => {
+                let packed = self.cp[Self::idx(op)].loop_kind != LoadKind::Element;
+                self.lds_store_vector(op, 1 - cur, packed, p as usize);
+            }
+        }
+    }
+
+    /// One schedule operation on buffer `cur`.
+    fn mop(&mut self, ls: &crate::schedule::LoopSchedule, op: &crate::schedule::MOp, cur: u32) {
+        use crate::schedule::MOp;
+        match op {
+            MOp::LdsRead { .. } | MOp::Copy { .. } | MOp::LdsWrite { .. } => {
+                for it in self.mem_items(ls, op) {
+                    self.emit_mem(it, cur);
+                }
+            }
+            MOp::Mfma { slice } => {
+                for i in self.slice_mfmas(&ls.slices[*slice as usize]) {
+                    self.ie(i);
+                }
+            }
+            MOp::Interleaved { slice, with } => {
+                let mf = self.slice_mfmas(&ls.slices[*slice as usize]);
+                let mem: Vec<MemItem> = with.iter().flat_map(|w| self.mem_items(ls, w)).collect();
+                // Memory instruction q follows MFMA floor(q * n / m): evenly, from the first.
+                let (n, m) = (mf.len(), mem.len());
+                let mut q = 0;
+                for (i, inst) in mf.into_iter().enumerate() {
+                    self.ie(inst);
+                    while q < m && q * n / m <= i {
+                        self.emit_mem(mem[q], cur);
+                        q += 1;
+                    }
+                }
+                for it in mem.into_iter().skip(q) {
+                    self.emit_mem(it, cur);
+                }
+            }
+            MOp::Barrier { dma_in_flight } => {
+                if *dma_in_flight {
+                    self.p.items.push(Item::Note(crate::program::Note::DmaMayStayInFlight));
+                }
+                self.i(Op::S_BARRIER, &[]);
+            }
+            MOp::SetPrio(n) => self.i(Op::S_SETPRIO, &[O::Imm(*n as i64)]),
         }
     }
 
@@ -1280,6 +1514,7 @@ pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
         scale_d: O::Int(0),
         hoist: 0,
         shifted: Default::default(),
+        wave_s: None,
     };
     l.setup();
     l.hoist = l.p.items.len();
@@ -1287,24 +1522,32 @@ pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
     l.region(&k.prologue, 0);
     let (lp, drain0, drain1, epi) = (l.p.label(), l.p.label(), l.p.label(), l.p.label());
     let cnt = l.cnt;
+    if let Some(ls) = &k.schedule {
+        l.role_ops(&ls.enter, 0);
+    }
     l.i(Op::S_CMP_EQ_U32, &[whole(cnt), int(0)]);
     l.p.branch(Op::S_CBRANCH_SCC1, drain0);
     l.p.place(lp);
-    l.region(&k.body, 0);
+    l.loop_body(0);
     l.i(Op::S_SUB_U32, &[whole(cnt), whole(cnt), int(1)]);
     l.i(Op::S_CMP_EQ_U32, &[whole(cnt), int(0)]);
     l.p.branch(Op::S_CBRANCH_SCC1, drain1);
-    l.region(&k.body, 1);
+    l.loop_body(1);
     l.i(Op::S_SUB_U32, &[whole(cnt), whole(cnt), int(1)]);
     l.i(Op::S_CMP_LG_U32, &[whole(cnt), int(0)]);
     l.p.branch(Op::S_CBRANCH_SCC1, lp);
     l.p.loops.push((lp, drain0));
     l.p.iteration = Some((lp, drain1));
-    l.p.place(drain0);
-    l.region(&k.drain, 0);
-    l.p.branch(Op::S_BRANCH, epi);
-    l.p.place(drain1);
-    l.region(&k.drain, 1);
+    for (d, cur) in [(drain0, 0), (drain1, 1)] {
+        l.p.place(d);
+        if let Some(ls) = &k.schedule {
+            l.role_ops(&ls.exit, cur);
+        }
+        l.region(&k.drain, cur);
+        if cur == 0 {
+            l.p.branch(Op::S_BRANCH, epi);
+        }
+    }
     l.p.place(epi);
     l.region(&k.epilogue, 0);
     Ok(l.p)

@@ -14,6 +14,18 @@ pub enum Item {
     Label(u32),
     /// A SOPP branch (`s_branch`, `s_cbranch_*`) to a label.
     Branch(Op, u32),
+    /// A fact for `waitcnt.rs` about the next instruction; removed after the waits are
+    /// placed (it encodes to nothing).
+    Note(Note),
+}
+
+/// What a schedule tells the wait pass (`schedule/`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Note {
+    /// The next `s_barrier` need not wait for this wave's LDS-DMA copies: the schedule
+    /// guarantees no wave touches their LDS buffer before a later barrier without this
+    /// note (the race detector checks the claim).
+    DmaMayStayInFlight,
 }
 
 /// A virtual register: `count` dwords of `file`, aligned to `align`.
@@ -129,7 +141,7 @@ impl Cfg {
                     !is_unconditional(*op)
                 }
                 Item::I(i) => i.op != Op::S_ENDPGM,
-                Item::Label(_) => true,
+                Item::Label(_) | Item::Note(_) => true,
             };
             if falls && bi + 1 < blocks.len() {
                 succs[bi].push(bi + 1);

@@ -12,13 +12,15 @@
 //! * a store still reading a register the instruction writes (WAR, `expcnt`);
 //! * before `s_barrier`: every outstanding DS operation and LDS-DMA, so the LDS writes
 //!   of this wave are visible and its LDS reads are complete before other waves pass
-//!   (ISA.md §3.2: the barrier does not wait for memory).
+//!   (ISA.md §3.2: the barrier does not wait for memory). A barrier after
+//!   [`Note::DmaMayStayInFlight`] (a schedule's claim, `schedule/`) waits for the DS
+//!   operations only.
 //!
 //! Control flow: the state at a block entry is the *set* of states of its predecessors
 //! (no merging approximation); the required wait is the strongest over the set, and the
 //! analysis iterates to a fixed point before the waits are inserted.
 
-use crate::program::{reads_writes, Cfg, Item};
+use crate::program::{reads_writes, Cfg, Item, Note};
 use gemm_isa::{Format, Inst, Op, Operand, RegFile};
 
 type R = (RegFile, u16);
@@ -117,7 +119,7 @@ fn kind(i: &Inst) -> Kind {
 }
 
 /// Required wait for `i` (whose registers are `rw`) in state `s`.
-fn required(s: &State, i: &Inst, rw: &(Vec<R>, Vec<R>)) -> Wait {
+fn required(s: &State, i: &Inst, rw: &(Vec<R>, Vec<R>), dma_in_flight: bool) -> Wait {
     let (reads, writes) = rw;
     let touches = |e: &Ev| e.regs.iter().any(|r| reads.contains(r) || writes.contains(r));
     let mut w = Wait::default();
@@ -133,7 +135,8 @@ fn required(s: &State, i: &Inst, rw: &(Vec<R>, Vec<R>)) -> Wait {
     }
     w.exp = need(&s.exp, &|e| e.regs.iter().any(|r| writes.contains(r)));
     if matches!(kind(i), Kind::Barrier) {
-        let mut b = Wait { vm: need(&s.vm, &|e| e.lds), lgkm: need(&s.lgkm, &|e| e.lds), exp: None };
+        let vm = if dma_in_flight { None } else { need(&s.vm, &|e| e.lds) };
+        let mut b = Wait { vm, lgkm: need(&s.lgkm, &|e| e.lds), exp: None };
         if b.lgkm.is_some() && s.lgkm.iter().any(|e| e.smem) {
             b.lgkm = Some(0);
         }
@@ -217,15 +220,20 @@ fn run_block(items: &[Item], rws: &[(Vec<R>, Vec<R>)], entry: &[State]) -> (Vec<
         states.push(State::default());
     }
     let mut waits = vec![];
+    let mut dma_in_flight = false;
     for (it, rw) in items.iter().zip(rws) {
         let mut w = Wait::default();
+        if let Item::Note(Note::DmaMayStayInFlight) = it {
+            dma_in_flight = true;
+        }
         if let Item::I(i) = it {
             if i.op == Op::S_WAITCNT {
                 waits.push(w);
                 continue;
             }
+            let keep = std::mem::take(&mut dma_in_flight) && i.op == Op::S_BARRIER;
             for s in &states {
-                w.merge(required(s, i, rw));
+                w.merge(required(s, i, rw, keep));
             }
             for s in states.iter_mut() {
                 apply_wait(s, w);

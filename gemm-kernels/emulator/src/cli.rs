@@ -8,7 +8,8 @@
 //!
 //! `gemm model` takes the same arguments plus the work done (`--flops` or `--gemm M,N,K`)
 //! and prints the timing model's prediction (`crate::timing`), optionally with a
-//! per-wave Chrome trace (`--trace FILE`).
+//! per-wave Chrome trace (`--trace FILE`), and when a SIMD runs two waves of a workgroup,
+//! whether they alternate between MFMA clusters and memory (`timing::alternation`).
 
 use crate::timing::{Model, ModelOptions, Workload};
 use crate::{Arch, Device, LaunchOptions, Mode, Schedule};
@@ -267,12 +268,15 @@ pub fn model(cli: ModelArgs) -> Result<(), String> {
     let opts = ModelOptions {
         timing_only: !cli.full_math,
         clock_mhz: cli.clock,
-        trace_spans: if cli.trace.is_some() { 200_000 } else { 0 },
+        // Spans also feed the alternation analysis printed below.
+        trace_spans: 200_000,
         ..Default::default()
     };
     let t0 = std::time::Instant::now();
     let p = model.predict(dev.memory(), &w, &opts).map_err(|e| e.to_string())?;
     print!("{p}");
+    // Two waves of a workgroup on a SIMD (ping-pong): do they take turns on the MFMA pipe?
+    print!("{}", crate::timing::alternation::analyse(&p));
     println!("  (model wall time {:.2} s)", t0.elapsed().as_secs_f64());
     if let Some(path) = &cli.trace {
         std::fs::write(path, crate::timing::trace::chrome_trace(&p)).map_err(|e| format!("{}: {e}", path.display()))?;

@@ -17,6 +17,8 @@ pub enum Checker {
     Alignment,
     /// LDS access outside the workgroup's allocation (reads give 0, writes are dropped).
     LdsBounds,
+    /// `s_barrier` counts that differ between the waves of a workgroup (`scheduler.rs`).
+    Barrier,
 }
 
 /// What exactly.
@@ -36,6 +38,9 @@ pub enum Kind {
     WaitStates,
     Misaligned,
     OutOfBounds,
+    /// An `s_barrier` released only because the waves that had not arrived ended: the waves
+    /// ran different numbers of barriers, so the barriers pair up across program points.
+    BarrierMismatch,
 }
 
 /// One finding (deduplicated by checker, kind and the two PCs; `count` says how often).

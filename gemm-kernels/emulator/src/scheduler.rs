@@ -199,6 +199,11 @@ pub struct WaveSched {
     /// Last completion time per in-order class.
     pub last_done: HashMap<Order, u64>,
     pub instructions: u64,
+    /// `s_barrier`s executed, and the PC of the latest (for the barrier-count checker).
+    pub barriers: u64,
+    pub barrier_pc: u64,
+    /// PC of the wave's `s_endpgm` once it ended.
+    pub end_pc: u64,
 }
 
 /// Everything of a workgroup except its waves.
@@ -460,6 +465,31 @@ impl<'a> Workgroup<'a> {
         Ok(true)
     }
 
+    /// The barrier-count checker. A workgroup barrier releases when every wave that has not
+    /// ended has arrived (ISA.md §3.2; ended waves leave the barrier's count), so hardware
+    /// never hangs on a wave that skipped a barrier: the barrier simply pairs with whatever
+    /// the others reach next. The 8-wave ping-pong uses that on purpose (a conditional
+    /// `s_barrier` by one group before the loop, by the other after it, seed 002 §4.2), but
+    /// both groups still run the same number of barriers. When a barrier is released
+    /// because waves *ended* while others still wait, the counts differ and the barriers
+    /// pair up across program points the code does not intend (a stagger barrier on the
+    /// wrong side): reported here, naming the waiting and the ended waves.
+    fn check_barrier_counts(&mut self, arrived: &[usize]) {
+        let ended: Vec<usize> = (0..self.waves.len()).filter(|&i| self.waves[i].state == WaveState::Ended).collect();
+        let Some(&first_ended) = ended.first() else { return };
+        let ended_counts: Vec<u64> = ended.iter().map(|&i| self.env.sched[i].barriers).collect();
+        for &wi in arrived {
+            let (n, pc) = (self.env.sched[wi].barriers, self.env.sched[wi].barrier_pc);
+            let msg = format!(
+                "s_barrier released only because wave(s) {ended:?} ended after {ended_counts:?} s_barrier while \
+                 this wave waits at its s_barrier number {n}: the waves run different numbers of barriers, so \
+                 barriers pair up across program points (a conditional barrier on the wrong side?)"
+            );
+            let end_pc = self.env.sched[first_ended].end_pc;
+            self.env.report(Checker::Barrier, Kind::BarrierMismatch, wi, pc, None, Some((first_ended, end_pc)), msg);
+        }
+    }
+
     fn ready(&mut self, wi: usize) -> Result<bool, Fault> {
         let w = &self.waves[wi];
         if w.state != WaveState::Running || self.env.sched[wi].ready_at > self.env.now {
@@ -493,6 +523,7 @@ impl<'a> Workgroup<'a> {
                 if let Some(r) = self.env.race.as_mut() {
                     r.barrier(&at_barrier);
                 }
+                self.check_barrier_counts(&at_barrier);
             }
             let mut ready = Vec::with_capacity(n);
             for wi in 0..n {
@@ -583,7 +614,17 @@ impl<'a> Workgroup<'a> {
                 crate::vmem::exec(w, env, inst).map(|_| w.pc = next)
             }
         };
-        res.map_err(|k| env.fault(&self.waves[wi], k))
+        res.map_err(|k| env.fault(&self.waves[wi], k))?;
+        // Longest-latency: what an ended wave left in flight lands when it ends (the mode's
+        // contract), not only once every wave ended: a wave spinning on a flag another wave
+        // set just before `s_endpgm` must see it.
+        if self.env.mode == Mode::LongestLatency && self.waves[wi].state == WaveState::Ended {
+            let seqs: Vec<u64> = self.env.sched[wi].pending.iter().filter(|o| !o.done).map(|o| o.seq).collect();
+            for s in seqs {
+                self.complete(wi, s)?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -595,11 +636,13 @@ pub(crate) fn sopp(w: &mut Wave, env: &mut Env, inst: &Inst, next: u64) -> R<()>
     };
     let target = (next as i64 + 4 * (imm as i16 as i64)) as u64;
     let wi = w.id;
+    let pc = w.pc;
     w.pc = next;
     match inst.op {
         Op::S_NOP => env.sched[wi].ready_at = env.now + (imm as u64 & 0xF) + 1,
         Op::S_ENDPGM | Op::S_ENDPGM_SAVED => {
             w.state = WaveState::Ended;
+            env.sched[wi].end_pc = pc;
         }
         Op::S_BRANCH => w.pc = target,
         Op::S_CBRANCH_SCC0 => {
@@ -638,7 +681,11 @@ pub(crate) fn sopp(w: &mut Wave, env: &mut Env, inst: &Inst, next: u64) -> R<()>
             let lgkm = (v >> 8) & 0xF;
             env.sched[wi].wait = Some((vm, lgkm));
         }
-        Op::S_BARRIER => w.state = WaveState::AtBarrier,
+        Op::S_BARRIER => {
+            w.state = WaveState::AtBarrier;
+            env.sched[wi].barriers += 1;
+            env.sched[wi].barrier_pc = pc;
+        }
         Op::S_SLEEP => env.sched[wi].ready_at = env.now + 64 * (imm as u64 & 0x7F).max(1),
         Op::S_SETPRIO
         | Op::S_ICACHE_INV
@@ -663,14 +710,35 @@ pub fn rng_for(seed: u64, wg: [u32; 3]) -> ChaCha8Rng {
     ChaCha8Rng::seed_from_u64(mix)
 }
 
-/// Reports for a race-detector conflict.
-pub fn race_report(env: &mut Env, w: usize, pc: u64, addr: u32, c: Conflict) {
+/// Reports for a race-detector conflict of an access of wave `w` at `pc` (`dma`: the
+/// access is an LDS-DMA write). The message says which side is asynchronous, because an
+/// LDS-DMA write lands when the memory system delivers it, not at issue (ISA.md §2.4):
+/// a read that runs before the DMA lands sees the old data, so an un-waited DMA shows up
+/// as a read before it (read-after-write) or as the DMA landing on data already read
+/// (write-after-read).
+pub fn race_report(env: &mut Env, w: usize, pc: u64, addr: u32, c: Conflict, dma: bool) {
     let (kind, other, msg): (Kind, Option<AccessRec>, &str) = match c {
-        Conflict::Uninit => (Kind::UninitializedRead, None, "read of LDS never written in this launch"),
+        Conflict::Uninit => (
+            Kind::UninitializedRead,
+            None,
+            "read of LDS never written in this launch (or before an LDS-DMA to it landed)",
+        ),
+        Conflict::Raw(p) if p.dma => (
+            Kind::ReadAfterWrite,
+            Some(p),
+            "LDS read not ordered after the LDS-DMA write it may read: the DMA's wave has not waited for it \
+             (s_waitcnt vmcnt) before an s_barrier both waves passed",
+        ),
         Conflict::Raw(p) => (
             Kind::ReadAfterWrite,
             Some(p),
             "LDS read not ordered after the write it may read (missing s_waitcnt or s_barrier)",
+        ),
+        Conflict::War(p) if dma => (
+            Kind::WriteAfterRead,
+            Some(p),
+            "LDS-DMA write not ordered with a read of the same data: the read may see the old or the new \
+             values (the DMA is issued too early, or not waited with s_waitcnt vmcnt before an s_barrier)",
         ),
         Conflict::War(p) => {
             (Kind::WriteAfterRead, Some(p), "LDS write may overwrite data another access has not finished reading")

@@ -370,10 +370,11 @@ fn lds_write(env: &mut Env, addr: u64, bytes: &[u8]) {
 fn race(env: &mut Env, w: &Wave, op: &MemOp, addr: u64, len: u32, write: bool, dma: bool) {
     let Some(r) = env.race.as_mut() else { return };
     let Some(vc) = op.vc.as_ref() else { return };
-    let rec = AccessRec { wave: w.id as u16, seq: op.seq, pc: op.pc, dma };
+    let atomic = matches!(op.kind, OpKind::Atomic { .. });
+    let rec = AccessRec { wave: w.id as u16, seq: op.seq, pc: op.pc, dma, atomic };
     let found = r.access(rec, vc, addr as u32, len, write);
     for (a, c) in found {
-        race_report(env, w.id, op.pc, a, c);
+        race_report(env, w.id, op.pc, a, c, dma && write);
     }
 }
 

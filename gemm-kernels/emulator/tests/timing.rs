@@ -13,7 +13,7 @@
 //!   its service starts; service = bank-conflict degree per phase, summed over phases.
 
 use gemm_codeobject::{write_code_object, KernelSpec, Target};
-use gemm_emu::timing::{HitRates, Model, ModelOptions, Prediction, Reason, Workload};
+use gemm_emu::timing::{alternation, HitRates, Model, ModelOptions, Prediction, Reason, Workload};
 use gemm_emu::{Arch, Device};
 
 /// A one-kernel code object named `k` with `vgprs`/`agprs` registers and `lds` bytes.
@@ -265,6 +265,73 @@ fn two_waves_alternate_mfma_and_lds_clusters_under_setprio() {
     // W1 lost arbitration twice: the VALU at clock 0, and the freed pipe at 40 (same
     // priority as W0, younger); each loss costs its 4-clock slot.
     assert_eq!(p.stalls.get(Reason::IssueConflict), 8, "{:?}", p.waves);
+}
+
+/// [`time`] with a trace, for the alternation analysis.
+fn time_traced(arch: Arch, body: &str, waves: u32, simds: usize) -> Prediction {
+    let co = code_object(arch, body, 32, 32, 65536);
+    let dev = Device::new(arch);
+    let w = Workload {
+        code_object: &co,
+        kernel: "k",
+        grid: [1, 1, 1],
+        block: [64 * waves, 1, 1],
+        kernarg: &[],
+        dynamic_lds: 0,
+        flops: 1.0,
+    };
+    let o = ModelOptions {
+        hit_rates: Some(HitRates::default()),
+        at_peak_clock: false,
+        simds: Some(simds),
+        resident: Some(1),
+        trace_spans: 10_000,
+        ..Default::default()
+    };
+    Model::new(arch).predict(dev.memory(), &w, &o).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn alternation_of_two_waves_under_setprio_from_the_trace() {
+    // The kernel of `two_waves_alternate_mfma_and_lds_clusters_under_setprio`, whose hand
+    // schedule gives MFMA clusters W0 [8,72), W1 [72,136), W0 [136,200), W1 [200,264) and
+    // ds_reads in flight W0 [48,114) and [176,242), W1 [112,178) and [240,306).
+    // Clusters alternate ABAB: 3 handovers of 3. Partner memory in flight under the
+    // clusters: W0's first none, W1's first [72,114) = 42, W0's second [136,178) = 42,
+    // W1's second [200,242) = 42: 126 of 256 cluster clocks. No overlap of clusters.
+    let cluster = "s_setprio 1\nv_mfma_f32_32x32x8_bf16 a[0:15], v[4:5], v[6:7], a[0:15]\n\
+                   v_mfma_f32_32x32x8_bf16 a[16:31], v[4:5], v[6:7], a[16:31]\ns_setprio 0\n\
+                   ds_read_b32 v2, v1\ns_waitcnt lgkmcnt(0)\n";
+    let body = format!("v_lshlrev_b32_e32 v1, 2, v0\n{cluster}{cluster}s_endpgm\n");
+    let p = time_traced(Arch::Gfx942, &body, 2, 1);
+    let a = alternation::analyse(&p);
+    assert_eq!(a.pairs.len(), 1, "{a}");
+    let x = &a.pairs[0];
+    assert_eq!((x.clusters, x.mfma_clocks, x.handovers), ([2, 2], [128, 128], 3), "{x}");
+    assert_eq!(x.handover_ratio, 1.0);
+    assert!((x.mem_under_mfma - 126.0 / 256.0).abs() < 1e-12, "{x}");
+    assert_eq!(x.both_mfma, 0.0, "{x}");
+    assert!(x.alternates(), "{x}");
+    // Without the trace there is nothing to analyse.
+    let mut q = p.clone();
+    q.spans.clear();
+    assert!(alternation::analyse(&q).pairs.is_empty());
+}
+
+#[test]
+fn two_waves_without_clusters_do_not_alternate() {
+    // Both waves run four MFMAs back to back with no memory: the older wave keeps the pipe
+    // (same priority, age decides), so each wave has one cluster and there is one handover,
+    // which proves nothing, and no memory is hidden under the clusters.
+    let body =
+        format!("{}s_endpgm\n", repeat("v_mfma_f32_32x32x8_bf16 a[{i}:{j}], v[4:5], v[6:7], a[{i}:{j}]", 2).repeat(2));
+    let p = time_traced(Arch::Gfx942, &body, 2, 1);
+    let a = alternation::analyse(&p);
+    assert_eq!(a.pairs.len(), 1, "{a}");
+    let x = &a.pairs[0];
+    assert_eq!((x.clusters, x.handovers), ([1, 1], 1), "{x}");
+    assert_eq!(x.mem_under_mfma, 0.0, "{x}");
+    assert!(!x.alternates(), "{x}");
 }
 
 #[test]

@@ -22,12 +22,15 @@ pub enum Declined {
     Swizzle(#[from] swizzle::Reason),
     #[error("epilogue: {0}")]
     Epilogue(#[from] epilogue::Reason),
+    #[error("schedule: {0}")]
+    Schedule(#[from] crate::schedule::Reason),
 }
 
-/// buffer ops, software pipelining, LDS swizzle, epilogue.
+/// buffer ops, software pipelining, LDS swizzle, epilogue, then the loop schedule.
 pub fn run_all(k: Kernel) -> Result<Kernel, Declined> {
     let k = buffer_ops::run(k)?;
     let k = pipeline::run(k)?;
     let k = swizzle::run(k)?;
-    Ok(epilogue::run(k)?)
+    let k = epilogue::run(k)?;
+    Ok(crate::schedule::run(k)?)
 }

@@ -21,6 +21,7 @@
 //! println!("{p}");
 //! ```
 
+pub mod alternation;
 pub mod cu;
 pub mod grid;
 pub mod lds_banks;

@@ -1,0 +1,403 @@
+//! Schedules as data (issue 12): the main loop of a pipelined kernel as clusters of
+//! machine operations (LDS-read groups, global->LDS copy groups, MFMA groups, barriers,
+//! `s_setprio`) per wave role, with explicit sync points. [`run`] turns the tile-level
+//! kernel into a [`LoopSchedule`] or declines with a typed [`Reason`]; `lower.rs` emits
+//! the clusters in order. Waits are never part of a schedule: `waitcnt.rs` derives them
+//! from what is in flight, and a barrier a schedule marks
+//! [`MOp::Barrier`]`{ dma_in_flight: true }` only lets the LDS-DMA copies of the *next*
+//! K tile stay in flight across it (the schedule's own claim, which the emulator's race
+//! detector checks on every schedule test).
+//!
+//! The schedules (background: the seed notes on Triton's `BlockPingpong`, HipKittens'
+//! 8-wave ping-pong and 4-wave interleave, and TileLang's `InjectCdna4Pipeline`):
+//!
+//! * [`Schedule::Pipelined`]: today's loop (one barrier, the next tile's copies, all LDS
+//!   reads, all MFMAs; `passes/pipeline.rs`). No [`LoopSchedule`] is built for it.
+//! * [`Schedule::PingPong`] (8 waves, 2 per SIMD): the K tile's MFMAs split into
+//!   `clusters` slices; per slice a memory cluster (copy share, the slice's LDS reads)
+//!   and a dot cluster (`s_setprio 1`, the slice's MFMAs, `s_setprio 0`), a barrier after
+//!   each. Group 1 (waves 4-7, one per SIMD) passes one extra barrier before the loop
+//!   and group 0 one after it, so on each SIMD one wave is in its dot cluster while the
+//!   other runs its memory cluster, every barrier pairing cluster `c` of group 0 with
+//!   cluster `c-1` of group 1. With one cluster and 4 waves (Triton's One-PP) there is no
+//!   stagger: the waves of two workgroups alternate by priority alone.
+//! * [`Schedule::Interleave`] (4 waves, one per SIMD): one barrier per K tile, then the
+//!   MFMAs of each slice with the LDS reads of the next slice and the copies of the next
+//!   tile placed between them one instruction at a time.
+//! * [`Schedule::CopyInterleave`] (gfx950; TileLang's CDNA4 pipeline): per slice the LDS
+//!   reads, a share of the next tile's copies, then the slice's MFMAs at priority 1; the
+//!   one barrier of the K tile sits before the last slice's MFMAs. TileLang's version lets
+//!   a wave pass that barrier with its LDS reads still in flight and the next tile's
+//!   copies then overwrite what they read; here `waitcnt.rs` makes every wave's reads
+//!   complete before it arrives, so the copies cannot overtake them.
+
+use crate::ir::{Arch, Kernel, KernelConfig, LoadKind, Operand, TileOp};
+
+/// How the main loop is scheduled (part of [`KernelConfig`] and of the kernel's name).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Schedule {
+    /// The software pipeline of `passes/pipeline.rs` as it is.
+    Pipelined,
+    /// Ping-pong with this many dot clusters per K tile (1, 2 or 4; see
+    /// [`Schedule::ping_pong_for`] for the rule).
+    PingPong { clusters: u8 },
+    /// 4-wave instruction-level interleave with this many MFMA slices per K tile.
+    Interleave { slices: u8 },
+    /// CDNA4 copy interleave with this many stages (MFMA slices) per K tile.
+    CopyInterleave { stages: u8 },
+}
+
+impl Schedule {
+    /// Triton's rule (`BlockPingpong`, seed 000) on `MT * NT * KT * bits`: 8 waves and a
+    /// tile of at least 256x256x64x16 bits -> four clusters; at least 256x128x64x16 (twice
+    /// 128x128x64x16) -> two; 4 waves and at most 128x128x64x16 -> one (cross-workgroup
+    /// ping-pong, no stagger). Anything else has no ping-pong ([`Reason::NoRule`]).
+    pub fn ping_pong_for(c: &KernelConfig) -> Option<Schedule> {
+        const SMALL: u64 = 128 * 128 * 64 * 16;
+        let size = c.tile.0 as u64 * c.tile.1 as u64 * c.tile.2 as u64 * 8 * c.ab_bytes() as u64;
+        let clusters = match c.waves {
+            8 if size >= 4 * SMALL => 4,
+            8 if size >= 2 * SMALL => 2,
+            4 if size <= SMALL => 1,
+            _ => return None,
+        };
+        Some(Schedule::PingPong { clusters })
+    }
+    /// The kernel-name suffix (empty for [`Schedule::Pipelined`]).
+    pub fn name_suffix(&self) -> String {
+        match self {
+            Schedule::Pipelined => String::new(),
+            Schedule::PingPong { clusters } => format!("_pp{clusters}"),
+            Schedule::Interleave { slices } => format!("_il{slices}"),
+            Schedule::CopyInterleave { stages } => format!("_ci{stages}"),
+        }
+    }
+    /// A short name for listings (`gemm kernels`, `gemm compare`).
+    pub fn label(&self) -> String {
+        match self {
+            Schedule::Pipelined => "pipelined".into(),
+            Schedule::PingPong { clusters } => format!("pingpong{clusters}"),
+            Schedule::Interleave { slices } => format!("interleave{slices}"),
+            Schedule::CopyInterleave { stages } => format!("copyinterleave{stages}"),
+        }
+    }
+}
+
+/// Which waves run an operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    All,
+    /// Group `g` of two: waves `[g*W/2, (g+1)*W/2)`, one per SIMD when `W = 8`.
+    Group(u8),
+}
+
+/// One slice of a K tile's MFMAs: the 16-byte fragment pieces `pieces.0..pieces.1` of
+/// every lane group (`lds::read_lane`), for every M block and the N blocks `bn.0..bn.1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Slice {
+    pub pieces: (u32, u32),
+    pub bn: (u32, u32),
+    /// The slice reads the A pieces (the first slice of a piece range does; the others
+    /// reuse them).
+    pub read_a: bool,
+}
+
+/// A machine operation group of a schedule.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum MOp {
+    /// Share `part` of `of` (in instruction order) of slice `slice`'s `ds_read_b128`s
+    /// from the current LDS buffer.
+    LdsRead { slice: u8, part: u8, of: u8 },
+    /// Share `part` of `of` of the copies of the next K tile of `operand`: LDS-DMA
+    /// straight into the other LDS buffer, or global loads into staging VGPRs (the share
+    /// advances the offsets of the vectors it loads; LDS-DMA's last share advances its K
+    /// offset).
+    Copy { operand: Operand, part: u8, of: u8 },
+    /// The staging VGPRs of a register-staged operand into the other LDS buffer.
+    LdsWrite { operand: Operand },
+    /// All MFMAs of slice `slice`.
+    Mfma { slice: u8 },
+    /// The MFMAs of `slice` with the memory operations of `with` spread between them,
+    /// one instruction at a time (evenly, the first after the first MFMA).
+    Interleaved { slice: u8, with: Vec<MOp> },
+    /// `s_barrier`. `dma_in_flight`: the next tile's LDS-DMA copies may stay in flight
+    /// across it (nobody reads or writes their buffer until a later barrier without it).
+    Barrier { dma_in_flight: bool },
+    /// `s_setprio n`.
+    SetPrio(u8),
+}
+
+/// What a cluster is for (the trace and the listings name them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ClusterKind {
+    Memory,
+    Dot,
+    Mixed,
+    Sync,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Cluster {
+    pub kind: ClusterKind,
+    pub ops: Vec<MOp>,
+}
+
+/// The scheduled main loop.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LoopSchedule {
+    pub schedule: Schedule,
+    pub slices: Vec<Slice>,
+    /// Before the loop (after the prologue), in order, each for its role.
+    pub enter: Vec<(Role, MOp)>,
+    /// One K tile.
+    pub body: Vec<Cluster>,
+    /// After the loop, before the drain, each for its role.
+    pub exit: Vec<(Role, MOp)>,
+    /// Why this shape (the rule that chose the cluster count, where the copies go).
+    pub rule: String,
+}
+
+/// Why a schedule was declined.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Reason {
+    #[error("the kernel is not software-pipelined into two LDS buffers")]
+    NotPipelined,
+    #[error("{schedule} needs {need} waves, the kernel has {have}")]
+    Waves { schedule: String, need: u32, have: u32 },
+    #[error(
+        "the K tile has {pieces} fragment pieces and {bn} N blocks per wave: it does not split into {slices} slices"
+    )]
+    Slices { slices: u32, pieces: u32, bn: u32 },
+    #[error("the copy interleave is a CDNA4 (gfx950) schedule; {0} has none")]
+    Arch(Arch),
+    #[error("no ping-pong rule covers {waves} waves and a {mt}x{nt}x{kt} tile")]
+    NoRule { waves: u32, mt: u32, nt: u32, kt: u32 },
+    #[error("{0} copy instructions per wave and operand do not split into {1} shares")]
+    CopyShares(u32, u32),
+}
+
+/// The slices of a K tile: by fragment pieces first, then by halves of the N blocks.
+pub fn slices(c: &KernelConfig, n: u32) -> Result<Vec<Slice>, Reason> {
+    let pieces = crate::lds::reads_per_block(c);
+    let bn = c.blocks(Operand::B);
+    let err = Reason::Slices { slices: n, pieces, bn };
+    if n == 0 {
+        return Err(err);
+    }
+    let (by_piece, by_n) = if pieces.is_multiple_of(n) { (n, 1) } else { (pieces, n / pieces) };
+    if by_piece * by_n != n || !pieces.is_multiple_of(by_piece) || !bn.is_multiple_of(by_n) {
+        return Err(err);
+    }
+    let pp = pieces / by_piece;
+    let nb = bn / by_n;
+    let mut out = vec![];
+    for p in 0..by_piece {
+        for q in 0..by_n {
+            out.push(Slice { pieces: (p * pp, (p + 1) * pp), bn: (q * nb, (q + 1) * nb), read_a: q == 0 });
+        }
+    }
+    Ok(out)
+}
+
+/// LDS-DMA instructions per wave of one operand's K tile.
+pub fn dma_per_wave(c: &KernelConfig, op: Operand) -> u32 {
+    let per_inst = 64 * crate::passes::buffer_ops::dma_bytes(c.arch);
+    c.tile_rows(op) * crate::lds::row_bytes(c) / per_inst / c.waves
+}
+
+/// Whether the loop copies `op` with LDS-DMA (else through staging VGPRs).
+pub fn is_dma(k: &Kernel, op: Operand) -> bool {
+    k.body.iter().any(|o| matches!(o, TileOp::GlobalLoad(c) if c.operand == op && c.kind == LoadKind::DirectToLds))
+}
+
+/// Copy instructions (units a share counts) per wave of one operand's K tile: LDS-DMA
+/// instructions, or 16-byte vectors of a register-staged copy.
+pub fn copy_units(k: &Kernel, op: Operand) -> u32 {
+    if is_dma(k, op) {
+        dma_per_wave(&k.config, op)
+    } else {
+        crate::lds::copy_geom(&k.config, op).per_thread
+    }
+}
+
+/// `of` shares of each operand's copies, as `Copy` operations, A's first.
+fn copy_shares(k: &Kernel, of: u32) -> Result<Vec<MOp>, Reason> {
+    let mut out = vec![];
+    for op in [Operand::A, Operand::B] {
+        let n = copy_units(k, op);
+        if n < of {
+            return Err(Reason::CopyShares(n, of));
+        }
+        out.extend((0..of).map(|part| MOp::Copy { operand: op, part: part as u8, of: of as u8 }));
+    }
+    Ok(out)
+}
+
+/// The LDS writes of the register-staged operands' next tile (none for LDS-DMA ones).
+fn lds_writes(k: &Kernel) -> Vec<MOp> {
+    [Operand::A, Operand::B].into_iter().filter(|&op| !is_dma(k, op)).map(|operand| MOp::LdsWrite { operand }).collect()
+}
+
+fn reads(slice: usize) -> MOp {
+    MOp::LdsRead { slice: slice as u8, part: 0, of: 1 }
+}
+
+fn dot(slice: usize) -> Cluster {
+    Cluster { kind: ClusterKind::Dot, ops: vec![MOp::SetPrio(1), MOp::Mfma { slice: slice as u8 }, MOp::SetPrio(0)] }
+}
+
+/// Builds the ping-pong loop.
+fn ping_pong(k: &Kernel, clusters: u32) -> Result<LoopSchedule, Reason> {
+    let c = &k.config;
+    let name = Schedule::PingPong { clusters: clusters as u8 }.label();
+    let need = if clusters == 1 { 4 } else { 8 };
+    if c.waves != need {
+        return Err(Reason::Waves { schedule: name, need, have: c.waves });
+    }
+    let sl = slices(c, clusters)?;
+    // All copies of the next tile go in the first memory cluster: with the stagger, group
+    // 1's copies must have landed by the barrier that lets group 0 read the next buffer
+    // (the barrier after the last memory cluster), so issuing them first gives them the
+    // most time.
+    // Register-staged copies write LDS in the last memory cluster: the latest point
+    // before that barrier, so their global loads have the most time to land.
+    let copies = copy_shares(k, 1)?;
+    let mut body = vec![];
+    for (s, _) in sl.iter().enumerate() {
+        let mut mem = if s == 0 { copies.clone() } else { vec![] };
+        mem.push(reads(s));
+        let last = s + 1 == sl.len();
+        if clusters == 1 {
+            body.push(Cluster { kind: ClusterKind::Sync, ops: vec![MOp::Barrier { dma_in_flight: false }] });
+            body.push(Cluster { kind: ClusterKind::Memory, ops: mem });
+            body.push(dot(s));
+            body.push(Cluster { kind: ClusterKind::Memory, ops: lds_writes(k) });
+            continue;
+        }
+        if last {
+            mem.extend(lds_writes(k));
+        }
+        // The barrier after the last memory cluster publishes the copies (see above).
+        mem.push(MOp::Barrier { dma_in_flight: !last });
+        body.push(Cluster { kind: ClusterKind::Memory, ops: mem });
+        let mut d = dot(s);
+        d.ops.push(MOp::Barrier { dma_in_flight: true });
+        body.push(d);
+    }
+    let (enter, exit) = if clusters == 1 {
+        (vec![], vec![])
+    } else {
+        (
+            vec![
+                (Role::All, MOp::Barrier { dma_in_flight: false }),
+                (Role::Group(1), MOp::Barrier { dma_in_flight: false }),
+            ],
+            vec![(Role::Group(0), MOp::Barrier { dma_in_flight: false })],
+        )
+    };
+    let rule = format!(
+        "Triton BlockPingpong rule on MT*NT*KT*bits = {}x{}x{}x{}: {} cluster(s); copies in the first memory cluster",
+        c.tile.0,
+        c.tile.1,
+        c.tile.2,
+        8 * c.ab_bytes(),
+        clusters
+    );
+    Ok(LoopSchedule { schedule: Schedule::PingPong { clusters: clusters as u8 }, slices: sl, enter, body, exit, rule })
+}
+
+/// Builds the 4-wave interleave.
+fn interleave(k: &Kernel, n: u32) -> Result<LoopSchedule, Reason> {
+    let c = &k.config;
+    let name = Schedule::Interleave { slices: n as u8 }.label();
+    if c.waves != 4 {
+        return Err(Reason::Waves { schedule: name, need: 4, have: c.waves });
+    }
+    let sl = slices(c, n)?;
+    // The next tile's copies ride on the MFMAs of the first half of the slices (they must
+    // land before the next tile's barrier); the reads of slice s+1 on those of slice s.
+    let front = n.div_ceil(2);
+    let shares = copy_shares(k, front)?;
+    let mut body =
+        vec![Cluster { kind: ClusterKind::Sync, ops: vec![MOp::Barrier { dma_in_flight: false }, reads(0)] }];
+    for s in 0..sl.len() {
+        let mut with = vec![];
+        if (s as u32) < front {
+            with.extend(shares.iter().filter(|m| matches!(m, MOp::Copy { part, .. } if *part as usize == s)).cloned());
+        }
+        if s + 1 < sl.len() {
+            with.push(reads(s + 1));
+        } else {
+            with.extend(lds_writes(k));
+        }
+        body.push(Cluster { kind: ClusterKind::Mixed, ops: vec![MOp::Interleaved { slice: s as u8, with }] });
+    }
+    let rule =
+        format!("{n} slices; copies between the MFMAs of the first {front}, reads of slice s+1 between those of s");
+    Ok(LoopSchedule {
+        schedule: Schedule::Interleave { slices: n as u8 },
+        slices: sl,
+        enter: vec![],
+        body,
+        exit: vec![],
+        rule,
+    })
+}
+
+/// Builds the CDNA4 copy interleave.
+fn copy_interleave(k: &Kernel, n: u32) -> Result<LoopSchedule, Reason> {
+    let c = &k.config;
+    if c.arch != Arch::Gfx950 {
+        return Err(Reason::Arch(c.arch));
+    }
+    let sl = slices(c, n)?;
+    let shares = copy_shares(k, n)?;
+    let mut body = vec![];
+    for s in 0..sl.len() {
+        let mut ops = vec![reads(s)];
+        ops.extend(shares.iter().filter(|m| matches!(m, MOp::Copy { part, .. } if *part as usize == s)).cloned());
+        if s + 1 == sl.len() {
+            ops.extend(lds_writes(k));
+            ops.push(MOp::Barrier { dma_in_flight: false });
+        }
+        body.push(Cluster { kind: ClusterKind::Memory, ops });
+        body.push(dot(s));
+    }
+    let rule = format!(
+        "{n} stages; the next tile's copies spread one share per stage; one barrier before the last stage's MFMAs"
+    );
+    Ok(LoopSchedule {
+        schedule: Schedule::CopyInterleave { stages: n as u8 },
+        slices: sl,
+        enter: vec![],
+        body,
+        exit: vec![],
+        rule,
+    })
+}
+
+/// The loop schedule of `k`'s configured [`Schedule`] (`None` for the pipelined loop).
+pub fn plan(k: &Kernel) -> Result<Option<LoopSchedule>, Reason> {
+    let s = k.config.schedule;
+    if s == Schedule::Pipelined {
+        return Ok(None);
+    }
+    if k.lds_buffers != 2 || !k.applied.contains(&"pipeline") {
+        return Err(Reason::NotPipelined);
+    }
+    Ok(Some(match s {
+        Schedule::Pipelined => unreachable!(),
+        Schedule::PingPong { clusters } => ping_pong(k, clusters as u32)?,
+        Schedule::Interleave { slices } => interleave(k, slices as u32)?,
+        Schedule::CopyInterleave { stages } => copy_interleave(k, stages as u32)?,
+    }))
+}
+
+/// The pass: attaches the loop schedule (the last pass; the lowering emits it).
+pub fn run(mut k: Kernel) -> Result<Kernel, Reason> {
+    if let Some(ls) = plan(&k)? {
+        k.schedule = Some(ls);
+        k.applied.push("schedule");
+    }
+    Ok(k)
+}
