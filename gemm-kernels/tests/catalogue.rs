@@ -39,10 +39,15 @@ fn manifest_matches_code_objects() {
         assert_eq!((grid, block), ([255u32.div_ceil(e.tile.0), 257u32.div_ceil(e.tile.1), 1], [64 * e.waves, 1, 1]));
         assert_eq!(e.wave_grid.0 * e.wave_grid.1, e.waves);
         // gfx950 uses its double-rate shapes for 16-bit inputs: K of 16 (32x32) or 32
-        // (16x16); gfx942 8 or 16; f32 inputs 2 or 4 on both.
+        // (16x16); gfx942 8 or 16; f32 inputs 2 or 4 on both; fp8 below.
         let want_k = match (e.a_type, e.arch, e.mfma.0) {
             (gemm_core::DType::F32, _, 32) => 2,
             (gemm_core::DType::F32, _, _) => 4,
+            // fp8: gfx942 32x32x16 / 16x16x32; gfx950 the f8f6f4 32x32x64 / 16x16x128.
+            (d, Arch::Gfx942, 32) if d.is_fp8() => 16,
+            (d, Arch::Gfx942, _) if d.is_fp8() => 32,
+            (d, Arch::Gfx950, 32) if d.is_fp8() => 64,
+            (d, Arch::Gfx950, _) if d.is_fp8() => 128,
             (_, Arch::Gfx950, 32) => 16,
             (_, Arch::Gfx950, _) => 32,
             (_, _, 32) => 8,
