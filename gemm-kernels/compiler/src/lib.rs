@@ -19,6 +19,7 @@ pub mod kernel_args;
 pub mod lds;
 pub mod lower;
 pub mod passes;
+pub mod plant;
 pub mod program;
 pub mod regalloc;
 pub mod schedule;
@@ -44,6 +45,8 @@ pub enum CompileError {
     Branch(u32),
     #[error("code object: {0}")]
     CodeObject(#[from] gemm_codeobject::WriteError),
+    #[error("planting a bug: {0}")]
+    Plant(#[from] plant::PlantError),
 }
 
 /// A compiled kernel: its machine code, code object and the facts for the manifest.
@@ -131,17 +134,18 @@ pub fn compile(config: KernelConfig) -> Result<CompiledKernel, CompileError> {
     compile_kernel(kernel)
 }
 
-/// Switches for negative tests: a kernel built without its waits or NOPs must be caught
-/// by the emulator's checkers.
+/// Switches for negative tests: a kernel built without its waits or NOPs, or with one of
+/// the ping-pong races planted (`plant.rs`), must be caught by the emulator's checkers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Options {
     pub insert_waits: bool,
     pub insert_nops: bool,
+    pub plant: Option<plant::PlantedBug>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { insert_waits: true, insert_nops: true }
+        Options { insert_waits: true, insert_nops: true, plant: None }
     }
 }
 
@@ -151,12 +155,18 @@ pub fn compile_kernel(kernel: Kernel) -> Result<CompiledKernel, CompileError> {
 }
 
 /// Lowers an already optimised kernel with explicit [`Options`].
-pub fn compile_kernel_with(kernel: Kernel, opts: Options) -> Result<CompiledKernel, CompileError> {
+pub fn compile_kernel_with(mut kernel: Kernel, opts: Options) -> Result<CompiledKernel, CompileError> {
     let config = kernel.config;
     let arch = config.arch;
+    if let Some(bug) = opts.plant {
+        plant::apply_schedule(&mut kernel.schedule, bug)?;
+    }
     let mut prog = lower::lower(&kernel)?;
     let usage = regalloc::allocate(&mut prog)?;
     let waits = if opts.insert_waits { waitcnt::insert_waits(&mut prog.items) } else { 0 };
+    if let Some(bug) = opts.plant {
+        plant::apply_program(&mut prog.items, prog.iteration, bug)?;
+    }
     prog.items.retain(|it| !matches!(it, Item::Note(_)));
     let nops = if opts.insert_nops { hazard::insert_nops(&mut prog.items, arch) } else { 0 };
     let stats = analysis::stats(&kernel, &prog);

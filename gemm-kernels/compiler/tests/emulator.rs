@@ -321,7 +321,7 @@ fn kernel_without_waits_is_caught() {
     let cfg = catalogue::configs()[0];
     let k = gemm_compiler::compile_kernel_with(
         gemm_compiler::optimise(cfg).unwrap(),
-        gemm_compiler::Options { insert_waits: false, insert_nops: true },
+        gemm_compiler::Options { insert_waits: false, ..Default::default() },
     )
     .unwrap();
     let dev = Device::new(cfg.arch);
