@@ -179,6 +179,11 @@ pub struct KernelConfig {
     pub grid: crate::grid::GridOrder,
     /// The fused epilogue.
     pub fusion: Fusion,
+    /// Grouped GEMM in one launch: the kernel arguments point at a device-side table of
+    /// problems (`kernel_args.rs`, "Grouped kernels") and each workgroup finds its group and
+    /// tile there (`lower.rs`, `L::grouped_setup`), as hipBLASLt's grouped GEMM does for
+    /// mixture-of-experts layers. Plain kernels: `false`.
+    pub grouped: bool,
 }
 
 impl KernelConfig {
@@ -201,6 +206,7 @@ impl KernelConfig {
             direct_to_lds: DmaPolicy::Auto,
             grid: crate::grid::GridOrder::PLAIN,
             fusion: Fusion::NONE,
+            grouped: false,
         }
     }
     /// The same configuration with another tile, wave grid, MFMA shape and stage count.
@@ -243,6 +249,9 @@ impl KernelConfig {
             if self.grid.is_plain() { String::new() } else { format!("_c{}g{}", self.grid.chunk, self.grid.wgm) };
         if self.fusion != Fusion::NONE {
             grid = format!("{grid}_{}", self.fusion.name());
+        }
+        if self.grouped {
+            grid.push_str("_grouped");
         }
         match self.direct_to_lds {
             DmaPolicy::Auto => {}
