@@ -816,8 +816,11 @@ pub unsafe extern "C" fn gemm_strided_batched_device(
 /// 0 are allowed and queue nothing. Every group is checked before any is queued: if one is bad,
 /// nothing is queued, `item_status` (may be NULL) gets each group's status
 /// (GEMM_STATUS_SUCCESS for the good ones) and the call returns
-/// GEMM_STATUS_BATCH_PARTIAL_FAILURE. One kernel launch per non-empty group, in group order:
-/// the single-launch grouped kernel (a device-side problem table) is not built yet.
+/// GEMM_STATUS_BATCH_PARTIAL_FAILURE. Groups that share dtypes, layout and transposes, with
+/// leading dimensions of 8 elements and 16-byte aligned A/B, run in **one launch** of a grouped
+/// kernel: the library uploads a table of the problems to the device on `stream` (nothing
+/// synchronises) and `gemm_last_kernel` names that kernel. Otherwise one launch per non-empty
+/// group, in group order.
 ///
 /// # Safety
 /// `problems`, `a`, `b`, `c` are NULL or arrays of `count` entries, each pointer as for

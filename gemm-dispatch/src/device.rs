@@ -17,11 +17,13 @@
 //! (`Misaligned`), a dtype no kernel runs (`Unsupported`): the error is returned and nothing is
 //! launched, so device memory is untouched.
 //!
-//! Batches: the catalogue kernels compute one GEMM per launch (grid z = 1), so a strided batch
-//! is one launch per item and a grouped GEMM one launch per non-empty group, all queued on the
-//! stream in order. **Grouped GEMM in one launch** (a device-side table of problems walked by one
-//! kernel, as hipBLASLt's grouped GEMM does for mixture-of-experts layers) needs a new kernel from
-//! the compiler and is not done.
+//! Batches: a strided batch is one launch per item, queued on the stream in order. A grouped
+//! GEMM is **one launch** of a `grouped` catalogue kernel (a device-side table of problems,
+//! uploaded by the library on the caller's stream, walked by one kernel, as hipBLASLt's grouped
+//! GEMM does for mixture-of-experts layers; [`crate::grouped`]) when its non-empty groups share
+//! dtypes, layout and transposes and meet the grouped kernels' alignment (leading dimensions of
+//! 8 elements, 16-byte A/B); otherwise (or with a single non-empty group) one launch per
+//! non-empty group with the best plain kernel for each.
 //!
 //! With `GEMM_LOG=1` every call is written to the call log ([`crate::call_log`]).
 
@@ -626,10 +628,10 @@ impl Gpu {
     /// A grouped GEMM on device memory: each group its own problem (sizes, dtypes, layout) and
     /// operands; groups with `m` or `n` = 0 are allowed and launch nothing. Every group is
     /// checked before any is launched: one bad group refuses the call (its error in
-    /// [`GroupedError::groups`]) and nothing is launched. Then **one launch per non-empty
-    /// group**, queued on `stream` in group order (the one-launch grouped kernel, a device-side
-    /// problem table, is not built yet: it needs a new kernel from the compiler). Returns the
-    /// kernel of each group.
+    /// [`GroupedError::groups`]) and nothing is launched. Then **one launch** of a grouped
+    /// kernel for all of them where [`crate::grouped::plan`] allows (same dtypes, layout and
+    /// transposes, aligned operands), else one launch per non-empty group, queued on `stream`
+    /// in group order. Returns the kernel of each group (`None` for empty groups).
     pub fn gemm_grouped<A: Element, B: Element, C: Element>(
         &self,
         stream: &GpuStream,
@@ -671,6 +673,28 @@ impl Gpu {
         let mut errors: Vec<Option<Error>> = checked.iter().map(|r| r.as_ref().err().cloned()).collect();
         let result = if errors.iter().any(Option::is_some) {
             Err(GroupedError { groups: errors, launched_some: false })
+        } else if let Ok(plan) = crate::grouped::plan(
+            self.arch(),
+            &groups.iter().map(|(p, a, b, c)| (*p, [a.address, b.address, c.address])).collect::<Vec<_>>(),
+        ) {
+            // SAFETY: every group was checked above against its spans and the stream's device;
+            // memory lifetime and C exclusivity are this function's contract.
+            match unsafe { self.backend.launch_grouped(&stream.stream, &plan) } {
+                Ok(()) => {
+                    let mut kernels = vec![None; groups.len()];
+                    for g in &plan.groups {
+                        kernels[g.index] = Some(plan.entry.name);
+                    }
+                    Ok(kernels)
+                }
+                Err(e) => {
+                    let mut errors: Vec<Option<Error>> = vec![None; groups.len()];
+                    for g in &plan.groups {
+                        errors[g.index] = Some(e.clone());
+                    }
+                    Err(GroupedError { groups: errors, launched_some: false })
+                }
+            }
         } else {
             let mut kernels = Vec::with_capacity(groups.len());
             let mut failed = false;

@@ -22,6 +22,7 @@ pub mod context;
 pub mod device;
 pub mod emu;
 pub mod error;
+pub mod grouped;
 pub mod hip;
 pub mod host;
 pub mod kernel_choice;

@@ -112,41 +112,59 @@ fn gemms_on_device_memory_match_the_reference_on_both_gpus() {
         }
 
         // Grouped: mixed sizes and an empty group, C of all groups in one buffer split into
-        // exclusive views.
-        let shapes = [(17, 9, 33), (0, 12, 8), (64, 40, 16), (5, 33, 7)];
-        let problems: Vec<GemmProblem> =
-            shapes.iter().map(|&(m, n, k)| bf16_problem(m, n, k).with_scalars(1.0, 1.0)).collect();
-        let ga: Vec<Vec<bf16>> =
-            problems.iter().enumerate().map(|(i, p)| random_values(p.validate().unwrap().a, 10 + i as u64)).collect();
-        let gb: Vec<Vec<bf16>> =
-            problems.iter().enumerate().map(|(i, p)| random_values(p.validate().unwrap().b, 20 + i as u64)).collect();
-        let c_lens: Vec<usize> = problems.iter().map(|p| p.validate().unwrap().c).collect();
-        let gc0: Vec<f32> = random_values(c_lens.iter().sum(), 30);
-        let dga: Vec<_> = ga.iter().map(|v| gpu.upload(v).unwrap()).collect();
-        let dgb: Vec<_> = gb.iter().map(|v| gpu.upload(v).unwrap()).collect();
-        let mut dgc = gpu.upload(&gc0).unwrap();
-        let mut rest = dgc.as_mut_slice();
-        let mut groups = Vec::new();
-        for (i, p) in problems.iter().enumerate() {
-            let (mine, tail) = rest.split_at_mut(c_lens[i]).unwrap();
-            rest = tail;
-            groups.push(DeviceGroup { problem: *p, a: dga[i].as_slice(), b: dgb[i].as_slice(), c: mine });
-        }
-        let before = launches(gpu.ordinal());
-        let kernels = gpu.gemm_grouped(&stream, &mut groups).unwrap();
-        assert_eq!(kernels.iter().filter(|k| k.is_some()).count(), 3, "one launch per non-empty group");
-        assert!(kernels[1].is_none());
-        drop(groups);
-        stream.synchronize().unwrap();
-        assert_eq!(launches(gpu.ordinal()) - before, 3);
-        let gc = dgc.to_vec().unwrap();
-        let mut at = 0;
-        for (i, p) in problems.iter().enumerate() {
-            let range = at..at + c_lens[i];
-            let r = reference::check(p, &ga[i], &gb[i], &gc0[range.clone()], &gc[range.clone()], None).unwrap();
-            assert!(r.passed(), "group {i} on {index}: {r:?}");
-            at = range.end;
-        }
+        // exclusive views. Leading dimensions of 8 elements: one launch of a grouped kernel.
+        // Then ragged ones (lda 33, 7): one launch per non-empty group with plain kernels.
+        let aligned = [(17, 16, 32), (0, 8, 8), (64, 40, 16), (5, 24, 8), (130, 8, 24)];
+        grouped_on(&gpu, &stream, &aligned, 1);
+        let ragged = [(17, 9, 33), (0, 12, 8), (64, 40, 16), (5, 33, 7)];
+        grouped_on(&gpu, &stream, &ragged, 3);
+    }
+}
+
+/// A grouped GEMM of row-major bf16 -> f32 problems of these shapes on `gpu`: every group
+/// against the reference, and `launches` kernel launches for the whole call.
+fn grouped_on(
+    gpu: &gemm_dispatch::Gpu,
+    stream: &gemm_dispatch::GpuStream,
+    shapes: &[(usize, usize, usize)],
+    want: u64,
+) {
+    let index = gpu.index();
+    let problems: Vec<GemmProblem> =
+        shapes.iter().map(|&(m, n, k)| bf16_problem(m, n, k).with_scalars(1.0, 1.0)).collect();
+    let ga: Vec<Vec<bf16>> =
+        problems.iter().enumerate().map(|(i, p)| random_values(p.validate().unwrap().a, 10 + i as u64)).collect();
+    let gb: Vec<Vec<bf16>> =
+        problems.iter().enumerate().map(|(i, p)| random_values(p.validate().unwrap().b, 20 + i as u64)).collect();
+    let c_lens: Vec<usize> = problems.iter().map(|p| p.validate().unwrap().c).collect();
+    let gc0: Vec<f32> = random_values(c_lens.iter().sum(), 30);
+    let dga: Vec<_> = ga.iter().map(|v| gpu.upload(v).unwrap()).collect();
+    let dgb: Vec<_> = gb.iter().map(|v| gpu.upload(v).unwrap()).collect();
+    let mut dgc = gpu.upload(&gc0).unwrap();
+    let mut rest = dgc.as_mut_slice();
+    let mut groups = Vec::new();
+    for (i, p) in problems.iter().enumerate() {
+        let (mine, tail) = rest.split_at_mut(c_lens[i]).unwrap();
+        rest = tail;
+        groups.push(DeviceGroup { problem: *p, a: dga[i].as_slice(), b: dgb[i].as_slice(), c: mine });
+    }
+    let before = launches(gpu.ordinal());
+    let kernels = gpu.gemm_grouped(stream, &mut groups).unwrap();
+    assert_eq!(kernels.iter().filter(|k| k.is_some()).count(), shapes.len() - 1, "{kernels:?}");
+    assert!(kernels[1].is_none());
+    let grouped = kernels.iter().flatten().all(|k| k.ends_with("_grouped"));
+    assert_eq!(grouped, want == 1, "{kernels:?}");
+    assert_eq!(gemm_dispatch::hip::last_kernel(), kernels[shapes.len() - 1]);
+    drop(groups);
+    stream.synchronize().unwrap();
+    assert_eq!(launches(gpu.ordinal()) - before, want, "{kernels:?}");
+    let gc = dgc.to_vec().unwrap();
+    let mut at = 0;
+    for (i, p) in problems.iter().enumerate() {
+        let range = at..at + c_lens[i];
+        let r = reference::check(p, &ga[i], &gb[i], &gc0[range.clone()], &gc[range.clone()], None).unwrap();
+        assert!(r.passed(), "group {i} on {index}: {r:?}");
+        at = range.end;
     }
 }
 

@@ -548,7 +548,9 @@ fn run_grouped<AB: Element, C: Element>(k: &CompiledKernel, groups: &[Case], sch
     let args = kernel_args::pack_grouped(ptable, groups.len() as u32, tiles as u32);
     let opts = LaunchOptions { schedule: sched, threads: 2, ..Default::default() };
     if tiles > 0 {
-        let r = dev.launch_with(&k.code_object, &k.name, [tiles as u32, 1, 1], [cfg.threads(), 1, 1], &args, &opts).unwrap();
+        let r = dev
+            .launch_with(&k.code_object, &k.name, [tiles as u32, 1, 1], [cfg.threads(), 1, 1], &args, &opts)
+            .unwrap();
         assert!(r.reports.is_empty(), "{} {sched:?}: checker findings:\n{r}", k.name);
         // Every workgroup ran its group's K tiles: MFMAs as the static figures say.
         let mfma: u64 = gs
@@ -606,26 +608,26 @@ fn grouped_mixed_sizes_every_mode() {
     }
 }
 
-/// The binary search over the table on many groups (300: nine search steps), most of them
-/// empty, under every scheduling mode; and a kernel that is not grouped declines nothing.
+/// The binary search over the table on many groups (100: seven search steps), most of them
+/// empty; each scheduling mode once (two per arch).
 #[test]
 fn grouped_many_groups_every_mode() {
     use gemm_compiler::ir::Arch;
-    let groups: Vec<Case> = (0..300)
+    let groups: Vec<Case> = (0..100)
         .map(|i| match i % 7 {
             0 => Case { m: 1 + i % 40, n: 3 + i % 11, k: 8 + i % 9, pad: i % 3, alpha: 1.0, beta: 0.0 },
             3 => Case { m: 129, n: 1, k: 33, pad: 0, alpha: 0.5, beta: 1.0 },
             _ => Case { m: (i % 2) * 5, n: (1 - i % 2) * 7, k: 4, pad: 0, alpha: 1.0, beta: 0.0 },
         })
         .collect();
-    for arch in Arch::ALL {
+    for (ai, arch) in Arch::ALL.into_iter().enumerate() {
         let cfg = catalogue::configs()
             .into_iter()
             .find(|c| c.grouped && c.arch == arch && c.c_type == DType::Bf16 && c.trans_a && !c.trans_b)
             .expect("a grouped bf16 TN kernel");
         let k = compile(cfg).unwrap();
-        for mode in Mode::ALL {
-            run_grouped_kernel(&k, &groups, Schedule { mode, seed: 77 });
+        for mode in &Mode::ALL[2 * ai..2 * ai + 2] {
+            run_grouped_kernel(&k, &groups, Schedule { mode: *mode, seed: 77 });
         }
     }
 }
