@@ -541,6 +541,30 @@ impl HipBackend {
         Ok(())
     }
 
+    /// Queues `entry` with argument bytes `args` on `stream` (the fused-epilogue path, whose
+    /// arguments carry a bias vector). Returns once it is queued.
+    ///
+    /// # Safety
+    /// `args` follow `entry`'s kernel-argument layout, every address in them was checked to lie in
+    /// live memory of this device (spans, alignment) that stays allocated until the kernel has
+    /// run, and nothing else writes what the kernel reads or touches what it writes meanwhile.
+    pub unsafe fn launch_args(
+        &self,
+        stream: &Stream,
+        entry: &'static gemm_kernels::KernelEntry,
+        grid: [u32; 3],
+        block: [u32; 3],
+        args: &[u8],
+    ) -> Result<()> {
+        let f = self.function(entry).map_err(|e| self.err(e))?;
+        let config = LaunchConfig { grid, block, shared_mem_bytes: 0 };
+        config.validate().map_err(|e| self.err(e))?;
+        // SAFETY: this function's contract.
+        unsafe { f.launch(&config, stream, args) }.map_err(|e| self.err(e))?;
+        LAST_KERNEL.with(|k| k.set(Some(entry.name)));
+        Ok(())
+    }
+
     /// Queues a grouped launch on `stream`: its problem table is copied to the device on
     /// `stream` (from a pinned host buffer of a reused slot, so nothing synchronises), then the
     /// grouped kernel runs every group in one launch. Returns once both are queued. A slot is

@@ -64,6 +64,9 @@ fn unfit(e: &KernelEntry, arch: Arch, p: &GemmProblem, cm: &ColumnMajor) -> Opti
     if e.grouped {
         return Some(format!("{} runs grouped GEMMs from a problem table (one launch, many problems)", e.name));
     }
+    if e.epilogue != "none" {
+        return Some(format!("{} fuses the epilogue `{}`; plain GEMMs take plain kernels", e.name, e.epilogue));
+    }
     unfit_shape(e, arch, p, cm)
 }
 
@@ -79,9 +82,6 @@ fn unfit_shape(e: &KernelEntry, arch: Arch, p: &GemmProblem, cm: &ColumnMajor) -
             "no kernel for {a_t} x {b_t} -> {} on {arch}: f32 catalogue kernels are not routed yet",
             p.c_type
         ));
-    }
-    if e.epilogue != "none" {
-        return Some(format!("{} fuses the epilogue `{}`; plain GEMMs take plain kernels", e.name, e.epilogue));
     }
     if (e.trans_a, e.trans_b) != (cm.trans_a, cm.trans_b) {
         return Some(format!("no kernel for transposes {:?}/{:?}", cm.trans_a, cm.trans_b));
@@ -163,6 +163,24 @@ pub fn plan_group(entry: &'static KernelEntry, p: &GemmProblem) -> Result<Kernel
     let cm = column_major(p)?;
     if !entry.grouped {
         return Err(format!("{} is not a grouped kernel", entry.name));
+    }
+    if let Some(why) = unfit_shape(entry, entry.arch, p, &cm) {
+        return Err(why);
+    }
+    let (grid, block) = entry.launch(cm.m, cm.n);
+    Ok(KernelPlan { entry, problem: cm, grid, block })
+}
+
+/// Whether the fused-epilogue kernel `entry` can run `p` (its epilogue is the caller's to
+/// match, `crate::epilogue`): the plan, or why not.
+pub fn plan_fused(entry: &'static KernelEntry, p: &GemmProblem) -> Result<KernelPlan, String> {
+    p.validate().map_err(|e| e.to_string())?;
+    if p.m == 0 || p.n == 0 {
+        return Err("empty problems launch nothing".into());
+    }
+    let cm = column_major(p)?;
+    if entry.epilogue == "none" || entry.grouped {
+        return Err(format!("{} is not a fused-epilogue kernel", entry.name));
     }
     if let Some(why) = unfit_shape(entry, entry.arch, p, &cm) {
         return Err(why);

@@ -279,3 +279,92 @@ fn bad_input_is_refused_launches_nothing_and_leaves_memory_alone() {
     let span = g0.span_of_pointer("a", (da.device_address() + 10) as *const _).unwrap();
     assert_eq!((span.device, span.len), (0, s.a * 2 - 10));
 }
+
+/// A fused epilogue on each emulated GPU (one fused kernel) agrees with the host CPU's
+/// `Context::gemm_epilogue` on the same problem: a column-major problem with a column bias and
+/// GELU, a row-major one with a row bias and SiLU (the kernel's column bias), beta != 0. An
+/// epilogue no fused kernel runs on the GPU is `Unsupported`, and a bias on the other GPU
+/// `WrongDevice`; neither launches anything.
+#[test]
+fn epilogues_on_the_gpu_agree_with_the_host() {
+    use gemm_core::Layout;
+    use gemm_dispatch::{Activation, BiasAxis, Epilogue};
+    let _s = serial();
+    configure("devices=gfx942,gfx950;jitter_us=10;seed=4");
+    let ctx = context();
+    let host = Context::host(1);
+    let cases = [
+        (Layout::ColMajor, (72, 40, 48), BiasAxis::PerColumn, Activation::GeluTanh),
+        (Layout::RowMajor, (37, 64, 24), BiasAxis::PerRow, Activation::Silu),
+    ];
+    for index in 0..2 {
+        let gpu = ctx.gpu(index).unwrap();
+        let stream = gpu.create_stream().unwrap();
+        for (ci, &(layout, (m, n, k), axis, act)) in cases.iter().enumerate() {
+            let p = GemmProblem::new(m, n, k)
+                .with_layout(layout)
+                .with_dtypes(DType::Bf16, DType::Bf16, DType::Bf16)
+                .with_scalars(0.75, 0.5);
+            let ep = Epilogue { bias: Some(axis), activation: act, clamp: None };
+            let s = p.validate().unwrap();
+            let a: Vec<bf16> = random_values(s.a, 40 + ci as u64);
+            let b: Vec<bf16> = random_values(s.b, 50 + ci as u64);
+            let c0: Vec<bf16> = random_values(s.c, 60 + ci as u64);
+            let bias: Vec<f32> = random_values(ep.bias_len(&p), 70 + ci as u64);
+            let mut want = c0.clone();
+            host.gemm_epilogue(&p, &a, &b, &mut want, &ep, Some(&bias)).unwrap();
+            let (da, db, dbias) = (gpu.upload(&a).unwrap(), gpu.upload(&b).unwrap(), gpu.upload(&bias).unwrap());
+            let mut dc = gpu.upload(&c0).unwrap();
+            let kernel = gpu
+                .gemm_epilogue(
+                    &stream,
+                    &p,
+                    da.as_slice(),
+                    db.as_slice(),
+                    dc.as_mut_slice(),
+                    &ep,
+                    Some(dbias.as_slice()),
+                )
+                .unwrap()
+                .expect("a kernel");
+            assert!(kernel.contains(&ep.kernel_name(&p)), "{kernel}");
+            stream.synchronize().unwrap();
+            let got = dc.to_vec().unwrap();
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                let (g, w) = (g.to_f32(), w.to_f32());
+                assert!((g - w).abs() <= 1.6e-2 * (1.0 + w.abs()), "{kernel} case {ci} C[{i}]: gpu {g}, host {w}");
+            }
+            // A clamp: no fused kernel on the GPU; the host computes it.
+            let clamped = Epilogue { clamp: Some((-1.0, 1.0)), ..ep };
+            let before = launches(gpu.ordinal());
+            let r = gpu.gemm_epilogue(
+                &stream,
+                &p,
+                da.as_slice(),
+                db.as_slice(),
+                dc.as_mut_slice(),
+                &clamped,
+                Some(dbias.as_slice()),
+            );
+            assert!(matches!(r, Err(Error::Unsupported { .. })), "{r:?}");
+            let mut hc = c0.clone();
+            host.gemm_epilogue(&p, &a, &b, &mut hc, &clamped, Some(&bias)).unwrap();
+            assert!(hc.iter().all(|x| (-1.0..=1.0).contains(&x.to_f32())));
+            // The bias on the other GPU.
+            let other = ctx.gpu(1 - index).unwrap().upload(&bias).unwrap();
+            let r = gpu.gemm_epilogue(
+                &stream,
+                &p,
+                da.as_slice(),
+                db.as_slice(),
+                dc.as_mut_slice(),
+                &ep,
+                Some(other.as_slice()),
+            );
+            assert!(matches!(r, Err(Error::WrongDevice { .. })), "{r:?}");
+            stream.synchronize().unwrap();
+            assert_eq!(launches(gpu.ordinal()), before, "refused calls launched nothing");
+            assert_eq!(dc.to_vec().unwrap(), got, "C untouched by the refused calls");
+        }
+    }
+}
