@@ -69,6 +69,19 @@ fn main() {
          KERNARG_SCALED.split_at(14).0;\n/// Plain kernels: the first 11 arguments.\npub(crate) static KERNARG: \
          &[KernelArgSpec] = KERNARG_SCALED.split_at(11).0;\n",
     );
+    src.push_str(
+        "\n/// Grouped kernels: the problem table.\npub(crate) static KERNARG_GROUPED: &[KernelArgSpec] = &[\n",
+    );
+    for a in kernel_args::GROUPED_ARGS {
+        let kind = if a.pointer { "ArgKind::Pointer" } else { "ArgKind::U32" };
+        writeln!(
+            src,
+            "    KernelArgSpec {{ name: {:?}, offset: {}, size: {}, kind: {kind} }},",
+            a.name, a.offset, a.size
+        )
+        .unwrap();
+    }
+    src.push_str("];\n");
     src.push_str("\npub(crate) static CATALOGUE: &[KernelEntry] = &[\n");
     for (k, (family, _)) in compiled.into_iter().map(|k| k.expect("compiled")).zip(&entries) {
         let file = format!("{}.co", k.name);
@@ -90,7 +103,7 @@ fn main() {
              kernarg_size: {}, kernarg: {}, sgprs: {}, vgprs: {}, agprs: {}, lds_bytes: {}, passes: &{:?}, \
              mfma_per_k_step: {}, lds_read_conflicts_per_k_step: {}, lds_write_conflicts_per_k_step: {}, \
              mfma_issue_share_permille: {}, wave_grid: ({}, {}), family: {:?}, family_why: {:?}, occupancy: {}, \
-             lds_swizzle: ({}, {}), copy_a: {:?}, copy_b: {:?}, grid_order: ({}, {}), epilogue: {:?} }},",
+             lds_swizzle: ({}, {}), copy_a: {:?}, copy_b: {:?}, grid_order: ({}, {}), epilogue: {:?}, grouped: {} }},",
             c.tile.0,
             c.tile.1,
             c.tile.2,
@@ -104,10 +117,14 @@ fn main() {
             c.mfma.k,
             c.threads(),
             kernel_args::size(&c),
-            match kernel_args::args(&c).len() {
-                17 => "KERNARG_SCALED",
-                14 => "KERNARG_FUSED",
-                _ => "KERNARG",
+            if c.grouped {
+                "KERNARG_GROUPED"
+            } else {
+                match kernel_args::args(&c).len() {
+                    17 => "KERNARG_SCALED",
+                    14 => "KERNARG_FUSED",
+                    _ => "KERNARG",
+                }
             },
             k.usage.sgprs,
             k.usage.vgprs,
@@ -130,6 +147,7 @@ fn main() {
             c.grid.chunk,
             c.grid.wgm,
             c.fusion.name(),
+            c.grouped,
             name = k.name,
             ab = dtype(c.ab_type),
             cty = dtype(c.c_type),

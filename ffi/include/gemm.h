@@ -165,6 +165,29 @@ typedef struct {
 } gemm_problem_t;
 
 /*
+ The bias of a fused epilogue (gemm_epilogue_t): none, one f32 per row of C (m), or one per
+ column (n), in the problem's own terms whatever its layout.
+ */
+typedef uint32_t gemm_bias_t;
+
+/*
+ The activation of a fused epilogue, applied after the bias.
+ */
+typedef uint32_t gemm_activation_t;
+
+/*
+ A fused epilogue: C = clamp(act(alpha * op(A) * op(B) + beta * C + bias)), rounded once to
+ C's dtype. `clamp` 0 or 1; with 1, the result is clamped to [clamp_lo, clamp_hi].
+ */
+typedef struct {
+  gemm_bias_t bias;
+  gemm_activation_t activation;
+  uint32_t clamp;
+  float clamp_lo;
+  float clamp_hi;
+} gemm_epilogue_t;
+
+/*
  How `gemm_tensor_parallel` splits one GEMM over the devices of a context.
  */
 typedef uint32_t gemm_tp_plan_t;
@@ -218,6 +241,29 @@ typedef uint32_t gemm_tp_plan_t;
  */
 #define GEMM_TP_ROW_ALL_REDUCE 2
 
+#define GEMM_BIAS_NONE 0
+
+#define GEMM_BIAS_PER_ROW 1
+
+#define GEMM_BIAS_PER_COLUMN 2
+
+#define GEMM_ACTIVATION_NONE 0
+
+/*
+ max(x, 0)
+ */
+#define GEMM_ACTIVATION_RELU 1
+
+/*
+ 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+ */
+#define GEMM_ACTIVATION_GELU_TANH 2
+
+/*
+ x / (1 + exp(-x))
+ */
+#define GEMM_ACTIVATION_SILU 3
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -268,6 +314,47 @@ gemm_status_t gemm_run(gemm_context_t *ctx,
                        const void *a,
                        const void *b,
                        void *c);
+
+/*
+ One GEMM on host memory with a fused epilogue (`epilogue`; `bias` the f32 vector its bias
+ needs, m or n elements, NULL without a bias), computed on the host CPU with the GPU kernels'
+ formulas and one rounding to C's dtype (f32, f16 or bf16). Bad input (a missing or unneeded
+ bias vector, clamp bounds that are not an interval, unknown enum values): its status, C
+ untouched.
+
+ # Safety
+ As for `gemm_run`; `epilogue` is NULL or valid; `bias` is NULL or readable for the elements
+ the epilogue's bias needs.
+ */
+gemm_status_t gemm_run_epilogue(gemm_context_t *ctx,
+                                const gemm_problem_t *problem_,
+                                const void *a,
+                                const void *b,
+                                void *c,
+                                const gemm_epilogue_t *epilogue,
+                                const float *bias);
+
+/*
+ One GEMM with a fused epilogue on device memory of GPU `device`, queued on `stream`, as
+ `gemm_run_device`; `bias` is a device pointer to the f32 vector the epilogue's bias needs (NULL
+ without a bias). It runs in one kernel of the catalogue's fused family (bf16 -> bf16, a column
+ bias in the kernel's column-major terms, i.e. a per-row bias of a row-major problem, with
+ ReLU, GELU or SiLU); other epilogues are GEMM_STATUS_UNSUPPORTED on GPUs (gemm_run_epilogue
+ computes every one on the host). `gemm_last_kernel` names the kernel.
+
+ # Safety
+ As for `gemm_run_device`; `epilogue` is NULL or valid; `bias` is NULL or a device pointer that
+ stays allocated until the GEMM has run.
+ */
+gemm_status_t gemm_run_device_epilogue(gemm_context_t *ctx,
+                                       size_t device,
+                                       void *stream,
+                                       const gemm_problem_t *problem_,
+                                       const void *a,
+                                       const void *b,
+                                       void *c,
+                                       const gemm_epilogue_t *epilogue,
+                                       const float *bias);
 
 /*
  One GEMM split over every device of the context by `plan` (tensor parallelism):
@@ -384,8 +471,11 @@ gemm_status_t gemm_strided_batched_device(gemm_context_t *ctx,
  0 are allowed and queue nothing. Every group is checked before any is queued: if one is bad,
  nothing is queued, `item_status` (may be NULL) gets each group's status
  (GEMM_STATUS_SUCCESS for the good ones) and the call returns
- GEMM_STATUS_BATCH_PARTIAL_FAILURE. One kernel launch per non-empty group, in group order:
- the single-launch grouped kernel (a device-side problem table) is not built yet.
+ GEMM_STATUS_BATCH_PARTIAL_FAILURE. Groups that share dtypes, layout and transposes, with
+ leading dimensions of 8 elements and 16-byte aligned A/B, run in **one launch** of a grouped
+ kernel: the library uploads a table of the problems to the device on `stream` (nothing
+ synchronises) and `gemm_last_kernel` names that kernel. Otherwise one launch per non-empty
+ group, in group order.
 
  # Safety
  `problems`, `a`, `b`, `c` are NULL or arrays of `count` entries, each pointer as for

@@ -13,7 +13,7 @@ use gemm_core::{Fp8E4M3, Fp8E4M3Fnuz, Fp8E5M2, Fp8E5M2Fnuz};
 use gemm_dispatch::backend::{typed, typed_mut};
 use gemm_dispatch::hip::DeviceSpan;
 use gemm_dispatch::parallel::TpRoute;
-use gemm_dispatch::{bf16, f16, Context, Error, Gpu, GpuStream, Reduce, TpPlan};
+use gemm_dispatch::{bf16, f16, Activation, BiasAxis, Context, Epilogue, Error, Gpu, GpuStream, Reduce, TpPlan};
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -116,6 +116,35 @@ pub struct gemm_problem_t {
     pub ldc: usize,
     pub alpha: f32,
     pub beta: f32,
+}
+
+/// The bias of a fused epilogue (gemm_epilogue_t): none, one f32 per row of C (m), or one per
+/// column (n), in the problem's own terms whatever its layout.
+pub type gemm_bias_t = u32;
+pub const GEMM_BIAS_NONE: gemm_bias_t = 0;
+pub const GEMM_BIAS_PER_ROW: gemm_bias_t = 1;
+pub const GEMM_BIAS_PER_COLUMN: gemm_bias_t = 2;
+
+/// The activation of a fused epilogue, applied after the bias.
+pub type gemm_activation_t = u32;
+pub const GEMM_ACTIVATION_NONE: gemm_activation_t = 0;
+/// max(x, 0)
+pub const GEMM_ACTIVATION_RELU: gemm_activation_t = 1;
+/// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+pub const GEMM_ACTIVATION_GELU_TANH: gemm_activation_t = 2;
+/// x / (1 + exp(-x))
+pub const GEMM_ACTIVATION_SILU: gemm_activation_t = 3;
+
+/// A fused epilogue: C = clamp(act(alpha * op(A) * op(B) + beta * C + bias)), rounded once to
+/// C's dtype. `clamp` 0 or 1; with 1, the result is clamped to [clamp_lo, clamp_hi].
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct gemm_epilogue_t {
+    pub bias: gemm_bias_t,
+    pub activation: gemm_activation_t,
+    pub clamp: u32,
+    pub clamp_lo: f32,
+    pub clamp_hi: f32,
 }
 
 /// What a device is.
@@ -439,6 +468,111 @@ pub unsafe extern "C" fn gemm_run(
         // SAFETY: the caller provides buffers of at least the validated spans (gemm_run's contract).
         let (a, b, c) = unsafe { buffers(&p, spans, a, b, c, ["a", "b", "c"])? };
         ctx.gemm_bytes(&p, a, b, c).map_err(err)
+    })
+}
+
+/// The Rust epilogue for a C one, and the bias vector's length it needs for `p`.
+fn read_epilogue(ptr: *const gemm_epilogue_t) -> Result<Epilogue, (gemm_status_t, String)> {
+    if ptr.is_null() {
+        return Err(null("epilogue"));
+    }
+    // SAFETY: non-null, points at a gemm_epilogue_t (caller's contract).
+    let e = unsafe { *ptr };
+    let bias = match e.bias {
+        GEMM_BIAS_NONE => None,
+        GEMM_BIAS_PER_ROW => Some(BiasAxis::PerRow),
+        GEMM_BIAS_PER_COLUMN => Some(BiasAxis::PerColumn),
+        v => return Err(invalid(format!("bias {v} is not GEMM_BIAS_NONE, _PER_ROW or _PER_COLUMN"))),
+    };
+    let activation = match e.activation {
+        GEMM_ACTIVATION_NONE => Activation::None,
+        GEMM_ACTIVATION_RELU => Activation::Relu,
+        GEMM_ACTIVATION_GELU_TANH => Activation::GeluTanh,
+        GEMM_ACTIVATION_SILU => Activation::Silu,
+        v => return Err(invalid(format!("activation {v} is not a GEMM_ACTIVATION_* value"))),
+    };
+    let clamp = match e.clamp {
+        0 => None,
+        1 => Some((e.clamp_lo, e.clamp_hi)),
+        v => return Err(invalid(format!("clamp {v} is not 0 or 1"))),
+    };
+    Ok(Epilogue { bias, activation, clamp })
+}
+
+/// One GEMM on host memory with a fused epilogue (`epilogue`; `bias` the f32 vector its bias
+/// needs, m or n elements, NULL without a bias), computed on the host CPU with the GPU kernels'
+/// formulas and one rounding to C's dtype (f32, f16 or bf16). Bad input (a missing or unneeded
+/// bias vector, clamp bounds that are not an interval, unknown enum values): its status, C
+/// untouched.
+///
+/// # Safety
+/// As for `gemm_run`; `epilogue` is NULL or valid; `bias` is NULL or readable for the elements
+/// the epilogue's bias needs.
+#[no_mangle]
+pub unsafe extern "C" fn gemm_run_epilogue(
+    ctx: *mut gemm_context_t,
+    problem_: *const gemm_problem_t,
+    a: *const c_void,
+    b: *const c_void,
+    c: *mut c_void,
+    epilogue: *const gemm_epilogue_t,
+    bias: *const f32,
+) -> gemm_status_t {
+    guard(|| {
+        let ctx = context(ctx)?;
+        let p = read_problem(problem_)?;
+        let ep = read_epilogue(epilogue)?;
+        let spans = p.validate().map_err(|e| err(e.into()))?;
+        // SAFETY: the caller provides buffers of at least the validated spans.
+        let (a, b, c) = unsafe { buffers(&p, spans, a, b, c, ["a", "b", "c"])? };
+        let bias = if bias.is_null() {
+            None
+        } else {
+            // SAFETY: non-null and readable for the elements the epilogue needs (caller's contract).
+            Some(unsafe { std::slice::from_raw_parts(bias, ep.bias_len(&p)) })
+        };
+        ctx.gemm_epilogue_bytes(&p, a, b, c, &ep, bias).map_err(err)
+    })
+}
+
+/// One GEMM with a fused epilogue on device memory of GPU `device`, queued on `stream`, as
+/// `gemm_run_device`; `bias` is a device pointer to the f32 vector the epilogue's bias needs (NULL
+/// without a bias). It runs in one kernel of the catalogue's fused family (bf16 -> bf16, a column
+/// bias in the kernel's column-major terms, i.e. a per-row bias of a row-major problem, with
+/// ReLU, GELU or SiLU); other epilogues are GEMM_STATUS_UNSUPPORTED on GPUs (gemm_run_epilogue
+/// computes every one on the host). `gemm_last_kernel` names the kernel.
+///
+/// # Safety
+/// As for `gemm_run_device`; `epilogue` is NULL or valid; `bias` is NULL or a device pointer that
+/// stays allocated until the GEMM has run.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn gemm_run_device_epilogue(
+    ctx: *mut gemm_context_t,
+    device: usize,
+    stream: *mut c_void,
+    problem_: *const gemm_problem_t,
+    a: *const c_void,
+    b: *const c_void,
+    c: *mut c_void,
+    epilogue: *const gemm_epilogue_t,
+    bias: *const f32,
+) -> gemm_status_t {
+    guard(|| {
+        // SAFETY: `stream` is NULL or live (caller's contract).
+        let (gpu, stream) = unsafe { gpu_and_stream(ctx, device, stream)? };
+        let p = read_problem(problem_)?;
+        let ep = read_epilogue(epilogue)?;
+        let spans = p.validate().map_err(|e| err(e.into()))?;
+        let sa = device_span(&gpu, "a", a, spans.a)?;
+        let sb = device_span(&gpu, "b", b, spans.b)?;
+        let sc = device_span(&gpu, "c", c, spans.c)?;
+        let sbias = if bias.is_null() { None } else { Some(device_span(&gpu, "bias", bias.cast(), ep.bias_len(&p))?) };
+        // SAFETY: the spans come from the runtime's record of the allocations; the caller keeps
+        // them allocated until the GEMM has run and C apart from A, B and the bias.
+        unsafe { gpu.gemm_epilogue_raw("gemm_run_device_epilogue", &stream, &p, [sa, sb, sc], &ep, sbias) }
+            .map(|_| ())
+            .map_err(err)
     })
 }
 
@@ -816,8 +950,11 @@ pub unsafe extern "C" fn gemm_strided_batched_device(
 /// 0 are allowed and queue nothing. Every group is checked before any is queued: if one is bad,
 /// nothing is queued, `item_status` (may be NULL) gets each group's status
 /// (GEMM_STATUS_SUCCESS for the good ones) and the call returns
-/// GEMM_STATUS_BATCH_PARTIAL_FAILURE. One kernel launch per non-empty group, in group order:
-/// the single-launch grouped kernel (a device-side problem table) is not built yet.
+/// GEMM_STATUS_BATCH_PARTIAL_FAILURE. Groups that share dtypes, layout and transposes, with
+/// leading dimensions of 8 elements and 16-byte aligned A/B, run in **one launch** of a grouped
+/// kernel: the library uploads a table of the problems to the device on `stream` (nothing
+/// synchronises) and `gemm_last_kernel` names that kernel. Otherwise one launch per non-empty
+/// group, in group order.
 ///
 /// # Safety
 /// `problems`, `a`, `b`, `c` are NULL or arrays of `count` entries, each pointer as for

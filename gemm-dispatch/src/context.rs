@@ -256,6 +256,46 @@ impl Context {
         self.run_single(Some(device), job)
     }
 
+    /// One GEMM with a fused epilogue (bias, activation, clamp: [`crate::Epilogue`]) on host
+    /// memory, computed by the host CPU whatever the context's devices
+    /// ([`crate::epilogue::host_gemm_bytes`]: the GEMM with an f32 C, the epilogue, one rounding
+    /// to C's dtype). GPUs run epilogues on device memory ([`crate::Gpu::gemm_epilogue`]), with
+    /// the same results to the rounding of the activation. `bias` is the f32 vector the
+    /// epilogue's bias needs (`None` without one).
+    pub fn gemm_epilogue<A: Element, B: Element, C: Element>(
+        &self,
+        p: &GemmProblem,
+        a: &[A],
+        b: &[B],
+        c: &mut [C],
+        epilogue: &crate::Epilogue,
+        bias: Option<&[f32]>,
+    ) -> Result<()> {
+        p.views(a, b, &mut *c)?;
+        self.gemm_epilogue_bytes(
+            p,
+            bytemuck::cast_slice(a),
+            bytemuck::cast_slice(b),
+            bytemuck::cast_slice_mut(c),
+            epilogue,
+            bias,
+        )
+    }
+
+    /// [`Self::gemm_epilogue`] on byte buffers whose dtypes the problem declares (the C ABI's entry).
+    pub fn gemm_epilogue_bytes(
+        &self,
+        p: &GemmProblem,
+        a: &[u8],
+        b: &[u8],
+        c: &mut [u8],
+        epilogue: &crate::Epilogue,
+        bias: Option<&[f32]>,
+    ) -> Result<()> {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        crate::epilogue::host_gemm_bytes(p, a, b, c, epilogue, bias, threads)
+    }
+
     /// One GEMM on byte buffers whose dtypes the problem declares (the C ABI's entry).
     pub fn gemm_bytes(&self, p: &GemmProblem, a: &[u8], b: &[u8], c: &mut [u8]) -> Result<()> {
         validate_bytes(p, a.len(), b.len(), c.len())?;

@@ -17,11 +17,13 @@
 //! (`Misaligned`), a dtype no kernel runs (`Unsupported`): the error is returned and nothing is
 //! launched, so device memory is untouched.
 //!
-//! Batches: the catalogue kernels compute one GEMM per launch (grid z = 1), so a strided batch
-//! is one launch per item and a grouped GEMM one launch per non-empty group, all queued on the
-//! stream in order. **Grouped GEMM in one launch** (a device-side table of problems walked by one
-//! kernel, as hipBLASLt's grouped GEMM does for mixture-of-experts layers) needs a new kernel from
-//! the compiler and is not done.
+//! Batches: a strided batch is one launch per item, queued on the stream in order. A grouped
+//! GEMM is **one launch** of a `grouped` catalogue kernel (a device-side table of problems,
+//! uploaded by the library on the caller's stream, walked by one kernel, as hipBLASLt's grouped
+//! GEMM does for mixture-of-experts layers; [`crate::grouped`]) when its non-empty groups share
+//! dtypes, layout and transposes and meet the grouped kernels' alignment (leading dimensions of
+//! 8 elements, 16-byte A/B); otherwise (or with a single non-empty group) one launch per
+//! non-empty group with the best plain kernel for each.
 //!
 //! With `GEMM_LOG=1` every call is written to the call log ([`crate::call_log`]).
 
@@ -540,6 +542,100 @@ impl Gpu {
         result
     }
 
+    /// `C = clamp(act(alpha op(A) op(B) + beta C + bias))` on device memory, queued on `stream`,
+    /// in one kernel of the catalogue's `fused` family ([`crate::epilogue::fused_entry`]);
+    /// `bias` is the f32 vector the epilogue's bias needs (on this GPU; `None` without a bias).
+    /// Returns the kernel launched (`None` for an empty problem). Checked whole first, as
+    /// [`Self::gemm`], plus the epilogue and the bias vector (`Invalid`, `WrongDevice`); an
+    /// epilogue no fused kernel runs for this problem is `Unsupported`, saying why. Nothing is
+    /// launched on bad input. [`crate::Context::gemm_epilogue`] computes the same on the host.
+    pub fn gemm_epilogue<A: Element, B: Element, C: Element>(
+        &self,
+        stream: &GpuStream,
+        p: &GemmProblem,
+        a: DeviceSlice<'_, A>,
+        b: DeviceSlice<'_, B>,
+        c: DeviceSliceMut<'_, C>,
+        epilogue: &crate::Epilogue,
+        bias: Option<DeviceSlice<'_, f32>>,
+    ) -> Result<Option<&'static str>> {
+        p.check_elements::<A, B, C>()?;
+        // SAFETY: as in `gemm`; the bias view's lifetime keeps it allocated for the call.
+        unsafe {
+            self.gemm_epilogue_raw(
+                "gemm_epilogue_device",
+                stream,
+                p,
+                [a.span, b.span, c.span],
+                epilogue,
+                bias.map(|b| b.span),
+            )
+        }
+    }
+
+    /// [`Self::gemm_epilogue`] on byte spans (the C ABI's entry).
+    ///
+    /// # Safety
+    /// As [`Self::gemm_raw`], and the bias span stays allocated until the queued kernel has run.
+    pub unsafe fn gemm_epilogue_raw(
+        &self,
+        api: &str,
+        stream: &GpuStream,
+        p: &GemmProblem,
+        [a, b, c]: [DeviceSpan; 3],
+        epilogue: &crate::Epilogue,
+        bias: Option<DeviceSpan>,
+    ) -> Result<Option<&'static str>> {
+        let start = Instant::now();
+        let result = (|| {
+            epilogue.check(p, bias.map(|s| s.len / 4))?;
+            let Some(plain) = self.backend.check_device_spans(stream.device(), p, a, b, c)? else {
+                return Ok(None);
+            };
+            if epilogue.is_none() {
+                // SAFETY: checked just above; memory lifetime is this function's contract.
+                unsafe { self.backend.launch_checked(&stream.stream, &plain, p, a.address, b.address, c.address)? };
+                return Ok(Some(plain.entry.name));
+            }
+            let plan = crate::epilogue::fused_entry(self.arch(), p, epilogue)
+                .map_err(|why| Error::Unsupported { device: self.name.clone(), why })?;
+            let need = 2 * u64::from(plan.entry.align_elems.max(1));
+            for (operand, span, dtype) in [(Operand::A, a, p.a_type), (Operand::B, b, p.b_type)] {
+                if !span.address.is_multiple_of(need) {
+                    return Err(Error::Misaligned { operand, dtype });
+                }
+            }
+            let bias_address = match bias {
+                None => 0,
+                Some(s) => {
+                    if s.device != self.ordinal() {
+                        return Err(Error::WrongDevice {
+                            what: "the bias".into(),
+                            found: s.device,
+                            expected: self.ordinal(),
+                        });
+                    }
+                    if !s.address.is_multiple_of(4) {
+                        return Err(Error::Invalid(gemm_core::Error::InvalidArgument(
+                            "the bias vector is not 4-byte aligned".into(),
+                        )));
+                    }
+                    s.address
+                }
+            };
+            let args =
+                crate::epilogue::fused_kernargs(&plan, p, [a.address, b.address, c.address], epilogue, bias_address)
+                    .map_err(|e| Error::Device { device: self.name.clone(), message: e })?;
+            // SAFETY: the operands were checked as for a plain GEMM, the fused kernel's alignment
+            // just above, the bias vector's device, alignment and length (`Epilogue::check`: at
+            // least the m or n elements the kernel reads); lifetimes are this function's contract.
+            unsafe { self.backend.launch_args(&stream.stream, plan.entry, plan.grid, plan.block, &args)? };
+            Ok(Some(plan.entry.name))
+        })();
+        self.log(api, p, None, &result, start);
+        result
+    }
+
     /// A strided batch on device memory: item `i` reads A at element `i * stride_a` of `a`
     /// (likewise B) and writes C at `i * stride_c` of `c`. One launch per item, queued on
     /// `stream` in item order. The whole batch is checked first (geometry, overlapping outputs,
@@ -626,10 +722,10 @@ impl Gpu {
     /// A grouped GEMM on device memory: each group its own problem (sizes, dtypes, layout) and
     /// operands; groups with `m` or `n` = 0 are allowed and launch nothing. Every group is
     /// checked before any is launched: one bad group refuses the call (its error in
-    /// [`GroupedError::groups`]) and nothing is launched. Then **one launch per non-empty
-    /// group**, queued on `stream` in group order (the one-launch grouped kernel, a device-side
-    /// problem table, is not built yet: it needs a new kernel from the compiler). Returns the
-    /// kernel of each group.
+    /// [`GroupedError::groups`]) and nothing is launched. Then **one launch** of a grouped
+    /// kernel for all of them where [`crate::grouped::plan`] allows (same dtypes, layout and
+    /// transposes, aligned operands), else one launch per non-empty group, queued on `stream`
+    /// in group order. Returns the kernel of each group (`None` for empty groups).
     pub fn gemm_grouped<A: Element, B: Element, C: Element>(
         &self,
         stream: &GpuStream,
@@ -671,6 +767,28 @@ impl Gpu {
         let mut errors: Vec<Option<Error>> = checked.iter().map(|r| r.as_ref().err().cloned()).collect();
         let result = if errors.iter().any(Option::is_some) {
             Err(GroupedError { groups: errors, launched_some: false })
+        } else if let Ok(plan) = crate::grouped::plan(
+            self.arch(),
+            &groups.iter().map(|(p, a, b, c)| (*p, [a.address, b.address, c.address])).collect::<Vec<_>>(),
+        ) {
+            // SAFETY: every group was checked above against its spans and the stream's device;
+            // memory lifetime and C exclusivity are this function's contract.
+            match unsafe { self.backend.launch_grouped(&stream.stream, &plan) } {
+                Ok(()) => {
+                    let mut kernels = vec![None; groups.len()];
+                    for g in &plan.groups {
+                        kernels[g.index] = Some(plan.entry.name);
+                    }
+                    Ok(kernels)
+                }
+                Err(e) => {
+                    let mut errors: Vec<Option<Error>> = vec![None; groups.len()];
+                    for g in &plan.groups {
+                        errors[g.index] = Some(e.clone());
+                    }
+                    Err(GroupedError { groups: errors, launched_some: false })
+                }
+            }
         } else {
             let mut kernels = Vec::with_capacity(groups.len());
             let mut failed = false;

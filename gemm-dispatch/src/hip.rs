@@ -287,7 +287,21 @@ pub struct HipBackend {
     /// while the context's devices stay the same. Held locked for a whole tensor-parallel call,
     /// since one communicator must not run two collectives at once.
     pub(crate) tp: Mutex<Option<crate::parallel::TpCollective>>,
+    /// Problem tables of grouped launches ([`Self::launch_grouped`]), reused once the launch that
+    /// read one has finished.
+    tables: Mutex<Vec<TableSlot>>,
 }
+
+/// A grouped launch's problem table: pinned host bytes, their device copy, and an event
+/// recorded after the kernel that reads them (the slot is free again once it has completed).
+struct TableSlot {
+    host: PinnedHostBuffer,
+    device: DeviceBuffer,
+    done: Option<Event>,
+}
+
+/// Table slots kept per device: more grouped launches in flight than this wait for the oldest.
+const TABLE_SLOTS: usize = 8;
 
 impl std::fmt::Debug for HipBackend {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -390,6 +404,7 @@ impl HipBackend {
             functions: Mutex::new(HashMap::new()),
             pipeline: Mutex::new(None),
             tp: Mutex::new(None),
+            tables: Mutex::new(Vec::new()),
         }))
     }
 
@@ -522,6 +537,95 @@ impl HipBackend {
         // A/B aligned as the kernel needs) and stay valid while the kernel runs (this
         // function's contract).
         unsafe { f.launch(&config, stream, &args) }.map_err(|e| self.err(e))?;
+        LAST_KERNEL.with(|k| k.set(Some(plan.entry.name)));
+        Ok(())
+    }
+
+    /// Queues `entry` with argument bytes `args` on `stream` (the fused-epilogue path, whose
+    /// arguments carry a bias vector). Returns once it is queued.
+    ///
+    /// # Safety
+    /// `args` follow `entry`'s kernel-argument layout, every address in them was checked to lie in
+    /// live memory of this device (spans, alignment) that stays allocated until the kernel has
+    /// run, and nothing else writes what the kernel reads or touches what it writes meanwhile.
+    pub unsafe fn launch_args(
+        &self,
+        stream: &Stream,
+        entry: &'static gemm_kernels::KernelEntry,
+        grid: [u32; 3],
+        block: [u32; 3],
+        args: &[u8],
+    ) -> Result<()> {
+        let f = self.function(entry).map_err(|e| self.err(e))?;
+        let config = LaunchConfig { grid, block, shared_mem_bytes: 0 };
+        config.validate().map_err(|e| self.err(e))?;
+        // SAFETY: this function's contract.
+        unsafe { f.launch(&config, stream, args) }.map_err(|e| self.err(e))?;
+        LAST_KERNEL.with(|k| k.set(Some(entry.name)));
+        Ok(())
+    }
+
+    /// Queues a grouped launch on `stream`: its problem table is copied to the device on
+    /// `stream` (from a pinned host buffer of a reused slot, so nothing synchronises), then the
+    /// grouped kernel runs every group in one launch. Returns once both are queued. A slot is
+    /// reused only after the event recorded behind its kernel has completed; with
+    /// [`TABLE_SLOTS`] launches in flight, the oldest is waited for.
+    ///
+    /// # Safety
+    /// Every group of `plan` was checked by [`Self::check_device_spans`] for these addresses and
+    /// `stream`'s device; the operands stay allocated until the kernel has run, and nothing else
+    /// writes A, B or C (and no group's C overlaps another's operands) while it runs.
+    pub unsafe fn launch_grouped(&self, stream: &Stream, plan: &crate::grouped::GroupedPlan) -> Result<()> {
+        let table = plan.table();
+        let f = self.function(plan.entry).map_err(|e| self.err(e))?;
+        let mut slots = self.tables.lock();
+        let free = slots.iter().position(|s| {
+            s.device.len() >= table.len() && s.done.as_ref().is_none_or(|e| e.is_complete().unwrap_or(false))
+        });
+        let mut slot = match free {
+            Some(i) => slots.swap_remove(i),
+            None => {
+                if slots.len() >= TABLE_SLOTS {
+                    // Every slot is busy (or too small): wait for the oldest and drop it.
+                    let old = slots.remove(0);
+                    if let Some(e) = &old.done {
+                        e.synchronize().map_err(|e| self.err(e))?;
+                    }
+                }
+                let bytes = table.len().next_power_of_two().max(4096);
+                let host = self.device.alloc_pinned(bytes).map_err(|e| self.err(e))?;
+                let device = self.device.alloc(bytes).map_err(|e| self.err(e))?;
+                TableSlot { host, device, done: None }
+            }
+        };
+        let queued = (|| -> Result<()> {
+            slot.host.as_mut_slice().map_err(|e| self.err(e))?[..table.len()].copy_from_slice(&table);
+            stream.copy_to_device(&mut slot.device, 0, &mut slot.host, 0..table.len()).map_err(|e| self.err(e))?;
+            let args = plan.kernargs(slot.device.device_address()).map_err(|e| self.err(e))?;
+            let (grid, block) = plan.launch();
+            let config = LaunchConfig { grid, block, shared_mem_bytes: 0 };
+            config.validate().map_err(|e| self.err(e))?;
+            // SAFETY: `args` is packed from the entry's own kernel-argument layout; the table it
+            // points at is this slot's device buffer, queued for upload before the kernel on the
+            // same stream and kept (not reused) until the event recorded below has completed;
+            // the groups' addresses were checked (this function's contract).
+            unsafe { f.launch(&config, stream, &args) }.map_err(|e| self.err(e))?;
+            let event = match slot.done.take() {
+                Some(e) => e,
+                None => self.device.create_event(false).map_err(|e| self.err(e))?,
+            };
+            event.record(stream).map_err(|e| self.err(e))?;
+            slot.done = Some(event);
+            Ok(())
+        })();
+        if queued.is_err() {
+            // The slot's state is unknown (a copy may be queued): wait for the stream before
+            // handing it out again.
+            let _ = stream.synchronize();
+            slot.done = None;
+        }
+        slots.push(slot);
+        queued?;
         LAST_KERNEL.with(|k| k.set(Some(plan.entry.name)));
         Ok(())
     }

@@ -61,6 +61,18 @@ const ROUTE_F32: bool = false;
 
 /// Why an entry cannot run a problem, or `None` if it can.
 fn unfit(e: &KernelEntry, arch: Arch, p: &GemmProblem, cm: &ColumnMajor) -> Option<String> {
+    if e.grouped {
+        return Some(format!("{} runs grouped GEMMs from a problem table (one launch, many problems)", e.name));
+    }
+    if e.epilogue != "none" {
+        return Some(format!("{} fuses the epilogue `{}`; plain GEMMs take plain kernels", e.name, e.epilogue));
+    }
+    unfit_shape(e, arch, p, cm)
+}
+
+/// [`unfit`] without the kind of kernel: whether `e`'s dtypes, transposes, alignment and
+/// spans fit `p` (a grouped kernel checks each of its groups with this).
+fn unfit_shape(e: &KernelEntry, arch: Arch, p: &GemmProblem, cm: &ColumnMajor) -> Option<String> {
     let (a_t, b_t) = if cm.swap_ab { (p.b_type, p.a_type) } else { (p.a_type, p.b_type) };
     if e.arch != arch || (e.a_type, e.b_type, e.c_type) != (a_t, b_t, p.c_type) {
         return Some(format!("no kernel for {a_t} x {b_t} -> {} on {arch}", p.c_type));
@@ -70,9 +82,6 @@ fn unfit(e: &KernelEntry, arch: Arch, p: &GemmProblem, cm: &ColumnMajor) -> Opti
             "no kernel for {a_t} x {b_t} -> {} on {arch}: f32 catalogue kernels are not routed yet",
             p.c_type
         ));
-    }
-    if e.epilogue != "none" {
-        return Some(format!("{} fuses the epilogue `{}`; plain GEMMs take plain kernels", e.name, e.epilogue));
     }
     if (e.trans_a, e.trans_b) != (cm.trans_a, cm.trans_b) {
         return Some(format!("no kernel for transposes {:?}/{:?}", cm.trans_a, cm.trans_b));
@@ -147,6 +156,39 @@ pub fn plan_for(entry: &'static KernelEntry, p: &GemmProblem) -> Result<KernelPl
     Ok(KernelPlan { entry, problem: cm, grid, block })
 }
 
+/// Whether the grouped kernel `entry` can run `p` as one of its groups: the plan for that group
+/// (its column-major form and tile grid), or why not.
+pub fn plan_group(entry: &'static KernelEntry, p: &GemmProblem) -> Result<KernelPlan, String> {
+    p.validate().map_err(|e| e.to_string())?;
+    let cm = column_major(p)?;
+    if !entry.grouped {
+        return Err(format!("{} is not a grouped kernel", entry.name));
+    }
+    if let Some(why) = unfit_shape(entry, entry.arch, p, &cm) {
+        return Err(why);
+    }
+    let (grid, block) = entry.launch(cm.m, cm.n);
+    Ok(KernelPlan { entry, problem: cm, grid, block })
+}
+
+/// Whether the fused-epilogue kernel `entry` can run `p` (its epilogue is the caller's to
+/// match, `crate::epilogue`): the plan, or why not.
+pub fn plan_fused(entry: &'static KernelEntry, p: &GemmProblem) -> Result<KernelPlan, String> {
+    p.validate().map_err(|e| e.to_string())?;
+    if p.m == 0 || p.n == 0 {
+        return Err("empty problems launch nothing".into());
+    }
+    let cm = column_major(p)?;
+    if entry.epilogue == "none" || entry.grouped {
+        return Err(format!("{} is not a fused-epilogue kernel", entry.name));
+    }
+    if let Some(why) = unfit_shape(entry, entry.arch, p, &cm) {
+        return Err(why);
+    }
+    let (grid, block) = entry.launch(cm.m, cm.n);
+    Ok(KernelPlan { entry, problem: cm, grid, block })
+}
+
 impl KernelPlan {
     /// The kernel-argument bytes, laid out as the entry's manifest says, for the problem's A, B
     /// and C at these device addresses.
@@ -207,7 +249,9 @@ mod tests {
 
     #[test]
     fn every_kernel_is_chosen_for_its_own_configuration_and_packs_its_arguments() {
-        for e in gemm_kernels::catalogue().iter().filter(|e| e.epilogue == "none" && e.a_type != DType::F32) {
+        for e in
+            gemm_kernels::catalogue().iter().filter(|e| e.epilogue == "none" && e.a_type != DType::F32 && !e.grouped)
+        {
             let ld = |x: usize| x.next_multiple_of(e.align_elems.max(1) as usize);
             let p = GemmProblem::new(100, 70, 40)
                 .with_layout(Layout::ColMajor)

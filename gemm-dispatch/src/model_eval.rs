@@ -112,10 +112,10 @@ impl CompareRow {
 /// A catalogue kernel's family label: the catalogue family (gemm-compiler `catalogue.rs`:
 /// `base`, `large`, `small`, `f32`), the dtypes and the alignment class. A family's tile and
 /// MFMA may differ per arch (e.g. `base` is 128x128x32 on gfx942 and 128x128x64 on gfx950);
-/// each cell names the kernel it predicts. Kernels with a fused epilogue are not plain GEMMs
-/// and have no row (`None`).
+/// each cell names the kernel it predicts. Kernels with a fused epilogue and grouped kernels
+/// are not plain GEMMs and have no row (`None`).
 pub fn family_label(e: &KernelEntry) -> Option<String> {
-    if e.epilogue != "none" {
+    if e.epilogue != "none" || e.grouped {
         return None;
     }
     Some(format!(

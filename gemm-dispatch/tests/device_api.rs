@@ -112,41 +112,59 @@ fn gemms_on_device_memory_match_the_reference_on_both_gpus() {
         }
 
         // Grouped: mixed sizes and an empty group, C of all groups in one buffer split into
-        // exclusive views.
-        let shapes = [(17, 9, 33), (0, 12, 8), (64, 40, 16), (5, 33, 7)];
-        let problems: Vec<GemmProblem> =
-            shapes.iter().map(|&(m, n, k)| bf16_problem(m, n, k).with_scalars(1.0, 1.0)).collect();
-        let ga: Vec<Vec<bf16>> =
-            problems.iter().enumerate().map(|(i, p)| random_values(p.validate().unwrap().a, 10 + i as u64)).collect();
-        let gb: Vec<Vec<bf16>> =
-            problems.iter().enumerate().map(|(i, p)| random_values(p.validate().unwrap().b, 20 + i as u64)).collect();
-        let c_lens: Vec<usize> = problems.iter().map(|p| p.validate().unwrap().c).collect();
-        let gc0: Vec<f32> = random_values(c_lens.iter().sum(), 30);
-        let dga: Vec<_> = ga.iter().map(|v| gpu.upload(v).unwrap()).collect();
-        let dgb: Vec<_> = gb.iter().map(|v| gpu.upload(v).unwrap()).collect();
-        let mut dgc = gpu.upload(&gc0).unwrap();
-        let mut rest = dgc.as_mut_slice();
-        let mut groups = Vec::new();
-        for (i, p) in problems.iter().enumerate() {
-            let (mine, tail) = rest.split_at_mut(c_lens[i]).unwrap();
-            rest = tail;
-            groups.push(DeviceGroup { problem: *p, a: dga[i].as_slice(), b: dgb[i].as_slice(), c: mine });
-        }
-        let before = launches(gpu.ordinal());
-        let kernels = gpu.gemm_grouped(&stream, &mut groups).unwrap();
-        assert_eq!(kernels.iter().filter(|k| k.is_some()).count(), 3, "one launch per non-empty group");
-        assert!(kernels[1].is_none());
-        drop(groups);
-        stream.synchronize().unwrap();
-        assert_eq!(launches(gpu.ordinal()) - before, 3);
-        let gc = dgc.to_vec().unwrap();
-        let mut at = 0;
-        for (i, p) in problems.iter().enumerate() {
-            let range = at..at + c_lens[i];
-            let r = reference::check(p, &ga[i], &gb[i], &gc0[range.clone()], &gc[range.clone()], None).unwrap();
-            assert!(r.passed(), "group {i} on {index}: {r:?}");
-            at = range.end;
-        }
+        // exclusive views. Leading dimensions of 8 elements: one launch of a grouped kernel.
+        // Then ragged ones (lda 33, 7): one launch per non-empty group with plain kernels.
+        let aligned = [(17, 16, 32), (0, 8, 8), (64, 40, 16), (5, 24, 8), (130, 8, 24)];
+        grouped_on(&gpu, &stream, &aligned, 1);
+        let ragged = [(17, 9, 33), (0, 12, 8), (64, 40, 16), (5, 33, 7)];
+        grouped_on(&gpu, &stream, &ragged, 3);
+    }
+}
+
+/// A grouped GEMM of row-major bf16 -> f32 problems of these shapes on `gpu`: every group
+/// against the reference, and `launches` kernel launches for the whole call.
+fn grouped_on(
+    gpu: &gemm_dispatch::Gpu,
+    stream: &gemm_dispatch::GpuStream,
+    shapes: &[(usize, usize, usize)],
+    want: u64,
+) {
+    let index = gpu.index();
+    let problems: Vec<GemmProblem> =
+        shapes.iter().map(|&(m, n, k)| bf16_problem(m, n, k).with_scalars(1.0, 1.0)).collect();
+    let ga: Vec<Vec<bf16>> =
+        problems.iter().enumerate().map(|(i, p)| random_values(p.validate().unwrap().a, 10 + i as u64)).collect();
+    let gb: Vec<Vec<bf16>> =
+        problems.iter().enumerate().map(|(i, p)| random_values(p.validate().unwrap().b, 20 + i as u64)).collect();
+    let c_lens: Vec<usize> = problems.iter().map(|p| p.validate().unwrap().c).collect();
+    let gc0: Vec<f32> = random_values(c_lens.iter().sum(), 30);
+    let dga: Vec<_> = ga.iter().map(|v| gpu.upload(v).unwrap()).collect();
+    let dgb: Vec<_> = gb.iter().map(|v| gpu.upload(v).unwrap()).collect();
+    let mut dgc = gpu.upload(&gc0).unwrap();
+    let mut rest = dgc.as_mut_slice();
+    let mut groups = Vec::new();
+    for (i, p) in problems.iter().enumerate() {
+        let (mine, tail) = rest.split_at_mut(c_lens[i]).unwrap();
+        rest = tail;
+        groups.push(DeviceGroup { problem: *p, a: dga[i].as_slice(), b: dgb[i].as_slice(), c: mine });
+    }
+    let before = launches(gpu.ordinal());
+    let kernels = gpu.gemm_grouped(stream, &mut groups).unwrap();
+    assert_eq!(kernels.iter().filter(|k| k.is_some()).count(), shapes.len() - 1, "{kernels:?}");
+    assert!(kernels[1].is_none());
+    let grouped = kernels.iter().flatten().all(|k| k.ends_with("_grouped"));
+    assert_eq!(grouped, want == 1, "{kernels:?}");
+    assert_eq!(gemm_dispatch::hip::last_kernel(), kernels[shapes.len() - 1]);
+    drop(groups);
+    stream.synchronize().unwrap();
+    assert_eq!(launches(gpu.ordinal()) - before, want, "{kernels:?}");
+    let gc = dgc.to_vec().unwrap();
+    let mut at = 0;
+    for (i, p) in problems.iter().enumerate() {
+        let range = at..at + c_lens[i];
+        let r = reference::check(p, &ga[i], &gb[i], &gc0[range.clone()], &gc[range.clone()], None).unwrap();
+        assert!(r.passed(), "group {i} on {index}: {r:?}");
+        at = range.end;
     }
 }
 
@@ -260,4 +278,93 @@ fn bad_input_is_refused_launches_nothing_and_leaves_memory_alone() {
     assert!(matches!(g0.span_of_pointer("a", host_buf.as_ptr().cast()), Err(Error::NotDeviceMemory { .. })));
     let span = g0.span_of_pointer("a", (da.device_address() + 10) as *const _).unwrap();
     assert_eq!((span.device, span.len), (0, s.a * 2 - 10));
+}
+
+/// A fused epilogue on each emulated GPU (one fused kernel) agrees with the host CPU's
+/// `Context::gemm_epilogue` on the same problem: a column-major problem with a column bias and
+/// GELU, a row-major one with a row bias and SiLU (the kernel's column bias), beta != 0. An
+/// epilogue no fused kernel runs on the GPU is `Unsupported`, and a bias on the other GPU
+/// `WrongDevice`; neither launches anything.
+#[test]
+fn epilogues_on_the_gpu_agree_with_the_host() {
+    use gemm_core::Layout;
+    use gemm_dispatch::{Activation, BiasAxis, Epilogue};
+    let _s = serial();
+    configure("devices=gfx942,gfx950;jitter_us=10;seed=4");
+    let ctx = context();
+    let host = Context::host(1);
+    let cases = [
+        (Layout::ColMajor, (72, 40, 48), BiasAxis::PerColumn, Activation::GeluTanh),
+        (Layout::RowMajor, (37, 64, 24), BiasAxis::PerRow, Activation::Silu),
+    ];
+    for index in 0..2 {
+        let gpu = ctx.gpu(index).unwrap();
+        let stream = gpu.create_stream().unwrap();
+        for (ci, &(layout, (m, n, k), axis, act)) in cases.iter().enumerate() {
+            let p = GemmProblem::new(m, n, k)
+                .with_layout(layout)
+                .with_dtypes(DType::Bf16, DType::Bf16, DType::Bf16)
+                .with_scalars(0.75, 0.5);
+            let ep = Epilogue { bias: Some(axis), activation: act, clamp: None };
+            let s = p.validate().unwrap();
+            let a: Vec<bf16> = random_values(s.a, 40 + ci as u64);
+            let b: Vec<bf16> = random_values(s.b, 50 + ci as u64);
+            let c0: Vec<bf16> = random_values(s.c, 60 + ci as u64);
+            let bias: Vec<f32> = random_values(ep.bias_len(&p), 70 + ci as u64);
+            let mut want = c0.clone();
+            host.gemm_epilogue(&p, &a, &b, &mut want, &ep, Some(&bias)).unwrap();
+            let (da, db, dbias) = (gpu.upload(&a).unwrap(), gpu.upload(&b).unwrap(), gpu.upload(&bias).unwrap());
+            let mut dc = gpu.upload(&c0).unwrap();
+            let kernel = gpu
+                .gemm_epilogue(
+                    &stream,
+                    &p,
+                    da.as_slice(),
+                    db.as_slice(),
+                    dc.as_mut_slice(),
+                    &ep,
+                    Some(dbias.as_slice()),
+                )
+                .unwrap()
+                .expect("a kernel");
+            assert!(kernel.contains(&ep.kernel_name(&p)), "{kernel}");
+            stream.synchronize().unwrap();
+            let got = dc.to_vec().unwrap();
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                let (g, w) = (g.to_f32(), w.to_f32());
+                assert!((g - w).abs() <= 1.6e-2 * (1.0 + w.abs()), "{kernel} case {ci} C[{i}]: gpu {g}, host {w}");
+            }
+            // A clamp: no fused kernel on the GPU; the host computes it.
+            let clamped = Epilogue { clamp: Some((-1.0, 1.0)), ..ep };
+            let before = launches(gpu.ordinal());
+            let r = gpu.gemm_epilogue(
+                &stream,
+                &p,
+                da.as_slice(),
+                db.as_slice(),
+                dc.as_mut_slice(),
+                &clamped,
+                Some(dbias.as_slice()),
+            );
+            assert!(matches!(r, Err(Error::Unsupported { .. })), "{r:?}");
+            let mut hc = c0.clone();
+            host.gemm_epilogue(&p, &a, &b, &mut hc, &clamped, Some(&bias)).unwrap();
+            assert!(hc.iter().all(|x| (-1.0..=1.0).contains(&x.to_f32())));
+            // The bias on the other GPU.
+            let other = ctx.gpu(1 - index).unwrap().upload(&bias).unwrap();
+            let r = gpu.gemm_epilogue(
+                &stream,
+                &p,
+                da.as_slice(),
+                db.as_slice(),
+                dc.as_mut_slice(),
+                &ep,
+                Some(other.as_slice()),
+            );
+            assert!(matches!(r, Err(Error::WrongDevice { .. })), "{r:?}");
+            stream.synchronize().unwrap();
+            assert_eq!(launches(gpu.ordinal()), before, "refused calls launched nothing");
+            assert_eq!(dc.to_vec().unwrap(), got, "C untouched by the refused calls");
+        }
+    }
 }

@@ -25,6 +25,17 @@
 //!   `((cols-1)*ld + rows) * size` below 2^31; buffers readable up to that span rounded up
 //!   to 4 bytes. K, M, N otherwise arbitrary (edge tiles and K tails use the buffer range
 //!   check).
+//!
+//! # Grouped kernels
+//!
+//! Entries with [`KernelEntry::grouped`] run many GEMMs of one dtype/transpose class in one
+//! launch (mixture-of-experts layers). Arguments ([`KernelEntry::kernarg`], 16 bytes):
+//! `table` (u64 device address, 8-byte aligned), `groups` (u32, 1 to [`MAX_GROUPS`]),
+//! `tiles` (u32). The table holds one 64-byte entry per group: that group's plain arguments
+//! at offsets 0..56 (`a b c m n k lda ldb ldc alpha beta`, as above), then `tile_start`
+//! (u32) at 56: the sum of `ceil(m/MT) * ceil(n/NT)` over the earlier groups. Grid
+//! `[tiles, 1, 1]` workgroups, `tiles` the sum over all groups (below 2^24); groups with
+//! `m` or `n` = 0 own no tile. Each group meets the plain kernels' requirements.
 
 use gemm_core::{Arch, DType, Layout, Transpose};
 
@@ -107,6 +118,9 @@ pub struct KernelEntry {
     /// The fused epilogue (`none`, or e.g. `biascol_gelu`: a column bias from the `bias`
     /// argument, then GELU; gemm-compiler `ir::Fusion`).
     pub epilogue: &'static str,
+    /// A grouped kernel (catalogue family `grouped`): its arguments are a device-side table
+    /// of problems, one launch runs every group (see "Grouped kernels" below).
+    pub grouped: bool,
 }
 
 impl KernelEntry {
@@ -115,6 +129,12 @@ impl KernelEntry {
         ([m.div_ceil(self.tile.0), n.div_ceil(self.tile.1), 1], [self.workgroup_size, 1, 1])
     }
 }
+
+/// The most groups one grouped launch takes (gemm-compiler `kernel_args::MAX_GROUPS`).
+pub const MAX_GROUPS: usize = 1 << 16;
+/// Bytes of one grouped-table entry, and where its `tile_start` lies.
+pub const GROUP_ENTRY_BYTES: usize = 64;
+pub const GROUP_TILE_START: usize = 56;
 
 include!(concat!(env!("OUT_DIR"), "/catalogue.rs"));
 

@@ -15,6 +15,19 @@ fn embedded_code_objects_equal_a_fresh_compile() {
     }
 }
 
+/// The grouped layout the manifest documents is the compiler's.
+#[test]
+fn grouped_layout_matches_the_compiler() {
+    use gemm_compiler::kernel_args as ka;
+    assert_eq!(gemm_kernels::MAX_GROUPS, ka::MAX_GROUPS as usize);
+    assert_eq!(gemm_kernels::GROUP_ENTRY_BYTES, ka::ENTRY_BYTES as usize);
+    assert_eq!(gemm_kernels::GROUP_TILE_START, ka::OFF_TILE_START as usize);
+    let e = gemm_kernels::catalogue().iter().find(|e| e.grouped).expect("grouped kernels");
+    assert_eq!(e.kernarg_size, ka::SIZE_GROUPED);
+    let names: Vec<&str> = e.kernarg.iter().map(|a| a.name).collect();
+    assert_eq!(names, ["table", "groups", "tiles"]);
+}
+
 #[test]
 fn manifest_matches_code_objects() {
     let mut names: Vec<&str> = gemm_kernels::catalogue().iter().map(|e| e.name).collect();
@@ -58,6 +71,7 @@ fn manifest_matches_code_objects() {
         assert_eq!((e.lds_read_conflicts_per_k_step, e.lds_write_conflicts_per_k_step), (0, 0), "{}", e.name);
         assert!(e.occupancy >= 1 && e.occupancy <= 8, "{}", e.name);
         assert!(e.copy_a.contains(':') && e.copy_b.contains(':'), "{}: the copy choice carries its reason", e.name);
+        assert_eq!(e.grouped, e.family == gemm_compiler::catalogue::GROUPED, "{}", e.name);
     }
     let families = gemm_compiler::catalogue::families();
     for arch in [Arch::Gfx942, Arch::Gfx950] {

@@ -7,7 +7,7 @@
  * own HIP calls (dlopen of the same path gives the same runtime the GEMM library loaded), as an
  * application linked against libamdhip64 shares it with the libraries it uses. On both GPUs it
  * checks gemm_run_device, gemm_strided_batched_device and gemm_grouped_device (mixed sizes, an
- * empty group) against its own reference, then every bad input: the status, no kernel launched
+ * empty group; one launch of a grouped kernel when the groups are aligned) against its own reference, then every bad input: the status, no kernel launched
  * (the emulator's launch counter) and device memory untouched. Exit status 0 = pass. */
 #define _POSIX_C_SOURCE 200809L
 #define TEST_SEED 0x2545f491u
@@ -90,6 +90,47 @@ enum { M = 70, N = 45, K = 33, LDC = 48, BATCH = 4, SC = M * LDC + 7 };
 static uint16_t ha[BATCH * M * K], hb[K * N];
 static float hc0[BATCH * SC];
 
+/* A grouped GEMM of four row-major bf16 -> f32 groups (group 1 empty) on GPU `d`, queued on
+ * `s`: each group against the reference, the empty group's C untouched, `want` launches, and
+ * gemm_last_kernel names a grouped kernel exactly when one launch ran them all. */
+static void grouped(gemm_context_t *ctx, int d, void *s, void *da, void *db, void *dc, float *out, const size_t gm[4],
+                    const size_t gn[4], const size_t gk[4], unsigned long long want) {
+    enum { G = 4 };
+    char what[256];
+    const size_t coff[G] = {0, 1000, 2000, 6000};
+    gemm_problem_t ps[G];
+    const void *as[G], *bs[G];
+    void *cs[G];
+    /* Row-major A with lda = k reads the first m*k elements of A; B with ldb = n reads B as a
+     * k x n matrix: the device holds the same bytes at da and db as ha and hb on the host. */
+    for (int g = 0; g < G; g++) {
+        ps[g] = bf16_problem(gm[g], gn[g], gk[g], gn[g], 1.0f, 1.0f);
+        as[g] = da;
+        bs[g] = db;
+        cs[g] = (float *)dc + coff[g];
+    }
+    CHECK(hMemcpyAsync(dc, hc0, sizeof hc0, H2D, s) == 0, "reset C");
+    CHECK(hStreamSynchronize(s) == 0, "hipStreamSynchronize");
+    unsigned long long before = launches(d);
+    gemm_status_t gst[G];
+    gemm_status_t st = gemm_grouped_device(ctx, (size_t)d, s, G, ps, as, bs, cs, gst);
+    CHECK(st == GEMM_STATUS_SUCCESS, "gemm_grouped_device on %d: %s", d, gemm_status_string(st));
+    char kernel[128] = "";
+    CHECK(gemm_last_kernel(kernel, sizeof kernel) == GEMM_STATUS_SUCCESS, "gemm_last_kernel");
+    CHECK((strstr(kernel, "_grouped") != NULL) == (want == 1), "grouped call on %d ran %s", d, kernel);
+    CHECK(hMemcpyAsync(out, dc, sizeof hc0, D2H, s) == 0, "download C");
+    CHECK(hStreamSynchronize(s) == 0, "hipStreamSynchronize");
+    CHECK(launches(d) - before == want, "grouped call on %d: %llu launches, want %llu", d, launches(d) - before, want);
+    for (int g = 0; g < G; g++) {
+        CHECK(gst[g] == GEMM_STATUS_SUCCESS, "group %d: %s", g, gemm_status_string(gst[g]));
+        snprintf(what, sizeof what, "group %d (%zux%zux%zu) on %d (%s)", g, gm[g], gn[g], gk[g], d, kernel);
+        /* hb viewed as gk x gn with ldb = gn: the same element order as on the device. */
+        check_gemm(what, ha, gk[g], hb, gn[g], hc0 + coff[g], out + coff[g], gm[g], gn[g], gk[g], gn[g], 1.0f, 1.0f);
+    }
+    /* The empty group wrote nothing: its C region (and everything outside the groups) is C0. */
+    for (size_t i = 1000; i < 2000; i++) CHECK(out[i] == hc0[i], "empty group wrote C[%zu]", i);
+}
+
 /* Everything on one GPU. `other` is a device allocation of the other GPU (for wrong-device
  * checks), `other_stream` a stream of the other GPU. */
 static void on_device(gemm_context_t *ctx, int d, void *other, void *other_stream) {
@@ -131,37 +172,16 @@ static void on_device(gemm_context_t *ctx, int d, void *other, void *other_strea
         for (int g = M * LDC; g < SC; g++) CHECK(out[it * SC + g] == hc0[it * SC + g], "gap after item %d", it);
     }
 
-    /* Grouped: mixed sizes, an empty group, all in one call; each group its own pointers. */
+    /* Grouped: mixed sizes, an empty group, all in one call; each group its own pointers.
+     * Leading dimensions of 8 elements: one launch of a grouped kernel (a problem table on the
+     * device). Ragged ones (lda 33, 7): one launch per non-empty group. */
     {
-        enum { G = 4 };
-        const size_t gm[G] = {17, 0, 64, 5}, gn[G] = {9, 12, 40, 33}, gk[G] = {33, 8, 16, 7};
-        const size_t coff[G] = {0, 1000, 2000, 6000};
-        gemm_problem_t ps[G];
-        const void *as[G], *bs[G];
-        void *cs[G];
-        /* Row-major A with lda = k reads the first m*k elements of A; B with ldb = n reads B as a
-         * k x n matrix: the device holds the same bytes at da and db as ha and hb on the host. */
-        for (int g = 0; g < G; g++) {
-            ps[g] = bf16_problem(gm[g], gn[g], gk[g], gn[g], 1.0f, 1.0f);
-            as[g] = da;
-            bs[g] = db;
-            cs[g] = (float *)dc + coff[g];
-        }
-        CHECK(hMemcpyAsync(dc, hc0, sizeof hc0, H2D, s) == 0, "reset C");
-        gemm_status_t gst[G];
-        st = gemm_grouped_device(ctx, (size_t)d, s, G, ps, as, bs, cs, gst);
-        CHECK(st == GEMM_STATUS_SUCCESS, "gemm_grouped_device on %d: %s", d, gemm_status_string(st));
-        CHECK(hMemcpyAsync(out, dc, sizeof hc0, D2H, s) == 0, "download C");
-        CHECK(hStreamSynchronize(s) == 0, "hipStreamSynchronize");
-        for (int g = 0; g < G; g++) {
-            CHECK(gst[g] == GEMM_STATUS_SUCCESS, "group %d: %s", g, gemm_status_string(gst[g]));
-            snprintf(what, sizeof what, "group %d (%zux%zux%zu) on %d", g, gm[g], gn[g], gk[g], d);
-            /* hb viewed as gk x gn with ldb = gn: the same element order as on the device. */
-            check_gemm(what, ha, gk[g], hb, gn[g], hc0 + coff[g], out + coff[g], gm[g], gn[g], gk[g], gn[g], 1.0f,
-                       1.0f);
-        }
-        /* The empty group wrote nothing: its C region (and everything outside the groups) is C0. */
-        for (size_t i = 1000; i < 2000; i++) CHECK(out[i] == hc0[i], "empty group wrote C[%zu]", i);
+        const size_t gm[4] = {17, 0, 64, 5}, gn[4] = {40, 8, 24, 16}, gk[4] = {32, 8, 16, 8};
+        grouped(ctx, d, s, da, db, dc, out, gm, gn, gk, 1);
+    }
+    {
+        const size_t gm[4] = {17, 0, 64, 5}, gn[4] = {9, 12, 40, 33}, gk[4] = {33, 8, 16, 7};
+        grouped(ctx, d, s, da, db, dc, out, gm, gn, gk, 3);
     }
 
     /* Bad input: a status for each, nothing launched, device memory untouched. */

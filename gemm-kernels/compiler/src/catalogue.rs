@@ -31,6 +31,11 @@
 //!   for 128x128x64 and 736 for 128x128x128.
 //! * `small` 64x64x64, 4 waves (2x2), 16x16 MFMAs, every transpose, `v8` and `e1`:
 //!   problems with few rows or columns waste less of a smaller tile.
+//! * `grouped`: the base tile reading a device-side table of problems (`kernel_args.rs`,
+//!   "Grouped kernels"): one launch for a grouped GEMM of mixed sizes (mixture-of-experts
+//!   layers, hipBLASLt's grouped GEMM), every transpose, `v8`; bf16/f16 -> f32 or the input
+//!   type. Groups whose operands are not 16-byte aligned take the plain kernels, one launch
+//!   per group (the dispatcher's fallback).
 
 use crate::grid::GridOrder;
 use crate::ir::{Activation, Align, Arch, Bias, Fusion, KernelConfig, MfmaShape};
@@ -203,9 +208,26 @@ pub fn families() -> Vec<Family> {
             dtypes: HALF,
             why: "narrow problems: less padding in a 64x64 tile",
         });
+        out.push(Family {
+            name: GROUPED,
+            arch,
+            tile: (128, 128, if arch == Arch::Gfx942 { 32 } else { 64 }),
+            wave_grid: (2, 2),
+            mfma: MfmaShape::native_32(arch),
+            stages: 2,
+            transposes: ALL_T,
+            aligns: V8,
+            grid: GridOrder::PLAIN,
+            fusions: PLAIN,
+            dtypes: HALF,
+            why: "grouped GEMM in one launch: each workgroup finds its group and tile in a device-side problem table",
+        });
     }
     out
 }
+
+/// The family whose kernels are built with `KernelConfig::grouped`.
+pub const GROUPED: &str = "grouped";
 
 /// All catalogue configurations with their family, in a fixed order: family (per arch),
 /// input dtype, output dtype (f32 or the input type), transposes, alignment class.
@@ -234,6 +256,7 @@ pub fn entries() -> Vec<(Family, KernelConfig)> {
                             );
                             cfg.fusion = fusion;
                             cfg.grid = f.grid;
+                            cfg.grouped = f.name == GROUPED;
                             out.push((f, cfg));
                         }
                     }

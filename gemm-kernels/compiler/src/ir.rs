@@ -199,6 +199,11 @@ pub struct KernelConfig {
     /// How the main loop is scheduled (`schedule/`): today's software pipeline, or one of
     /// the schedules that overlap MFMAs with memory across waves or within one.
     pub schedule: crate::schedule::Schedule,
+    /// Grouped GEMM in one launch: the kernel arguments point at a device-side table of
+    /// problems (`kernel_args.rs`, "Grouped kernels") and each workgroup finds its group and
+    /// tile there (`lower.rs`, `L::grouped_setup`), as hipBLASLt's grouped GEMM does for
+    /// mixture-of-experts layers. Plain kernels: `false`.
+    pub grouped: bool,
 }
 
 impl KernelConfig {
@@ -222,6 +227,7 @@ impl KernelConfig {
             grid: crate::grid::GridOrder::PLAIN,
             fusion: Fusion::NONE,
             schedule: crate::schedule::Schedule::Pipelined,
+            grouped: false,
         }
     }
     /// The same configuration with another tile, wave grid, MFMA shape and stage count.
@@ -268,6 +274,9 @@ impl KernelConfig {
             grid = format!("{grid}_{}", self.fusion.name());
         }
         grid.push_str(&self.schedule.name_suffix());
+        if self.grouped {
+            grid.push_str("_grouped");
+        }
         match self.direct_to_lds {
             DmaPolicy::Auto => {}
             DmaPolicy::Always => grid.push_str("_dma"),

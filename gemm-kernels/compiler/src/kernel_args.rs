@@ -36,6 +36,22 @@
 //! | 88 | 4 | scale_d | f32 |
 //! | 92 | 4 | (padding) | |
 //!
+//! **Grouped kernels** (`KernelConfig::grouped`) take a problem table instead (16 bytes):
+//!
+//! | offset | size | name   | meaning |
+//! |-------:|-----:|--------|---------|
+//! | 0  | 8 | table  | device address of `groups` 64-byte entries (8-byte aligned) |
+//! | 8  | 4 | groups | entries in the table (at least 1, at most [`MAX_GROUPS`]) |
+//! | 12 | 4 | tiles  | workgroups of the launch: the sum of every group's tiles |
+//!
+//! Entry `g` of the table holds group `g`'s problem at the plain kernels' offsets 0..56
+//! (`a b c m n k lda ldb ldc alpha beta`), then at 56 `tile_start` (u32): the workgroup id of
+//! the group's first tile, the prefix sum of the earlier groups' `ceil(m/MT) * ceil(n/NT)`
+//! (so an empty group, `m` or `n` = 0, has the same start as the next and owns no workgroup),
+//! and 4 bytes of padding. Launch: a 1-D grid of `tiles` workgroups ([`pack_group`] builds
+//! an entry, [`grouped_tiles`] the starts). Workgroup `w` runs the last group whose
+//! `tile_start <= w`, its tile `w - tile_start` in column order of the group's tiles.
+//!
 //! Storage is column-major (see `ir.rs`). Launch: workgroup size `[256, 1, 1]`, grid in
 //! work-items `[ceil(m/MT)*256, ceil(n/NT), 1]`, no dynamic LDS. Requirements the caller
 //! checks: m, n >= 1; each matrix's byte span `((cols-1)*ld + rows) * size` below 2^31
@@ -65,9 +81,75 @@ pub const SIZE_FUSED: u32 = 80;
 /// Kernarg bytes of fp8 kernels (the fused layout, then the scales).
 pub const SIZE_SCALED: u32 = 96;
 
+/// Grouped kernels: the table's address, the group count, the launch's workgroups.
+pub const OFF_TABLE: u32 = 0;
+pub const OFF_GROUPS: u32 = 8;
+pub const OFF_TILES: u32 = 12;
+/// Kernarg bytes of grouped kernels.
+pub const SIZE_GROUPED: u32 = 16;
+/// Bytes of one table entry, and the offset of its `tile_start`.
+pub const ENTRY_BYTES: u32 = 64;
+pub const OFF_TILE_START: u32 = 56;
+/// The most groups one launch takes: the workgroup's search for its group is a binary search
+/// of `log2(MAX_GROUPS)` = 16 steps at most (`lower.rs`).
+pub const MAX_GROUPS: u32 = 1 << 16;
+
+/// The grouped kernels' arguments.
+pub const GROUPED_ARGS: [Arg; 3] = [
+    Arg { name: "table", offset: OFF_TABLE, size: 8, pointer: true },
+    Arg { name: "groups", offset: OFF_GROUPS, size: 4, pointer: false },
+    Arg { name: "tiles", offset: OFF_TILES, size: 4, pointer: false },
+];
+
+/// One grouped-table entry: the group's plain kernel arguments (see [`pack`]) and its first
+/// workgroup id.
+#[allow(clippy::too_many_arguments)]
+pub fn pack_group(
+    a: u64,
+    b: u64,
+    c: u64,
+    m: u32,
+    n: u32,
+    k: u32,
+    lda: u32,
+    ldb: u32,
+    ldc: u32,
+    alpha: f32,
+    beta: f32,
+    tile_start: u32,
+) -> [u8; ENTRY_BYTES as usize] {
+    let mut out = [0u8; ENTRY_BYTES as usize];
+    out[..SIZE as usize].copy_from_slice(&pack(a, b, c, m, n, k, lda, ldb, ldc, alpha, beta)[..SIZE as usize]);
+    out[OFF_TILE_START as usize..OFF_TILE_START as usize + 4].copy_from_slice(&tile_start.to_le_bytes());
+    out
+}
+
+/// The `tile_start` of each group of `(m, n)` sizes for a `(MT, NT)` tile, and the total:
+/// the launch's workgroups.
+pub fn grouped_tiles(sizes: &[(u32, u32)], tile: (u32, u32)) -> (Vec<u32>, u64) {
+    let mut starts = Vec::with_capacity(sizes.len());
+    let mut total = 0u64;
+    for &(m, n) in sizes {
+        starts.push(total as u32);
+        total += u64::from(m.div_ceil(tile.0)) * u64::from(n.div_ceil(tile.1));
+    }
+    (starts, total)
+}
+
+/// Kernel arguments of a grouped launch.
+pub fn pack_grouped(table: u64, groups: u32, tiles: u32) -> [u8; SIZE_GROUPED as usize] {
+    let mut out = [0u8; SIZE_GROUPED as usize];
+    out[0..8].copy_from_slice(&table.to_le_bytes());
+    out[8..12].copy_from_slice(&groups.to_le_bytes());
+    out[12..16].copy_from_slice(&tiles.to_le_bytes());
+    out
+}
+
 /// Kernarg bytes of a configuration.
 pub fn size(c: &crate::ir::KernelConfig) -> u32 {
-    if c.scaled() {
+    if c.grouped {
+        SIZE_GROUPED
+    } else if c.scaled() {
         SIZE_SCALED
     } else if c.fusion == crate::ir::Fusion::NONE {
         SIZE
@@ -78,7 +160,9 @@ pub fn size(c: &crate::ir::KernelConfig) -> u32 {
 
 /// The arguments of a configuration.
 pub fn args(c: &crate::ir::KernelConfig) -> &'static [Arg] {
-    if c.scaled() {
+    if c.grouped {
+        &GROUPED_ARGS
+    } else if c.scaled() {
         &ARGS
     } else if c.fusion == crate::ir::Fusion::NONE {
         &ARGS[..11]

@@ -112,6 +112,8 @@ struct L<'a> {
     shifted: std::collections::BTreeMap<(u16, u32), Reg>,
     /// The wave's index in an SGPR (schedules with roles).
     wave_s: Option<Reg>,
+    /// Grouped kernels: the workgroup's tile index within its group (`grouped_setup`).
+    local_tile: Option<Reg>,
 }
 
 fn log2(x: u32) -> i64 {
@@ -211,12 +213,21 @@ impl L<'_> {
     /// Kernel arguments, tile origin, loop count, per-lane indices.
     fn setup(&mut self) {
         let c = *self.c();
+        // The problem's arguments: from the kernarg segment, or, for grouped kernels, from
+        // this workgroup's entry of the problem table (the same layout at offsets 0..56).
+        let (base, local) = if c.grouped {
+            let (entry, local) = self.grouped_setup();
+            (whole(entry), Some(local))
+        } else {
+            (sr(0, 2), None)
+        };
+        self.local_tile = local;
         let a0 = self.p.vreg(RegFile::Sgpr, 8);
         let a1 = self.p.vreg(RegFile::Sgpr, 4);
         let a2 = self.p.vreg(RegFile::Sgpr, 2);
-        self.i(Op::S_LOAD_DWORDX8, &[whole(a0), sr(0, 2), O::Imm(ka::OFF_A as i64)]);
-        self.i(Op::S_LOAD_DWORDX4, &[whole(a1), sr(0, 2), O::Imm(ka::OFF_K as i64)]);
-        self.i(Op::S_LOAD_DWORDX2, &[whole(a2), sr(0, 2), O::Imm(ka::OFF_ALPHA as i64)]);
+        self.i(Op::S_LOAD_DWORDX8, &[whole(a0), base, O::Imm(ka::OFF_A as i64)]);
+        self.i(Op::S_LOAD_DWORDX4, &[whole(a1), base, O::Imm(ka::OFF_K as i64)]);
+        self.i(Op::S_LOAD_DWORDX2, &[whole(a2), base, O::Imm(ka::OFF_ALPHA as i64)]);
         // a_lo a_hi b_lo b_hi c_lo c_hi m n k lda ldb ldc alpha beta
         self.args = [
             sub(a0, 0, 1),
@@ -273,6 +284,59 @@ impl L<'_> {
         }
     }
 
+    /// Grouped kernels (`kernel_args.rs`, "Grouped kernels"): which group and tile this
+    /// workgroup computes. Workgroup `w` (the 1-D grid's `s2`) belongs to the last group `g`
+    /// whose `tile_start <= w` (empty groups share their start with the next group, so the
+    /// last one wins and an empty group is never picked). Found by a binary search over the
+    /// table with scalar loads: `g` starts at 0 and, for `b` from 15 down to 0, moves to
+    /// `min(g + 2^b, groups - 1)` when that entry's start is `<= w` (the clamp keeps every
+    /// load inside the table and does not change the answer: the predicate is monotone in
+    /// the entry index). Steps with `2^b >= groups` are skipped by a uniform branch, so a
+    /// launch of G groups costs `ceil(log2 G)` dependent scalar loads per workgroup.
+    /// Returns the SGPR pair holding the group's entry address and the workgroup's tile
+    /// index within its group (`w - tile_start`).
+    fn grouped_setup(&mut self) -> (Reg, Reg) {
+        let kp = self.p.vreg(RegFile::Sgpr, 4);
+        // table_lo table_hi groups tiles
+        self.i(Op::S_LOAD_DWORDX4, &[whole(kp), sr(0, 2), O::Imm(ka::OFF_TABLE as i64)]);
+        let (tlo, thi, groups, tiles) = (sub(kp, 0, 1), sub(kp, 1, 1), sub(kp, 2, 1), sub(kp, 3, 1));
+        // A workgroup past the launch's tiles has nothing to compute.
+        let go = self.p.label();
+        self.i(Op::S_CMP_LT_U32, &[s(2), tiles]);
+        self.p.branch(Op::S_CBRANCH_SCC1, go);
+        self.i(Op::S_ENDPGM, &[]);
+        self.p.place(go);
+        let (last, g) = (self.sv(), self.sv());
+        self.i(Op::S_SUB_U32, &[whole(last), groups, int(1)]);
+        self.i(Op::S_MOV_B32, &[whole(g), int(0)]);
+        let entry_of = |l: &mut Self, idx: Reg| {
+            let (t, e) = (l.sv(), l.p.vreg(RegFile::Sgpr, 2));
+            l.i(Op::S_LSHL_B32, &[whole(t), whole(idx), int(log2(ka::ENTRY_BYTES))]);
+            l.i(Op::S_ADD_U32, &[sub(e, 0, 1), tlo, whole(t)]);
+            l.i(Op::S_ADDC_U32, &[sub(e, 1, 1), thi, int(0)]);
+            e
+        };
+        for b in (0..log2(ka::MAX_GROUPS)).rev() {
+            let skip = self.p.label();
+            self.i(Op::S_CMP_LE_U32, &[groups, lit(1 << b)]);
+            self.p.branch(Op::S_CBRANCH_SCC1, skip);
+            let cand = self.sv();
+            self.i(Op::S_ADD_U32, &[whole(cand), whole(g), lit(1 << b)]);
+            self.i(Op::S_MIN_U32, &[whole(cand), whole(cand), whole(last)]);
+            let e = entry_of(self, cand);
+            let start = self.sv();
+            self.i(Op::S_LOAD_DWORD, &[whole(start), whole(e), O::Imm(ka::OFF_TILE_START as i64)]);
+            self.i(Op::S_CMP_LE_U32, &[whole(start), s(2)]);
+            self.i(Op::S_CSELECT_B32, &[whole(g), whole(cand), whole(g)]);
+            self.p.place(skip);
+        }
+        let e = entry_of(self, g);
+        let (start, local) = (self.sv(), self.sv());
+        self.i(Op::S_LOAD_DWORD, &[whole(start), whole(e), O::Imm(ka::OFF_TILE_START as i64)]);
+        self.i(Op::S_SUB_U32, &[whole(local), s(2), whole(start)]);
+        (e, local)
+    }
+
     /// Unsigned `(a / b, a % b)` of two uniform values below 2^24, in SGPRs: f32
     /// reciprocal estimate, truncated, then corrected by one step either way (the estimate
     /// of `v_rcp_iflag_f32` is within 1 ulp, ISA.md VOP1; the quotient is then off by at
@@ -313,18 +377,27 @@ impl L<'_> {
     fn tile_index(&mut self) -> (O, O) {
         let c = *self.c();
         let order = c.grid;
-        if order.is_plain() {
+        if order.is_plain() && self.local_tile.is_none() {
             return (s(2), s(3));
         }
         let (m, n) = (self.arg(6), self.arg(7));
-        let (tms, tns, total, pid) = (self.sv(), self.sv(), self.sv(), self.sv());
+        let (tms, tns, total) = (self.sv(), self.sv(), self.sv());
         self.i(Op::S_ADD_U32, &[whole(tms), m, lit(c.tile.0 - 1)]);
         self.i(Op::S_LSHR_B32, &[whole(tms), whole(tms), int(log2(c.tile.0))]);
         self.i(Op::S_ADD_U32, &[whole(tns), n, lit(c.tile.1 - 1)]);
         self.i(Op::S_LSHR_B32, &[whole(tns), whole(tns), int(log2(c.tile.1))]);
         self.i(Op::S_MUL_I32, &[whole(total), whole(tms), whole(tns)]);
-        self.i(Op::S_MUL_I32, &[whole(pid), s(3), whole(tms)]);
-        self.i(Op::S_ADD_U32, &[whole(pid), whole(pid), s(2)]);
+        // The tile's index in column order: grouped kernels number their group's tiles from
+        // its `tile_start` (`grouped_setup`), plain ones have the 2-D workgroup id.
+        let pid = match self.local_tile {
+            Some(local) => local,
+            None => {
+                let pid = self.sv();
+                self.i(Op::S_MUL_I32, &[whole(pid), s(3), whole(tms)]);
+                self.i(Op::S_ADD_U32, &[whole(pid), whole(pid), s(2)]);
+                pid
+            }
+        };
         if order.chunk != 0 {
             let round = crate::grid::XCDS * order.chunk;
             let (whole_, local, l, t) = (self.sv(), self.sv(), self.sv(), self.sv());
@@ -1482,6 +1555,11 @@ pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
     }
     let c = k.config;
     crate::fit::check(&c).map_err(|e| LowerError::Unsupported(e.to_string()))?;
+    if c.grouped && c.fusion != crate::ir::Fusion::NONE {
+        // The epilogue reads its bias and clamp from the kernarg segment, which a grouped
+        // kernel does not have per group.
+        return Err(LowerError::Unsupported("grouped kernels have no fused epilogue".into()));
+    }
     if k.copies().any(|cp| cp.kind == LoadKind::Undecided) {
         return Err(LowerError::Unsupported("copy kind not lowered".into()));
     }
@@ -1515,6 +1593,7 @@ pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
         hoist: 0,
         shifted: Default::default(),
         wave_s: None,
+        local_tile: None,
     };
     l.setup();
     l.hoist = l.p.items.len();
