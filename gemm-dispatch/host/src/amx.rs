@@ -62,18 +62,23 @@ impl Bf16Amx {
     }
 
     /// The B micro-panel (`NR` x kc bf16) a 32nd of L2, the A block (`mc` x kc bf16) a quarter of
-    /// L2; kc a multiple of 32 in 256..=1024, mc a multiple of 32 in 64..=1024. Unlike the f32
-    /// kernel's, the B micro-panel is not sized for L1: a tile product is so fast that C's
-    /// read-modify-write per k block costs more than streaming B from L2. Two `GEMM_HOST_BLOCKING`
-    /// sweeps on a 16-core AMX Xeon (2 MiB L2, 48 KiB L1d; bf16 4096^3, 16 / 2 threads, GFLOP/s;
-    /// the machine is a shared VM, runs vary by 20%): kc 1024, mc 512: 3314 / 1024 against
-    /// 2340 / 834 for kc 512, mc 1024 (the L1d rule) and 2705 / 720 for kc 1024, mc 1024; later
-    /// kc 1024, mc 256: 3221 / 500 against 2645 / 454 (kc 512, mc 512), 2682 / 455 (768, 512),
-    /// 2547 / 450 (2048, 256).
+    /// L2, the B block (`nc` x kc bf16) half of L2; kc a multiple of 32 in 256..=1024, mc a
+    /// multiple of 32 in 64..=1024, nc in 256..=4096. Unlike the f32 kernel's, the B micro-panel
+    /// is not sized for L1: a tile product is so fast that C's read-modify-write per k block costs
+    /// more than streaming B from L2. Two `GEMM_HOST_BLOCKING` sweeps on a 16-core AMX Xeon (2 MiB
+    /// L2, 48 KiB L1d; bf16 4096^3, 16 / 2 threads, GFLOP/s; the machine is a shared VM, runs
+    /// vary by 20%): kc 1024, mc 512: 3314 / 1024 against 2340 / 834 for kc 512, mc 1024 (the L1d
+    /// rule) and 2705 / 720 for kc 1024, mc 1024; later kc 1024, mc 256: 3221 / 500 against
+    /// 2645 / 454 (kc 512, mc 512), 2682 / 455 (768, 512), 2547 / 450 (2048, 256). With aligned,
+    /// software-pipelined tiles the sweep was too noisy to move them (kc 256..2048, mc 128..512).
+    /// The B block was 4096 wide, which a 16-thread split never reaches (256 columns each) but one
+    /// or two threads do: 4 MiB of B then came from L3 for every A block (one thread, 2048^3:
+    /// 720 GFLOP/s against 1700 for the kernel alone).
     pub fn blocking_for(caches: crate::cpu::CacheSizes) -> Blocking {
         let kc = (caches.l2 / 32 / (NR * 2) / AMX_K * AMX_K).clamp(256, 1024);
         let mc = (caches.l2 / 4 / (kc * 2) / MR * MR).clamp(64, 1024);
-        Blocking { kc, mc, nc: 4096 }
+        let nc = (caches.l2 / 2 / (kc * 2) / NR * NR).clamp(256, 4096);
+        Blocking { kc, mc, nc }
     }
 }
 
@@ -261,11 +266,24 @@ mod x86 {
                 "4:",
                 "mov {s64}, 64",
                 "mov {s128}, 128",
+                // Software-pipelined: the operands of block t+1 are loaded as soon as the last
+                // product reading the previous contents has issued, so the loads overlap the tile
+                // products (on a 16-core AMX Xeon, from L1: 2310 GFLOP/s per core, the rate with
+                // no loads at all, against 1690 loading all four operands before the products).
+                "tileloadd tmm4, [{b} + {s64}*1]",
+                "tileloadd tmm6, [{a} + {s128}*1]",
+                "tileloadd tmm5, [{b} + {s64}*1 + 1024]",
+                "tileloadd tmm7, [{a} + {s128}*1 + 64]",
+                "dec {n}",
+                "jz 6f",
                 "test {pf}, {pf}",
                 "jz 5f",
-                // With prefetch: the A block `pf` bytes ahead (A streams from L2; B stays in L1).
+                // With prefetch of the A block `pf` bytes ahead (A streams from L2).
                 "2:",
-                "prefetcht0 [{a} + {pf}]",
+                "add {a}, 2048",
+                "add {b}, 2048",
+                "tdpbf16ps tmm0, tmm4, tmm6",
+                "prefetcht0 [{a} + {pf} + 0]",
                 "prefetcht0 [{a} + {pf} + 64]",
                 "prefetcht0 [{a} + {pf} + 128]",
                 "prefetcht0 [{a} + {pf} + 192]",
@@ -273,7 +291,8 @@ mod x86 {
                 "prefetcht0 [{a} + {pf} + 320]",
                 "prefetcht0 [{a} + {pf} + 384]",
                 "prefetcht0 [{a} + {pf} + 448]",
-                "tileloadd tmm4, [{b} + {s64}*1]",
+                "tdpbf16ps tmm2, tmm5, tmm6",
+                "tileloadd tmm6, [{a} + {s128}*1]",
                 "prefetcht0 [{a} + {pf} + 512]",
                 "prefetcht0 [{a} + {pf} + 576]",
                 "prefetcht0 [{a} + {pf} + 640]",
@@ -282,7 +301,8 @@ mod x86 {
                 "prefetcht0 [{a} + {pf} + 832]",
                 "prefetcht0 [{a} + {pf} + 896]",
                 "prefetcht0 [{a} + {pf} + 960]",
-                "tileloadd tmm6, [{a} + {s128}*1]",
+                "tdpbf16ps tmm1, tmm4, tmm7",
+                "tileloadd tmm4, [{b} + {s64}*1]",
                 "prefetcht0 [{a} + {pf} + 1024]",
                 "prefetcht0 [{a} + {pf} + 1088]",
                 "prefetcht0 [{a} + {pf} + 1152]",
@@ -291,8 +311,9 @@ mod x86 {
                 "prefetcht0 [{a} + {pf} + 1344]",
                 "prefetcht0 [{a} + {pf} + 1408]",
                 "prefetcht0 [{a} + {pf} + 1472]",
+                "tdpbf16ps tmm3, tmm5, tmm7",
+                "tileloadd tmm5, [{b} + {s64}*1 + 1024]",
                 "tileloadd tmm7, [{a} + {s128}*1 + 64]",
-                "tdpbf16ps tmm0, tmm4, tmm6",
                 "prefetcht0 [{a} + {pf} + 1536]",
                 "prefetcht0 [{a} + {pf} + 1600]",
                 "prefetcht0 [{a} + {pf} + 1664]",
@@ -301,30 +322,29 @@ mod x86 {
                 "prefetcht0 [{a} + {pf} + 1856]",
                 "prefetcht0 [{a} + {pf} + 1920]",
                 "prefetcht0 [{a} + {pf} + 1984]",
-                "tileloadd tmm5, [{b} + {s64}*1 + 1024]",
-                "tdpbf16ps tmm1, tmm4, tmm7",
-                "tdpbf16ps tmm2, tmm5, tmm6",
-                "tdpbf16ps tmm3, tmm5, tmm7",
-                "add {a}, 2048",
-                "add {b}, 2048",
                 "dec {n}",
                 "jnz 2b",
                 "jmp 6f",
                 // Without prefetch.
                 "5:",
-                "tileloadd tmm4, [{b} + {s64}*1]",
-                "tileloadd tmm6, [{a} + {s128}*1]",
-                "tileloadd tmm7, [{a} + {s128}*1 + 64]",
-                "tdpbf16ps tmm0, tmm4, tmm6",
-                "tileloadd tmm5, [{b} + {s64}*1 + 1024]",
-                "tdpbf16ps tmm1, tmm4, tmm7",
-                "tdpbf16ps tmm2, tmm5, tmm6",
-                "tdpbf16ps tmm3, tmm5, tmm7",
                 "add {a}, 2048",
                 "add {b}, 2048",
+                "tdpbf16ps tmm0, tmm4, tmm6",
+                "tdpbf16ps tmm2, tmm5, tmm6",
+                "tileloadd tmm6, [{a} + {s128}*1]",
+                "tdpbf16ps tmm1, tmm4, tmm7",
+                "tileloadd tmm4, [{b} + {s64}*1]",
+                "tdpbf16ps tmm3, tmm5, tmm7",
+                "tileloadd tmm5, [{b} + {s64}*1 + 1024]",
+                "tileloadd tmm7, [{a} + {s128}*1 + 64]",
                 "dec {n}",
                 "jnz 5b",
+                // The last block's products (its operands are loaded).
                 "6:",
+                "tdpbf16ps tmm0, tmm4, tmm6",
+                "tdpbf16ps tmm2, tmm5, tmm6",
+                "tdpbf16ps tmm1, tmm4, tmm7",
+                "tdpbf16ps tmm3, tmm5, tmm7",
                 "tilestored [{c} + {ldc}*1], tmm0",
                 "tilestored [{c} + {ldc}*1 + 64], tmm1",
                 "tilestored [{c2} + {ldc}*1], tmm2",
@@ -353,10 +373,10 @@ mod tests {
     #[test]
     fn blocking_follows_l2() {
         let b = Bf16Amx::blocking_for(CacheSizes { l1d: 48 << 10, l2: 2 << 20, source: "test" });
-        assert_eq!((b.kc, b.mc), (1024, 256));
+        assert_eq!((b.kc, b.mc, b.nc), (1024, 256, 512));
         let b = Bf16Amx::blocking_for(CacheSizes { l1d: 48 << 10, l2: 1 << 20, source: "test" });
-        assert_eq!((b.kc, b.mc), (512, 256));
+        assert_eq!((b.kc, b.mc, b.nc), (512, 256, 512));
         let b = Bf16Amx::blocking_for(CacheSizes { l1d: 32 << 10, l2: 256 << 10, source: "test" });
-        assert_eq!((b.kc, b.mc), (256, 128));
+        assert_eq!((b.kc, b.mc, b.nc), (256, 128, 256));
     }
 }

