@@ -101,6 +101,19 @@ pub(crate) trait Kernel: Copy + Send + Sync {
     /// `acc = A_panel * B_panel` over `kc` values of k (`acc` column-major, leading dimension
     /// `MR`).
     fn run(&self, kc: usize, a: &[Self::P], b: &[Self::P], acc: &mut Tile);
+    /// `C_tile = A_panel * B_panel` (`add == false`) or `C_tile += A_panel * B_panel` straight in
+    /// an f32 C, for a whole `MR x NR` tile whose column `j` is `c[j * ldc..][..MR]`; returns
+    /// `false` (C untouched) where the kernel has no such form, and the driver then runs
+    /// [`Kernel::run`] and its epilogue. It spares a kernel that stores its accumulators as tiles
+    /// (AMX) the round trip through `acc` and the scalar epilogue on every k block.
+    fn run_into(&self, _kc: usize, _a: &[Self::P], _b: &[Self::P], _c: &mut [f32], _ldc: usize, _add: bool) -> bool {
+        false
+    }
+    /// Runs `f` (one worker's share) with the kernel's per-thread state set up and released
+    /// afterwards (AMX: the tile configuration, loaded once per share instead of once per tile).
+    fn session<R>(&self, f: impl FnOnce() -> R) -> R {
+        f()
+    }
 }
 
 /// A packed element type, with per-thread packing buffers that outlive a call: the workers are

@@ -164,6 +164,12 @@ fn amx_runs_where_the_cpu_has_it() {
             }
         }
     }
+    // An f32 C accumulated in place by the tiles over several k blocks (alpha 1 with beta 0 or 1),
+    // and beside it a beta the epilogue applies on the first block; ragged edges, both layouts.
+    for (layout, beta) in [(Layout::RowMajor, 0.0), (Layout::ColMajor, 1.0), (Layout::RowMajor, 0.5)] {
+        let p = GemmProblem::new(200, 170, 2100).with_layout(layout).with_scalars(1.0, beta);
+        run::<bf16, bf16, f32>(&p, 3, Path::Amx, 11);
+    }
     // Large enough for several k blocks and both thread splits.
     let p = GemmProblem::new(300, 200, 1500).with_layout(Layout::ColMajor).with_scalars(1.5, 0.25);
     run::<bf16, bf16, bf16>(&p, 4, Path::Amx, 9);
