@@ -18,6 +18,18 @@
 //! * dst: tmm0 = columns 0..16 x rows 0..16, tmm1 = columns 0..16 x rows 16..32, tmm2 and tmm3 the
 //!   same for columns 16..32.
 //!
+//! # Speed (16-core AMX Xeon, one core, GFLOP/s; 2320 with no tile loads at all)
+//!
+//! * C stays in tmm0..3 for a whole k block and is loaded from and stored to an f32 C directly
+//!   ([`crate::kernel::Kernel::run_into`]), not through the accumulator and the scalar epilogue.
+//! * The tile configuration is loaded once per worker share ([`crate::kernel::Kernel::session`]).
+//! * Operand tiles are loaded for the next block as soon as their last reader has issued
+//!   (software pipelining): 2310 from L1 against 1690 with the four loads ahead of the products.
+//! * Packed panels start on 64-byte lines (`driver::at_least`): 16 bytes off, each 64-byte tile row
+//!   spans two lines and the kernel ran at 700.
+//! * The A micro-panel, streamed from L2, is prefetched 8 KiB ahead (`GEMM_HOST_AMX_PREFETCH`):
+//!   bf16 2048^3 on one thread 587 against 250 without, 4096^3 on 16 threads 4692 against 4219.
+//!
 //! # Arithmetic
 //!
 //! Each bf16 product is exact in f32 and the sums accumulate in f32. `tdpbf16ps` treats denormal

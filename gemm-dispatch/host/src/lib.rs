@@ -37,9 +37,11 @@
 //!
 //! 16-core Intel Xeon with AMX (a shared VM; runs vary by 10-20%), 16 threads, OpenBLAS 0.3.21
 //! with `OPENBLAS_CORETYPE=SkylakeX` (it detects this CPU as Prescott otherwise and runs 5x
-//! slower): f32 (faer, chosen by the measurement) 1123 / 1283 / 1252 against OpenBLAS 962 / 1312 /
-//! 1182; bf16 (AMX) 3144 / 2728 / 3732, 2.8 / 2.1 / 3.0x this crate's f32; `vdpbf16ps` 615 / 679 /
-//! 709. 2 threads: f32 245 / 203 / 202 (OpenBLAS 195 / 219 / 237), bf16 510 / 869 / 777.
+//! slower): f32 (this crate's kernel, chosen by the measurement) 877 / 910 / 1092 against OpenBLAS
+//! 912 / 1228 / 1140 (faer 985 / 1090 / 1173); bf16 (AMX) 3538 / 4133 / 4692, 4.0 / 4.5 / 4.3x
+//! this crate's f32; `vdpbf16ps` 509 / 700 / 704. 2 threads: f32 172 / 188 / 189 (OpenBLAS 185 /
+//! 203 / 253), bf16 1062 / 878 / 873. (Before the AMX kernel kept C in its tiles, loaded its
+//! operands pipelined from aligned panels: bf16 3144 / 2728 / 3732 on 16 threads.)
 //!
 //! 2-core AMD EPYC (Zen5, family 26; shared by other builds, runs vary by 20-30%), 2 threads:
 //! OpenBLAS picks its `Haswell` kernels there (123 / 125 / 124); against `OPENBLAS_CORETYPE=
