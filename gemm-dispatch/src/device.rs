@@ -549,6 +549,7 @@ impl Gpu {
     /// [`Self::gemm`], plus the epilogue and the bias vector (`Invalid`, `WrongDevice`); an
     /// epilogue no fused kernel runs for this problem is `Unsupported`, saying why. Nothing is
     /// launched on bad input. [`crate::Context::gemm_epilogue`] computes the same on the host.
+    #[allow(clippy::too_many_arguments)]
     pub fn gemm_epilogue<A: Element, B: Element, C: Element>(
         &self,
         stream: &GpuStream,

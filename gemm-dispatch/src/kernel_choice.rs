@@ -6,10 +6,11 @@
 //! (arch, problem class) ([`choose`]), so the HIP dispatcher and `gemm plan` make the same choice
 //! from the same numbers.
 //!
-//! The cost source is pluggable. The timing model (branch `timing`, `gemm_emu::timing`) is not in
-//! this tree yet; until it is, [`StaticEstimate`] is the model: a roofline of the architecture's
-//! published peaks (`/work/shared/reference/ARCH.md`, carried by [`gemm_core::ArchCaps`]) and the
-//! kernel's own manifest figures. Its name says so in every explanation.
+//! The cost source is pluggable: [`StaticEstimate`] (a roofline of the architecture's published
+//! peaks, `/work/shared/reference/ARCH.md`, carried by [`gemm_core::ArchCaps`], and the kernel's
+//! own manifest figures) is what the dispatcher ranks by, since it costs nothing per call;
+//! [`TimingModel`] runs the emulator's timing model on each candidate (`gemm plan --model
+//! timing`), seconds per problem. Each explanation names its source.
 
 use crate::kernel_plan::{self, KernelPlan};
 use gemm_core::{Arch, GemmProblem, Operand};
@@ -40,7 +41,7 @@ pub struct StaticEstimate;
 
 impl CostModel for StaticEstimate {
     fn name(&self) -> &str {
-        "static estimate (roofline of ARCH.md peaks and the kernel manifest; gemm_emu::timing not merged yet)"
+        "static estimate (roofline of ARCH.md peaks and the kernel manifest)"
     }
 
     fn predict(&self, plan: &KernelPlan, p: &GemmProblem) -> f64 {
@@ -59,6 +60,39 @@ impl CostModel for StaticEstimate {
         });
         let memory = bytes / (caps.hbm_tbps * 1e12);
         compute.max(memory)
+    }
+}
+
+/// The timing model (`gemm_emu::timing`, [`crate::model::predict_plan`]) as a cost source, with
+/// options that keep one prediction to a fraction of a second (few sampled workgroups, a short
+/// K prefix, one clock): `gemm plan --model timing`. Too slow for a per-call choice without a
+/// cache (each prediction runs the kernel's sampled workgroups in the emulator), so the
+/// dispatcher's [`choose`] stays on [`StaticEstimate`].
+#[derive(Clone, Debug)]
+pub struct TimingModel {
+    pub opts: gemm_emu::timing::ModelOptions,
+}
+
+impl Default for TimingModel {
+    fn default() -> Self {
+        let opts = gemm_emu::timing::ModelOptions {
+            at_peak_clock: false,
+            prefix_bytes: 16 << 10,
+            max_sampled_wgs: 64,
+            ..Default::default()
+        };
+        Self { opts }
+    }
+}
+
+impl CostModel for TimingModel {
+    fn name(&self) -> &str {
+        "timing model (gemm_emu::timing: sampled workgroups, 16 KiB K prefix, sustained clock)"
+    }
+
+    /// Seconds predicted; a kernel the model cannot run gets infinity (never picked).
+    fn predict(&self, plan: &KernelPlan, p: &GemmProblem) -> f64 {
+        crate::model::predict_plan(plan, p, &self.opts).map_or(f64::INFINITY, |x| x.seconds)
     }
 }
 

@@ -34,6 +34,45 @@ pub fn predict_plan(plan: &KernelPlan, p: &GemmProblem, opts: &ModelOptions) -> 
     Model::new(plan.entry.arch).predict(dev.memory(), &w, opts).map_err(|e| e.to_string())
 }
 
+/// Predicts one grouped launch of the problems `ps` on `arch` ([`crate::grouped::plan`]): every
+/// group's operands zero-filled in an emulated device's memory, the problem table packed for
+/// their addresses and placed there too, the grid of every group's tiles. `Err` says why the
+/// problems cannot share one launch, or why the model failed.
+pub fn predict_grouped(
+    arch: Arch,
+    ps: &[GemmProblem],
+    opts: &ModelOptions,
+) -> Result<(&'static KernelEntry, Prediction), String> {
+    let dev = Device::new(arch);
+    let bytes = |elems: usize, d: gemm_core::DType| ((elems * d.size_bytes()) as u64).next_multiple_of(16).max(16);
+    let mut items = Vec::with_capacity(ps.len());
+    for p in ps {
+        let s = p.validate().map_err(|e| e.to_string())?;
+        let mut addr = [0u64; 3];
+        for (slot, (n, d)) in addr.iter_mut().zip([(s.a, p.a_type), (s.b, p.b_type), (s.c, p.c_type)]) {
+            *slot = dev.alloc(bytes(n, d)).map_err(|e| e.to_string())?;
+        }
+        items.push((*p, addr));
+    }
+    let plan = crate::grouped::plan(arch, &items)?;
+    let table = plan.table();
+    let at = dev.alloc((table.len() as u64).next_multiple_of(16)).map_err(|e| e.to_string())?;
+    dev.copy_in(at, &table).map_err(|e| e.to_string())?;
+    let args = plan.kernargs(at)?;
+    let (grid, block) = plan.launch();
+    let w = Workload {
+        code_object: plan.entry.code_object,
+        kernel: plan.entry.name,
+        grid,
+        block,
+        kernarg: &args,
+        dynamic_lds: 0,
+        flops: ps.iter().map(GemmProblem::flops).sum(),
+    };
+    let pred = Model::new(arch).predict(dev.memory(), &w, opts).map_err(|e| e.to_string())?;
+    Ok((plan.entry, pred))
+}
+
 /// The column-major problem of `m x n x k` in `e`'s dtypes and transposes, with leading
 /// dimensions padded to the kernel's alignment.
 pub fn problem_for(e: &KernelEntry, m: usize, n: usize, k: usize) -> GemmProblem {

@@ -25,11 +25,14 @@ fn run_refuses_a_problem_that_cannot_fit_and_says_how_much_it_needs() {
 
 #[test]
 fn plan_explains_square_tall_skinny_and_grouped_problems_on_both_archs() {
+    // The static estimate (the dispatcher's ranking) on the big shapes; the timing model below on
+    // small ones (it runs each candidate's sampled workgroups in the emulator).
     for args in [
         vec!["plan", "--m", "4096", "--n", "4096", "--k", "4096", "--dtype", "bf16", "--out-dtype", "f32"],
         vec!["plan", "--m", "16384", "--n", "16", "--k", "4096", "--dtype", "f16"],
         vec!["plan", "--group", "512,1024,256", "--group", "0,1024,256", "--group", "64,1024,256", "--dtype", "bf16"],
     ] {
+        let args: Vec<&str> = args.into_iter().chain(["--model", "static"]).collect();
         let (ok, out, err) = gemm(&args, &[]);
         assert!(ok, "{args:?}: {err}");
         assert!(out.contains("cost model: static estimate"), "{out}");
@@ -38,11 +41,32 @@ fn plan_explains_square_tall_skinny_and_grouped_problems_on_both_archs() {
         }
         assert!(out.contains(" us") && out.contains("cannot run: "), "{out}");
         assert!(out.contains("pick: gemm_gfx942") && out.contains("pick: gemm_gfx950"), "{out}");
-        assert!(out.contains("the dispatcher runs gemm_"), "{out}");
+        assert!(out.contains("the dispatcher (static estimate) runs gemm_") && out.contains("(the same)"), "{out}");
     }
-    let (_, out, _) = gemm(&["plan", "--group", "64,64,64", "--group", "0,8,8", "--arch", "gfx950"], &[]);
+    // The grouped problem in one launch of a grouped kernel (every group's leading dimensions
+    // are multiples of 8), predicted by the timing model.
+    assert!(gemm(
+        &["plan", "--group", "512,1024,256", "--group", "0,1024,256", "--group", "64,1024,256", "--model", "static"],
+        &[]
+    )
+    .1
+    .contains("one grouped launch (timing model): gemm_gfx950_bf16_bf16_nn_128x128x64"),);
+    let (ok, out, err) =
+        gemm(&["plan", "--group", "200,64,64", "--group", "0,8,8", "--group", "64,128,32", "--arch", "gfx950"], &[]);
+    assert!(ok, "{err}");
+    assert!(out.contains("cost model: timing model"), "{out}");
     assert!(out.contains("pick: none: empty problems launch nothing"), "{out}");
-    assert!(out.contains("grouped total") && out.contains("in 1 launch(es), one per non-empty group"), "{out}");
+    assert!(out.contains("in 2 launch(es) (sum of the picks)"), "{out}");
+    assert!(
+        out.contains("one grouped launch (timing model): gemm_gfx950_bf16_bf16_nn_") && out.contains("_grouped"),
+        "{out}"
+    );
+    assert!(out.contains(", 3 workgroups;"), "{out}");
+    // A small square problem ranked by the timing model: every runnable candidate has a time.
+    let (ok, out, err) = gemm(&["plan", "--m", "256", "--n", "256", "--k", "64", "--arch", "gfx942"], &[]);
+    assert!(ok, "{err}");
+    assert!(out.contains("pick: gemm_gfx942"), "{out}");
+    assert!(!out.contains("inf us"), "{out}");
     let (ok, _, err) = gemm(&["plan", "--m", "8", "--n", "8", "--k", "8", "--arch", "gfx1100"], &[]);
     assert!(!ok && err.contains("gfx1100"), "{err}");
 }

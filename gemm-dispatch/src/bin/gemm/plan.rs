@@ -1,10 +1,12 @@
 //! `gemm plan`: which kernel runs a problem, and why. Every catalogue kernel of the architecture
 //! is listed with its predicted time or the reason it cannot run, then the pick: the same choice
-//! the HIP dispatcher makes ([`gemm_dispatch::kernel_choice::choose`]). `--group M,N,K` (repeated)
-//! explains a grouped GEMM group by group.
+//! the HIP dispatcher makes ([`gemm_dispatch::kernel_choice::choose`]), which ranks by the
+//! static estimate. `--model timing` (the default) predicts each candidate with the timing
+//! model instead and says whether the dispatcher's pick agrees. `--group M,N,K` (repeated)
+//! explains a grouped GEMM group by group, then the one launch of a grouped kernel.
 
 use gemm_core::{Arch, DType, GemmProblem, Transpose};
-use gemm_dispatch::kernel_choice::{self, CostModel, StaticEstimate};
+use gemm_dispatch::kernel_choice::{self, CostModel, StaticEstimate, TimingModel};
 use gemm_dispatch::replay::Storage;
 
 #[derive(clap::Args)]
@@ -32,6 +34,10 @@ pub struct PlanArgs {
     /// Architecture: gfx942, gfx950 or all.
     #[arg(long, default_value = "all")]
     arch: String,
+    /// Cost source: `timing` (the emulator's timing model, seconds per problem) or `static`
+    /// (the dispatcher's roofline estimate).
+    #[arg(long, default_value = "timing")]
+    model: String,
 }
 
 fn shapes(args: &PlanArgs) -> Result<Vec<(usize, usize, usize)>, String> {
@@ -62,7 +68,13 @@ pub fn plan(args: &PlanArgs) -> Result<(), String> {
     let out = args.out_dtype.unwrap_or(if args.dtype.is_fp8() { DType::F32 } else { args.dtype });
     let shapes = shapes(args)?;
     let grouped = !args.group.is_empty();
-    println!("cost model: {}", StaticEstimate.name());
+    let timing = TimingModel::default();
+    let model: &dyn CostModel = match args.model.as_str() {
+        "timing" => &timing,
+        "static" => &StaticEstimate,
+        m => return Err(format!("--model {m}: expected timing or static")),
+    };
+    println!("cost model: {}", model.name());
     for arch in archs {
         let mut total = 0.0;
         let mut launches = 0;
@@ -79,7 +91,7 @@ pub fn plan(args: &PlanArgs) -> Result<(), String> {
                 if p.layout == gemm_core::Layout::RowMajor { "row-major " } else { "col-major " },
                 [p.trans_a, p.trans_b].iter().map(|t| if t.is_yes() { 'T' } else { 'N' }).collect::<String>()
             );
-            let x = kernel_choice::explain(arch, &p, &StaticEstimate);
+            let x = kernel_choice::explain(arch, &p, model);
             let pick = x.pick.clone();
             for c in &x.candidates {
                 let mark = if pick.as_deref() == Ok(c.kernel) { "*" } else { " " };
@@ -94,8 +106,9 @@ pub fn plan(args: &PlanArgs) -> Result<(), String> {
                     total += t.unwrap_or(0.0);
                     launches += 1;
                     let dispatched = kernel_choice::choose(arch, &p).map(|pl| pl.entry.name);
+                    let agree = if dispatched == Ok(*name) { "the same" } else { "a different kernel" };
                     println!(
-                        "  pick: {name} ({:.3} us); the dispatcher runs {}",
+                        "  pick: {name} ({:.3} us); the dispatcher (static estimate) runs {} ({agree})",
                         t.unwrap_or(0.0) * 1e6,
                         dispatched.unwrap_or("nothing")
                     );
@@ -105,10 +118,28 @@ pub fn plan(args: &PlanArgs) -> Result<(), String> {
         }
         if grouped {
             println!(
-                "\n{arch}: grouped total {:.3} us in {launches} launch(es), one per non-empty group (the one-launch \
-                 grouped kernel is not built yet)",
+                "\n{arch}: one launch per non-empty group: {:.3} us in {launches} launch(es) (sum of the picks)",
                 total * 1e6
             );
+            let ps: Vec<GemmProblem> = shapes
+                .iter()
+                .map(|&(m, n, k)| {
+                    args.storage.apply(
+                        GemmProblem::new(m, n, k)
+                            .with_dtypes(args.dtype, args.dtype, out)
+                            .with_transposes(Transpose::from_bool(args.transa), Transpose::from_bool(args.transb)),
+                    )
+                })
+                .collect();
+            match gemm_dispatch::model::predict_grouped(arch, &ps, &timing.opts) {
+                Ok((entry, pred)) => println!(
+                    "{arch}: one grouped launch (timing model): {} {:.3} us, {} workgroups; the device API runs this",
+                    entry.name,
+                    pred.seconds * 1e6,
+                    pred.grid[0]
+                ),
+                Err(why) => println!("{arch}: no grouped launch: {why}; the device API launches per group"),
+            }
         }
     }
     Ok(())
