@@ -212,6 +212,13 @@ impl KernelConfig {
         self.stages = stages;
         self
     }
+    /// Whether the kernel multiplies f32 inputs at xf32 precision (gfx942's
+    /// `v_mfma_f32_32x32x4_xf32` / `16x16x8_xf32`: each input rounded to 10 mantissa bits,
+    /// ISA.md §1.2): a reduced-precision kernel, run only when the caller allows it. An f32
+    /// MFMA takes one input per lane (`M*K/64 == 1`), an xf32 one two.
+    pub fn xf32(&self) -> bool {
+        self.ab_type == DType::F32 && self.mfma.m * self.mfma.k / 64 == 2
+    }
     /// Rows (A) or columns (B) of C one wave owns.
     pub fn wave_rows(&self, op: Operand) -> u32 {
         match op {

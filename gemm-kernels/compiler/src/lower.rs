@@ -1144,7 +1144,10 @@ impl L<'_> {
 /// "MFMA cost"): gfx942 32x32x8 / 16x16x16, gfx950 the double-rate 32x32x16 / 16x16x32
 /// (the gfx942 shapes run at half rate there and are not offered).
 /// The last column: issue cycles (gemm-core's arch MFMA tables; ARCH.md "MFMA cost").
-/// f32 inputs: `32x32x2_f32` / `16x16x4_f32` on both archs (64 / 32 cycles).
+/// f32 inputs: `32x32x2_f32` / `16x16x4_f32` on both archs (64 / 32 cycles); on gfx942 also
+/// `32x32x4_xf32` / `16x16x8_xf32` (32 / 16 cycles: four times the f32 rate), which round
+/// each f32 input to 10 mantissa bits (ISA.md §1.2; gfx950 has no xf32). A configuration
+/// with an xf32 shape is a reduced-precision kernel ([`crate::ir::KernelConfig::xf32`]).
 pub const MFMA_TABLE: &[(Arch, DType, MfmaShape, Op, u32)] = &[
     (Arch::Gfx942, DType::Bf16, MfmaShape { m: 32, n: 32, k: 8 }, Op::V_MFMA_F32_32X32X8_BF16, 32),
     (Arch::Gfx942, DType::F16, MfmaShape { m: 32, n: 32, k: 8 }, Op::V_MFMA_F32_32X32X8_F16, 32),
@@ -1158,6 +1161,8 @@ pub const MFMA_TABLE: &[(Arch, DType, MfmaShape, Op, u32)] = &[
     (Arch::Gfx942, DType::F32, MfmaShape { m: 16, n: 16, k: 4 }, Op::V_MFMA_F32_16X16X4_F32, 32),
     (Arch::Gfx950, DType::F32, MfmaShape { m: 32, n: 32, k: 2 }, Op::V_MFMA_F32_32X32X2_F32, 64),
     (Arch::Gfx950, DType::F32, MfmaShape { m: 16, n: 16, k: 4 }, Op::V_MFMA_F32_16X16X4_F32, 32),
+    (Arch::Gfx942, DType::F32, MfmaShape { m: 32, n: 32, k: 4 }, Op::V_MFMA_F32_32X32X4_XF32, 32),
+    (Arch::Gfx942, DType::F32, MfmaShape { m: 16, n: 16, k: 8 }, Op::V_MFMA_F32_16X16X8_XF32, 16),
 ];
 
 /// The MFMA instruction for `(arch, dtype, shape)`, if the shape runs at full rate there.

@@ -40,7 +40,8 @@ fn run<AB: Element, C: Element>(k: &CompiledKernel, case: &Case, sched: Schedule
         .with_layout(Layout::ColMajor)
         .with_transposes(t(cfg.trans_a), t(cfg.trans_b))
         .with_scalars(case.alpha, case.beta)
-        .with_dtypes(AB::DTYPE, AB::DTYPE, C::DTYPE);
+        .with_dtypes(AB::DTYPE, AB::DTYPE, C::DTYPE)
+        .with_xf32(cfg.xf32());
     let al = cfg.align.elems() as usize;
     let ld = |x: usize| (x + case.pad).next_multiple_of(al);
     p = p.with_leading_dims(ld(p.lda), ld(p.ldb), ld(p.ldc));
@@ -229,6 +230,68 @@ fn f32_inputs() {
     }
 }
 
+/// xf32 (gfx942 only, `32x32x4_xf32` / `16x16x8_xf32`): every transpose, both alignments,
+/// K tails and edge tiles, within the xf32 bound (`reference::allowed_error`: 2^-10 of the
+/// magnitude more than f32). The inputs carry bits below xf32's 10-bit mantissa, so the
+/// result differs from full f32 (the kernel does round) yet stays within the bound; gfx950
+/// declines the shapes.
+#[test]
+fn xf32_inputs_on_gfx942() {
+    use gemm_compiler::ir::{Arch, MfmaShape};
+    let case = Case { m: 100, n: 70, k: 45, pad: 3, alpha: 1.0, beta: 0.5 };
+    let shapes = [((128, 128, 32), MfmaShape { m: 32, n: 32, k: 4 }), ((64, 64, 64), MfmaShape { m: 16, n: 16, k: 8 })];
+    for (i, (ta, tb)) in [(false, false), (false, true), (true, false), (true, true)].into_iter().enumerate() {
+        for (j, &(tile, mfma)) in shapes.iter().enumerate() {
+            let align = if (i + j) % 2 == 0 { Align::Vec8 } else { Align::Elem };
+            let c = KernelConfig::new(Arch::Gfx942, DType::F32, DType::F32, ta, tb, align).with_shape(
+                tile,
+                (2, 2),
+                mfma,
+                2,
+            );
+            assert!(c.xf32());
+            let k = compile(c).unwrap_or_else(|e| panic!("{}: {e}", c.name()));
+            assert!(k.insts.iter().any(|x| x.op.name().contains("xf32")), "{}", k.name);
+            run_kernel(&k, &case, Schedule { mode: Mode::ALL[(i + j) % 4], seed: 70 + i as u64 });
+        }
+        let c = KernelConfig::new(Arch::Gfx950, DType::F32, DType::F32, ta, tb, Align::Vec8).with_shape(
+            (128, 128, 32),
+            (2, 2),
+            MfmaShape { m: 32, n: 32, k: 4 },
+            2,
+        );
+        assert!(compile(c).is_err(), "gfx950 has no xf32");
+    }
+    // The rounding is real: 1 + 2^-12 is 1 at xf32 precision, so a 1x1x1 product of it
+    // with itself gives exactly 1 (f32 would give 1 + 2^-11).
+    let c = KernelConfig::new(Arch::Gfx942, DType::F32, DType::F32, false, false, Align::Vec8).with_shape(
+        (64, 64, 64),
+        (2, 2),
+        MfmaShape { m: 16, n: 16, k: 8 },
+        2,
+    );
+    let k = compile(c).unwrap();
+    let dev = Device::new(Arch::Gfx942);
+    let x = 1.0f32 + 2f32.powi(-12);
+    let (pa, pb, pc) = (upload(&dev, &bytes(&[x])), upload(&dev, &bytes(&[x])), upload(&dev, &bytes(&[0f32])));
+    let args = kernel_args::pack(pa, pb, pc, 1, 1, 1, 1, 1, 1, 1.0, 0.0);
+    let (wg, block) = kernel_args::launch_workgroups(1, 1, c.tile, c.threads());
+    let r = dev
+        .launch_with(
+            &k.code_object,
+            &k.name,
+            wg,
+            block,
+            &args[..kernel_args::size(&c) as usize],
+            &LaunchOptions::default(),
+        )
+        .unwrap();
+    assert!(r.reports.is_empty(), "{r}");
+    let mut out = [0u8; 4];
+    dev.copy_out(pc, &mut out).unwrap();
+    assert_eq!(f32::from_le_bytes(out), 1.0);
+}
+
 /// A remapped grid (chiplet transform + grouped raster) computes every tile exactly once:
 /// every C entry right on a grid of 11 x 7 tiles and on 1 x 13.
 #[test]
@@ -371,7 +434,8 @@ fn run_fused<AB: Element, C: Element>(k: &CompiledKernel, case: &Case, sched: Sc
         .with_layout(Layout::ColMajor)
         .with_transposes(t(cfg.trans_a), t(cfg.trans_b))
         .with_scalars(case.alpha, case.beta)
-        .with_dtypes(AB::DTYPE, AB::DTYPE, C::DTYPE);
+        .with_dtypes(AB::DTYPE, AB::DTYPE, C::DTYPE)
+        .with_xf32(cfg.xf32());
     let ld = |x: usize| (x + case.pad).next_multiple_of(cfg.align.elems() as usize);
     p = p.with_leading_dims(ld(p.lda), ld(p.ldb), ld(p.ldc));
     let spans = p.validate().unwrap();
