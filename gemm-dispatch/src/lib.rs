@@ -33,6 +33,7 @@ pub mod parallel;
 pub mod replay;
 pub mod schedule;
 pub mod submit;
+pub mod sweep;
 
 pub use backend::{Backend, DeviceInfo, DeviceKind};
 pub use context::{BatchReport, Context, DeviceUsage, GroupedItem, DEVICES_ENV};
