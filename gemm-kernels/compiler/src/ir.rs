@@ -179,6 +179,9 @@ pub struct KernelConfig {
     pub grid: crate::grid::GridOrder,
     /// The fused epilogue.
     pub fusion: Fusion,
+    /// The bias vector's dtype: f32, or C's type (bf16/f16 bias vectors, as hipBLASLt
+    /// takes them); converted to f32 before the add. Default f32.
+    pub bias_type: DType,
 }
 
 impl KernelConfig {
@@ -201,6 +204,7 @@ impl KernelConfig {
             direct_to_lds: DmaPolicy::Auto,
             grid: crate::grid::GridOrder::PLAIN,
             fusion: Fusion::NONE,
+            bias_type: DType::F32,
         }
     }
     /// The same configuration with another tile, wave grid, MFMA shape and stage count.
@@ -251,6 +255,9 @@ impl KernelConfig {
         if self.fusion != Fusion::NONE {
             grid = format!("{grid}_{}", self.fusion.name());
         }
+        if self.fusion.bias != Bias::None && self.bias_type != DType::F32 {
+            grid = format!("{grid}{}", t(self.bias_type));
+        }
         match self.direct_to_lds {
             DmaPolicy::Auto => {}
             DmaPolicy::Always => grid.push_str("_dma"),
@@ -285,6 +292,10 @@ impl KernelConfig {
     }
     pub fn c_bytes(&self) -> u32 {
         self.c_type.size_bytes() as u32
+    }
+    /// Bytes per bias element (4, or 2 for a bias in C's 16-bit type).
+    pub fn bias_bytes(&self) -> u32 {
+        self.bias_type.size_bytes() as u32
     }
     pub fn threads(&self) -> u32 {
         self.waves * 64

@@ -863,9 +863,15 @@ impl L<'_> {
             return None;
         }
         let (o, b) = (self.vv(), self.vv());
-        self.i(Op::V_LSHLREV_B32, &[whole(o), int(2), whole(j)]);
-        self.ie(Inst::new(Op::BUFFER_LOAD_DWORD, &[whole(b), whole(o), whole(self.srd_bias), int(0)]).offen());
-        Some(b)
+        let eb = self.c().bias_bytes();
+        self.i(Op::V_LSHLREV_B32, &[whole(o), int(log2(eb)), whole(j)]);
+        if eb == 4 {
+            self.ie(Inst::new(Op::BUFFER_LOAD_DWORD, &[whole(b), whole(o), whole(self.srd_bias), int(0)]).offen());
+            Some(b)
+        } else {
+            self.ie(Inst::new(Op::BUFFER_LOAD_USHORT, &[whole(b), whole(o), whole(self.srd_bias), int(0)]).offen());
+            Some(self.c_to_f32(whole(b), false))
+        }
     }
 
     /// `clamp(act(x + bias))` in place (ir::Fusion). GELU (tanh form) and SiLU are both
@@ -921,9 +927,10 @@ impl L<'_> {
             for bn in 0..c.blocks(Operand::B) {
                 let (ib, base, j) = self.block_origin(bm, bn);
                 let cb = self.col_bias(j);
+                let eb = c.bias_bytes();
                 let rowb = if c.fusion.bias == crate::ir::Bias::PerRow {
                     let o = self.vv();
-                    self.i(Op::V_LSHLREV_B32, &[whole(o), int(2), whole(ib)]);
+                    self.i(Op::V_LSHLREV_B32, &[whole(o), int(log2(eb)), whole(ib)]);
                     Some(o)
                 } else {
                     None
@@ -940,16 +947,22 @@ impl L<'_> {
                     } else {
                         None
                     };
-                    let rb4 = rowb.map(|o| {
-                        let b = self.vn(4);
-                        let at = (4 * g * q as u32 * 4) as i32;
-                        self.ie(Inst::new(
-                            Op::BUFFER_LOAD_DWORDX4,
-                            &[whole(b), whole(o), whole(self.srd_bias), int(0)],
-                        )
-                        .offen()
-                        .offset(at));
-                        b
+                    // The 4 rows' bias: 4 f32 (one dwordx4) or 4 halves (one dwordx2),
+                    // as f32 registers.
+                    let rb4: Option<Vec<Reg>> = rowb.map(|o| {
+                        let b = self.vn((eb) as u8);
+                        let at = (4 * g * q as u32 * eb) as i32;
+                        let opc = if eb == 4 { Op::BUFFER_LOAD_DWORDX4 } else { Op::BUFFER_LOAD_DWORDX2 };
+                        self.ie(Inst::new(opc, &[whole(b), whole(o), whole(self.srd_bias), int(0)]).offen().offset(at));
+                        (0..4u16)
+                            .map(|r| {
+                                if eb == 4 {
+                                    Reg { index: b.index + r, count: 1, ..b }
+                                } else {
+                                    self.c_to_f32(sub(b, r / 2, 1), r % 2 == 1)
+                                }
+                            })
+                            .collect()
                     });
                     let mut xs = vec![];
                     for r in 0..4u16 {
@@ -960,7 +973,7 @@ impl L<'_> {
                         };
                         let x = self.scale(acc, 4 * q + r, cf);
                         if c.fusion != crate::ir::Fusion::NONE {
-                            let bias = cb.map(whole).or(rb4.map(|b| sub(b, r, 1)));
+                            let bias = cb.map(whole).or(rb4.as_ref().map(|b| whole(b[r as usize])));
                             self.fuse(x, bias);
                         }
                         xs.push(x);
@@ -1028,15 +1041,14 @@ impl L<'_> {
                         let bias = match c.fusion.bias {
                             crate::ir::Bias::PerRow => {
                                 let (o, b) = (self.vv(), self.vv());
-                                self.i(Op::V_LSHLREV_B32, &[whole(o), int(2), whole(ib)]);
+                                let eb = c.bias_bytes();
+                                self.i(Op::V_LSHLREV_B32, &[whole(o), int(log2(eb)), whole(ib)]);
                                 let d = 4 * g * (r as u32 / 4) + r as u32 % 4;
-                                self.ie(Inst::new(
-                                    Op::BUFFER_LOAD_DWORD,
-                                    &[whole(b), whole(o), whole(self.srd_bias), int(0)],
-                                )
-                                .offen()
-                                .offset(4 * d as i32));
-                                Some(whole(b))
+                                let opc = if eb == 4 { Op::BUFFER_LOAD_DWORD } else { Op::BUFFER_LOAD_USHORT };
+                                self.ie(Inst::new(opc, &[whole(b), whole(o), whole(self.srd_bias), int(0)])
+                                    .offen()
+                                    .offset((eb * d) as i32));
+                                Some(if eb == 4 { whole(b) } else { whole(self.c_to_f32(whole(b), false)) })
                             }
                             _ => cb.map(whole),
                         };
@@ -1095,7 +1107,7 @@ impl L<'_> {
             (self.clamp_lo, self.clamp_hi) = (sub(e, 2, 1), sub(e, 3, 1));
             if f.bias != crate::ir::Bias::None {
                 let len = if f.bias == crate::ir::Bias::PerRow { m } else { n };
-                self.srd_bias = self.srd(sub(e, 0, 1), sub(e, 1, 1), len, int(1), int(1), 4);
+                self.srd_bias = self.srd(sub(e, 0, 1), sub(e, 1, 1), len, int(1), int(1), c.bias_bytes());
             }
         }
         // v_perm_b32 selectors (VOP3 takes no literal on gfx9): high or low halves of two dwords.

@@ -444,10 +444,18 @@ fn run_fused<AB: Element, C: Element>(k: &CompiledKernel, case: &Case, sched: Sc
     let b: Vec<AB> = fill(spans.b, &mut rng);
     let c0: Vec<C> = if case.beta == 0.0 { vec![C::from_f32(f32::NAN); spans.c] } else { fill(spans.c, &mut rng) };
     let blen = if f.bias == Bias::PerRow { p.m } else { p.n };
-    let bias: Vec<f32> = (0..blen).map(|_| rng.gen_range(-3.0f32..3.0)).collect();
+    let mut bias: Vec<f32> = (0..blen).map(|_| rng.gen_range(-3.0f32..3.0)).collect();
     let dev = Device::new(cfg.arch);
     let (pa, pb, pc) = (upload(&dev, &bytes(&a)), upload(&dev, &bytes(&b)), upload(&dev, &bytes(&c0)));
-    let pbias = upload(&dev, &bytes(&bias));
+    let pbias = if cfg.bias_type == DType::F32 {
+        upload(&dev, &bytes(&bias))
+    } else {
+        // A bias in C's type: the reference adds the rounded values.
+        assert_eq!(cfg.bias_type, C::DTYPE);
+        let bc: Vec<C> = bias.iter().map(|&x| C::from_f32(x)).collect();
+        bias = bc.iter().map(|x| x.to_f32()).collect();
+        upload(&dev, &bytes(&bc))
+    };
     let mut args = kernel_args::pack(
         pa,
         pb,
@@ -505,6 +513,47 @@ fn run_fused<AB: Element, C: Element>(k: &CompiledKernel, case: &Case, sched: Sc
             let got = c1[i + j * p.ldc].to_f32() as f64;
             let tol = if C::DTYPE == DType::F32 { 1e-4 } else { 1e-2 } * (1.0 + y.abs() + 1e-3 * mag);
             assert!((got - y).abs() <= tol, "{} ({i},{j}): got {got}, want {y} (tol {tol})", k.name);
+        }
+    }
+}
+
+/// A bias vector in C's 16-bit type (bf16 and f16, per row and per column), on interior
+/// (vector stores) and edge tiles (element stores), both archs.
+#[test]
+fn fused_bias_in_c_type() {
+    use gemm_compiler::ir::{Activation, Arch, Bias, Fusion, MfmaShape};
+    let cases = [
+        Case { m: 70, n: 67, k: 40, pad: 2, alpha: 0.5, beta: 0.0 },
+        Case { m: 130, n: 33, k: 75, pad: 0, alpha: 1.0, beta: -0.75 },
+    ];
+    for (i, (cty, bias)) in [
+        (DType::Bf16, Bias::PerRow),
+        (DType::Bf16, Bias::PerColumn),
+        (DType::F16, Bias::PerRow),
+        (DType::F16, Bias::PerColumn),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let arch = Arch::ALL[i % 2];
+        let mut c = KernelConfig::new(arch, cty, cty, i % 2 == 1, false, Align::Vec8).with_shape(
+            (64, 64, 64),
+            (2, 2),
+            MfmaShape::native_16(arch),
+            2,
+        );
+        c.fusion = Fusion { bias, act: Activation::Relu, clamp: false };
+        c.bias_type = cty;
+        let k = compile(c).unwrap_or_else(|e| panic!("{}: {e}", c.name()));
+        assert!(k.name.ends_with(if cty == DType::Bf16 { "bf16" } else { "f16" }), "{}", k.name);
+        for (ci, case) in cases.iter().enumerate() {
+            let sched = Schedule { mode: Mode::ALL[(i + ci) % 4], seed: 80 + i as u64 };
+            let clamp = (f32::NEG_INFINITY, f32::INFINITY);
+            if cty == DType::Bf16 {
+                run_fused::<bf16, bf16>(&k, case, sched, clamp)
+            } else {
+                run_fused::<f16, f16>(&k, case, sched, clamp)
+            }
         }
     }
 }
