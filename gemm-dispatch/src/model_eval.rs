@@ -255,6 +255,9 @@ fn row_tile(row: &CompareRow, arch: Arch) -> Option<((u32, u32, u32), String)> {
     }
 }
 
+/// A predicted cell for the headline: its row, tile, input dtype and TFLOP/s.
+type Candidate<'a> = (&'a CompareRow, (u32, u32, u32), String, f64);
+
 /// The issue-11 headline, per arch, size and input dtype: the best catalogue family, the
 /// 128x128 catalogue family (the best of those with a 128x128 tile) and Triton's best kernel
 /// of each of those two tiles (`MT x NT`), with their predicted TFLOP/s.
@@ -266,7 +269,7 @@ pub fn headline(rows: &[CompareRow], cells: &[Vec<Option<Cell>>], archs: &[Arch]
         for (si, &size) in sizes.iter().enumerate() {
             let col = ai * sizes.len() + si;
             // (row, tile, dtype, tflops) of every predicted cell in this column.
-            let cands: Vec<(&CompareRow, (u32, u32, u32), String, f64)> = rows
+            let cands: Vec<Candidate> = rows
                 .iter()
                 .zip(cells)
                 .filter_map(|(r, rc)| {
@@ -288,7 +291,7 @@ pub fn headline(rows: &[CompareRow], cells: &[Vec<Option<Cell>>], archs: &[Arch]
                         .filter(|c| mn.is_none_or(|mn| (c.1 .0, c.1 .1) == mn))
                         .max_by(|a, b| a.3.total_cmp(&b.3))
                 };
-                let show = |c: Option<&(&CompareRow, (u32, u32, u32), String, f64)>| match c {
+                let show = |c: Option<&Candidate>| match c {
                     Some((r, t, _, v)) => format!("{v:.1} ({}, {}x{}x{})", r.label, t.0, t.1, t.2),
                     None => "-".to_string(),
                 };
