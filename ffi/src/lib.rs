@@ -265,6 +265,8 @@ fn problem(p: &gemm_problem_t) -> Result<GemmProblem, (gemm_status_t, String)> {
         a_type: dtype(p.a_type)?,
         b_type: dtype(p.b_type)?,
         c_type: dtype(p.c_type)?,
+        // The C ABI has no xf32 switch yet: full f32 precision.
+        allow_xf32: false,
     })
 }
 

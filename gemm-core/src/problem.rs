@@ -56,6 +56,12 @@ pub struct GemmProblem {
     pub a_type: DType,
     pub b_type: DType,
     pub c_type: DType,
+    /// Whether f32 inputs may be multiplied at xf32 precision (each input rounded to 10
+    /// mantissa bits, products and sums in f32), as cuBLAS's TF32 math mode allows TF32:
+    /// a permission, not a demand. Only gfx942 has xf32 MFMAs; elsewhere, and for other
+    /// dtypes, full precision runs. The error bound grows accordingly
+    /// ([`crate::reference::allowed_error`]). Default: `false`.
+    pub allow_xf32: bool,
 }
 
 /// Element counts a validated problem needs from each buffer.
@@ -98,6 +104,7 @@ impl GemmProblem {
             a_type: DType::F32,
             b_type: DType::F32,
             c_type: DType::F32,
+            allow_xf32: false,
         };
         p.set_tight_leading_dims();
         p
@@ -136,6 +143,12 @@ impl GemmProblem {
         self.a_type = a;
         self.b_type = b;
         self.c_type = c;
+        self
+    }
+
+    /// Allows (or forbids) xf32 multiplication of f32 inputs ([`GemmProblem::allow_xf32`]).
+    pub fn with_xf32(mut self, allow: bool) -> Self {
+        self.allow_xf32 = allow;
         self
     }
 

@@ -1173,8 +1173,8 @@ mod tests {
     fn launches_follow_the_manifest_and_swap_row_major_operands() {
         let entries = gemm_kernels::catalogue();
         assert!(!entries.is_empty(), "the catalogue is built with the library");
-        // f32-input kernels are not routed yet (kernel_plan::ROUTE_F32).
-        for e in entries.iter().filter(|e| e.a_type != DType::F32) {
+        // Fused-epilogue kernels take their own calls; xf32 kernels need the permission.
+        for e in entries.iter().filter(|e| e.epilogue == "none") {
             let ld = |x: usize| x.next_multiple_of(e.align_elems.max(1) as usize);
             for layout in [Layout::ColMajor, Layout::RowMajor] {
                 // In row-major storage the kernel's A is the problem's B, transposes swapped.
@@ -1185,7 +1185,7 @@ mod tests {
                 let (ab, ct) = (e.a_type, e.c_type);
                 let p =
                     GemmProblem::new(100, 70, 40).with_layout(layout).with_transposes(ta, tb).with_dtypes(ab, ab, ct);
-                let p = p.with_leading_dims(ld(p.lda), ld(p.ldb), p.ldc).with_scalars(1.5, -2.0);
+                let p = p.with_leading_dims(ld(p.lda), ld(p.ldb), p.ldc).with_scalars(1.5, -2.0).with_xf32(e.xf32());
                 let plan = kernel_plan::plan(e.arch, &p).unwrap_or_else(|why| panic!("{}: {why}", e.name));
                 let (config, args) = launch_for(&plan, &p, 0xA000, 0xB000, 0xC000).unwrap();
                 assert_eq!(args.len(), plan.entry.kernarg_size as usize);

@@ -53,12 +53,6 @@ pub fn column_major(p: &GemmProblem) -> Result<ColumnMajor, String> {
     })
 }
 
-/// Whether f32-input GEMMs go to the catalogue's `f32` family. Off for now: the backends'
-/// batch and tensor-parallel paths (and their tests) still treat f32 as host-only; the
-/// kernels themselves are verified in gemm-compiler's emulator tests (`f32_inputs`, and the
-/// catalogue-wide runs).
-const ROUTE_F32: bool = false;
-
 /// Why an entry cannot run a problem, or `None` if it can.
 fn unfit(e: &KernelEntry, arch: Arch, p: &GemmProblem, cm: &ColumnMajor) -> Option<String> {
     if e.grouped {
@@ -77,11 +71,10 @@ fn unfit_shape(e: &KernelEntry, arch: Arch, p: &GemmProblem, cm: &ColumnMajor) -
     if e.arch != arch || (e.a_type, e.b_type, e.c_type) != (a_t, b_t, p.c_type) {
         return Some(format!("no kernel for {a_t} x {b_t} -> {} on {arch}", p.c_type));
     }
-    if e.a_type == gemm_core::DType::F32 && !ROUTE_F32 {
-        return Some(format!(
-            "no kernel for {a_t} x {b_t} -> {} on {arch}: f32 catalogue kernels are not routed yet",
-            p.c_type
-        ));
+    // xf32 kernels round every f32 input to 10 mantissa bits: only where the caller allows
+    // it (cuBLAS's TF32 switch).
+    if e.xf32() && !p.allow_xf32 {
+        return Some(format!("{} multiplies at xf32 precision, which the problem does not allow", e.name));
     }
     if (e.trans_a, e.trans_b) != (cm.trans_a, cm.trans_b) {
         return Some(format!("no kernel for transposes {:?}/{:?}", cm.trans_a, cm.trans_b));
@@ -104,12 +97,33 @@ fn unfit_shape(e: &KernelEntry, arch: Arch, p: &GemmProblem, cm: &ColumnMajor) -
 /// GPU's CUs run (`ceil(workgroups / CUs)`, one workgroup per CU per round), times the
 /// tile's area (the work of one round, edge padding included), divided by the kernel's
 /// static MFMA issue share (bigger tiles and non-transposing copies spend more of their
-/// issue cycles on MFMAs). Until the timing model ranks kernels, this picks small tiles
-/// for small or skinny problems and big tiles only where they still fill the GPU.
+/// issue cycles on MFMAs) and by its MFMA's multiply-adds per cycle (so an xf32 kernel, 4x
+/// the f32 rate, wins over an f32 one where it is allowed). Until the timing model ranks
+/// kernels, this picks small tiles for small or skinny problems and big tiles only where
+/// they still fill the GPU.
 fn cost(e: &KernelEntry, arch: Arch, cm: &ColumnMajor) -> u64 {
     let wgs = u64::from(cm.m.div_ceil(e.tile.0)) * u64::from(cm.n.div_ceil(e.tile.1));
     let rounds = wgs.div_ceil(u64::from(arch.caps().compute_units));
-    rounds * u64::from(e.tile.0 * e.tile.1) * 1000 / u64::from(e.mfma_issue_share_permille.max(1))
+    rounds * u64::from(e.tile.0 * e.tile.1) * 1_000_000
+        / u64::from(e.mfma_issue_share_permille.max(1))
+        / macs_per_cycle(e, arch).max(1)
+}
+
+/// Multiply-adds per cycle of the entry's MFMA: `M*N*K / cycles`, the cycles from gemm-core's
+/// arch table (ARCH.md "MFMA cost"); the xf32 shapes, absent there, from TIMING.md's
+/// throughput table (`32x32x4_xf32` 32 cycles, `16x16x8_xf32` 16).
+fn macs_per_cycle(e: &KernelEntry, arch: Arch) -> u64 {
+    let (m, n, k) = e.mfma;
+    let cycles = if e.xf32() {
+        if m == 32 {
+            32
+        } else {
+            16
+        }
+    } else {
+        arch.caps().mfma.iter().find(|s| (s.m, s.n, s.k) == (m, n, k) && s.input == e.a_type).map_or(32, |s| s.cycles)
+    };
+    u64::from(m * n * k / cycles)
 }
 
 /// The best catalogue kernel for `p` on `arch`: among the kernels that fit, the one of least
@@ -249,17 +263,17 @@ mod tests {
 
     #[test]
     fn every_kernel_is_chosen_for_its_own_configuration_and_packs_its_arguments() {
-        for e in
-            gemm_kernels::catalogue().iter().filter(|e| e.epilogue == "none" && e.a_type != DType::F32 && !e.grouped)
-        {
+        for e in gemm_kernels::catalogue().iter().filter(|e| e.epilogue == "none" && !e.grouped) {
             let ld = |x: usize| x.next_multiple_of(e.align_elems.max(1) as usize);
             let p = GemmProblem::new(100, 70, 40)
                 .with_layout(Layout::ColMajor)
                 .with_transposes(e.trans_a, e.trans_b)
-                .with_dtypes(e.a_type, e.b_type, e.c_type);
+                .with_dtypes(e.a_type, e.b_type, e.c_type)
+                .with_xf32(e.xf32());
             let p = p.with_leading_dims(ld(p.lda), ld(p.ldb), p.ldc);
             let plan = plan(e.arch, &p).unwrap_or_else(|why| panic!("{}: {why}", e.name));
             assert_eq!((plan.entry.a_type, plan.entry.trans_a, plan.entry.trans_b), (e.a_type, e.trans_a, e.trans_b));
+            assert_eq!(plan.entry.xf32(), e.xf32(), "{}", e.name);
             let args = plan.kernargs(&p, 0x1000, 0x2000, 0x3000).unwrap();
             assert_eq!(args.len(), e.kernarg_size as usize);
         }
@@ -288,12 +302,23 @@ mod tests {
         }
     }
 
+    /// f32 problems run the f32 family; the xf32 kernels (gfx942 only) only when allowed.
+    #[test]
+    fn f32_problems_take_xf32_kernels_only_when_allowed() {
+        let p = GemmProblem::new(4096, 4096, 4096).with_layout(Layout::ColMajor);
+        for arch in Arch::ALL {
+            let exact = plan(arch, &p).unwrap();
+            assert_eq!(exact.entry.a_type, DType::F32);
+            assert!(!exact.entry.xf32(), "{}", exact.entry.name);
+            let fast = plan(arch, &p.with_xf32(true)).unwrap();
+            // gfx950 has no xf32 MFMA: the permission changes nothing there.
+            assert_eq!(fast.entry.xf32(), arch == Arch::Gfx942, "{}", fast.entry.name);
+        }
+        assert!(gemm_kernels::catalogue().iter().all(|e| !e.xf32() || e.arch == Arch::Gfx942));
+    }
+
     #[test]
     fn unsupported_problems_say_why() {
-        // f32 kernels are in the catalogue but not routed (ROUTE_F32).
-        assert!(gemm_kernels::catalogue().iter().any(|e| e.a_type == DType::F32));
-        let why = plan(Arch::Gfx950, &GemmProblem::new(100, 60, 30)).unwrap_err();
-        assert!(why.contains("no kernel for f32 x f32"), "{why}");
         let fp8 = GemmProblem::new(8, 8, 8).with_dtypes(DType::Fp8E4M3Fnuz, DType::Fp8E4M3Fnuz, DType::F32);
         if !gemm_kernels::catalogue().iter().any(|e| e.a_type == DType::Fp8E4M3Fnuz) {
             assert!(plan(Arch::Gfx942, &fp8).unwrap_err().contains("fp8"));

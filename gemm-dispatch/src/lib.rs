@@ -36,6 +36,7 @@ pub mod replay;
 pub mod schedule;
 pub mod schedule_eval;
 pub mod submit;
+pub mod sweep;
 
 pub use backend::{Backend, DeviceInfo, DeviceKind};
 pub use context::{BatchReport, Context, DeviceUsage, GroupedItem, DEVICES_ENV};

@@ -74,12 +74,13 @@ pub fn predict_grouped(
 }
 
 /// The column-major problem of `m x n x k` in `e`'s dtypes and transposes, with leading
-/// dimensions padded to the kernel's alignment.
+/// dimensions padded to the kernel's alignment (and xf32 allowed for an xf32 kernel).
 pub fn problem_for(e: &KernelEntry, m: usize, n: usize, k: usize) -> GemmProblem {
     let p = GemmProblem::new(m, n, k)
         .with_layout(Layout::ColMajor)
         .with_transposes(e.trans_a, e.trans_b)
-        .with_dtypes(e.a_type, e.b_type, e.c_type);
+        .with_dtypes(e.a_type, e.b_type, e.c_type)
+        .with_xf32(e.xf32());
     let ld = |x: usize| x.next_multiple_of(e.align_elems.max(1) as usize);
     p.with_leading_dims(ld(p.lda), ld(p.ldb), p.ldc)
 }
@@ -163,13 +164,9 @@ mod tests {
         for arch in [Arch::Gfx942, Arch::Gfx950] {
             let rows = catalogue(Some(arch), Some("_nn_"), 256, 256, 64, &quick());
             assert!(!rows.is_empty());
-            // Fused-epilogue kernels need a bias operand, and f32 kernels are not routed yet
-            // (kernel_plan::ROUTE_F32): plain bf16/f16 GEMMs plan only onto the others.
-            // Grouped kernels take a problem table (`crate::grouped`).
-            for r in rows
-                .iter()
-                .filter(|r| r.entry.epilogue == "none" && r.entry.a_type != gemm_core::DType::F32 && !r.entry.grouped)
-            {
+            // Fused-epilogue kernels need a bias operand and grouped kernels a problem table
+            // (`crate::grouped`): plain GEMMs plan only onto the others.
+            for r in rows.iter().filter(|r| r.entry.epilogue == "none" && !r.entry.grouped) {
                 let p = r.prediction.as_ref().unwrap_or_else(|e| panic!("{}: {e}", r.entry.name));
                 assert!(p.tflops > 0.0 && p.tflops < p.peak_tflops, "{}: {p}", r.entry.name);
             }

@@ -74,9 +74,10 @@ pub struct CompareArgs {
     /// Also Triton's kernels whose input dtype has no catalogue family.
     #[arg(long)]
     pub all_triton: bool,
-    /// Only rows whose label contains this.
-    #[arg(long)]
-    pub only: Option<String>,
+    /// Only rows whose label contains one of these (comma-separated), e.g.
+    /// `--only "bf16->f32 base v8,bf16->f32 large,triton bf16"`.
+    #[arg(long, value_delimiter = ',')]
+    pub only: Vec<String>,
     /// The main-loop schedules instead (`crate::schedule_eval`): each beside the same tile
     /// pipelined and beside Triton's bf16 kernels, with MFMA-busy share and stalls.
     #[arg(long)]
@@ -234,6 +235,7 @@ pub fn compare_report(rows: &[CompareRow], cells: &[Vec<Option<Cell>>], archs: &
             let _ = writeln!(s, "  {n}");
         }
     }
+    s.push_str(&headline(rows, cells, archs, sizes));
     let _ = writeln!(s, "\nbinding limit per cell (largest size of each arch):");
     for (row, rc) in rows.iter().zip(cells) {
         for c in rc.iter().flatten().filter(|c| Some(&c.size) == sizes.iter().max()) {
@@ -256,18 +258,88 @@ pub fn compare_report(rows: &[CompareRow], cells: &[Vec<Option<Cell>>], archs: &
     s
 }
 
+/// A row's tile `(MT, NT, KT)` and input dtype on `arch`.
+fn row_tile(row: &CompareRow, arch: Arch) -> Option<((u32, u32, u32), String)> {
+    match &row.source {
+        Source::Catalogue(v) => v.iter().find(|e| e.arch == arch).map(|e| (e.tile, e.a_type.to_string())),
+        Source::Triton(v) => v
+            .iter()
+            .find(|t| t.arch() == arch)
+            .map(|t| ((t.block_m as u32, t.block_n as u32, t.block_k as u32), t.dtype.clone())),
+    }
+}
+
+/// A predicted cell for the headline: its row, tile, input dtype and TFLOP/s.
+type Candidate<'a> = (&'a CompareRow, (u32, u32, u32), String, f64);
+
+/// The issue-11 headline, per arch, size and input dtype: the best catalogue family, the
+/// 128x128 catalogue family (the best of those with a 128x128 tile) and Triton's best kernel
+/// of each of those two tiles (`MT x NT`), with their predicted TFLOP/s.
+pub fn headline(rows: &[CompareRow], cells: &[Vec<Option<Cell>>], archs: &[Arch], sizes: &[usize]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "\nbest catalogue family vs the 128x128 family vs Triton 3.9 of the same tile (TFLOP/s):");
+    let tf = |c: &Cell| c.prediction.as_ref().ok().map(|p| p.tflops);
+    for (ai, &arch) in archs.iter().enumerate() {
+        for (si, &size) in sizes.iter().enumerate() {
+            let col = ai * sizes.len() + si;
+            // (row, tile, dtype, tflops) of every predicted cell in this column.
+            let cands: Vec<Candidate> = rows
+                .iter()
+                .zip(cells)
+                .filter_map(|(r, rc)| {
+                    let c = rc.get(col)?.as_ref()?;
+                    let (tile, dt) = row_tile(r, arch)?;
+                    Some((r, tile, dt, tf(c)?))
+                })
+                .collect();
+            let mut dtypes: Vec<&String> =
+                cands.iter().filter(|c| matches!(c.0.source, Source::Catalogue(_))).map(|c| &c.2).collect();
+            dtypes.dedup();
+            dtypes.sort();
+            dtypes.dedup();
+            for dt in dtypes {
+                let best_of = |ours: bool, mn: Option<(u32, u32)>| {
+                    cands
+                        .iter()
+                        .filter(|c| &c.2 == dt && matches!(c.0.source, Source::Catalogue(_)) == ours)
+                        .filter(|c| mn.is_none_or(|mn| (c.1 .0, c.1 .1) == mn))
+                        .max_by(|a, b| a.3.total_cmp(&b.3))
+                };
+                let show = |c: Option<&Candidate>| match c {
+                    Some((r, t, _, v)) => format!("{v:.1} ({}, {}x{}x{})", r.label, t.0, t.1, t.2),
+                    None => "-".to_string(),
+                };
+                let Some(best) = best_of(true, None) else { continue };
+                let b128 = best_of(true, Some((128, 128)));
+                let _ = writeln!(
+                    s,
+                    "  {} {size} {dt}: best {} | 128x128 {} | triton {}x{} {} | triton 128x128 {}",
+                    arch.name(),
+                    show(Some(best)),
+                    show(b128),
+                    best.1 .0,
+                    best.1 .1,
+                    show(best_of(false, Some((best.1 .0, best.1 .1)))),
+                    show(best_of(false, Some((128, 128)))),
+                );
+            }
+        }
+    }
+    s
+}
+
 /// Runs `gemm compare`.
 pub fn compare(args: &CompareArgs) -> Result<(), String> {
     let t0 = Instant::now();
     if args.schedules {
-        print!("{}", crate::schedule_eval::compare_schedules(&args.sizes, args.only.as_deref())?);
+        print!("{}", crate::schedule_eval::compare_schedules(&args.sizes, &args.only)?);
         println!("wall time: {:.1} s", t0.elapsed().as_secs_f64());
         return Ok(());
     }
     let triton = eval::load_triton(&eval::triton_dir()).map_err(|e| e.to_string())?;
     let rows: Vec<CompareRow> = compare_rows(&triton, args.all_triton)
         .into_iter()
-        .filter(|r| args.only.as_deref().is_none_or(|s| r.label.contains(s)))
+        .filter(|r| args.only.is_empty() || args.only.iter().any(|s| r.label.contains(s.as_str())))
         .collect();
     let archs = Arch::ALL;
     let opts = ModelOptions::default();

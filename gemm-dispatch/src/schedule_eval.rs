@@ -145,11 +145,11 @@ struct Line {
 }
 
 /// Runs `gemm compare --schedules`.
-pub fn compare_schedules(sizes: &[usize], only: Option<&str>) -> Result<String, String> {
+pub fn compare_schedules(sizes: &[usize], only: &[String]) -> Result<String, String> {
     let opts = ModelOptions::default();
     let triton = eval::load_triton(&eval::triton_dir()).map_err(|e| e.to_string())?;
     let mut lines: Vec<Line> = vec![];
-    for r in rows().into_iter().filter(|r| only.is_none_or(|s| r.label.contains(s))) {
+    for r in rows().into_iter().filter(|r| only.is_empty() || only.iter().any(|s| r.label.contains(s.as_str()))) {
         let preds = sizes
             .iter()
             .map(|&n| {

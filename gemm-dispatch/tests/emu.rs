@@ -49,16 +49,38 @@ fn both_archs_every_layout_and_transpose() {
 
 #[test]
 fn problems_without_a_kernel_fall_back_to_the_next_device() {
-    // f32 has no GPU kernel: the emulated device declines and the host runs it.
+    // OCP fp8 is gfx950's flavour: gfx942 has no kernel for it, so the emulated device
+    // declines and the host runs it.
+    use gemm_core::Fp8E4M3;
     let ctx = Context::from_spec("emu:gfx942,host").unwrap();
-    let p = GemmProblem::new(9, 7, 5);
-    let a: Vec<f32> = random_values(45, 1);
-    let b: Vec<f32> = random_values(35, 2);
+    let p = GemmProblem::new(9, 7, 5).with_elements::<Fp8E4M3, Fp8E4M3, f32>();
+    let a: Vec<Fp8E4M3> = random_values(45, 1);
+    let b: Vec<Fp8E4M3> = random_values(35, 2);
     let mut c = vec![0f32; 63];
     ctx.gemm(&p, &a, &b, &mut c).unwrap();
     assert!(reference::check(&p, &a, &b, &[0f32; 63], &c, None).unwrap().passed());
     let only_emu = Context::from_spec("emu:gfx942").unwrap();
     assert!(matches!(only_emu.gemm(&p, &a, &b, &mut c), Err(Error::Unsupported { .. })));
+}
+
+/// f32 GEMMs run on the emulated GPUs' f32 kernels, within f32 tolerance, on both archs,
+/// every transpose, both layouts, edge tiles and a K tail; with xf32 allowed, gfx942 runs
+/// its xf32 kernels within the xf32 bound (`reference::allowed_error`) and gfx950, which
+/// has none, full f32.
+#[test]
+fn f32_problems_run_on_the_gpu_kernels() {
+    for (i, spec) in ["emu:gfx942", "emu:gfx950:random:5"].into_iter().enumerate() {
+        let ctx = Context::from_spec(spec).unwrap();
+        for (j, (ta, tb)) in [(false, false), (false, true), (true, false), (true, true)].into_iter().enumerate() {
+            let layout = if j % 2 == 0 { Layout::ColMajor } else { Layout::RowMajor };
+            let p = GemmProblem::new(37, 70, 45)
+                .with_layout(layout)
+                .with_transposes(Transpose::from_bool(ta), Transpose::from_bool(tb))
+                .with_scalars(1.0, if j < 2 { 0.0 } else { 0.5 });
+            check::<f32, f32>(&ctx, &p, 40 + (i * 4 + j) as u64);
+            check::<f32, f32>(&ctx, &p.with_xf32(true), 60 + (i * 4 + j) as u64);
+        }
+    }
 }
 
 /// The emulated GPU, counting the jobs it starts.

@@ -355,8 +355,8 @@ fn gemm_device_runs_on_device_buffers_and_refuses_bad_input() {
         ("odd byte offset", be.gemm_device(&stream, &p, (&da, 257), (&db, 2), (&mut dc, 64))),
         ("stream of another device", be.gemm_device(&other, &p, (&da, 256), (&db, 2), (&mut dc, 64))),
         ("buffer of another device", be.gemm_device(&stream, &p, (&other_buf, 0), (&db, 2), (&mut dc, 64))),
-        ("f32 inputs (no kernel)", {
-            let q = GemmProblem::new(8, 8, 8);
+        ("gfx942's fp8 flavour on gfx950 (no kernel)", {
+            let q = GemmProblem::new(8, 8, 8).with_dtypes(DType::Fp8E4M3Fnuz, DType::Fp8E4M3Fnuz, DType::F32);
             be.gemm_device(&stream, &q, (&da, 0), (&db, 0), (&mut dc, 0))
         }),
         ("overflowing offset", be.gemm_device(&stream, &p, (&da, usize::MAX - 1), (&db, 2), (&mut dc, 64))),

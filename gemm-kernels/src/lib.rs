@@ -124,6 +124,12 @@ pub struct KernelEntry {
 }
 
 impl KernelEntry {
+    /// Whether the kernel multiplies f32 inputs at xf32 precision (gfx942's `32x32x4_xf32` /
+    /// `16x16x8_xf32`: two f32 inputs per lane per MFMA, where the f32 shapes take one): it
+    /// runs only problems that allow it (`GemmProblem::allow_xf32`).
+    pub fn xf32(&self) -> bool {
+        self.a_type == DType::F32 && self.mfma.0 * self.mfma.2 / 64 == 2
+    }
     /// Launch geometry for an `m x n` problem: (grid in workgroups, workgroup size).
     pub fn launch(&self, m: u32, n: u32) -> ([u32; 3], [u32; 3]) {
         ([m.div_ceil(self.tile.0), n.div_ceil(self.tile.1), 1], [self.workgroup_size, 1, 1])

@@ -52,8 +52,10 @@ fn manifest_matches_code_objects() {
         assert_eq!((grid, block), ([255u32.div_ceil(e.tile.0), 257u32.div_ceil(e.tile.1), 1], [64 * e.waves, 1, 1]));
         assert_eq!(e.wave_grid.0 * e.wave_grid.1, e.waves);
         // gfx950 uses its double-rate shapes for 16-bit inputs: K of 16 (32x32) or 32
-        // (16x16); gfx942 8 or 16; f32 inputs 2 or 4 on both; fp8 below.
+        // (16x16); gfx942 8 or 16; f32 inputs 2 or 4 on both; xf32 only on gfx942; fp8 below.
         let want_k = match (e.a_type, e.arch, e.mfma.0) {
+            // xf32 (gfx942): 32x32x4, 16x16x8.
+            (gemm_core::DType::F32, Arch::Gfx942, m) if e.xf32() => 128 / m,
             (gemm_core::DType::F32, _, 32) => 2,
             (gemm_core::DType::F32, _, _) => 4,
             // fp8: gfx942 32x32x16 / 16x16x32; gfx950 the f8f6f4 32x32x64 / 16x16x128.
@@ -67,6 +69,7 @@ fn manifest_matches_code_objects() {
             _ => 16,
         };
         assert_eq!(e.mfma.2, want_k, "{}", e.name);
+        assert!(!e.xf32() || e.arch == Arch::Gfx942, "{}", e.name);
         // Every transpose's main loop is free of LDS bank conflicts.
         assert_eq!((e.lds_read_conflicts_per_k_step, e.lds_write_conflicts_per_k_step), (0, 0), "{}", e.name);
         assert!(e.occupancy >= 1 && e.occupancy <= 8, "{}", e.name);

@@ -80,6 +80,8 @@ enum Command {
     Calibrate(gemm_dispatch::model_eval::CalibrateArgs),
     /// Predicted TFLOP/s of every catalogue family and Triton kernel, side by side.
     Compare(gemm_dispatch::model_eval::CompareArgs),
+    /// Compile every configuration of the kernel space and rank them by predicted TFLOP/s.
+    Sweep(gemm_dispatch::sweep::SweepArgs),
     /// List the GPU kernel catalogue, or disassemble one kernel.
     Kernels {
         /// Print this kernel's instructions (LLVM syntax) instead of the list.
@@ -235,6 +237,7 @@ fn main() -> ExitCode {
         Command::Model(args) => gemm_emu::cli::model(args),
         Command::Calibrate(args) => gemm_dispatch::model_eval::calibrate(&args),
         Command::Compare(args) => gemm_dispatch::model_eval::compare(&args),
+        Command::Sweep(args) => gemm_dispatch::sweep::sweep(&args),
         Command::Emulate(args) => match gemm_emu::cli::run(args) {
             Ok(true) => Ok(()),
             Ok(false) => Err("the checkers reported findings".into()),

@@ -2,20 +2,43 @@
 //! families (a tile/wave/MFMA shape with the dtypes, transposes and alignments it is
 //! built for) and why each was chosen.
 //!
+//! The shapes were chosen with the timing model: `gemm sweep` (gemm-dispatch `sweep.rs`)
+//! compiles each configuration of the space and predicts it (bf16 -> f32, `nn`, `v8`,
+//! sustained clock, footprint prefix 64 KiB). At 8192³:
+//!
+//! | arch   | configuration (MTxNTxKT, waves, MFMA)  | TFLOP/s | note |
+//! |--------|----------------------------------------|--------:|------|
+//! | gfx950 | 256x256x64 w2x4 32x32x16               | 1242.2  | best of the space swept |
+//! | gfx950 | 256x256x64 w2x4 16x16x32 (`large`)     | 1236.0  | HipKittens' shape, within 0.5% |
+//! | gfx950 | 256x256x32 w4x2 32x32x16               |  996.1  | |
+//! | gfx950 | 128x128x64 w2x2 32x32x16 (`base`)      |  775.9  | best 128x128 |
+//! | gfx950 | 128x128x32 w4x2 32x32x16               |  761.3  | 16 LDS conflict cycles per K step |
+//! | gfx950 | 128x128x32 w2x2 32x32x16               |  656.1  | lgkmcnt-bound |
+//! | gfx942 | 128x128x32 w2x2 16x16x16 (`base`)      |  643.1  | best of the space swept |
+//! | gfx942 | 128x128x32 w4x2 32x32x8                |  620.3  | |
+//! | gfx942 | 128x128x32 w2x2 32x32x8 (old base)     |  553.6  | |
+//! | gfx942 | 256x256x32 w4x2 32x32x8                |  510.6  | |
+//! | gfx942 | 256x256x32 w2x4 32x32x8 (`large`)      |  498.1  | |
+//! | gfx942 | 128x128x64 w4x2 32x32x8                |  507.8  | KT 64 halves occupancy |
+//!
 //! * `base` 128x128 (KT 32 on gfx942: 32 KiB of LDS, two workgroups per CU; KT 64 on
-//!   gfx950), 4 waves (2x2), 32x32 MFMAs, every dtype pair, transpose and alignment
-//!   class. Every transpose's LDS traffic is conflict-free: on gfx942 the swizzle moves
-//!   chunks across the two 64-byte rows of a bank line, so the two half-waves of a
-//!   transposed write land in different halves; on gfx950 a transposed copy puts a wave's
-//!   64 lanes on 64 consecutive K of one 128-byte row.
+//!   gfx950), 4 waves (2x2); 16x16x16 MFMAs on gfx942 (the sweep's best there), 32x32x16 on
+//!   gfx950; every dtype pair, transpose and alignment class: the kernel for every
+//!   problem, and the best for large squares on gfx942. Every transpose's LDS traffic is
+//!   conflict-free: on gfx942 the swizzle moves chunks across the two 64-byte rows of a
+//!   bank line, so the two half-waves of a transposed write land in different halves; on
+//!   gfx950 a transposed copy puts a wave's 64 lanes on 64 consecutive K of one 128-byte
+//!   row (with KT 32 two rows of one write share banks: 16 conflict cycles, so KT 64).
 //! * `large`: gfx950 256x256x64 with 8 waves (2x4), 16x16x32 MFMAs (the shape of
-//!   HipKittens' fastest MI355X bf16 kernel), 128 KiB of its 160 KiB LDS; gfx942
-//!   256x256x32, 8 waves, 32x32x8 (64 KiB, its whole LDS; KT = 64 does not fit), only for
-//!   the transposes whose copies do not transpose (A^T B, both K-contiguous). Vector
-//!   (`v8`) alignment only: big tiles are for big, aligned problems.
-//! * `fused`: the base tile, bf16 -> bf16, NN and TN, with a column bias and ReLU, GELU
-//!   (tanh form) or SiLU fused into the epilogue (the dispatcher does not pick them for
-//!   plain GEMMs: their manifest names the epilogue).
+//!   HipKittens' fastest MI355X bf16 kernel; 32x32x16 predicts 0.5% more, within the
+//!   model's resolution), 128 KiB of its 160 KiB LDS: the best for large squares on
+//!   gfx950. gfx942 256x256x32, 8 waves, 32x32x8 (64 KiB, its whole LDS; KT = 64 does not
+//!   fit), every transpose: one workgroup per CU, so it fills the GPU only for problems
+//!   of about 304 tiles; at 8192³ the model puts it below `base` (498 vs 643).
+//!   Vector (`v8`) alignment only: big tiles are for big, aligned problems.
+//! * `fused`: the 128x128 tile (32x32 MFMAs), bf16 -> bf16, NN and TN, with a column bias
+//!   and ReLU, GELU (tanh form) or SiLU fused into the epilogue (the dispatcher does not
+//!   pick them for plain GEMMs: their manifest names the epilogue).
 //!   Their workgroups are remapped (`grid.rs`): 4 consecutive tiles per XCD per round, bands
 //!   of 8 tile rows.
 //! * `f32`: f32 inputs through `v_mfma_f32_32x32x2_f32` (128x128x32 on gfx942, 128x64x64
@@ -36,6 +59,12 @@
 //!   layers, hipBLASLt's grouped GEMM), every transpose, `v8`; bf16/f16 -> f32 or the input
 //!   type. Groups whose operands are not 16-byte aligned take the plain kernels, one launch
 //!   per group (the dispatcher's fallback).
+//! * `xf32` (gfx942 only): f32 inputs through `v_mfma_f32_32x32x4_xf32` (4x the f32 rate,
+//!   inputs rounded to 10 mantissa bits), 128x128x32, every transpose and alignment; the
+//!   dispatcher runs them only for problems that allow xf32 (`GemmProblem::allow_xf32`).
+//! * `small` 64x64x64, 4 waves (2x2), 16x16 MFMAs, every transpose, `v8` and `e1`:
+//!   small problems and tall-skinny ones (few rows or columns) waste less of a smaller
+//!   tile and spread over more CUs.
 
 use crate::grid::GridOrder;
 use crate::ir::{Activation, Align, Arch, Bias, Fusion, KernelConfig, MfmaShape};
@@ -65,6 +94,7 @@ pub struct Family {
 }
 
 const ALL_T: &[(bool, bool)] = &[(false, false), (false, true), (true, false), (true, true)];
+/// Both operands K-contiguous (A^T B), the fp8 families' layout.
 const K_CONTIGUOUS: &[(bool, bool)] = &[(true, false)];
 const BOTH: &[Align] = &[Align::Vec8, Align::Elem];
 const V8: &[Align] = &[Align::Vec8];
@@ -95,7 +125,9 @@ pub fn families() -> Vec<Family> {
             // gfx942: 32 KiB of LDS, two workgroups per CU.
             tile: (128, 128, if arch == Arch::Gfx942 { 32 } else { 64 }),
             wave_grid: (2, 2),
-            mfma: MfmaShape::native_32(arch),
+            // The sweep (module docs): on gfx942 16x16x16 predicts 643 TFLOP/s at 8192³
+            // against 554 for 32x32x8; on gfx950 32x32x16 776 against 768 for 16x16x32.
+            mfma: if arch == Arch::Gfx942 { MfmaShape::native_16(arch) } else { MfmaShape::native_32(arch) },
             stages: 2,
             transposes: ALL_T,
             aligns: BOTH,
@@ -129,7 +161,7 @@ pub fn families() -> Vec<Family> {
                 transposes: ALL_T,
                 aligns: V8,
                 grid: LARGE_GRID,
-            fusions: PLAIN,
+                fusions: PLAIN,
                 dtypes: HALF,
                 why: "big aligned problems: 8 waves, 16x16x32, 128 KiB LDS (HipKittens' MI355X bf16 shape)",
             },
@@ -140,12 +172,12 @@ pub fn families() -> Vec<Family> {
                 wave_grid: (2, 4),
                 mfma: MfmaShape::native_32(arch),
                 stages: 2,
-                transposes: K_CONTIGUOUS,
+                transposes: ALL_T,
                 aligns: V8,
                 grid: LARGE_GRID,
-            fusions: PLAIN,
+                fusions: PLAIN,
                 dtypes: HALF,
-                why: "big aligned A^T B problems: 8 waves, 64 KiB LDS; KT 32 keeps it in LDS, so only the non-transposing copies",
+                why: "big aligned problems: 8 waves, 64 KiB LDS (KT 32: its whole LDS), every transpose",
             },
         });
         out.push(Family {
@@ -194,6 +226,22 @@ pub fn families() -> Vec<Family> {
                 why: FP8_WHY_GFX942,
             },
         });
+        if arch == Arch::Gfx942 {
+            out.push(Family {
+                name: "xf32",
+                arch,
+                tile: (128, 128, 32),
+                wave_grid: (2, 2),
+                mfma: MfmaShape { m: 32, n: 32, k: 4 },
+                stages: 2,
+                transposes: ALL_T,
+                aligns: BOTH,
+                grid: GridOrder::PLAIN,
+                fusions: PLAIN,
+                dtypes: &[DType::F32],
+                why: "f32 inputs at xf32 precision (32x32x4_xf32, 4x the f32 rate), only where the caller allows it",
+            });
+        }
         out.push(Family {
             name: "small",
             arch,

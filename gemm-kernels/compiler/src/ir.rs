@@ -204,6 +204,9 @@ pub struct KernelConfig {
     /// tile there (`lower.rs`, `L::grouped_setup`), as hipBLASLt's grouped GEMM does for
     /// mixture-of-experts layers. Plain kernels: `false`.
     pub grouped: bool,
+    /// The bias vector's dtype: f32, or C's type (bf16/f16 bias vectors, as hipBLASLt
+    /// takes them); converted to f32 before the add. Default f32.
+    pub bias_type: DType,
 }
 
 impl KernelConfig {
@@ -228,6 +231,7 @@ impl KernelConfig {
             fusion: Fusion::NONE,
             schedule: crate::schedule::Schedule::Pipelined,
             grouped: false,
+            bias_type: DType::F32,
         }
     }
     /// The same configuration with another tile, wave grid, MFMA shape and stage count.
@@ -238,6 +242,13 @@ impl KernelConfig {
         self.mfma = mfma;
         self.stages = stages;
         self
+    }
+    /// Whether the kernel multiplies f32 inputs at xf32 precision (gfx942's
+    /// `v_mfma_f32_32x32x4_xf32` / `16x16x8_xf32`: each input rounded to 10 mantissa bits,
+    /// ISA.md §1.2): a reduced-precision kernel, run only when the caller allows it. An f32
+    /// MFMA takes one input per lane (`M*K/64 == 1`), an xf32 one two.
+    pub fn xf32(&self) -> bool {
+        self.ab_type == DType::F32 && self.mfma.m * self.mfma.k / 64 == 2
     }
     /// Rows (A) or columns (B) of C one wave owns.
     pub fn wave_rows(&self, op: Operand) -> u32 {
@@ -276,6 +287,9 @@ impl KernelConfig {
         grid.push_str(&self.schedule.name_suffix());
         if self.grouped {
             grid.push_str("_grouped");
+        }
+        if self.fusion.bias != Bias::None && self.bias_type != DType::F32 {
+            grid = format!("{grid}{}", t(self.bias_type));
         }
         match self.direct_to_lds {
             DmaPolicy::Auto => {}
@@ -325,6 +339,10 @@ impl KernelConfig {
     }
     pub fn c_bytes(&self) -> u32 {
         self.c_type.size_bytes() as u32
+    }
+    /// Bytes per bias element (4, or 2 for a bias in C's 16-bit type).
+    pub fn bias_bytes(&self) -> u32 {
+        self.bias_type.size_bytes() as u32
     }
     pub fn threads(&self) -> u32 {
         self.waves * 64

@@ -19,7 +19,7 @@
 //!
 //! | offset | size | name  | meaning |
 //! |-------:|-----:|-------|---------|
-//! | 56 | 8 | bias  | f32 bias vector (length m or n); read only with a bias epilogue |
+//! | 56 | 8 | bias  | bias vector (length m or n), f32 or C's type (`KernelConfig::bias_type`); read only with a bias epilogue |
 //! | 64 | 4 | clamp_lo | f32 lower bound; read only with a clamp epilogue |
 //! | 68 | 4 | clamp_hi | f32 upper bound |
 //! | 72 | 8 | (padding) | |

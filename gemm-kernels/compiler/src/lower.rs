@@ -1215,9 +1215,15 @@ impl L<'_> {
             return None;
         }
         let (o, b) = (self.vv(), self.vv());
-        self.i(Op::V_LSHLREV_B32, &[whole(o), int(2), whole(j)]);
-        self.ie(Inst::new(Op::BUFFER_LOAD_DWORD, &[whole(b), whole(o), whole(self.srd_bias), int(0)]).offen());
-        Some(b)
+        let eb = self.c().bias_bytes();
+        self.i(Op::V_LSHLREV_B32, &[whole(o), int(log2(eb)), whole(j)]);
+        if eb == 4 {
+            self.ie(Inst::new(Op::BUFFER_LOAD_DWORD, &[whole(b), whole(o), whole(self.srd_bias), int(0)]).offen());
+            Some(b)
+        } else {
+            self.ie(Inst::new(Op::BUFFER_LOAD_USHORT, &[whole(b), whole(o), whole(self.srd_bias), int(0)]).offen());
+            Some(self.c_to_f32(whole(b), false))
+        }
     }
 
     /// `clamp(act(x + bias))` in place (ir::Fusion). GELU (tanh form) and SiLU are both
@@ -1273,9 +1279,10 @@ impl L<'_> {
             for bn in 0..c.blocks(Operand::B) {
                 let (ib, base, j) = self.block_origin(bm, bn);
                 let cb = self.col_bias(j);
+                let eb = c.bias_bytes();
                 let rowb = if c.fusion.bias == crate::ir::Bias::PerRow {
                     let o = self.vv();
-                    self.i(Op::V_LSHLREV_B32, &[whole(o), int(2), whole(ib)]);
+                    self.i(Op::V_LSHLREV_B32, &[whole(o), int(log2(eb)), whole(ib)]);
                     Some(o)
                 } else {
                     None
@@ -1292,16 +1299,22 @@ impl L<'_> {
                     } else {
                         None
                     };
-                    let rb4 = rowb.map(|o| {
-                        let b = self.vn(4);
-                        let at = (4 * g * q as u32 * 4) as i32;
-                        self.ie(Inst::new(
-                            Op::BUFFER_LOAD_DWORDX4,
-                            &[whole(b), whole(o), whole(self.srd_bias), int(0)],
-                        )
-                        .offen()
-                        .offset(at));
-                        b
+                    // The 4 rows' bias: 4 f32 (one dwordx4) or 4 halves (one dwordx2),
+                    // as f32 registers.
+                    let rb4: Option<Vec<Reg>> = rowb.map(|o| {
+                        let b = self.vn((eb) as u8);
+                        let at = (4 * g * q as u32 * eb) as i32;
+                        let opc = if eb == 4 { Op::BUFFER_LOAD_DWORDX4 } else { Op::BUFFER_LOAD_DWORDX2 };
+                        self.ie(Inst::new(opc, &[whole(b), whole(o), whole(self.srd_bias), int(0)]).offen().offset(at));
+                        (0..4u16)
+                            .map(|r| {
+                                if eb == 4 {
+                                    Reg { index: b.index + r, count: 1, ..b }
+                                } else {
+                                    self.c_to_f32(sub(b, r / 2, 1), r % 2 == 1)
+                                }
+                            })
+                            .collect()
                     });
                     let mut xs = vec![];
                     for r in 0..4u16 {
@@ -1312,7 +1325,7 @@ impl L<'_> {
                         };
                         let x = self.scale(acc, 4 * q + r, cf);
                         if c.fusion != crate::ir::Fusion::NONE {
-                            let bias = cb.map(whole).or(rb4.map(|b| sub(b, r, 1)));
+                            let bias = cb.map(whole).or(rb4.as_ref().map(|b| whole(b[r as usize])));
                             self.fuse(x, bias);
                         }
                         xs.push(x);
@@ -1380,15 +1393,14 @@ impl L<'_> {
                         let bias = match c.fusion.bias {
                             crate::ir::Bias::PerRow => {
                                 let (o, b) = (self.vv(), self.vv());
-                                self.i(Op::V_LSHLREV_B32, &[whole(o), int(2), whole(ib)]);
+                                let eb = c.bias_bytes();
+                                self.i(Op::V_LSHLREV_B32, &[whole(o), int(log2(eb)), whole(ib)]);
                                 let d = 4 * g * (r as u32 / 4) + r as u32 % 4;
-                                self.ie(Inst::new(
-                                    Op::BUFFER_LOAD_DWORD,
-                                    &[whole(b), whole(o), whole(self.srd_bias), int(0)],
-                                )
-                                .offen()
-                                .offset(4 * d as i32));
-                                Some(whole(b))
+                                let opc = if eb == 4 { Op::BUFFER_LOAD_DWORD } else { Op::BUFFER_LOAD_USHORT };
+                                self.ie(Inst::new(opc, &[whole(b), whole(o), whole(self.srd_bias), int(0)])
+                                    .offen()
+                                    .offset((eb * d) as i32));
+                                Some(if eb == 4 { whole(b) } else { whole(self.c_to_f32(whole(b), false)) })
                             }
                             _ => cb.map(whole),
                         };
@@ -1448,7 +1460,7 @@ impl L<'_> {
             (self.clamp_lo, self.clamp_hi) = (sub(e, 2, 1), sub(e, 3, 1));
             if f.bias != crate::ir::Bias::None {
                 let len = if f.bias == crate::ir::Bias::PerRow { m } else { n };
-                self.srd_bias = self.srd(sub(e, 0, 1), sub(e, 1, 1), len, int(1), int(1), 4);
+                self.srd_bias = self.srd(sub(e, 0, 1), sub(e, 1, 1), len, int(1), int(1), c.bias_bytes());
             }
         }
         // v_perm_b32 selectors (VOP3 takes no literal on gfx9): high or low halves of two dwords.
@@ -1497,7 +1509,10 @@ impl L<'_> {
 /// "MFMA cost"): gfx942 32x32x8 / 16x16x16, gfx950 the double-rate 32x32x16 / 16x16x32
 /// (the gfx942 shapes run at half rate there and are not offered).
 /// The last column: issue cycles (gemm-core's arch MFMA tables; ARCH.md "MFMA cost").
-/// f32 inputs: `32x32x2_f32` / `16x16x4_f32` on both archs (64 / 32 cycles).
+/// f32 inputs: `32x32x2_f32` / `16x16x4_f32` on both archs (64 / 32 cycles); on gfx942 also
+/// `32x32x4_xf32` / `16x16x8_xf32` (32 / 16 cycles: four times the f32 rate), which round
+/// each f32 input to 10 mantissa bits (ISA.md §1.2; gfx950 has no xf32). A configuration
+/// with an xf32 shape is a reduced-precision kernel ([`crate::ir::KernelConfig::xf32`]).
 pub const MFMA_TABLE: &[(Arch, DType, MfmaShape, Op, u32)] = &[
     (Arch::Gfx942, DType::Bf16, MfmaShape { m: 32, n: 32, k: 8 }, Op::V_MFMA_F32_32X32X8_BF16, 32),
     (Arch::Gfx942, DType::F16, MfmaShape { m: 32, n: 32, k: 8 }, Op::V_MFMA_F32_32X32X8_F16, 32),
@@ -1525,6 +1540,8 @@ pub const MFMA_TABLE: &[(Arch, DType, MfmaShape, Op, u32)] = &[
     (Arch::Gfx950, DType::Fp8E5M2, MfmaShape { m: 32, n: 32, k: 64 }, Op::V_MFMA_F32_32X32X64_F8F6F4, 64),
     (Arch::Gfx950, DType::Fp8E4M3, MfmaShape { m: 16, n: 16, k: 128 }, Op::V_MFMA_F32_16X16X128_F8F6F4, 32),
     (Arch::Gfx950, DType::Fp8E5M2, MfmaShape { m: 16, n: 16, k: 128 }, Op::V_MFMA_F32_16X16X128_F8F6F4, 32),
+    (Arch::Gfx942, DType::F32, MfmaShape { m: 32, n: 32, k: 4 }, Op::V_MFMA_F32_32X32X4_XF32, 32),
+    (Arch::Gfx942, DType::F32, MfmaShape { m: 16, n: 16, k: 8 }, Op::V_MFMA_F32_16X16X8_XF32, 16),
 ];
 
 /// The `cbsz` (A) / `blgp` (B) format code of an `*_f8f6f4` MFMA source (gemm-isa

@@ -41,7 +41,8 @@ fn run<AB: Element, C: Element>(k: &CompiledKernel, case: &Case, sched: Schedule
         .with_layout(Layout::ColMajor)
         .with_transposes(t(cfg.trans_a), t(cfg.trans_b))
         .with_scalars(case.alpha, case.beta)
-        .with_dtypes(AB::DTYPE, AB::DTYPE, C::DTYPE);
+        .with_dtypes(AB::DTYPE, AB::DTYPE, C::DTYPE)
+        .with_xf32(cfg.xf32());
     let al = cfg.align.elems() as usize;
     let ld = |x: usize| (x + case.pad).next_multiple_of(al);
     p = p.with_leading_dims(ld(p.lda), ld(p.ldb), ld(p.ldc));
@@ -236,6 +237,68 @@ fn f32_inputs() {
     }
 }
 
+/// xf32 (gfx942 only, `32x32x4_xf32` / `16x16x8_xf32`): every transpose, both alignments,
+/// K tails and edge tiles, within the xf32 bound (`reference::allowed_error`: 2^-10 of the
+/// magnitude more than f32). The inputs carry bits below xf32's 10-bit mantissa, so the
+/// result differs from full f32 (the kernel does round) yet stays within the bound; gfx950
+/// declines the shapes.
+#[test]
+fn xf32_inputs_on_gfx942() {
+    use gemm_compiler::ir::{Arch, MfmaShape};
+    let case = Case { m: 100, n: 70, k: 45, pad: 3, alpha: 1.0, beta: 0.5 };
+    let shapes = [((128, 128, 32), MfmaShape { m: 32, n: 32, k: 4 }), ((64, 64, 64), MfmaShape { m: 16, n: 16, k: 8 })];
+    for (i, (ta, tb)) in [(false, false), (false, true), (true, false), (true, true)].into_iter().enumerate() {
+        for (j, &(tile, mfma)) in shapes.iter().enumerate() {
+            let align = if (i + j) % 2 == 0 { Align::Vec8 } else { Align::Elem };
+            let c = KernelConfig::new(Arch::Gfx942, DType::F32, DType::F32, ta, tb, align).with_shape(
+                tile,
+                (2, 2),
+                mfma,
+                2,
+            );
+            assert!(c.xf32());
+            let k = compile(c).unwrap_or_else(|e| panic!("{}: {e}", c.name()));
+            assert!(k.insts.iter().any(|x| x.op.name().contains("xf32")), "{}", k.name);
+            run_kernel(&k, &case, Schedule { mode: Mode::ALL[(i + j) % 4], seed: 70 + i as u64 });
+        }
+        let c = KernelConfig::new(Arch::Gfx950, DType::F32, DType::F32, ta, tb, Align::Vec8).with_shape(
+            (128, 128, 32),
+            (2, 2),
+            MfmaShape { m: 32, n: 32, k: 4 },
+            2,
+        );
+        assert!(compile(c).is_err(), "gfx950 has no xf32");
+    }
+    // The rounding is real: 1 + 2^-12 is 1 at xf32 precision, so a 1x1x1 product of it
+    // with itself gives exactly 1 (f32 would give 1 + 2^-11).
+    let c = KernelConfig::new(Arch::Gfx942, DType::F32, DType::F32, false, false, Align::Vec8).with_shape(
+        (64, 64, 64),
+        (2, 2),
+        MfmaShape { m: 16, n: 16, k: 8 },
+        2,
+    );
+    let k = compile(c).unwrap();
+    let dev = Device::new(Arch::Gfx942);
+    let x = 1.0f32 + 2f32.powi(-12);
+    let (pa, pb, pc) = (upload(&dev, &bytes(&[x])), upload(&dev, &bytes(&[x])), upload(&dev, &bytes(&[0f32])));
+    let args = kernel_args::pack(pa, pb, pc, 1, 1, 1, 1, 1, 1, 1.0, 0.0);
+    let (wg, block) = kernel_args::launch_workgroups(1, 1, c.tile, c.threads());
+    let r = dev
+        .launch_with(
+            &k.code_object,
+            &k.name,
+            wg,
+            block,
+            &args[..kernel_args::size(&c) as usize],
+            &LaunchOptions::default(),
+        )
+        .unwrap();
+    assert!(r.reports.is_empty(), "{r}");
+    let mut out = [0u8; 4];
+    dev.copy_out(pc, &mut out).unwrap();
+    assert_eq!(f32::from_le_bytes(out), 1.0);
+}
+
 /// A remapped grid (chiplet transform + grouped raster) computes every tile exactly once:
 /// every C entry right on a grid of 11 x 7 tiles and on 1 x 13.
 #[test]
@@ -378,7 +441,8 @@ fn run_fused<AB: Element, C: Element>(k: &CompiledKernel, case: &Case, sched: Sc
         .with_layout(Layout::ColMajor)
         .with_transposes(t(cfg.trans_a), t(cfg.trans_b))
         .with_scalars(case.alpha, case.beta)
-        .with_dtypes(AB::DTYPE, AB::DTYPE, C::DTYPE);
+        .with_dtypes(AB::DTYPE, AB::DTYPE, C::DTYPE)
+        .with_xf32(cfg.xf32());
     let ld = |x: usize| (x + case.pad).next_multiple_of(cfg.align.elems() as usize);
     p = p.with_leading_dims(ld(p.lda), ld(p.ldb), ld(p.ldc));
     let spans = p.validate().unwrap();
@@ -387,10 +451,18 @@ fn run_fused<AB: Element, C: Element>(k: &CompiledKernel, case: &Case, sched: Sc
     let b: Vec<AB> = fill(spans.b, &mut rng);
     let c0: Vec<C> = if case.beta == 0.0 { vec![C::from_f32(f32::NAN); spans.c] } else { fill(spans.c, &mut rng) };
     let blen = if f.bias == Bias::PerRow { p.m } else { p.n };
-    let bias: Vec<f32> = (0..blen).map(|_| rng.gen_range(-3.0f32..3.0)).collect();
+    let mut bias: Vec<f32> = (0..blen).map(|_| rng.gen_range(-3.0f32..3.0)).collect();
     let dev = Device::new(cfg.arch);
     let (pa, pb, pc) = (upload(&dev, &bytes(&a)), upload(&dev, &bytes(&b)), upload(&dev, &bytes(&c0)));
-    let pbias = upload(&dev, &bytes(&bias));
+    let pbias = if cfg.bias_type == DType::F32 {
+        upload(&dev, &bytes(&bias))
+    } else {
+        // A bias in C's type: the reference adds the rounded values.
+        assert_eq!(cfg.bias_type, C::DTYPE);
+        let bc: Vec<C> = bias.iter().map(|&x| C::from_f32(x)).collect();
+        bias = bc.iter().map(|x| x.to_f32()).collect();
+        upload(&dev, &bytes(&bc))
+    };
     let mut args = kernel_args::pack(
         pa,
         pb,
@@ -448,6 +520,47 @@ fn run_fused<AB: Element, C: Element>(k: &CompiledKernel, case: &Case, sched: Sc
             let got = c1[i + j * p.ldc].to_f32() as f64;
             let tol = if C::DTYPE == DType::F32 { 1e-4 } else { 1e-2 } * (1.0 + y.abs() + 1e-3 * mag);
             assert!((got - y).abs() <= tol, "{} ({i},{j}): got {got}, want {y} (tol {tol})", k.name);
+        }
+    }
+}
+
+/// A bias vector in C's 16-bit type (bf16 and f16, per row and per column), on interior
+/// (vector stores) and edge tiles (element stores), both archs.
+#[test]
+fn fused_bias_in_c_type() {
+    use gemm_compiler::ir::{Activation, Arch, Bias, Fusion, MfmaShape};
+    let cases = [
+        Case { m: 70, n: 67, k: 40, pad: 2, alpha: 0.5, beta: 0.0 },
+        Case { m: 130, n: 33, k: 75, pad: 0, alpha: 1.0, beta: -0.75 },
+    ];
+    for (i, (cty, bias)) in [
+        (DType::Bf16, Bias::PerRow),
+        (DType::Bf16, Bias::PerColumn),
+        (DType::F16, Bias::PerRow),
+        (DType::F16, Bias::PerColumn),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let arch = Arch::ALL[i % 2];
+        let mut c = KernelConfig::new(arch, cty, cty, i % 2 == 1, false, Align::Vec8).with_shape(
+            (64, 64, 64),
+            (2, 2),
+            MfmaShape::native_16(arch),
+            2,
+        );
+        c.fusion = Fusion { bias, act: Activation::Relu, clamp: false };
+        c.bias_type = cty;
+        let k = compile(c).unwrap_or_else(|e| panic!("{}: {e}", c.name()));
+        assert!(k.name.ends_with(if cty == DType::Bf16 { "bf16" } else { "f16" }), "{}", k.name);
+        for (ci, case) in cases.iter().enumerate() {
+            let sched = Schedule { mode: Mode::ALL[(i + ci) % 4], seed: 80 + i as u64 };
+            let clamp = (f32::NEG_INFINITY, f32::INFINITY);
+            if cty == DType::Bf16 {
+                run_fused::<bf16, bf16>(&k, case, sched, clamp)
+            } else {
+                run_fused::<f16, f16>(&k, case, sched, clamp)
+            }
         }
     }
 }

@@ -1,0 +1,320 @@
+//! `gemm sweep`: the compiler's kernel space (issue 11) ranked by the timing model.
+//!
+//! Every configuration of the space for one arch, input dtype and problem (tiles `MT, NT` in
+//! {64, 128, 256}, `KT` in {32, 64, 128}, 4 or 8 waves in every power-of-two wave grid, the
+//! arch's full-rate 16x16 and 32x32 MFMAs; gemm-compiler `fit.rs`) is compiled on the spot
+//! (gemm-compiler, as `build.rs` does for the catalogue) and its predicted TFLOP/s computed
+//! by the timing model (`gemm_emu::timing`) on the same problem. Configurations the space
+//! declines are listed with the reason. The catalogue (gemm-compiler `catalogue.rs`) is
+//! chosen from these tables; its doc comments quote them.
+//!
+//! The problem is column-major with the transposes asked for (default `nn`, the layout of
+//! Triton's row-major `C = A B`, as in `gemm compare`), leading dimensions the rows, inputs
+//! 16-byte aligned (`v8` kernels).
+
+use gemm_compiler::ir::{Align, KernelConfig, MfmaShape};
+use gemm_compiler::{compile, fit, kernel_args, CompiledKernel};
+use gemm_core::{Arch, DType};
+use gemm_emu::timing::{Model, ModelOptions, Prediction, Workload};
+use gemm_emu::Device;
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+
+/// `gemm sweep`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct SweepArgs {
+    /// gfx942 or gfx950 (default: both).
+    #[arg(long)]
+    pub arch: Option<Arch>,
+    /// Input dtype: bf16, f16 or f32.
+    #[arg(long, default_value = "bf16")]
+    pub dtype: DType,
+    /// Output dtype (default: f32).
+    #[arg(long, default_value = "f32")]
+    pub out_dtype: DType,
+    #[arg(long, default_value_t = 8192)]
+    pub m: usize,
+    #[arg(long, default_value_t = 8192)]
+    pub n: usize,
+    #[arg(long, default_value_t = 8192)]
+    pub k: usize,
+    /// Transposes of A and B: nn, nt, tn or tt.
+    #[arg(long, default_value = "nn")]
+    pub trans: String,
+    /// Only tiles whose `MTxNTxKT` contains this (e.g. `256x256`).
+    #[arg(long)]
+    pub tile: Option<String>,
+    /// The `MT` and `NT` values swept.
+    #[arg(long, value_delimiter = ',', default_values_t = [64u32, 128, 256])]
+    pub mn: Vec<u32>,
+    /// The `KT` values swept.
+    #[arg(long, value_delimiter = ',', default_values_t = [32u32, 64, 128])]
+    pub kt: Vec<u32>,
+    /// Only this MFMA size (16 or 32: the arch's 16x16 or 32x32 shapes).
+    #[arg(long)]
+    pub mfma: Option<u32>,
+    /// Only this many waves (4 or 8).
+    #[arg(long)]
+    pub waves: Option<u32>,
+    /// Also list the configurations the space declines.
+    #[arg(long)]
+    pub declined: bool,
+    /// Compile only (registers, LDS, occupancy, conflicts): no prediction.
+    #[arg(long = "static")]
+    pub static_only: bool,
+    /// Bytes of loads per sampled workgroup in the model's cache-footprint pass (smaller is
+    /// faster, coarser hit rates).
+    #[arg(long, default_value_t = 64 << 10)]
+    pub prefix_bytes: u64,
+}
+
+/// One configuration's outcome.
+pub struct SweepRow {
+    pub config: KernelConfig,
+    /// The compiled kernel's facts, or why the space or the compiler declined it.
+    pub built: Result<Built, String>,
+    pub wall: Duration,
+}
+
+/// A compiled configuration and its prediction.
+pub struct Built {
+    pub vgprs: u32,
+    pub agprs: u32,
+    pub lds_bytes: u32,
+    pub occupancy: u32,
+    pub lds_conflicts: u32,
+    pub mfma_share: f64,
+    pub prediction: Result<Prediction, String>,
+}
+
+/// The wave grids of the space: powers of two with 4 or 8 waves.
+const WAVE_GRIDS: &[(u32, u32)] = &[(2, 2), (1, 4), (4, 1), (2, 4), (4, 2), (1, 8), (8, 1)];
+
+/// The tile sizes of the space (gemm-compiler `fit.rs`).
+pub const MN: &[u32] = &[64, 128, 256];
+pub const KT: &[u32] = &[32, 64, 128];
+
+/// Every configuration with `MT, NT` in `mn` and `KT` in `kt` for `arch` and the dtypes, in
+/// a fixed order (tile, waves, MFMA), before the fit check.
+pub fn space(arch: Arch, ab: DType, c: DType, ta: bool, tb: bool, mn: &[u32], kts: &[u32]) -> Vec<KernelConfig> {
+    let mfmas: Vec<MfmaShape> =
+        gemm_compiler::lower::MFMA_TABLE.iter().filter(|r| r.0 == arch && r.1 == ab).map(|r| r.2).collect();
+    let mut out = vec![];
+    for &mt in mn {
+        for &nt in mn {
+            for &kt in kts {
+                for &wg in WAVE_GRIDS {
+                    for &mfma in &mfmas {
+                        out.push(KernelConfig::new(arch, ab, c, ta, tb, Align::Vec8).with_shape(
+                            (mt, nt, kt),
+                            wg,
+                            mfma,
+                            2,
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The column-major problem's leading dimensions for `cfg`'s transposes.
+fn leading_dims(cfg: &KernelConfig, m: u32, n: u32, k: u32) -> (u32, u32, u32) {
+    let r8 = |x: u32| x.next_multiple_of(8);
+    (r8(if cfg.trans_a { k } else { m }), r8(if cfg.trans_b { n } else { k }), m)
+}
+
+/// Predicts a freshly compiled kernel on `m x n x k` (alpha 1, beta 0).
+pub fn predict_compiled(
+    k: &CompiledKernel,
+    m: u32,
+    n: u32,
+    kk: u32,
+    opts: &ModelOptions,
+) -> Result<Prediction, String> {
+    let cfg = &k.config;
+    let (lda, ldb, ldc) = leading_dims(cfg, m, n, kk);
+    let dev = Device::new(cfg.arch);
+    let cols = |trans: bool, rows_nt: u32, rows_t: u32| if trans { rows_t } else { rows_nt };
+    let span = |ld: u32, c: u32, bytes: u32| (u64::from(ld) * u64::from(c) * u64::from(bytes)).next_multiple_of(16);
+    let a = dev.alloc(span(lda, cols(cfg.trans_a, kk, m), cfg.ab_bytes())).map_err(|e| e.to_string())?;
+    let b = dev.alloc(span(ldb, cols(cfg.trans_b, n, kk), cfg.ab_bytes())).map_err(|e| e.to_string())?;
+    let c = dev.alloc(span(ldc, n, cfg.c_bytes())).map_err(|e| e.to_string())?;
+    let mut args = vec![0u8; kernel_args::size(cfg) as usize];
+    for arg in kernel_args::args(cfg) {
+        let bytes: Vec<u8> = match arg.name {
+            "a" => a.to_le_bytes().to_vec(),
+            "b" => b.to_le_bytes().to_vec(),
+            "c" => c.to_le_bytes().to_vec(),
+            "m" => m.to_le_bytes().to_vec(),
+            "n" => n.to_le_bytes().to_vec(),
+            "k" => kk.to_le_bytes().to_vec(),
+            "lda" => lda.to_le_bytes().to_vec(),
+            "ldb" => ldb.to_le_bytes().to_vec(),
+            "ldc" => ldc.to_le_bytes().to_vec(),
+            "alpha" => 1f32.to_le_bytes().to_vec(),
+            "beta" => 0f32.to_le_bytes().to_vec(),
+            "clamp_lo" => f32::NEG_INFINITY.to_le_bytes().to_vec(),
+            "clamp_hi" => f32::INFINITY.to_le_bytes().to_vec(),
+            _ => vec![0; arg.size as usize],
+        };
+        args[arg.offset as usize..arg.offset as usize + bytes.len()].copy_from_slice(&bytes);
+    }
+    let w = Workload {
+        code_object: &k.code_object,
+        kernel: &k.name,
+        grid: [m.div_ceil(cfg.tile.0), n.div_ceil(cfg.tile.1), 1],
+        block: [cfg.threads(), 1, 1],
+        kernarg: &args,
+        dynamic_lds: 0,
+        flops: 2.0 * f64::from(m) * f64::from(n) * f64::from(kk),
+    };
+    Model::new(cfg.arch).predict(dev.memory(), &w, opts).map_err(|e| e.to_string())
+}
+
+/// Compiles and predicts one configuration.
+pub fn sweep_one(cfg: KernelConfig, m: u32, n: u32, k: u32, opts: Option<&ModelOptions>) -> SweepRow {
+    let t0 = Instant::now();
+    let built = fit::check(&cfg).map_err(|e| e.to_string()).and_then(|()| {
+        let ck = compile(cfg).map_err(|e| e.to_string())?;
+        Ok(Built {
+            vgprs: ck.usage.vgprs,
+            agprs: ck.usage.agprs,
+            lds_bytes: ck.lds_bytes,
+            occupancy: fit::occupancy(cfg.arch, ck.usage.vgprs, ck.usage.agprs, ck.lds_bytes, cfg.waves),
+            lds_conflicts: ck.stats.lds_read_conflicts + ck.stats.lds_write_conflicts,
+            mfma_share: ck.stats.mfma_share(),
+            prediction: match opts {
+                Some(o) => predict_compiled(&ck, m, n, k, o),
+                None => Err("not predicted (--static)".into()),
+            },
+        })
+    });
+    SweepRow { config: cfg, built, wall: t0.elapsed() }
+}
+
+/// A short label: `MTxNTxKT wWMxWN mfmaMxNxK`.
+pub fn short(c: &KernelConfig) -> String {
+    format!(
+        "{}x{}x{} w{}x{} mfma{}x{}x{}",
+        c.tile.0, c.tile.1, c.tile.2, c.wave_grid.0, c.wave_grid.1, c.mfma.m, c.mfma.n, c.mfma.k
+    )
+}
+
+/// The table: every configuration that compiled, best first, then the declined ones.
+pub fn report(rows: &[SweepRow], declined: bool) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:<34} {:>5} {:>5} {:>7} {:>4} {:>5} {:>6} {:>9}  binding limit",
+        "config", "vgpr", "agpr", "lds", "occ", "conf", "mfma%", "TFLOP/s"
+    );
+    let mut ok: Vec<&SweepRow> = rows.iter().filter(|r| r.built.is_ok()).collect();
+    let tf = |r: &SweepRow| r.built.as_ref().ok().and_then(|b| b.prediction.as_ref().ok()).map_or(-1.0, |p| p.tflops);
+    ok.sort_by(|a, b| tf(b).total_cmp(&tf(a)));
+    for r in ok {
+        let b = r.built.as_ref().expect("filtered");
+        let (t, lim) = match &b.prediction {
+            Ok(p) => (format!("{:.1}", p.tflops), p.limiter.to_string()),
+            Err(e) => ("-".into(), format!("no prediction: {e}")),
+        };
+        let _ = writeln!(
+            s,
+            "{:<34} {:>5} {:>5} {:>7} {:>4} {:>5} {:>5.1}% {:>9}  {}",
+            short(&r.config),
+            b.vgprs,
+            b.agprs,
+            b.lds_bytes,
+            b.occupancy,
+            b.lds_conflicts,
+            b.mfma_share * 100.0,
+            t,
+            lim
+        );
+    }
+    if declined {
+        for r in rows.iter().filter(|r| r.built.is_err()) {
+            let _ = writeln!(s, "{:<34} declined: {}", short(&r.config), r.built.as_ref().err().expect("filtered"));
+        }
+    } else {
+        let n = rows.iter().filter(|r| r.built.is_err()).count();
+        let _ = writeln!(s, "({n} configurations of the space declined; --declined lists them with the reason)");
+    }
+    s
+}
+
+fn transposes(s: &str) -> Result<(bool, bool), String> {
+    match s {
+        "nn" => Ok((false, false)),
+        "nt" => Ok((false, true)),
+        "tn" => Ok((true, false)),
+        "tt" => Ok((true, true)),
+        _ => Err(format!("--trans {s}: expected nn, nt, tn or tt")),
+    }
+}
+
+/// Runs `gemm sweep`: progress on stderr, one table per arch on stdout.
+pub fn sweep(args: &SweepArgs) -> Result<(), String> {
+    let t0 = Instant::now();
+    let (ta, tb) = transposes(&args.trans)?;
+    let u = |v: usize, what: &str| u32::try_from(v).map_err(|_| format!("--{what} {v} exceeds 32 bits"));
+    let (m, n, k) = (u(args.m, "m")?, u(args.n, "n")?, u(args.k, "k")?);
+    let opts = ModelOptions { at_peak_clock: false, prefix_bytes: args.prefix_bytes, ..Default::default() };
+    let archs: Vec<Arch> = args.arch.map_or_else(|| Arch::ALL.to_vec(), |a| vec![a]);
+    for arch in archs {
+        let configs: Vec<KernelConfig> = space(arch, args.dtype, args.out_dtype, ta, tb, &args.mn, &args.kt)
+            .into_iter()
+            .filter(|c| args.mfma.is_none_or(|m| c.mfma.m == m))
+            .filter(|c| {
+                args.tile.as_deref().is_none_or(|t| format!("{}x{}x{}", c.tile.0, c.tile.1, c.tile.2).contains(t))
+            })
+            .filter(|c| args.waves.is_none_or(|w| c.waves == w))
+            .collect();
+        let in_space = configs.iter().filter(|c| fit::check(c).is_ok()).count();
+        eprintln!("{arch}: {} configurations, {in_space} in the space", configs.len());
+        let mut rows = Vec::with_capacity(configs.len());
+        let mut done = 0;
+        for cfg in configs {
+            let fits = fit::check(&cfg).is_ok();
+            let r = sweep_one(cfg, m, n, k, (!args.static_only).then_some(&opts));
+            if fits {
+                done += 1;
+                let what = match &r.built {
+                    Ok(b) => b.prediction.as_ref().map_or_else(|e| e.clone(), |p| format!("{:.1} TFLOP/s", p.tflops)),
+                    Err(e) => format!("declined: {e}"),
+                };
+                eprintln!("  [{done}/{in_space}] {}: {what} ({:.1}s)", short(&cfg), r.wall.as_secs_f64());
+            }
+            rows.push(r);
+        }
+        println!(
+            "{arch} {}->{} {}x{}x{} {}: predicted TFLOP/s (timing model, sustained clock), 2 stages, v8:",
+            args.dtype, args.out_dtype, m, n, k, args.trans
+        );
+        print!("{}", report(&rows, args.declined));
+        println!();
+    }
+    println!("wall time: {:.1} s", t0.elapsed().as_secs_f64());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_space_holds_the_catalogue_tiles_and_predicts_one() {
+        let sp = space(Arch::Gfx950, DType::Bf16, DType::F32, false, false, MN, KT);
+        assert!(sp.iter().any(|c| c.tile == (256, 256, 64) && c.wave_grid == (2, 4)));
+        let fits = sp.iter().filter(|c| fit::check(c).is_ok()).count();
+        assert!(fits > 20 && fits < sp.len(), "{fits} of {}", sp.len());
+        let cfg = KernelConfig::new(Arch::Gfx942, DType::Bf16, DType::F32, false, false, Align::Vec8);
+        let opts = ModelOptions { at_peak_clock: false, prefix_bytes: 16 << 10, ..Default::default() };
+        let r = sweep_one(cfg, 256, 256, 64, Some(&opts));
+        let p = r.built.unwrap().prediction.unwrap();
+        assert!(p.tflops > 0.0 && p.tflops < p.peak_tflops, "{p}");
+        let bad = cfg.with_shape((256, 256, 128), (1, 4), MfmaShape::native_32(Arch::Gfx942), 2);
+        assert!(sweep_one(bad, 256, 256, 64, None).built.is_err());
+    }
+}
