@@ -81,6 +81,10 @@ pub struct CompareArgs {
     /// pipelined and beside Triton's bf16 kernels, with MFMA-busy share and stalls.
     #[arg(long)]
     pub schedules: bool,
+    /// With `--schedules`: write each row's Chrome trace (one track per wave of the
+    /// simulated CU, `gemm model --trace`'s format) at the largest size into this folder.
+    #[arg(long)]
+    pub trace_dir: Option<PathBuf>,
 }
 
 /// Who produced a row's kernels.
@@ -250,7 +254,9 @@ pub fn compare_report(rows: &[CompareRow], cells: &[Vec<Option<Cell>>], archs: &
 pub fn compare(args: &CompareArgs) -> Result<(), String> {
     let t0 = Instant::now();
     if args.schedules {
-        print!("{}", crate::schedule_eval::compare_schedules(&args.sizes, args.only.as_deref())?);
+        let out =
+            crate::schedule_eval::compare_schedules(&args.sizes, args.only.as_deref(), args.trace_dir.as_deref())?;
+        print!("{out}");
         println!("wall time: {:.1} s", t0.elapsed().as_secs_f64());
         return Ok(());
     }

@@ -22,9 +22,13 @@
 //!   on gfx950), every transpose and alignment.
 //! * `small` 64x64x64, 4 waves (2x2), 16x16 MFMAs, every transpose, `v8` and `e1`:
 //!   problems with few rows or columns waste less of a smaller tile.
+//! * `pingpong` (gfx950): the `large` tile, bf16/f16, NN and TN, `v8`, with the 8-wave
+//!   ping-pong loop (`schedule/`, two clusters) and register-staged copies: the schedule
+//!   that predicts fastest (`gemm compare --schedules`).
 
 use crate::grid::GridOrder;
-use crate::ir::{Activation, Align, Arch, Bias, Fusion, KernelConfig, MfmaShape};
+use crate::ir::{Activation, Align, Arch, Bias, DmaPolicy, Fusion, KernelConfig, MfmaShape};
+use crate::schedule::Schedule;
 use gemm_core::DType;
 
 /// A family of catalogue kernels.
@@ -48,6 +52,10 @@ pub struct Family {
     pub dtypes: &'static [DType],
     /// Why this family is in the catalogue (for the manifest).
     pub why: &'static str,
+    /// The main-loop schedule (`schedule/`).
+    pub schedule: Schedule,
+    /// When the main loop copies with LDS-DMA.
+    pub dma: DmaPolicy,
 }
 
 const ALL_T: &[(bool, bool)] = &[(false, false), (false, true), (true, false), (true, true)];
@@ -85,6 +93,8 @@ pub fn families() -> Vec<Family> {
             fusions: PLAIN,
             dtypes: HALF,
             why: "every problem: all transposes and alignments, conflict-free LDS",
+            schedule: Schedule::Pipelined,
+            dma: DmaPolicy::Auto,
         });
         out.push(Family {
             name: "fused",
@@ -99,6 +109,8 @@ pub fn families() -> Vec<Family> {
             fusions: FUSED,
             dtypes: &[DType::Bf16],
             why: "inference epilogues (column bias + ReLU/GELU/SiLU) on the base tile, bf16 -> bf16",
+            schedule: Schedule::Pipelined,
+            dma: DmaPolicy::Auto,
         });
         out.push(match arch {
             Arch::Gfx950 => Family {
@@ -114,6 +126,8 @@ pub fn families() -> Vec<Family> {
             fusions: PLAIN,
                 dtypes: HALF,
                 why: "big aligned problems: 8 waves, 16x16x32, 128 KiB LDS (HipKittens' MI355X bf16 shape)",
+                schedule: Schedule::Pipelined,
+                dma: DmaPolicy::Auto,
             },
             Arch::Gfx942 => Family {
                 name: "large",
@@ -128,8 +142,28 @@ pub fn families() -> Vec<Family> {
             fusions: PLAIN,
                 dtypes: HALF,
                 why: "big aligned A^T B problems: 8 waves, 64 KiB LDS; KT 32 keeps it in LDS, so only the non-transposing copies",
+                schedule: Schedule::Pipelined,
+                dma: DmaPolicy::Auto,
             },
         });
+        if arch == Arch::Gfx950 {
+            out.push(Family {
+                name: "pingpong",
+                arch,
+                tile: (256, 256, 64),
+                wave_grid: (2, 4),
+                mfma: MfmaShape::native_16(arch),
+                stages: 2,
+                transposes: &[(false, false), (true, false)],
+                aligns: V8,
+                grid: LARGE_GRID,
+                fusions: PLAIN,
+                dtypes: HALF,
+                why: "the large tile with the 8-wave ping-pong (two clusters) and register-staged copies: the fastest predicted bf16 schedule (gemm compare --schedules)",
+                schedule: Schedule::PingPong { clusters: 2 },
+                dma: DmaPolicy::Never,
+            });
+        }
         out.push(Family {
             name: "f32",
             arch,
@@ -145,6 +179,8 @@ pub fn families() -> Vec<Family> {
             fusions: PLAIN,
             dtypes: &[DType::F32],
             why: "f32 inputs on the matrix cores (32x32x2_f32), every transpose and alignment",
+            schedule: Schedule::Pipelined,
+            dma: DmaPolicy::Auto,
         });
         out.push(Family {
             name: "small",
@@ -159,6 +195,8 @@ pub fn families() -> Vec<Family> {
             fusions: PLAIN,
             dtypes: HALF,
             why: "narrow problems: less padding in a 64x64 tile",
+            schedule: Schedule::Pipelined,
+            dma: DmaPolicy::Auto,
         });
     }
     out
@@ -187,6 +225,8 @@ pub fn entries() -> Vec<(Family, KernelConfig)> {
                             );
                             cfg.fusion = fusion;
                             cfg.grid = f.grid;
+                            cfg.schedule = f.schedule;
+                            cfg.direct_to_lds = f.dma;
                             out.push((f, cfg));
                         }
                     }
