@@ -22,9 +22,10 @@
 //!   on gfx950), every transpose and alignment.
 //! * `small` 64x64x64, 4 waves (2x2), 16x16 MFMAs, every transpose, `v8` and `e1`:
 //!   problems with few rows or columns waste less of a smaller tile.
-//! * `pingpong` (gfx950): the `large` tile, bf16/f16, NN and TN, `v8`, with the 8-wave
-//!   ping-pong loop (`schedule/`, two clusters) and register-staged copies: the schedule
-//!   that predicts fastest (`gemm compare --schedules`).
+//! * `pingpong`: the `large` tile with the 8-wave ping-pong loop (`schedule/`, two
+//!   clusters), bf16/f16, `v8`: on gfx950 NN and TN with register-staged copies, on gfx942
+//!   TN (the large family's transposes): the schedule that predicts fastest (`gemm compare
+//!   --schedules`).
 
 use crate::grid::GridOrder;
 use crate::ir::{Activation, Align, Arch, Bias, DmaPolicy, Fusion, KernelConfig, MfmaShape};
@@ -146,6 +147,24 @@ pub fn families() -> Vec<Family> {
                 dma: DmaPolicy::Auto,
             },
         });
+        if arch == Arch::Gfx942 {
+            out.push(Family {
+                name: "pingpong",
+                arch,
+                tile: (256, 256, 32),
+                wave_grid: (2, 4),
+                mfma: MfmaShape::native_32(arch),
+                stages: 2,
+                transposes: K_CONTIGUOUS,
+                aligns: V8,
+                grid: LARGE_GRID,
+                fusions: PLAIN,
+                dtypes: HALF,
+                why: "the large tile with the 8-wave ping-pong (two clusters, Triton's rule for 256x256x32x16): the fastest predicted gfx942 bf16 schedule (gemm compare --schedules)",
+                schedule: Schedule::PingPong { clusters: 2 },
+                dma: DmaPolicy::Auto,
+            });
+        }
         if arch == Arch::Gfx950 {
             out.push(Family {
                 name: "pingpong",
