@@ -286,3 +286,26 @@ fn report(lines: &[Line], sizes: &[usize]) -> String {
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every schedule row has its pipelined baseline among the rows, both archs are
+    /// covered, and every configuration compiles (the schedules decline nothing here).
+    #[test]
+    fn rows_have_baselines_and_compile() {
+        let rows = rows();
+        for a in [CArch::Gfx942, CArch::Gfx950] {
+            assert!(rows.iter().any(|r| r.config.arch == a && r.baseline.is_some()), "{a:?}");
+        }
+        for r in &rows {
+            if let Some(b) = &r.baseline {
+                let base = rows.iter().find(|x| &x.label == b).expect("baseline row");
+                assert_eq!(base.config.tile, r.config.tile, "{}", r.label);
+                assert_eq!(base.config.schedule, Schedule::Pipelined);
+            }
+            gemm_compiler::compile(r.config).unwrap_or_else(|e| panic!("{}: {e}", r.label));
+        }
+    }
+}
