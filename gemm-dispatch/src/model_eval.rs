@@ -82,6 +82,10 @@ pub struct CompareArgs {
     /// pipelined and beside Triton's bf16 kernels, with MFMA-busy share and stalls.
     #[arg(long)]
     pub schedules: bool,
+    /// With `--schedules`: write each row's Chrome trace (one track per wave of the
+    /// simulated CU, `gemm model --trace`'s format) at the largest size into this folder.
+    #[arg(long)]
+    pub trace_dir: Option<PathBuf>,
 }
 
 /// Who produced a row's kernels.
@@ -332,7 +336,8 @@ pub fn headline(rows: &[CompareRow], cells: &[Vec<Option<Cell>>], archs: &[Arch]
 pub fn compare(args: &CompareArgs) -> Result<(), String> {
     let t0 = Instant::now();
     if args.schedules {
-        print!("{}", crate::schedule_eval::compare_schedules(&args.sizes, &args.only)?);
+        let out = crate::schedule_eval::compare_schedules(&args.sizes, &args.only, args.trace_dir.as_deref())?;
+        print!("{out}");
         println!("wall time: {:.1} s", t0.elapsed().as_secs_f64());
         return Ok(());
     }

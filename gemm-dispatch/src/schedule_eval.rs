@@ -6,7 +6,7 @@
 //! size. The schedule kernels are compiled here (they need not be in the catalogue).
 
 use gemm_compiler::catalogue;
-use gemm_compiler::ir::{Align, Arch as CArch, KernelConfig, MfmaShape};
+use gemm_compiler::ir::{Align, Arch as CArch, DmaPolicy, KernelConfig, MfmaShape};
 use gemm_compiler::schedule::Schedule;
 use gemm_core::{Arch, DType};
 use gemm_emu::model_eval::{self as eval, TritonKernel};
@@ -57,6 +57,11 @@ pub fn rows() -> Vec<SchedRow> {
                 c.waves
             )
         };
+        let staged = |c: &KernelConfig| {
+            let mut c = *c;
+            c.direct_to_lds = DmaPolicy::Never;
+            c
+        };
         let bl = format!("{} pipelined", t(&base));
         out.push(SchedRow { label: bl.clone(), config: base, baseline: None });
         let mut scheds = vec![];
@@ -68,21 +73,38 @@ pub fn rows() -> Vec<SchedRow> {
             scheds.push(Schedule::CopyInterleave { stages: 4 });
         }
         scheds.dedup();
-        for s in scheds {
+        for s in &scheds {
             let mut c = base;
-            c.schedule = s;
+            c.schedule = *s;
             out.push(SchedRow { label: format!("{} {}", t(&c), s.label()), config: c, baseline: Some(bl.clone()) });
+        }
+        // Register-staged copies (no LDS-DMA).
+        let bls = format!("{} pipelined staged", t(&base));
+        out.push(SchedRow { label: bls.clone(), config: staged(&base), baseline: None });
+        for s in &scheds {
+            let mut c = staged(&base);
+            c.schedule = *s;
+            out.push(SchedRow {
+                label: format!("{} {} staged", t(&c), s.label()),
+                config: c,
+                baseline: Some(bls.clone()),
+            });
         }
         // 4 waves, one per SIMD: the same tile (128x128 per wave).
         let mfma = if arch == CArch::Gfx950 { MfmaShape::native_16(arch) } else { MfmaShape::native_32(arch) };
         let mut b4 = KernelConfig::new(arch, DType::Bf16, DType::F32, base.trans_a, base.trans_b, Align::Vec8)
             .with_shape(base.tile, (2, 2), mfma, 2);
         b4.grid = base.grid;
-        let bl4 = format!("{} pipelined", t(&b4));
+        let b4 = staged(&b4);
+        let bl4 = format!("{} pipelined staged", t(&b4));
         out.push(SchedRow { label: bl4.clone(), config: b4, baseline: None });
         let mut c = b4;
         c.schedule = Schedule::Interleave { slices: 4 };
-        out.push(SchedRow { label: format!("{} {}", t(&c), c.schedule.label()), config: c, baseline: Some(bl4) });
+        out.push(SchedRow {
+            label: format!("{} {} staged", t(&c), c.schedule.label()),
+            config: c,
+            baseline: Some(bl4),
+        });
     }
     out
 }
@@ -145,8 +167,17 @@ struct Line {
 }
 
 /// Runs `gemm compare --schedules`.
-pub fn compare_schedules(sizes: &[usize], only: &[String]) -> Result<String, String> {
-    let opts = ModelOptions::default();
+pub fn compare_schedules(
+    sizes: &[usize],
+    only: &[String],
+    trace_dir: Option<&std::path::Path>,
+) -> Result<String, String> {
+    let mut opts = ModelOptions::default();
+    let largest = sizes.iter().copied().max().unwrap_or(0);
+    if let Some(d) = trace_dir {
+        std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+        opts.trace_spans = 400_000;
+    }
     let triton = eval::load_triton(&eval::triton_dir()).map_err(|e| e.to_string())?;
     let mut lines: Vec<Line> = vec![];
     for r in rows().into_iter().filter(|r| only.is_empty() || only.iter().any(|s| r.label.contains(s.as_str()))) {
@@ -155,6 +186,12 @@ pub fn compare_schedules(sizes: &[usize], only: &[String]) -> Result<String, Str
             .map(|&n| {
                 let t0 = std::time::Instant::now();
                 let p = predict_config(&r.config, n, &opts);
+                if let (Some(d), Ok(p)) = (trace_dir, &p) {
+                    if n == largest {
+                        let f = d.join(format!("{}_{n}.json", r.config.name()));
+                        let _ = std::fs::write(&f, gemm_emu::timing::trace::chrome_trace(p));
+                    }
+                }
                 let what = p.as_ref().map_or_else(|e| e.clone(), |p| format!("{:.1} TFLOP/s", p.tflops));
                 eprintln!("  {} {n}: {what} ({:.1}s)", r.label, t0.elapsed().as_secs_f64());
                 p
@@ -248,4 +285,27 @@ fn report(lines: &[Line], sizes: &[usize]) -> String {
         let _ = writeln!(s, "  {:<44} {}", l.label, l.kernel);
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every schedule row has its pipelined baseline among the rows, both archs are
+    /// covered, and every configuration compiles (the schedules decline nothing here).
+    #[test]
+    fn rows_have_baselines_and_compile() {
+        let rows = rows();
+        for a in [CArch::Gfx942, CArch::Gfx950] {
+            assert!(rows.iter().any(|r| r.config.arch == a && r.baseline.is_some()), "{a:?}");
+        }
+        for r in &rows {
+            if let Some(b) = &r.baseline {
+                let base = rows.iter().find(|x| &x.label == b).expect("baseline row");
+                assert_eq!(base.config.tile, r.config.tile, "{}", r.label);
+                assert_eq!(base.config.schedule, Schedule::Pipelined);
+            }
+            gemm_compiler::compile(r.config).unwrap_or_else(|e| panic!("{}: {e}", r.label));
+        }
+    }
 }

@@ -52,8 +52,6 @@
 //!   grid): gfx950 2477 TFLOP/s against 2209 with 16x16x128, 2131 for 128x128x128 and
 //!   1923 for 256x256x64; gfx942 995 against 913 with 16x16x32, 905 for 256x128x64, 871
 //!   for 128x128x64 and 736 for 128x128x128.
-//! * `small` 64x64x64, 4 waves (2x2), 16x16 MFMAs, every transpose, `v8` and `e1`:
-//!   problems with few rows or columns waste less of a smaller tile.
 //! * `grouped`: the base tile reading a device-side table of problems (`kernel_args.rs`,
 //!   "Grouped kernels"): one launch for a grouped GEMM of mixed sizes (mixture-of-experts
 //!   layers, hipBLASLt's grouped GEMM), every transpose, `v8`; bf16/f16 -> f32 or the input
@@ -65,9 +63,14 @@
 //! * `small` 64x64x64, 4 waves (2x2), 16x16 MFMAs, every transpose, `v8` and `e1`:
 //!   small problems and tall-skinny ones (few rows or columns) waste less of a smaller
 //!   tile and spread over more CUs.
+//! * `pingpong`: the `large` tile with the 8-wave ping-pong loop (`schedule/`, two
+//!   clusters), bf16/f16, `v8`: on gfx950 NN and TN with register-staged copies, on gfx942
+//!   TN (the large family's transposes): the schedule that predicts fastest (`gemm compare
+//!   --schedules`).
 
 use crate::grid::GridOrder;
-use crate::ir::{Activation, Align, Arch, Bias, Fusion, KernelConfig, MfmaShape};
+use crate::ir::{Activation, Align, Arch, Bias, DmaPolicy, Fusion, KernelConfig, MfmaShape};
+use crate::schedule::Schedule;
 use gemm_core::DType;
 
 /// A family of catalogue kernels.
@@ -91,6 +94,10 @@ pub struct Family {
     pub dtypes: &'static [DType],
     /// Why this family is in the catalogue (for the manifest).
     pub why: &'static str,
+    /// The main-loop schedule (`schedule/`).
+    pub schedule: Schedule,
+    /// When the main loop copies with LDS-DMA.
+    pub dma: DmaPolicy,
 }
 
 const ALL_T: &[(bool, bool)] = &[(false, false), (false, true), (true, false), (true, true)];
@@ -135,6 +142,8 @@ pub fn families() -> Vec<Family> {
             fusions: PLAIN,
             dtypes: HALF,
             why: "every problem: all transposes and alignments, conflict-free LDS",
+            schedule: Schedule::Pipelined,
+            dma: DmaPolicy::Auto,
         });
         out.push(Family {
             name: "fused",
@@ -149,6 +158,8 @@ pub fn families() -> Vec<Family> {
             fusions: FUSED,
             dtypes: &[DType::Bf16],
             why: "inference epilogues (column bias + ReLU/GELU/SiLU) on the base tile, bf16 -> bf16",
+            schedule: Schedule::Pipelined,
+            dma: DmaPolicy::Auto,
         });
         out.push(match arch {
             Arch::Gfx950 => Family {
@@ -164,6 +175,8 @@ pub fn families() -> Vec<Family> {
                 fusions: PLAIN,
                 dtypes: HALF,
                 why: "big aligned problems: 8 waves, 16x16x32, 128 KiB LDS (HipKittens' MI355X bf16 shape)",
+                schedule: Schedule::Pipelined,
+                dma: DmaPolicy::Auto,
             },
             Arch::Gfx942 => Family {
                 name: "large",
@@ -178,8 +191,46 @@ pub fn families() -> Vec<Family> {
                 fusions: PLAIN,
                 dtypes: HALF,
                 why: "big aligned problems: 8 waves, 64 KiB LDS (KT 32: its whole LDS), every transpose",
+                schedule: Schedule::Pipelined,
+                dma: DmaPolicy::Auto,
             },
         });
+        if arch == Arch::Gfx942 {
+            out.push(Family {
+                name: "pingpong",
+                arch,
+                tile: (256, 256, 32),
+                wave_grid: (2, 4),
+                mfma: MfmaShape::native_32(arch),
+                stages: 2,
+                transposes: K_CONTIGUOUS,
+                aligns: V8,
+                grid: LARGE_GRID,
+                fusions: PLAIN,
+                dtypes: HALF,
+                why: "the large tile with the 8-wave ping-pong (two clusters, Triton's rule for 256x256x32x16): the fastest predicted gfx942 bf16 schedule (gemm compare --schedules)",
+                schedule: Schedule::PingPong { clusters: 2 },
+                dma: DmaPolicy::Auto,
+            });
+        }
+        if arch == Arch::Gfx950 {
+            out.push(Family {
+                name: "pingpong",
+                arch,
+                tile: (256, 256, 64),
+                wave_grid: (2, 4),
+                mfma: MfmaShape::native_16(arch),
+                stages: 2,
+                transposes: &[(false, false), (true, false)],
+                aligns: V8,
+                grid: LARGE_GRID,
+                fusions: PLAIN,
+                dtypes: HALF,
+                why: "the large tile with the 8-wave ping-pong (two clusters) and register-staged copies: the fastest predicted bf16 schedule (gemm compare --schedules)",
+                schedule: Schedule::PingPong { clusters: 2 },
+                dma: DmaPolicy::Never,
+            });
+        }
         out.push(Family {
             name: "f32",
             arch,
@@ -195,6 +246,8 @@ pub fn families() -> Vec<Family> {
             fusions: PLAIN,
             dtypes: &[DType::F32],
             why: "f32 inputs on the matrix cores (32x32x2_f32), every transpose and alignment",
+            schedule: Schedule::Pipelined,
+            dma: DmaPolicy::Auto,
         });
         out.push(match arch {
             Arch::Gfx950 => Family {
@@ -210,6 +263,8 @@ pub fn families() -> Vec<Family> {
                 fusions: PLAIN,
                 dtypes: &[DType::Fp8E4M3, DType::Fp8E5M2],
                 why: FP8_WHY_GFX950,
+                schedule: Schedule::Pipelined,
+                dma: DmaPolicy::Auto,
             },
             Arch::Gfx942 => Family {
                 name: "fp8",
@@ -224,6 +279,8 @@ pub fn families() -> Vec<Family> {
                 fusions: PLAIN,
                 dtypes: &[DType::Fp8E4M3Fnuz, DType::Fp8E5M2Fnuz],
                 why: FP8_WHY_GFX942,
+                schedule: Schedule::Pipelined,
+                dma: DmaPolicy::Auto,
             },
         });
         if arch == Arch::Gfx942 {
@@ -240,6 +297,8 @@ pub fn families() -> Vec<Family> {
                 fusions: PLAIN,
                 dtypes: &[DType::F32],
                 why: "f32 inputs at xf32 precision (32x32x4_xf32, 4x the f32 rate), only where the caller allows it",
+                schedule: Schedule::Pipelined,
+                dma: DmaPolicy::Auto,
             });
         }
         out.push(Family {
@@ -255,6 +314,8 @@ pub fn families() -> Vec<Family> {
             fusions: PLAIN,
             dtypes: HALF,
             why: "narrow problems: less padding in a 64x64 tile",
+            schedule: Schedule::Pipelined,
+            dma: DmaPolicy::Auto,
         });
         out.push(Family {
             name: GROUPED,
@@ -269,6 +330,8 @@ pub fn families() -> Vec<Family> {
             fusions: PLAIN,
             dtypes: HALF,
             why: "grouped GEMM in one launch: each workgroup finds its group and tile in a device-side problem table",
+            schedule: Schedule::Pipelined,
+            dma: DmaPolicy::Auto,
         });
     }
     out
@@ -305,6 +368,8 @@ pub fn entries() -> Vec<(Family, KernelConfig)> {
                             cfg.fusion = fusion;
                             cfg.grid = f.grid;
                             cfg.grouped = f.name == GROUPED;
+                            cfg.schedule = f.schedule;
+                            cfg.direct_to_lds = f.dma;
                             out.push((f, cfg));
                         }
                     }

@@ -76,6 +76,11 @@ fn run<AB: Element, C: Element>(k: &CompiledKernel, case: &Case, sched: EmuSched
     let tiles = (p.k as u64).div_ceil(cfg.tile.2 as u64).max(1);
     let waves = (wg[0] * wg[1]) as u64 * cfg.waves as u64;
     assert_eq!(r.counts.mfma, waves * tiles * k.stats.mfma_per_k_step as u64, "{}", k.name);
+    // Every wave passes the same barriers: around the loop, per loop tile, the drain's.
+    let ls = k.kernel.schedule.as_ref().expect("a loop schedule");
+    assert_eq!(ls.barriers(0), ls.barriers(1), "{}", k.name);
+    let (around, per_tile) = ls.barriers(0);
+    assert_eq!(r.counts.barrier, waves * (around + per_tile * (tiles - 1) + 1), "{}", k.name);
     let mut out = vec![0u8; spans.c * C::DTYPE.size_bytes()];
     dev.copy_out(pc, &mut out).unwrap();
     let c1: Vec<C> = bytemuck::cast_slice(&out).to_vec();
@@ -133,4 +138,156 @@ fn ping_pong_two_clusters_gfx950() {
         Schedule::PingPong { clusters: 2 },
     );
     check_every_mode(c, 100);
+}
+
+#[test]
+fn ping_pong_four_clusters_gfx950_tn() {
+    let mut c = cfg(
+        Arch::Gfx950,
+        (256, 256, 64),
+        (2, 4),
+        MfmaShape::native_16(Arch::Gfx950),
+        Schedule::PingPong { clusters: 4 },
+    );
+    c.trans_a = true;
+    check_every_mode(c, 200);
+}
+
+#[test]
+fn ping_pong_gfx942_staged() {
+    // gfx942: both copies register-staged (LDS-DMA moves one dword per lane there).
+    let c = cfg(
+        Arch::Gfx942,
+        (256, 256, 32),
+        (2, 4),
+        MfmaShape::native_32(Arch::Gfx942),
+        Schedule::PingPong { clusters: 2 },
+    );
+    check_every_mode(c, 300);
+}
+
+#[test]
+fn copy_interleave_gfx950() {
+    let c = cfg(
+        Arch::Gfx950,
+        (256, 256, 64),
+        (2, 4),
+        MfmaShape::native_16(Arch::Gfx950),
+        Schedule::CopyInterleave { stages: 4 },
+    );
+    check_every_mode(c, 400);
+}
+
+#[test]
+fn interleave_four_waves() {
+    let c = cfg(
+        Arch::Gfx950,
+        (256, 256, 64),
+        (2, 2),
+        MfmaShape::native_16(Arch::Gfx950),
+        Schedule::Interleave { slices: 4 },
+    );
+    check_every_mode(c, 500);
+    let mut c = cfg(
+        Arch::Gfx942,
+        (128, 128, 32),
+        (2, 2),
+        MfmaShape::native_32(Arch::Gfx942),
+        Schedule::Interleave { slices: 2 },
+    );
+    c.trans_a = true;
+    check_every_mode(c, 600);
+}
+
+/// What each schedule declines, with its typed reason.
+#[test]
+fn declines() {
+    use gemm_compiler::passes::Declined;
+    let decline = |c: KernelConfig| match compile(c) {
+        Err(gemm_compiler::CompileError::Declined(Declined::Schedule(r))) => r,
+        other => panic!("{}: expected a schedule decline, got {:?}", c.name(), other.map(|k| k.name)),
+    };
+    let g3 = Arch::Gfx950;
+    let pp2_4waves = cfg(g3, (128, 128, 64), (2, 2), MfmaShape::native_16(g3), Schedule::PingPong { clusters: 2 });
+    assert!(matches!(decline(pp2_4waves), Reason::Waves { need: 8, have: 4, .. }));
+    let il_8waves = cfg(g3, (256, 256, 64), (2, 4), MfmaShape::native_16(g3), Schedule::Interleave { slices: 2 });
+    assert!(matches!(decline(il_8waves), Reason::Waves { need: 4, have: 8, .. }));
+    let ci_gfx942 = cfg(
+        Arch::Gfx942,
+        (128, 128, 32),
+        (2, 2),
+        MfmaShape::native_32(Arch::Gfx942),
+        Schedule::CopyInterleave { stages: 2 },
+    );
+    assert!(matches!(decline(ci_gfx942), Reason::Arch(Arch::Gfx942)));
+    // A 32-wide K tile of 16x16x32: 1 fragment piece, 1 N block per wave: no 4 slices.
+    let pp4 = cfg(g3, (128, 128, 32), (1, 8), MfmaShape::native_16(g3), Schedule::PingPong { clusters: 4 });
+    assert!(matches!(decline(pp4), Reason::Slices { slices: 4, .. }));
+}
+
+/// The ping-pong rule (Triton's tile-size classes) and the names.
+#[test]
+fn ping_pong_rule_and_names() {
+    let g3 = Arch::Gfx950;
+    let big = cfg(g3, (256, 256, 64), (2, 4), MfmaShape::native_16(g3), Schedule::Pipelined);
+    assert_eq!(Schedule::ping_pong_for(&big), Some(Schedule::PingPong { clusters: 4 }));
+    let medium = cfg(g3, (256, 128, 64), (2, 4), MfmaShape::native_16(g3), Schedule::Pipelined);
+    assert_eq!(Schedule::ping_pong_for(&medium), Some(Schedule::PingPong { clusters: 2 }));
+    let small = cfg(g3, (128, 128, 64), (2, 2), MfmaShape::native_16(g3), Schedule::Pipelined);
+    assert_eq!(Schedule::ping_pong_for(&small), Some(Schedule::PingPong { clusters: 1 }));
+    let none = cfg(g3, (128, 128, 32), (2, 4), MfmaShape::native_16(g3), Schedule::Pipelined);
+    assert_eq!(Schedule::ping_pong_for(&none), None);
+    let mut c = big;
+    c.schedule = Schedule::PingPong { clusters: 4 };
+    assert!(c.name().ends_with("_pp4"), "{}", c.name());
+    assert_ne!(c.name(), big.name());
+}
+
+/// The ping-pong kernel's structure: one stagger barrier per group around the loop, the
+/// MFMA clusters between `s_setprio 1` and `s_setprio 0`, and every wave passing the same
+/// number of barriers (the emulator's counts).
+#[test]
+fn ping_pong_structure() {
+    use gemm_isa::Op;
+    let g3 = Arch::Gfx950;
+    let c = cfg(g3, (256, 256, 64), (2, 4), MfmaShape::native_16(g3), Schedule::PingPong { clusters: 2 });
+    let k = compile(c).unwrap();
+    let ls = k.kernel.schedule.as_ref().expect("scheduled");
+    assert_eq!(ls.slices.len(), 2);
+    let ops: Vec<Op> = k.insts.iter().map(|i| i.op).collect();
+    // Priority raised before every MFMA cluster of the loop and lowered after it.
+    let prio = ops.iter().filter(|o| **o == Op::S_SETPRIO).count();
+    assert_eq!(prio, 2 * 2 * 2, "2 clusters x 2 loop copies x (raise, lower)");
+    let mut in_cluster = false;
+    let mut mfma_in = 0;
+    for i in &k.insts {
+        match i.op {
+            Op::S_SETPRIO => in_cluster = matches!(i.operands.first(), Some(gemm_isa::Operand::Imm(1))),
+            o if o.def().format == gemm_isa::Format::Mai && in_cluster => mfma_in += 1,
+            _ => {}
+        }
+    }
+    assert_eq!(mfma_in, 2 * k.stats.mfma_per_k_step, "every loop MFMA at priority 1");
+}
+
+/// The catalogue's ping-pong family (register-staged copies), every member's shape on the
+/// edge shapes and the large one.
+#[test]
+fn catalogue_ping_pong_family() {
+    let members: Vec<KernelConfig> = gemm_compiler::catalogue::entries()
+        .into_iter()
+        .filter(|(f, c)| f.name == "pingpong" && c.c_type == DType::F32)
+        .map(|(_, c)| c)
+        .collect();
+    assert!(members.len() >= 5, "gfx950 bf16 and f16, NN and TN; gfx942 TN");
+    for (i, c) in members.into_iter().enumerate() {
+        assert_eq!(c.schedule, Schedule::PingPong { clusters: 2 });
+        let k = compile(c).unwrap_or_else(|e| panic!("{}: {e}", c.name()));
+        for (j, case) in EDGES.iter().enumerate() {
+            run_kernel(&k, case, EmuSchedule { mode: Mode::ALL[(i + j) % 4], seed: 700 + j as u64 });
+        }
+        if i == 0 {
+            run_kernel(&k, &LARGE, EmuSchedule { mode: Mode::LongestLatency, seed: 7 });
+        }
+    }
 }

@@ -157,6 +157,19 @@ pub struct LoopSchedule {
     pub rule: String,
 }
 
+impl LoopSchedule {
+    /// `s_barrier`s one wave of group `g` executes around the loop (enter + exit) and in
+    /// one K tile of the loop; both groups pass the same number (the stagger moves one
+    /// barrier from before the loop to after it).
+    pub fn barriers(&self, g: u8) -> (u64, u64) {
+        let is_barrier = |op: &MOp| matches!(op, MOp::Barrier { .. });
+        let mine = |r: &Role| *r == Role::All || *r == Role::Group(g);
+        let around = self.enter.iter().chain(&self.exit).filter(|(r, op)| mine(r) && is_barrier(op)).count() as u64;
+        let per_tile = self.body.iter().flat_map(|c| &c.ops).filter(|op| is_barrier(op)).count() as u64;
+        (around, per_tile)
+    }
+}
+
 /// Why a schedule was declined.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Reason {
@@ -264,8 +277,11 @@ fn ping_pong(k: &Kernel, clusters: u32) -> Result<LoopSchedule, Reason> {
     let copies = copy_shares(k, 1)?;
     let mut body = vec![];
     for (s, _) in sl.iter().enumerate() {
-        let mut mem = if s == 0 { copies.clone() } else { vec![] };
-        mem.push(reads(s));
+        // The slice's LDS reads first (the dot cluster waits for them), then the copies.
+        let mut mem = vec![reads(s)];
+        if s == 0 {
+            mem.extend(copies.iter().cloned());
+        }
         let last = s + 1 == sl.len();
         if clusters == 1 {
             body.push(Cluster { kind: ClusterKind::Sync, ops: vec![MOp::Barrier { dma_in_flight: false }] });
@@ -366,10 +382,13 @@ fn copy_interleave(k: &Kernel, n: u32) -> Result<LoopSchedule, Reason> {
     let rule = format!(
         "{n} stages; the next tile's copies spread one share per stage; one barrier before the last stage's MFMAs"
     );
+    // The loop's one barrier comes late: a barrier before the loop orders the prologue's
+    // LDS writes before the first stage's reads (the race detector found its absence).
+    let enter = vec![(Role::All, MOp::Barrier { dma_in_flight: false })];
     Ok(LoopSchedule {
         schedule: Schedule::CopyInterleave { stages: n as u8 },
         slices: sl,
-        enter: vec![],
+        enter,
         body,
         exit: vec![],
         rule,
