@@ -45,13 +45,16 @@
 //!   on gfx950), every transpose and alignment.
 //! * `fp8`: fp8 inputs with per-tensor scales (`kernel_args.rs`), outputs f32, bf16 and
 //!   f16, A^T B only (both operands K-contiguous, as hipBLASLt's fp8 GEMMs), `v8`
-//!   (leading dimensions a multiple of 16). gfx950: OCP e4m3/e5m2, 256x256x128 with 8
-//!   waves (2x4) and `32x32x64_f8f6f4` (AMD's CDNA4 fp8 tile), direct-to-LDS copies,
-//!   128 KiB of LDS. gfx942: FNUZ e4m3/e5m2, 256x256x64, 8 waves, `32x32x16_fp8_fp8`,
+//!   (leading dimensions a multiple of 16). gfx950: OCP e4m3/e5m2, 128x128x128 with 4
+//!   waves (2x2) and `32x32x64_f8f6f4`, direct-to-LDS copies, 64 KiB of LDS (two
+//!   workgroups per CU). gfx942: FNUZ e4m3/e5m2, 256x256x64, 8 waves, `32x32x16_fp8_fp8`,
 //!   its whole 64 KiB of LDS. Chosen with the timing model at 4096^3 (f16 out, plain
-//!   grid): gfx950 2477 TFLOP/s against 2209 with 16x16x128, 2131 for 128x128x128 and
-//!   1923 for 256x256x64; gfx942 995 against 913 with 16x16x32, 905 for 256x128x64, 871
-//!   for 128x128x64 and 736 for 128x128x128.
+//!   grid): gfx950 2131 TFLOP/s; AMD's CDNA4 tile 256x256x128 with 8 waves predicts 2477
+//!   (32x32x64) and 2209 (16x16x128) but needs 266 and 258 VGPR+AGPR per wave, more than
+//!   the 256 per lane that two waves per SIMD (8 waves on 4 SIMDs) leave, so it is not
+//!   built until fragments are loaded per K step; 256x256x64 fits and predicts 1923.
+//!   gfx942: 995 against 913 with 16x16x32, 905 for 256x128x64, 871 for 128x128x64 and
+//!   736 for 128x128x128.
 //! * `grouped`: the base tile reading a device-side table of problems (`kernel_args.rs`,
 //!   "Grouped kernels"): one launch for a grouped GEMM of mixed sizes (mixture-of-experts
 //!   layers, hipBLASLt's grouped GEMM), every transpose, `v8`; bf16/f16 -> f32 or the input
@@ -118,7 +121,7 @@ const FUSED: &[Fusion] = &[
     Fusion { bias: Bias::PerColumn, act: Activation::Silu, clamp: false },
 ];
 
-const FP8_WHY_GFX950: &str = "fp8 (OCP e4m3/e5m2) A^T B with per-tensor scales: 256x256x128, 8 waves, 32x32x64 f8f6f4 MFMAs (AMD's CDNA4 fp8 tile), direct-to-LDS, 128 KiB LDS";
+const FP8_WHY_GFX950: &str = "fp8 (OCP e4m3/e5m2) A^T B with per-tensor scales: 128x128x128, 4 waves, 32x32x64 f8f6f4 MFMAs, direct-to-LDS, 64 KiB LDS (two workgroups per CU)";
 const FP8_WHY_GFX942: &str =
     "fp8 (FNUZ e4m3/e5m2) A^T B with per-tensor scales: 256x256x64, 8 waves, 32x32x16 fp8 MFMAs, 64 KiB LDS";
 
@@ -253,8 +256,8 @@ pub fn families() -> Vec<Family> {
             Arch::Gfx950 => Family {
                 name: "fp8",
                 arch,
-                tile: (256, 256, 128),
-                wave_grid: (2, 4),
+                tile: (128, 128, 128),
+                wave_grid: (2, 2),
                 mfma: MfmaShape::fp8_32(arch),
                 stages: 2,
                 transposes: K_CONTIGUOUS,
