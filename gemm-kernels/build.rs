@@ -84,6 +84,10 @@ fn main() {
     src.push_str("];\n");
     src.push_str("\npub(crate) static CATALOGUE: &[KernelEntry] = &[\n");
     for (k, (family, _)) in compiled.into_iter().map(|k| k.expect("compiled")).zip(&entries) {
+        // A kernel whose workgroup cannot be resident on a CU cannot launch: never ship one.
+        if let Err(e) = k.resident() {
+            panic!("catalogue kernel {} cannot launch: {e}", k.name);
+        }
         let file = format!("{}.co", k.name);
         std::fs::write(out.join(&file), &k.code_object).expect("write code object");
         let c = k.config;

@@ -53,6 +53,14 @@ pub fn column_major(p: &GemmProblem) -> Result<ColumnMajor, String> {
     })
 }
 
+/// Whether f32-input GEMMs go to the catalogue's `f32` (and, where allowed, `xf32`)
+/// kernels. Off for now: the batch, tensor-parallel and C-ABI paths (and their tests) still
+/// treat f32 as host-only (an emulated GPU refuses it, a mixed context runs it on the host);
+/// the kernels themselves are verified in gemm-compiler's emulator tests (`f32_inputs`,
+/// `xf32_inputs_on_gfx942` and the catalogue-wide runs). Turning this on is one line once
+/// those paths route f32 to the GPU.
+pub const ROUTE_F32: bool = false;
+
 /// Why an entry cannot run a problem, or `None` if it can.
 fn unfit(e: &KernelEntry, arch: Arch, p: &GemmProblem, cm: &ColumnMajor) -> Option<String> {
     if e.grouped {
@@ -70,6 +78,12 @@ fn unfit_shape(e: &KernelEntry, arch: Arch, p: &GemmProblem, cm: &ColumnMajor) -
     let (a_t, b_t) = if cm.swap_ab { (p.b_type, p.a_type) } else { (p.a_type, p.b_type) };
     if e.arch != arch || (e.a_type, e.b_type, e.c_type) != (a_t, b_t, p.c_type) {
         return Some(format!("no kernel for {a_t} x {b_t} -> {} on {arch}", p.c_type));
+    }
+    if e.a_type == gemm_core::DType::F32 && !ROUTE_F32 {
+        return Some(format!(
+            "no kernel for {a_t} x {b_t} -> {} on {arch}: f32 catalogue kernels are not routed yet",
+            p.c_type
+        ));
     }
     // xf32 kernels round every f32 input to 10 mantissa bits: only where the caller allows
     // it (cuBLAS's TF32 switch).
@@ -263,7 +277,10 @@ mod tests {
 
     #[test]
     fn every_kernel_is_chosen_for_its_own_configuration_and_packs_its_arguments() {
-        for e in gemm_kernels::catalogue().iter().filter(|e| e.epilogue == "none" && !e.grouped) {
+        for e in gemm_kernels::catalogue()
+            .iter()
+            .filter(|e| e.epilogue == "none" && !e.grouped && (ROUTE_F32 || e.a_type != DType::F32))
+        {
             let ld = |x: usize| x.next_multiple_of(e.align_elems.max(1) as usize);
             let p = GemmProblem::new(100, 70, 40)
                 .with_layout(Layout::ColMajor)
@@ -290,8 +307,10 @@ mod tests {
                 DType::F32,
             )
         };
+        // gfx950's biggest resident bf16 tile is 128x128 (its 8-wave 256x256 tiles need more
+        // registers than two waves per SIMD have, `fit::resident`).
         let big = plan(Arch::Gfx950, &bf16(8192, 8192, 8192, Transpose::No, Transpose::No)).unwrap();
-        assert_eq!(big.entry.tile.0 * big.entry.tile.1, 256 * 256, "{}", big.entry.name);
+        assert_eq!(big.entry.tile.0 * big.entry.tile.1, 128 * 128, "{}", big.entry.name);
         // 4096x4864: 16x19 = 304 tiles of 256, one per MI300X CU (ARCH.md's tuned hipBLASLt shape).
         let big942 = plan(Arch::Gfx942, &bf16(4096, 4864, 8192, Transpose::Yes, Transpose::No)).unwrap();
         assert_eq!(big942.entry.tile.0, 256, "{}", big942.entry.name);
@@ -306,6 +325,12 @@ mod tests {
     #[test]
     fn f32_problems_take_xf32_kernels_only_when_allowed() {
         let p = GemmProblem::new(4096, 4096, 4096).with_layout(Layout::ColMajor);
+        if !ROUTE_F32 {
+            for arch in Arch::ALL {
+                assert!(plan(arch, &p.with_xf32(true)).is_err());
+            }
+            return;
+        }
         for arch in Arch::ALL {
             let exact = plan(arch, &p).unwrap();
             assert_eq!(exact.entry.a_type, DType::F32);

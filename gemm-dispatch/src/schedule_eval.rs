@@ -36,7 +36,18 @@ fn large(arch: CArch) -> Option<KernelConfig> {
         .filter(|(f, c)| f.name == "large" && c.arch == arch && c.ab_type == DType::Bf16 && c.c_type == DType::F32)
         .map(|(_, c)| c)
         .collect();
-    all.iter().find(|c| !c.trans_a && !c.trans_b).or(all.first()).copied()
+    all.iter().find(|c| !c.trans_a && !c.trans_b).or(all.first()).copied().or_else(|| {
+        // gfx950 ships no `large` family (its 8-wave 256x256x64 tile cannot be resident,
+        // `fit::resident`); its rows still show what that tile would do, marked.
+        (arch == CArch::Gfx950).then(|| {
+            KernelConfig::new(arch, DType::Bf16, DType::F32, false, false, gemm_compiler::ir::Align::Vec8).with_shape(
+                (256, 256, 64),
+                (2, 4),
+                gemm_compiler::ir::MfmaShape::native_16(arch),
+                2,
+            )
+        })
+    })
 }
 
 /// The rows: per arch, the large tile without and with each schedule that applies, and a
@@ -113,6 +124,7 @@ pub fn rows() -> Vec<SchedRow> {
 /// padded to the alignment).
 pub fn predict_config(c: &KernelConfig, size: usize, opts: &ModelOptions) -> Result<Prediction, String> {
     let k = gemm_compiler::compile(*c).map_err(|e| e.to_string())?;
+    k.resident().map_err(|e| format!("cannot launch: {e}"))?;
     let arch = arch_of(c.arch);
     let dev = Device::new(arch);
     let (m, n, kk) = (size, size, size);

@@ -66,10 +66,10 @@
 //! * `small` 64x64x64, 4 waves (2x2), 16x16 MFMAs, every transpose, `v8` and `e1`:
 //!   small problems and tall-skinny ones (few rows or columns) waste less of a smaller
 //!   tile and spread over more CUs.
-//! * `pingpong`: the `large` tile with the 8-wave ping-pong loop (`schedule/`, two
-//!   clusters), bf16/f16, `v8`: on gfx950 NN and TN with register-staged copies, on gfx942
-//!   TN (the large family's transposes): the schedule that predicts fastest (`gemm compare
-//!   --schedules`).
+//! * `pingpong` (gfx942): the `large` tile with the 8-wave ping-pong loop (`schedule/`, two
+//!   clusters), bf16/f16, TN, `v8`: the schedule that predicts fastest (`gemm compare
+//!   --schedules`). gfx950's 8-wave 256x256x64 tiles need more than the 256 VGPR+AGPR per
+//!   lane that two waves per SIMD leave (`fit::resident`), so gfx950 has no 8-wave family.
 
 use crate::grid::GridOrder;
 use crate::ir::{Activation, Align, Arch, Bias, DmaPolicy, Fusion, KernelConfig, MfmaShape};
@@ -164,24 +164,11 @@ pub fn families() -> Vec<Family> {
             schedule: Schedule::Pipelined,
             dma: DmaPolicy::Auto,
         });
-        out.push(match arch {
-            Arch::Gfx950 => Family {
-                name: "large",
-                arch,
-                tile: (256, 256, 64),
-                wave_grid: (2, 4),
-                mfma: MfmaShape::native_16(arch),
-                stages: 2,
-                transposes: ALL_T,
-                aligns: V8,
-                grid: LARGE_GRID,
-                fusions: PLAIN,
-                dtypes: HALF,
-                why: "big aligned problems: 8 waves, 16x16x32, 128 KiB LDS (HipKittens' MI355X bf16 shape)",
-                schedule: Schedule::Pipelined,
-                dma: DmaPolicy::Auto,
-            },
-            Arch::Gfx942 => Family {
+        // gfx950 has no `large` family: 256x256x64 with 8 waves (HipKittens' MI355X shape)
+        // needs 258-314 VGPR+AGPR per lane, and two waves per SIMD leave 256 each
+        // (`fit::resident`), so it cannot launch until its fragments are loaded per K half.
+        if arch == Arch::Gfx942 {
+            out.push(Family {
                 name: "large",
                 arch,
                 tile: (256, 256, 32),
@@ -196,8 +183,8 @@ pub fn families() -> Vec<Family> {
                 why: "big aligned problems: 8 waves, 64 KiB LDS (KT 32: its whole LDS), every transpose",
                 schedule: Schedule::Pipelined,
                 dma: DmaPolicy::Auto,
-            },
-        });
+            });
+        }
         if arch == Arch::Gfx942 {
             out.push(Family {
                 name: "pingpong",
@@ -214,24 +201,6 @@ pub fn families() -> Vec<Family> {
                 why: "the large tile with the 8-wave ping-pong (two clusters, Triton's rule for 256x256x32x16): the fastest predicted gfx942 bf16 schedule (gemm compare --schedules)",
                 schedule: Schedule::PingPong { clusters: 2 },
                 dma: DmaPolicy::Auto,
-            });
-        }
-        if arch == Arch::Gfx950 {
-            out.push(Family {
-                name: "pingpong",
-                arch,
-                tile: (256, 256, 64),
-                wave_grid: (2, 4),
-                mfma: MfmaShape::native_16(arch),
-                stages: 2,
-                transposes: &[(false, false), (true, false)],
-                aligns: V8,
-                grid: LARGE_GRID,
-                fusions: PLAIN,
-                dtypes: HALF,
-                why: "the large tile with the 8-wave ping-pong (two clusters) and register-staged copies: the fastest predicted bf16 schedule (gemm compare --schedules)",
-                schedule: Schedule::PingPong { clusters: 2 },
-                dma: DmaPolicy::Never,
             });
         }
         out.push(Family {

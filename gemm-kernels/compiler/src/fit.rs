@@ -33,6 +33,10 @@ pub enum Unfit {
     Accumulators { agprs: u32 },
     #[error("about {vgprs} VGPRs per lane (fragments {frags}, staging {staging}) exceed 256")]
     Vgprs { vgprs: u32, frags: u32, staging: u32 },
+    #[error(
+        "{waves} waves put {per_simd} waves on each SIMD, and {total} VGPR+AGPR per lane (align4 of {vgprs} VGPRs + {agprs} AGPRs) x {per_simd} exceeds the SIMD's 512: the workgroup cannot be resident, so it cannot launch"
+    )]
+    NotResident { waves: u32, per_simd: u32, vgprs: u32, agprs: u32, total: u32 },
     #[error("input dtype {0} has no kernel in this space yet")]
     InputDtype(DType),
     #[error("fp8 kernels need both operands contiguous along K (A transposed, B not): a transposing copy would write LDS one byte at a time")]
@@ -101,6 +105,22 @@ pub fn check(c: &KernelConfig) -> Result<(), Unfit> {
     Ok(())
 }
 
+/// Whether a workgroup of `waves` waves, each using `vgprs` arch VGPRs and `agprs` AGPRs,
+/// can be resident on one CU: its waves spread over the 4 SIMDs (`ceil(waves/4)` per SIMD),
+/// and each SIMD's register file holds 512 registers per lane (ARCH.md: 512 KiB of VGPRs
+/// per CU = 4 SIMDs x 64 lanes x 512 x 4 bytes), shared by arch VGPRs and AGPRs with the
+/// AGPRs after `align(vgprs, 4)` (ISA.md §5, "VGPR granule": `total = align(arch_vgprs,4) +
+/// agprs`, allocated in granules of 8). Returns the waves per SIMD; a kernel that fails this
+/// cannot launch on the hardware, whatever the emulator does with it.
+pub fn resident(waves: u32, vgprs: u32, agprs: u32) -> Result<u32, Unfit> {
+    let per_simd = waves.div_ceil(4);
+    let total = (vgprs.next_multiple_of(4) + agprs).next_multiple_of(8);
+    if total * per_simd > 512 {
+        return Err(Unfit::NotResident { waves, per_simd, vgprs, agprs, total });
+    }
+    Ok(per_simd)
+}
+
 /// Bytes of LDS per CU (ARCH.md "LDS per CU").
 pub fn lds_per_cu(arch: Arch) -> u32 {
     match arch {
@@ -118,4 +138,19 @@ pub fn occupancy(arch: Arch, vgprs: u32, agprs: u32, lds_bytes: u32, waves: u32)
     let by_regs = (512 / regs).min(8);
     let by_lds = lds_per_cu(arch).checked_div(lds_bytes).map_or(8, |wgs| wgs * waves / 4);
     by_regs.min(by_lds)
+}
+
+#[cfg(test)]
+mod residency_tests {
+    use super::*;
+
+    /// 8 waves = 2 per SIMD: 256 registers each at most; 4 waves = 1 per SIMD: 512.
+    #[test]
+    fn eight_waves_get_half_the_register_file_each() {
+        assert_eq!(resident(8, 128, 128), Ok(2));
+        assert!(matches!(resident(8, 130, 128), Err(Unfit::NotResident { total: 264, per_simd: 2, .. })));
+        assert_eq!(resident(4, 260, 256).ok(), None);
+        assert_eq!(resident(4, 256, 256), Ok(1));
+        assert_eq!(resident(4, 160, 128), Ok(1));
+    }
 }

@@ -143,6 +143,14 @@ pub struct Options {
     pub plant: Option<plant::PlantedBug>,
 }
 
+impl CompiledKernel {
+    /// Whether a workgroup of this kernel fits one CU's register files ([`fit::resident`]):
+    /// the waves per SIMD, or why it cannot launch.
+    pub fn resident(&self) -> Result<u32, fit::Unfit> {
+        fit::resident(self.config.waves, self.usage.vgprs, self.usage.agprs)
+    }
+}
+
 impl Default for Options {
     fn default() -> Self {
         Options { insert_waits: true, insert_nops: true, plant: None }

@@ -338,7 +338,7 @@ fn grid_order_covers_every_tile() {
     // workgroups go through the chiplet transform, the last 13 keep their ids.
     let c = catalogue::configs()
         .into_iter()
-        .find(|c| c.arch == Arch::Gfx950 && c.tile.0 == 256 && !c.grid.is_plain() && c.c_type == DType::F32)
+        .find(|c| c.arch == Arch::Gfx942 && c.tile.0 == 256 && !c.grid.is_plain() && c.c_type == DType::F32)
         .expect("a remapped large kernel");
     let k = compile(c).unwrap();
     run_kernel(

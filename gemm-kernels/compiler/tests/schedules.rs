@@ -279,7 +279,7 @@ fn catalogue_ping_pong_family() {
         .filter(|(f, c)| f.name == "pingpong" && c.c_type == DType::F32)
         .map(|(_, c)| c)
         .collect();
-    assert!(members.len() >= 5, "gfx950 bf16 and f16, NN and TN; gfx942 TN");
+    assert!(members.len() >= 2, "gfx942 TN, bf16 and f16");
     for (i, c) in members.into_iter().enumerate() {
         assert_eq!(c.schedule, Schedule::PingPong { clusters: 2 });
         let k = compile(c).unwrap_or_else(|e| panic!("{}: {e}", c.name()));
