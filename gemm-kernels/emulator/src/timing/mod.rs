@@ -142,6 +142,10 @@ pub fn occupancy(p: &Params, vgprs: u32, lds_bytes: u32, waves_per_wg: u32) -> O
     } else {
         (by_waves, "wave slots")
     };
+    // No workgroup fits: its waves need more registers than the SIMDs have (e.g. 8 waves of
+    // more than 256 VGPR+AGPR). The hardware cannot launch it; the model still predicts one
+    // workgroup per CU so that foreign and experimental kernels can be looked at, and says so.
+    let why = if wgs == 0 && by_waves == 0 { "VGPRs: not resident, cannot launch on the hardware" } else { why };
     let wgs = wgs.max(1);
     Occupancy { workgroups: wgs, waves_per_simd: (wgs * waves_per_wg).div_ceil(p.simds_per_cu), limited_by: why }
 }
@@ -504,5 +508,21 @@ impl fmt::Display for Prediction {
             self.l2_bytes_per_clk, self.mall_bytes_per_clk, self.hbm_bytes_per_clk
         )?;
         writeln!(f, "  binding limit: {}", self.limiter)
+    }
+}
+
+#[cfg(test)]
+mod occupancy_tests {
+    use super::*;
+
+    /// 8 waves of 288 registers need 2 x 288 per SIMD lane, more than its 512: not resident.
+    #[test]
+    fn a_workgroup_that_cannot_be_resident_says_so() {
+        let p = Params::for_arch(Arch::Gfx950);
+        let o = occupancy(&p, 288, 65536, 8);
+        assert!(o.limited_by.contains("cannot launch"), "{o:?}");
+        let ok = occupancy(&p, 256, 65536, 8);
+        assert!(!ok.limited_by.contains("cannot launch"), "{ok:?}");
+        assert_eq!(ok.waves_per_simd, 2);
     }
 }
