@@ -82,6 +82,30 @@ fn main() {
         .unwrap();
     }
     src.push_str("];\n");
+    for (table, args) in [
+        ("KERNARG_SPLIT_PARTIAL", &kernel_args::PARTIAL_ARGS[..]),
+        ("KERNARG_SPLIT_REDUCE", &kernel_args::REDUCE_ARGS[..]),
+    ] {
+        writeln!(
+            src,
+            "\n/// Split-K kernels (gemm-compiler `kernel_args.rs`).\npub(crate) static {table}: &[KernelArgSpec] = &["
+        )
+        .unwrap();
+        for a in args {
+            let kind = match (a.pointer, a.name) {
+                (true, _) => "ArgKind::Pointer",
+                (false, "alpha" | "beta") => "ArgKind::F32",
+                _ => "ArgKind::U32",
+            };
+            writeln!(
+                src,
+                "    KernelArgSpec {{ name: {:?}, offset: {}, size: {}, kind: {kind} }},",
+                a.name, a.offset, a.size
+            )
+            .unwrap();
+        }
+        src.push_str("];\n");
+    }
     src.push_str("\npub(crate) static CATALOGUE: &[KernelEntry] = &[\n");
     for (k, (family, _)) in compiled.into_iter().map(|k| k.expect("compiled")).zip(&entries) {
         // A kernel whose workgroup cannot be resident on a CU cannot launch: never ship one.
@@ -98,7 +122,8 @@ fn main() {
         };
         let st = k.stats;
         let occupancy = gemm_compiler::fit::occupancy(c.arch, k.usage.vgprs, k.usage.agprs, k.lds_bytes, c.waves);
-        let copy = |i: usize| k.kernel.copy_paths[i].to_string();
+        // The split-K reduction has no main loop and copies nothing to LDS.
+        let copy = |i: usize| k.kernel.copy_paths.get(i).map_or("none: no main loop".into(), |p| p.to_string());
         writeln!(
             src,
             "    KernelEntry {{ name: {name:?}, arch: {arch}, a_type: {ab}, b_type: {ab}, c_type: {cty}, tile: ({}, {}, {}), \
@@ -107,7 +132,8 @@ fn main() {
              kernarg_size: {}, kernarg: {}, sgprs: {}, vgprs: {}, agprs: {}, lds_bytes: {}, passes: &{:?}, \
              mfma_per_k_step: {}, lds_read_conflicts_per_k_step: {}, lds_write_conflicts_per_k_step: {}, \
              mfma_issue_share_permille: {}, wave_grid: ({}, {}), family: {:?}, family_why: {:?}, occupancy: {}, \
-             lds_swizzle: ({}, {}), copy_a: {:?}, copy_b: {:?}, grid_order: ({}, {}), epilogue: {:?}, grouped: {} }},",
+             lds_swizzle: ({}, {}), copy_a: {:?}, copy_b: {:?}, grid_order: ({}, {}), epilogue: {:?}, grouped: {}, \
+             split_k: SplitRole::{:?} }},",
             c.tile.0,
             c.tile.1,
             c.tile.2,
@@ -121,7 +147,11 @@ fn main() {
             c.mfma.k,
             c.threads(),
             kernel_args::size(&c),
-            if c.grouped {
+            if c.split == gemm_compiler::ir::SplitK::Partial {
+                "KERNARG_SPLIT_PARTIAL"
+            } else if c.split == gemm_compiler::ir::SplitK::Reduce {
+                "KERNARG_SPLIT_REDUCE"
+            } else if c.grouped {
                 "KERNARG_GROUPED"
             } else {
                 match kernel_args::args(&c).len() {
@@ -152,6 +182,7 @@ fn main() {
             c.grid.wgm,
             c.fusion.name(),
             c.grouped,
+            c.split,
             name = k.name,
             ab = dtype(c.ab_type),
             cty = dtype(c.c_type),

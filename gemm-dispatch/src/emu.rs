@@ -15,11 +15,13 @@ pub struct EmuBackend {
     device: Device,
     schedule: Schedule,
     name: String,
+    /// The kernels of the last GEMM this backend ran, in launch order.
+    last: parking_lot::Mutex<Vec<&'static str>>,
 }
 
 impl EmuBackend {
     pub fn new(arch: Arch, schedule: Schedule) -> Self {
-        Self { arch, device: Device::new(arch), schedule, name: format!("emu:{arch}") }
+        Self { arch, device: Device::new(arch), schedule, name: format!("emu:{arch}"), last: Default::default() }
     }
 
     /// From a device-list entry: `emu:gfx942`, optionally `emu:gfx942:MODE[:SEED]` with MODE one
@@ -75,6 +77,69 @@ impl EmuBackend {
         result
     }
 
+    /// The kernels the last GEMM on this backend launched, in order (two for split-K).
+    pub fn last_kernels(&self) -> Vec<&'static str> {
+        self.last.lock().clone()
+    }
+
+    /// Launches one kernel; a checker finding is an error.
+    fn launch(
+        &self,
+        entry: &'static gemm_kernels::KernelEntry,
+        grid: [u32; 3],
+        block: [u32; 3],
+        args: &[u8],
+    ) -> Result<()> {
+        let opts = LaunchOptions { schedule: self.schedule, ..Default::default() };
+        let report = self
+            .device
+            .launch_with(entry.code_object, entry.name, grid, block, args, &opts)
+            .map_err(|e| self.err(e))?;
+        self.last.lock().push(entry.name);
+        if !report.reports.is_empty() {
+            let findings: Vec<String> = report.reports.iter().take(5).map(|r| r.to_string()).collect();
+            return Err(Error::KernelCheck {
+                device: self.name.clone(),
+                kernel: entry.name.into(),
+                count: report.reports.len(),
+                findings: findings.join("\n"),
+            });
+        }
+        Ok(())
+    }
+
+    /// Runs `p` as split-K ([`crate::splitk`]): the partial kernel into a fresh workspace,
+    /// then the reduction into C, in order; frees what it allocated.
+    pub fn run_split(
+        &self,
+        plan: &crate::splitk::SplitPlan,
+        p: &GemmProblem,
+        a: &[u8],
+        b: &[u8],
+        c: &mut [u8],
+    ) -> Result<()> {
+        crate::context::validate_bytes(p, a.len(), b.len(), c.len())?;
+        let mut allocs = Vec::new();
+        let result = (|| {
+            for bytes in [a, b, &*c] {
+                allocs.push(self.upload(bytes)?);
+            }
+            let ws = self.device.alloc(plan.workspace_bytes() as u64).map_err(|e| self.err(e))?;
+            allocs.push(ws);
+            self.last.lock().clear();
+            for l in plan.launches(p, allocs[0], allocs[1], allocs[2], ws).map_err(|e| self.err(e))? {
+                self.launch(l.entry, l.grid, l.block, &l.args)?;
+            }
+            self.device.copy_out(allocs[2], c).map_err(|e| self.err(e))
+        })();
+        for ptr in allocs {
+            if let Err(e) = self.device.free(ptr) {
+                return result.and(Err(self.err(e)));
+            }
+        }
+        result
+    }
+
     fn run(
         &self,
         plan: &KernelPlan,
@@ -90,20 +155,8 @@ impl EmuBackend {
         }
         let (pa, pb, pc) = (allocs[0], allocs[1], allocs[2]);
         let args = plan.kernargs(p, pa, pb, pc).map_err(|e| self.err(e))?;
-        let opts = LaunchOptions { schedule: self.schedule, ..Default::default() };
-        let report = self
-            .device
-            .launch_with(plan.entry.code_object, plan.entry.name, plan.grid, plan.block, &args, &opts)
-            .map_err(|e| self.err(e))?;
-        if !report.reports.is_empty() {
-            let findings: Vec<String> = report.reports.iter().take(5).map(|r| r.to_string()).collect();
-            return Err(Error::KernelCheck {
-                device: self.name.clone(),
-                kernel: plan.entry.name.into(),
-                count: report.reports.len(),
-                findings: findings.join("\n"),
-            });
-        }
+        self.last.lock().clear();
+        self.launch(plan.entry, plan.grid, plan.block, &args)?;
         self.device.copy_out(pc, c).map_err(|e| self.err(e))
     }
 }
@@ -132,6 +185,10 @@ impl Backend for EmuBackend {
         }
         let plan =
             kernel_plan::plan(self.arch, p).map_err(|why| Error::Unsupported { device: self.name.clone(), why })?;
+        // Few tiles and a long K: split K over the grid (crate::splitk says when).
+        if let Ok(split) = crate::splitk::choose(self.arch, p, Some(&plan)) {
+            return self.run_split(&split, p, a, b, c);
+        }
         self.run_plan(&plan, p, a, b, c)
     }
 

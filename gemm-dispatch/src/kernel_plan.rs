@@ -63,6 +63,9 @@ pub const ROUTE_F32: bool = false;
 
 /// Why an entry cannot run a problem, or `None` if it can.
 fn unfit(e: &KernelEntry, arch: Arch, p: &GemmProblem, cm: &ColumnMajor) -> Option<String> {
+    if e.split_k != gemm_kernels::SplitRole::None {
+        return Some(format!("{} is a split-K kernel: it runs in a pair through a workspace (splitk.rs)", e.name));
+    }
     if e.grouped {
         return Some(format!("{} runs grouped GEMMs from a problem table (one launch, many problems)", e.name));
     }

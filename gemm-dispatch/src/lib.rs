@@ -35,6 +35,7 @@ pub mod parallel;
 pub mod replay;
 pub mod schedule;
 pub mod schedule_eval;
+pub mod splitk;
 pub mod submit;
 pub mod sweep;
 

@@ -57,6 +57,20 @@ pub struct KernelArgSpec {
     pub kind: ArgKind,
 }
 
+/// A kernel's part in split-K (gemm-compiler `ir::SplitK`; argument layouts in
+/// gemm-compiler `kernel_args.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SplitRole {
+    /// An ordinary kernel.
+    None,
+    /// Sums a K range per grid z index into an f32 workspace slab (arguments `a, b, ws, m,
+    /// n, k, lda, ldb, ldw, kchunk, wstride`; grid `[ceil(m/MT), ceil(n/NT), splits]`).
+    Partial,
+    /// Sums the slabs in order and writes C (arguments `ws, c, m, n, splits, ldw, ldc,
+    /// alpha, beta, wstride`; grid `[ceil(m/64), ceil(n/4), 1]`: [`KernelEntry::launch`]).
+    Reduce,
+}
+
 /// One compiled kernel and what it supports.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct KernelEntry {
@@ -121,6 +135,8 @@ pub struct KernelEntry {
     /// A grouped kernel (catalogue family `grouped`): its arguments are a device-side table
     /// of problems, one launch runs every group (see "Grouped kernels" below).
     pub grouped: bool,
+    /// Split-K role: `None` for every kernel a plain GEMM may take.
+    pub split_k: SplitRole,
 }
 
 impl KernelEntry {

@@ -47,6 +47,13 @@ fn manifest_matches_code_objects() {
         for (a, b) in md.args.iter().zip(e.kernarg) {
             assert_eq!((a.offset, a.size, a.name.as_deref()), (b.offset, b.size, Some(b.name)));
         }
+        assert_eq!(e.split_k != gemm_kernels::SplitRole::None, e.family.starts_with("splitk"), "{}", e.name);
+        if e.split_k == gemm_kernels::SplitRole::Reduce {
+            // The split-K reduction: no main loop, no LDS, one element per lane.
+            assert_eq!((e.mfma_per_k_step, e.lds_bytes, e.kernarg_size), (0, 0, 48), "{}", e.name);
+            assert_eq!(e.launch(255, 257), ([4, 65, 1], [256, 1, 1]));
+            continue;
+        }
         assert!(e.mfma_per_k_step > 0 && e.mfma_issue_share_permille > 0 && e.mfma_issue_share_permille < 1000);
         let (grid, block) = e.launch(255, 257);
         assert_eq!((grid, block), ([255u32.div_ceil(e.tile.0), 257u32.div_ceil(e.tile.1), 1], [64 * e.waves, 1, 1]));
@@ -76,7 +83,8 @@ fn manifest_matches_code_objects() {
         assert!(e.copy_a.contains(':') && e.copy_b.contains(':'), "{}: the copy choice carries its reason", e.name);
         assert_eq!(e.grouped, e.family == gemm_compiler::catalogue::GROUPED, "{}", e.name);
     }
-    let families = gemm_compiler::catalogue::families();
+    let mut families = gemm_compiler::catalogue::families();
+    families.extend(gemm_compiler::catalogue::split_families());
     for arch in [Arch::Gfx942, Arch::Gfx950] {
         let want: usize =
             gemm_compiler::catalogue::entries().iter().filter(|(f, _)| f.arch.name() == arch.name()).count();

@@ -37,6 +37,10 @@ impl Stats {
 /// Figures of the first loop iteration of `prog` (after waits and NOPs).
 pub fn stats(k: &Kernel, prog: &Program) -> Stats {
     let mut s = Stats::default();
+    if k.config.split == crate::ir::SplitK::Reduce {
+        // No main loop, no LDS.
+        return s;
+    }
     let (r, w) = lds::k_step_conflicts(k);
     s.lds_read_conflicts = r;
     s.lds_write_conflicts = w;

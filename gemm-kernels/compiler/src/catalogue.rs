@@ -311,15 +311,67 @@ pub fn families() -> Vec<Family> {
 
 /// The family whose kernels are built with `KernelConfig::grouped`.
 pub const GROUPED: &str = "grouped";
+/// The split-K partial kernels (`ir::SplitK::Partial`): f32 partial sums into a workspace.
+pub const SPLITK: &str = "splitk";
+/// The split-K reduction kernels (`ir::SplitK::Reduce`), one per arch and C type.
+pub const SPLITK_REDUCE: &str = "splitk_reduce";
+
+/// The split-K families, per arch: the partial kernels of a tile shape (bf16/f16 inputs,
+/// every transpose and alignment, f32 partials) and the reductions (C f32, bf16, f16).
+/// Split-K serves problems whose `m x n` tiles are too few to fill the GPU's CUs and whose
+/// K is long (`gemm-dispatch` `splitk.rs` decides, and says why).
+pub fn split_families() -> Vec<Family> {
+    let mut out = vec![];
+    for arch in Arch::ALL {
+        out.push(Family {
+            name: SPLITK,
+            arch,
+            tile: (64, 64, 64),
+            wave_grid: (2, 2),
+            mfma: MfmaShape::native_16(arch),
+            stages: 2,
+            transposes: ALL_T,
+            aligns: BOTH,
+            grid: GridOrder::PLAIN,
+            fusions: PLAIN,
+            dtypes: HALF,
+            why: "split-K partial sums (small M*N, long K): the small tile over K ranges of the grid's z dimension, f32 partials into a workspace",
+            schedule: Schedule::Pipelined,
+            dma: DmaPolicy::Auto,
+        });
+        out.push(Family {
+            name: SPLITK_REDUCE,
+            arch,
+            tile: crate::ir::REDUCE_TILE,
+            wave_grid: (1, 4),
+            mfma: MfmaShape::native_16(arch),
+            stages: 1,
+            transposes: &[(false, false)],
+            aligns: &[Align::Elem],
+            grid: GridOrder::PLAIN,
+            fusions: PLAIN,
+            dtypes: &[DType::F32, DType::Bf16, DType::F16],
+            why: "split-K reduction: the workspace's slabs summed in order (deterministic), alpha/beta, C's type",
+            schedule: Schedule::Pipelined,
+            dma: DmaPolicy::Auto,
+        });
+    }
+    out
+}
 
 /// All catalogue configurations with their family, in a fixed order: family (per arch),
 /// input dtype, output dtype (f32 or the input type), transposes, alignment class.
 pub fn entries() -> Vec<(Family, KernelConfig)> {
     let mut out = vec![];
-    for f in families() {
+    for f in families().into_iter().chain(split_families()) {
+        if f.name == SPLITK_REDUCE {
+            out.extend(f.dtypes.iter().map(|&c| (f, KernelConfig::split_reduce(f.arch, c))));
+            continue;
+        }
         let fused = f.fusions != PLAIN;
         for &ab in f.dtypes {
             let outs: &[DType] = match ab {
+                _ if f.name == SPLITK => &[DType::F32],
                 DType::F32 => &[DType::F32],
                 d if d.is_fp8() => &[DType::F32, DType::Bf16, DType::F16],
                 _ => &[DType::F32, ab],
@@ -342,6 +394,9 @@ pub fn entries() -> Vec<(Family, KernelConfig)> {
                             cfg.grouped = f.name == GROUPED;
                             cfg.schedule = f.schedule;
                             cfg.direct_to_lds = f.dma;
+                            if f.name == SPLITK {
+                                cfg = cfg.split_partial();
+                            }
                             out.push((f, cfg));
                         }
                     }

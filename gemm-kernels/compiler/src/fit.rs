@@ -9,7 +9,7 @@
 //! register and LDS limits of ISA.md §4.5 / ARCH.md (512 VGPR+AGPR per lane with at most
 //! 256 of each, 64 KiB LDS on gfx942, 160 KiB on gfx950).
 
-use crate::ir::{Arch, KernelConfig, MfmaShape, Operand};
+use crate::ir::{Arch, KernelConfig, MfmaShape, Operand, SplitK};
 use gemm_core::DType;
 
 /// Why a configuration is declined.
@@ -41,12 +41,31 @@ pub enum Unfit {
     InputDtype(DType),
     #[error("fp8 kernels need both operands contiguous along K (A transposed, B not): a transposing copy would write LDS one byte at a time")]
     Fp8Transpose,
+    #[error("split-K {0}")]
+    SplitK(&'static str),
     #[error("fp8 kernels need `v8` alignment (leading dimensions a multiple of 16 elements): element copies would load one byte per instruction")]
     Fp8Align,
 }
 
 /// Checks `c` against the kernel space and the arch limits.
 pub fn check(c: &KernelConfig) -> Result<(), Unfit> {
+    match c.split {
+        SplitK::None => {}
+        SplitK::Reduce => return check_reduce(c),
+        SplitK::Partial => {
+            if c.c_type != DType::F32 {
+                return Err(Unfit::SplitK("partial kernels write f32 partial sums: C's type must be f32"));
+            }
+            if c.fusion != crate::ir::Fusion::NONE || c.scaled() {
+                return Err(Unfit::SplitK(
+                    "partial kernels write raw sums: fused epilogues and fp8 scales belong to the reduction",
+                ));
+            }
+            if c.grouped {
+                return Err(Unfit::SplitK("grouped kernels take no split dimension"));
+            }
+        }
+    }
     if !matches!(c.ab_type, DType::Bf16 | DType::F16 | DType::F32) && !c.ab_type.is_fp8() {
         return Err(Unfit::InputDtype(c.ab_type));
     }
@@ -101,6 +120,21 @@ pub fn check(c: &KernelConfig) -> Result<(), Unfit> {
     let vgprs = frags + staging + 40;
     if vgprs > 256 {
         return Err(Unfit::Vgprs { vgprs, frags, staging });
+    }
+    Ok(())
+}
+
+/// The reduction kernel's fixed shape ([`KernelConfig::split_reduce`]): one lane per
+/// element of a `64 x 4` block of C, 4 waves, no fused epilogue (yet), C f32/bf16/f16.
+fn check_reduce(c: &KernelConfig) -> Result<(), Unfit> {
+    if !matches!(c.c_type, DType::F32 | DType::Bf16 | DType::F16) {
+        return Err(Unfit::SplitK("reduction: C must be f32, bf16 or f16"));
+    }
+    if c.fusion != crate::ir::Fusion::NONE || c.grouped {
+        return Err(Unfit::SplitK("reduction: no fused epilogue or grouped form"));
+    }
+    if c.tile != crate::ir::REDUCE_TILE || c.waves != 4 || c.wave_grid != (1, 4) || c.ab_type != DType::F32 {
+        return Err(Unfit::SplitK("reduction: the shape is fixed (KernelConfig::split_reduce)"));
     }
     Ok(())
 }

@@ -156,6 +156,9 @@ impl Fusion {
     }
 }
 
+/// The C block `(rows, columns, 1)` one workgroup of a [`SplitK::Reduce`] kernel covers.
+pub const REDUCE_TILE: (u32, u32, u32) = (64, 4, 1);
+
 /// When direct-to-LDS copies are used (where they can serve at all).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DmaPolicy {
@@ -167,6 +170,29 @@ pub enum DmaPolicy {
     Always,
     /// Never (register staging everywhere).
     Never,
+}
+
+/// Split-K: a GEMM whose `m x n` tiles are too few to fill the GPU (small `M*N`, large `K`)
+/// splits its K range over the grid's z dimension. Each split writes its f32 partial sums to
+/// a workspace slab and a second small kernel, compiled here too, sums the slabs **in split
+/// order** and applies `alpha`, `beta`, the conversion to C's type: the result does not
+/// depend on which workgroup finishes first. That is Tensile/hipBLASLt's `GlobalSplitU` with
+/// `GlobalSplitUAlgorithm: MultipleBuffer` (partials in a workspace, a separate reduction
+/// kernel), not its `SingleBuffer` form (atomic adds into C, whose order, and so whose
+/// rounding, changes from run to run, and which needs f32 C). `kernel_args.rs` has both
+/// argument layouts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SplitK {
+    /// An ordinary GEMM kernel.
+    None,
+    /// Workgroup `(x, y, z)` computes tile `(x, y)` over the K range
+    /// `[z*kchunk, min((z+1)*kchunk, k))` and writes the raw f32 sums (no alpha, beta or
+    /// epilogue) to workspace slab `z` (`ws + z*wstride`, leading dimension `ldw`).
+    Partial,
+    /// Sums the slabs `0..splits` in order per element of C, then `alpha * sum + beta * C`
+    /// rounded once to C's type; one lane per element, a wave per 64 rows of one column,
+    /// 4 waves per workgroup (a `64 x 4` block of C).
+    Reduce,
 }
 
 /// Everything that identifies one kernel of the catalogue.
@@ -207,6 +233,8 @@ pub struct KernelConfig {
     /// The bias vector's dtype: f32, or C's type (bf16/f16 bias vectors, as hipBLASLt
     /// takes them); converted to f32 before the add. Default f32.
     pub bias_type: DType,
+    /// Split-K role ([`SplitK`]); plain kernels: `SplitK::None`.
+    pub split: SplitK,
 }
 
 impl KernelConfig {
@@ -232,7 +260,26 @@ impl KernelConfig {
             schedule: crate::schedule::Schedule::Pipelined,
             grouped: false,
             bias_type: DType::F32,
+            split: SplitK::None,
         }
+    }
+    /// The split-K partial kernel of a configuration: f32 partial sums, no fused epilogue.
+    pub fn split_partial(mut self) -> Self {
+        self.c_type = DType::F32;
+        self.fusion = Fusion::NONE;
+        self.split = SplitK::Partial;
+        self
+    }
+    /// The split-K reduction kernel of `arch` for C of `c_type` (its input is the f32
+    /// workspace): a `64 x 4` block of C per workgroup of 4 waves ([`SplitK::Reduce`]).
+    pub fn split_reduce(arch: Arch, c_type: DType) -> Self {
+        let mut c = KernelConfig::new(arch, DType::F32, c_type, false, false, Align::Elem);
+        c.tile = REDUCE_TILE;
+        c.wave_grid = (1, 4);
+        c.waves = 4;
+        c.stages = 1;
+        c.split = SplitK::Reduce;
+        c
     }
     /// The same configuration with another tile, wave grid, MFMA shape and stage count.
     pub fn with_shape(mut self, tile: (u32, u32, u32), wave_grid: (u32, u32), mfma: MfmaShape, stages: u32) -> Self {
@@ -271,6 +318,30 @@ impl KernelConfig {
     }
     /// The symbol name, unique within the catalogue.
     pub fn name(&self) -> String {
+        let t = |d: DType| match d {
+            DType::F32 => "f32",
+            DType::F16 => "f16",
+            DType::Bf16 => "bf16",
+            DType::Fp8E4M3Fnuz | DType::Fp8E4M3 => "fp8",
+            DType::Fp8E5M2Fnuz | DType::Fp8E5M2 => "bf8",
+        };
+        if self.split == SplitK::Reduce {
+            return format!(
+                "gemm_{}_splitk_reduce_f32_{}_{}x{}",
+                self.arch.name(),
+                t(self.c_type),
+                self.tile.0,
+                self.tile.1
+            );
+        }
+        let base = self.name_plain();
+        if self.split == SplitK::Partial {
+            format!("{base}_splitk")
+        } else {
+            base
+        }
+    }
+    fn name_plain(&self) -> String {
         let t = |d: DType| match d {
             DType::F32 => "f32",
             DType::F16 => "f16",

@@ -52,6 +52,38 @@
 //! an entry, [`grouped_tiles`] the starts). Workgroup `w` runs the last group whose
 //! `tile_start <= w`, its tile `w - tile_start` in column order of the group's tiles.
 //!
+//! **Split-K partial kernels** (`ir::SplitK::Partial`, 56 bytes) take the plain layout with
+//! three slots renamed, and read neither alpha nor beta (the reduction applies them):
+//!
+//! | offset | size | name    | meaning |
+//! |-------:|-----:|---------|---------|
+//! | 16 | 8 | ws      | workspace address (16-byte aligned): slab `z` at `ws + z*wstride` holds split `z`'s f32 `m x n` partial sums, column-major with leading dimension `ldw` |
+//! | 44 | 4 | ldw     | the slabs' leading dimension in elements (`>= m`) |
+//! | 48 | 4 | kchunk  | K per split, a multiple of KT: split `z` sums `l` in `[z*kchunk, min((z+1)*kchunk, k))` |
+//! | 52 | 4 | wstride | bytes from one slab to the next (`>= ldw*n*4`, a multiple of 16) |
+//!
+//! Launch: grid `[ceil(m/MT), ceil(n/NT), splits]` workgroups, `splits = ceil(k/kchunk)`.
+//!
+//! **Split-K reduction kernels** (`ir::SplitK::Reduce`, 48 bytes): `C = alpha * sum_z ws_z +
+//! beta * C`, the slabs summed in order `z = 0, 1, ...`:
+//!
+//! | offset | size | name    | meaning |
+//! |-------:|-----:|---------|---------|
+//! | 0  | 8 | ws      | workspace address (as the partial kernel's) |
+//! | 8  | 8 | c       | C base address |
+//! | 16 | 4 | m       | |
+//! | 20 | 4 | n       | |
+//! | 24 | 4 | splits  | slabs to sum (at least 1) |
+//! | 28 | 4 | ldw     | |
+//! | 32 | 4 | ldc     | |
+//! | 36 | 4 | alpha   | f32 |
+//! | 40 | 4 | beta    | f32; 0 (either sign) never reads C |
+//! | 44 | 4 | wstride | bytes between slabs |
+//!
+//! Launch: grid `[ceil(m/64), ceil(n/4), 1]` workgroups of 256 (`ir::REDUCE_TILE`). The
+//! workspace spans `splits * wstride` bytes, below 2^30 (`wstride * 16` fits 32 bits: the
+//! kernel reads 16 slabs per round).
+//!
 //! Storage is column-major (see `ir.rs`). Launch: workgroup size `[256, 1, 1]`, grid in
 //! work-items `[ceil(m/MT)*256, ceil(n/NT), 1]`, no dynamic LDS. Requirements the caller
 //! checks: m, n >= 1; each matrix's byte span `((cols-1)*ld + rows) * size` below 2^31
@@ -93,6 +125,90 @@ pub const OFF_TILE_START: u32 = 56;
 /// The most groups one launch takes: the workgroup's search for its group is a binary search
 /// of `log2(MAX_GROUPS)` = 16 steps at most (`lower.rs`).
 pub const MAX_GROUPS: u32 = 1 << 16;
+
+/// Split-K partial kernels: the slots they rename.
+pub const OFF_WS: u32 = OFF_C;
+pub const OFF_LDW: u32 = OFF_LDC;
+pub const OFF_KCHUNK: u32 = 48;
+pub const OFF_WSTRIDE: u32 = 52;
+/// The partial kernels' arguments.
+pub const PARTIAL_ARGS: [Arg; 11] = [
+    Arg { name: "a", offset: OFF_A, size: 8, pointer: true },
+    Arg { name: "b", offset: OFF_B, size: 8, pointer: true },
+    Arg { name: "ws", offset: OFF_WS, size: 8, pointer: true },
+    Arg { name: "m", offset: OFF_M, size: 4, pointer: false },
+    Arg { name: "n", offset: OFF_N, size: 4, pointer: false },
+    Arg { name: "k", offset: OFF_K, size: 4, pointer: false },
+    Arg { name: "lda", offset: OFF_LDA, size: 4, pointer: false },
+    Arg { name: "ldb", offset: OFF_LDB, size: 4, pointer: false },
+    Arg { name: "ldw", offset: OFF_LDW, size: 4, pointer: false },
+    Arg { name: "kchunk", offset: OFF_KCHUNK, size: 4, pointer: false },
+    Arg { name: "wstride", offset: OFF_WSTRIDE, size: 4, pointer: false },
+];
+/// Split-K reduction kernels' argument offsets and size.
+pub const R_OFF_WS: u32 = 0;
+pub const R_OFF_C: u32 = 8;
+pub const R_OFF_LDC: u32 = 32;
+pub const SIZE_REDUCE: u32 = 48;
+/// The reduction kernels' arguments.
+pub const REDUCE_ARGS: [Arg; 10] = [
+    Arg { name: "ws", offset: R_OFF_WS, size: 8, pointer: true },
+    Arg { name: "c", offset: R_OFF_C, size: 8, pointer: true },
+    Arg { name: "m", offset: 16, size: 4, pointer: false },
+    Arg { name: "n", offset: 20, size: 4, pointer: false },
+    Arg { name: "splits", offset: 24, size: 4, pointer: false },
+    Arg { name: "ldw", offset: 28, size: 4, pointer: false },
+    Arg { name: "ldc", offset: R_OFF_LDC, size: 4, pointer: false },
+    Arg { name: "alpha", offset: 36, size: 4, pointer: false },
+    Arg { name: "beta", offset: 40, size: 4, pointer: false },
+    Arg { name: "wstride", offset: 44, size: 4, pointer: false },
+];
+
+/// Partial-kernel arguments (see the module docs).
+#[allow(clippy::too_many_arguments)]
+pub fn pack_partial(
+    a: u64,
+    b: u64,
+    ws: u64,
+    m: u32,
+    n: u32,
+    k: u32,
+    lda: u32,
+    ldb: u32,
+    ldw: u32,
+    kchunk: u32,
+    wstride: u32,
+) -> [u8; SIZE as usize] {
+    let mut out = [0u8; SIZE as usize];
+    out.copy_from_slice(&pack(a, b, ws, m, n, k, lda, ldb, ldw, 0.0, 0.0)[..SIZE as usize]);
+    out[OFF_KCHUNK as usize..OFF_KCHUNK as usize + 4].copy_from_slice(&kchunk.to_le_bytes());
+    out[OFF_WSTRIDE as usize..OFF_WSTRIDE as usize + 4].copy_from_slice(&wstride.to_le_bytes());
+    out
+}
+
+/// Reduction-kernel arguments (see the module docs).
+#[allow(clippy::too_many_arguments)]
+pub fn pack_reduce(
+    ws: u64,
+    c: u64,
+    m: u32,
+    n: u32,
+    splits: u32,
+    ldw: u32,
+    ldc: u32,
+    alpha: f32,
+    beta: f32,
+    wstride: u32,
+) -> [u8; SIZE_REDUCE as usize] {
+    let mut out = [0u8; SIZE_REDUCE as usize];
+    out[0..8].copy_from_slice(&ws.to_le_bytes());
+    out[8..16].copy_from_slice(&c.to_le_bytes());
+    let words = [m, n, splits, ldw, ldc, alpha.to_bits(), beta.to_bits(), wstride];
+    for (i, w) in words.into_iter().enumerate() {
+        out[16 + 4 * i..20 + 4 * i].copy_from_slice(&w.to_le_bytes());
+    }
+    out
+}
 
 /// The grouped kernels' arguments.
 pub const GROUPED_ARGS: [Arg; 3] = [
@@ -147,7 +263,11 @@ pub fn pack_grouped(table: u64, groups: u32, tiles: u32) -> [u8; SIZE_GROUPED as
 
 /// Kernarg bytes of a configuration.
 pub fn size(c: &crate::ir::KernelConfig) -> u32 {
-    if c.grouped {
+    if c.split == crate::ir::SplitK::Reduce {
+        SIZE_REDUCE
+    } else if c.split == crate::ir::SplitK::Partial {
+        SIZE
+    } else if c.grouped {
         SIZE_GROUPED
     } else if c.scaled() {
         SIZE_SCALED
@@ -160,7 +280,11 @@ pub fn size(c: &crate::ir::KernelConfig) -> u32 {
 
 /// The arguments of a configuration.
 pub fn args(c: &crate::ir::KernelConfig) -> &'static [Arg] {
-    if c.grouped {
+    if c.split == crate::ir::SplitK::Reduce {
+        &REDUCE_ARGS
+    } else if c.split == crate::ir::SplitK::Partial {
+        &PARTIAL_ARGS
+    } else if c.grouped {
         &GROUPED_ARGS
     } else if c.scaled() {
         &ARGS

@@ -196,6 +196,8 @@ pub fn compile_kernel_with(mut kernel: Kernel, opts: Options) -> Result<Compiled
     spec.user_sgprs.kernarg_segment_ptr = true;
     spec.system_sgprs.workgroup_id_x = true;
     spec.system_sgprs.workgroup_id_y = true;
+    // Split-K partial kernels: the split index in s4 (`lower.rs`, `split_setup`).
+    spec.system_sgprs.workgroup_id_z = config.split == ir::SplitK::Partial;
     spec.max_flat_workgroup_size = config.threads();
     let code_object = gemm_codeobject::write_code_object(&Target::new(arch), &[spec])?;
     Ok(CompiledKernel {

@@ -8,7 +8,7 @@
 //! `MT/WM x NT/WN` sub-tiles (wave `w` at `(w % WM, w / WM)`); each wave runs
 //! `MT/WM/M x NT/WN/N` blocks of `M x N` MFMAs (16x16 or 32x32).
 
-use crate::ir::{Arch, Copy, KTile, Kernel, LoadKind, MfmaShape, Operand, TileOp};
+use crate::ir::{Arch, Copy, KTile, Kernel, LoadKind, MfmaShape, Operand, SplitK, TileOp};
 use crate::kernel_args as ka;
 use crate::lds::{self, CopyGeom};
 use crate::program::{sub, whole, Item, Program};
@@ -245,6 +245,9 @@ impl L<'_> {
             sub(a2, 0, 1),
             sub(a2, 1, 1),
         ];
+        if c.split == SplitK::Partial {
+            self.split_setup();
+        }
         let (tid, lane, lrow, lgrp, wave, wm, wn) =
             (self.vv(), self.vv(), self.vv(), self.vv(), self.vv(), self.vv(), self.vv());
         self.i(Op::V_AND_B32, &[whole(tid), lit(0x3ff), v(0)]);
@@ -282,6 +285,50 @@ impl L<'_> {
             }
             self.acc.push(a);
         }
+    }
+
+    /// Split-K partial kernels (`kernel_args.rs`): this workgroup's split `z` (`s4`, the
+    /// workgroup id z) sums `l` in `[l0, l0 + kz)`, `l0 = z*kchunk`,
+    /// `kz = clamp(k - l0, 0, kchunk)`. Rather than teach every copy a K origin, the
+    /// problem is rewritten to the split's own: A and B start `l0` columns (or rows, for
+    /// the K-contiguous storage) further on, `k = kz`, and C is slab `z` of the workspace
+    /// (`ws + z*wstride`, 64-bit). The copies' range checks and K tail then follow `kz` as
+    /// they follow `k` in a plain kernel; a split past the end (`kz = 0`) writes zeros.
+    fn split_setup(&mut self) {
+        let c = *self.c();
+        let e = log2(c.ab_bytes());
+        let (kchunk, wstride) = (self.arg(12), self.arg(13));
+        let (k, lda, ldb) = (self.arg(8), self.arg(9), self.arg(10));
+        let (l0, kz) = (self.sv(), self.sv());
+        self.i(Op::S_MUL_I32, &[whole(l0), s(4), kchunk]);
+        self.i(Op::S_SUB_U32, &[whole(kz), k, whole(l0)]);
+        self.i(Op::S_MIN_I32, &[whole(kz), whole(kz), kchunk]);
+        self.i(Op::S_MAX_I32, &[whole(kz), whole(kz), int(0)]);
+        // Byte offset of K index l0 in each operand: along its contiguous dimension (A
+        // transposed, B not) `l0 * size`, else `l0 * ld * size` (below 2^31: the span rule).
+        let mut moved = vec![];
+        for (lo, hi, ld, k_contiguous) in
+            [(self.arg(0), self.arg(1), lda, c.trans_a), (self.arg(2), self.arg(3), ldb, !c.trans_b)]
+        {
+            let off = self.sv();
+            if k_contiguous {
+                self.i(Op::S_LSHL_B32, &[whole(off), whole(l0), int(e)]);
+            } else {
+                self.i(Op::S_MUL_I32, &[whole(off), whole(l0), ld]);
+                self.i(Op::S_LSHL_B32, &[whole(off), whole(off), int(e)]);
+            }
+            let (nlo, nhi) = (self.sv(), self.sv());
+            self.i(Op::S_ADD_U32, &[whole(nlo), lo, whole(off)]);
+            self.i(Op::S_ADDC_U32, &[whole(nhi), hi, int(0)]);
+            moved.extend([whole(nlo), whole(nhi)]);
+        }
+        let (wlo, whi, clo, chi) = (self.sv(), self.sv(), self.sv(), self.sv());
+        self.i(Op::S_MUL_I32, &[whole(wlo), s(4), wstride]);
+        self.i(Op::S_MUL_HI_U32, &[whole(whi), s(4), wstride]);
+        self.i(Op::S_ADD_U32, &[whole(clo), self.arg(4), whole(wlo)]);
+        self.i(Op::S_ADDC_U32, &[whole(chi), self.arg(5), whole(whi)]);
+        self.args[..4].copy_from_slice(&moved);
+        (self.args[4], self.args[5], self.args[8]) = (whole(clo), whole(chi), whole(kz));
     }
 
     /// Grouped kernels (`kernel_args.rs`, "Grouped kernels"): which group and tile this
@@ -1101,6 +1148,12 @@ impl L<'_> {
     /// `alpha * acc[r] (+ beta * c)` of one accumulator register, in f32; fp8 kernels:
     /// `scale_d * (alpha * scale_a * scale_b * acc[r] (+ beta * c))` (`kernel_args.rs`).
     fn scale(&mut self, acc: Reg, r: u16, cval: Option<Reg>) -> Reg {
+        if self.c().split == SplitK::Partial {
+            // Raw partial sums: the reduction applies alpha and beta.
+            let x = self.vv();
+            self.i(Op::V_ACCVGPR_READ_B32, &[whole(x), sub(acc, r, 1)]);
+            return x;
+        }
         let (alpha, beta) = (self.arg(12), self.arg(13));
         let alpha = self.alpha_scaled.map_or(alpha, whole);
         let x = self.vv();
@@ -1484,12 +1537,19 @@ impl L<'_> {
             self.i(Op::S_CMP_EQ_U32, &[whole(t), int(0)]);
             self.i(Op::S_CSELECT_B32, &[whole(vok), whole(vok), int(0)]);
         }
-        let bt = self.sv();
-        self.i(Op::S_AND_B32, &[whole(bt), lit(0x7fff_ffff), beta]);
-        self.i(Op::S_CMP_EQ_U32, &[whole(bt), int(0)]);
         let beta0 = self.p.label();
-        self.p.branch(Op::S_CBRANCH_SCC1, beta0);
+        // Split-K partial kernels write raw sums: the `beta == 0` path only.
+        let partial = c.split == SplitK::Partial;
+        if !partial {
+            let bt = self.sv();
+            self.i(Op::S_AND_B32, &[whole(bt), lit(0x7fff_ffff), beta]);
+            self.i(Op::S_CMP_EQ_U32, &[whole(bt), int(0)]);
+            self.p.branch(Op::S_CBRANCH_SCC1, beta0);
+        }
         for with_beta in [true, false] {
+            if with_beta && partial {
+                continue;
+            }
             if !with_beta {
                 self.p.place(beta0);
             }
@@ -1501,6 +1561,151 @@ impl L<'_> {
             self.p.place(elems);
             self.store_elements(with_beta);
             self.i(Op::S_ENDPGM, &[]);
+        }
+    }
+}
+
+/// Slabs the split-K reduction loads per round: 16 loads in flight per wave, so a
+/// reduction of `S` slabs waits for memory `ceil(S/16)` times, not `S` times.
+pub const REDUCE_UNROLL: u32 = 16;
+
+impl L<'_> {
+    /// The split-K reduction ([`SplitK::Reduce`], `kernel_args.rs`): lane `l` of wave `w` in
+    /// workgroup `(x, y)` owns C element `(i, j) = (64x + l, 4y + w)`; a wave reads 64
+    /// consecutive f32 of one slab column (256 bytes) per load. The slabs are summed in
+    /// order `z = 0, 1, ...` into one f32 (`v_add_f32`, round to nearest even), the same
+    /// order every run: deterministic. Each round issues [`REDUCE_UNROLL`] loads (slabs
+    /// `16r .. 16r+15`, lane offsets `off + u*wstride`) from a buffer resource whose base
+    /// advances 16 slabs per round and whose NUM_RECORDS is the bytes left, so the loads
+    /// past the last slab return 0 (ISA.md §2.3) and `x + 0 = x` leaves the sum unchanged.
+    /// Then `alpha * sum (+ beta * C)` in f32 (`v_mul_legacy_f32`, the GEMM epilogue's
+    /// rule), one rounding to C's type, one element store; lanes outside `m x n` store
+    /// through an offset past NUM_RECORDS (dropped). A uniform branch on `beta == 0` keeps C
+    /// unread then.
+    fn reduce(&mut self) {
+        let c = *self.c();
+        let ec = c.c_bytes();
+        let (a0, a1) = (self.p.vreg(RegFile::Sgpr, 8), self.p.vreg(RegFile::Sgpr, 4));
+        self.i(Op::S_LOAD_DWORDX8, &[whole(a0), sr(0, 2), O::Imm(ka::R_OFF_WS as i64)]);
+        self.i(Op::S_LOAD_DWORDX4, &[whole(a1), sr(0, 2), O::Imm(ka::R_OFF_LDC as i64)]);
+        let w = |i: u16| sub(a0, i, 1);
+        let (ws_lo, ws_hi, c_lo, c_hi, m, n, splits, ldw) = (w(0), w(1), w(2), w(3), w(4), w(5), w(6), w(7));
+        let (ldc, alpha, beta, wstride) = (sub(a1, 0, 1), sub(a1, 1, 1), sub(a1, 2, 1), sub(a1, 3, 1));
+        let (tid, lane, wave, i, j) = (self.vv(), self.vv(), self.vv(), self.vv(), self.vv());
+        self.i(Op::V_AND_B32, &[whole(tid), lit(0x3ff), v(0)]);
+        self.i(Op::V_AND_B32, &[whole(lane), int(63), whole(tid)]);
+        self.i(Op::V_LSHRREV_B32, &[whole(wave), int(6), whole(tid)]);
+        let (x0, y0) = (self.sv(), self.sv());
+        self.i(Op::S_LSHL_B32, &[whole(x0), s(2), int(log2(c.tile.0))]);
+        self.i(Op::S_LSHL_B32, &[whole(y0), s(3), int(log2(c.tile.1))]);
+        self.i(Op::V_ADD_U32, &[whole(i), whole(x0), whole(lane)]);
+        self.i(Op::V_ADD_U32, &[whole(j), whole(y0), whole(wave)]);
+        let oob = self.vv();
+        self.i(Op::V_MOV_B32, &[whole(oob), lit(OOB)]);
+        // Byte offsets in a slab and in C; lanes outside m x n read slab element 0 and store
+        // past NUM_RECORDS.
+        let offset = |l: &mut Self, ld: O, size: u32| {
+            let (t, o) = (l.vv(), l.vv());
+            l.i(Op::V_MUL_LO_U32, &[whole(t), ld, whole(j)]);
+            l.i(Op::V_ADD_U32, &[whole(t), whole(i), whole(t)]);
+            l.i(Op::V_LSHLREV_B32, &[whole(o), int(log2(size)), whole(t)]);
+            o
+        };
+        let (offw, offc) = (offset(self, ldw, 4), offset(self, ldc, ec));
+        for bound in [(m, i), (n, j)] {
+            self.i(Op::V_CMP_GT_I32, &[VCC, bound.0, whole(bound.1)]);
+            self.i(Op::V_CNDMASK_B32, &[whole(offw), int(0), whole(offw), VCC]);
+            self.i(Op::V_CNDMASK_B32, &[whole(offc), whole(oob), whole(offc), VCC]);
+        }
+        let srd = self.p.vreg(RegFile::Sgpr, 4);
+        self.i(Op::S_MOV_B32, &[sub(srd, 0, 1), ws_lo]);
+        self.i(Op::S_AND_B32, &[sub(srd, 1, 1), lit(0xffff), ws_hi]);
+        self.i(Op::S_MUL_I32, &[sub(srd, 2, 1), splits, wstride]);
+        self.i(Op::S_MOV_B32, &[sub(srd, 3, 1), lit(0x0002_0000)]);
+        let step = self.sv();
+        self.i(Op::S_LSHL_B32, &[whole(step), wstride, int(log2(REDUCE_UNROLL))]);
+        let mut voffs = vec![offw];
+        for u in 1..REDUCE_UNROLL {
+            let (su, vo) = (self.sv(), self.vv());
+            self.i(Op::S_MUL_I32, &[whole(su), wstride, lit(u)]);
+            self.i(Op::V_ADD_U32, &[whole(vo), whole(su), whole(offw)]);
+            voffs.push(vo);
+        }
+        let (sum, cnt) = (self.vv(), self.sv());
+        self.i(Op::V_MOV_B32, &[whole(sum), int(0)]);
+        self.i(Op::S_ADD_U32, &[whole(cnt), splits, lit(REDUCE_UNROLL - 1)]);
+        self.i(Op::S_LSHR_B32, &[whole(cnt), whole(cnt), int(log2(REDUCE_UNROLL))]);
+        let (lp, done) = (self.p.label(), self.p.label());
+        self.i(Op::S_CMP_EQ_U32, &[whole(cnt), int(0)]);
+        self.p.branch(Op::S_CBRANCH_SCC1, done);
+        self.p.place(lp);
+        let parts: Vec<Reg> = voffs
+            .iter()
+            .map(|&vo| {
+                let t = self.vv();
+                self.ie(Inst::new(Op::BUFFER_LOAD_DWORD, &[whole(t), whole(vo), whole(srd), int(0)]).offen());
+                t
+            })
+            .collect();
+        for t in parts {
+            self.i(Op::V_ADD_F32, &[whole(sum), whole(sum), whole(t)]);
+        }
+        self.i(Op::S_ADD_U32, &[sub(srd, 0, 1), sub(srd, 0, 1), whole(step)]);
+        self.i(Op::S_ADDC_U32, &[sub(srd, 1, 1), sub(srd, 1, 1), int(0)]);
+        // Bytes left: SCC = borrow when fewer than a round's remain (then 0).
+        self.i(Op::S_SUB_U32, &[sub(srd, 2, 1), sub(srd, 2, 1), whole(step)]);
+        self.i(Op::S_CSELECT_B32, &[sub(srd, 2, 1), int(0), sub(srd, 2, 1)]);
+        self.i(Op::S_SUB_U32, &[whole(cnt), whole(cnt), int(1)]);
+        self.i(Op::S_CMP_LG_U32, &[whole(cnt), int(0)]);
+        self.p.branch(Op::S_CBRANCH_SCC1, lp);
+        self.p.loops.push((lp, done));
+        self.p.place(done);
+        // The epilogue: alpha * sum (+ beta * C), rounded once to C's type.
+        self.srd_c = self.srd(c_lo, c_hi, m, n, ldc, ec);
+        let k7fff = self.sv();
+        self.i(Op::S_MOVK_I32, &[whole(k7fff), O::Imm(0x7fff)]);
+        self.k7fff = k7fff;
+        let x = self.vv();
+        self.i(Op::V_MUL_LEGACY_F32, &[whole(x), alpha, whole(sum)]);
+        let bt = self.sv();
+        self.i(Op::S_AND_B32, &[whole(bt), lit(0x7fff_ffff), beta]);
+        self.i(Op::S_CMP_EQ_U32, &[whole(bt), int(0)]);
+        let beta0 = self.p.label();
+        self.p.branch(Op::S_CBRANCH_SCC1, beta0);
+        let cv = self.vv();
+        let load = if ec == 4 { Op::BUFFER_LOAD_DWORD } else { Op::BUFFER_LOAD_USHORT };
+        self.ie(Inst::new(load, &[whole(cv), whole(offc), whole(self.srd_c), int(0)]).offen());
+        let cf = if ec == 4 { cv } else { self.c_to_f32(whole(cv), false) };
+        let xb = self.vv();
+        self.i(Op::V_FMA_F32, &[whole(xb), beta, whole(cf), whole(x)]);
+        self.store_element(xb, offc);
+        self.i(Op::S_ENDPGM, &[]);
+        self.p.place(beta0);
+        self.store_element(x, offc);
+        self.i(Op::S_ENDPGM, &[]);
+    }
+
+    /// One f32 value stored to C at byte offset `o` in C's type (round to nearest even; the
+    /// conversions of [`Self::store_elements`]).
+    fn store_element(&mut self, x: Reg, o: Reg) {
+        let srd = whole(self.srd_c);
+        let st = |op, val: Reg| Inst::new(op, &[whole(val), whole(o), srd, int(0)]).offen();
+        match (self.c().c_type, self.arch) {
+            (DType::F32, _) => self.ie(st(Op::BUFFER_STORE_DWORD, x)),
+            (DType::F16, _) => {
+                let y = self.vv();
+                self.i(Op::V_CVT_F16_F32, &[whole(y), whole(x)]);
+                self.ie(st(Op::BUFFER_STORE_SHORT, y));
+            }
+            (_, Arch::Gfx950) => {
+                let y = self.vv();
+                self.i(Op::V_CVT_PK_BF16_F32, &[whole(y), whole(x), whole(x)]);
+                self.ie(st(Op::BUFFER_STORE_SHORT, y));
+            }
+            (_, Arch::Gfx942) => {
+                let y = self.bf16_hi(x);
+                self.ie(st(Op::BUFFER_STORE_SHORT_D16_HI, y));
+            }
         }
     }
 }
@@ -1565,7 +1770,9 @@ pub fn mfma_cycles(c: &crate::ir::KernelConfig) -> u32 {
 
 /// Lowers a kernel to a program on virtual registers.
 pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
-    for pass in ["buffer_ops", "pipeline", "epilogue"] {
+    let reduce = k.config.split == SplitK::Reduce;
+    let needed: &[&'static str] = if reduce { &["splitk_reduce"] } else { &["buffer_ops", "pipeline", "epilogue"] };
+    for &pass in needed {
         if !k.applied.contains(&pass) {
             return Err(LowerError::PassMissing(pass));
         }
@@ -1612,6 +1819,13 @@ pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
         wave_s: None,
         local_tile: None,
     };
+    if reduce {
+        l.reduce();
+        return Ok(l.p);
+    }
+    if c.split == SplitK::Partial {
+        l.p.extra_system_sgprs = 1;
+    }
     l.setup();
     l.hoist = l.p.items.len();
     let _ = l.lane;

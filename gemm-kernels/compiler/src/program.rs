@@ -50,6 +50,9 @@ pub struct Program {
     /// `(label, branch target)`: one main-loop iteration runs from `Label(label)` to the
     /// first branch to `target` (for the static schedule figures).
     pub iteration: Option<(u32, u32)>,
+    /// SGPRs the hardware initialises beyond `s[0:3]` (`s4`, the workgroup id z, of split-K
+    /// partial kernels): the allocator starts above them.
+    pub extra_system_sgprs: u16,
 }
 
 fn file_idx(f: RegFile) -> usize {

@@ -115,7 +115,7 @@ pub fn allocate(p: &mut Program) -> Result<Usage, RegAllocError> {
     for (s, e, vi) in intervals {
         let vr = p.vregs[vi];
         let start = match vr.file {
-            RegFile::Sgpr => RESERVED_S,
+            RegFile::Sgpr => RESERVED_S + p.extra_system_sgprs,
             RegFile::Vgpr => RESERVED_V,
             _ => 0,
         };
@@ -141,7 +141,7 @@ pub fn allocate(p: &mut Program) -> Result<Usage, RegAllocError> {
             _ => usage.agprs = usage.agprs.max(top),
         }
     }
-    usage.sgprs = usage.sgprs.max(RESERVED_S as u32);
+    usage.sgprs = usage.sgprs.max((RESERVED_S + p.extra_system_sgprs) as u32);
     usage.vgprs = usage.vgprs.max(RESERVED_V as u32);
     if usage.vgprs.next_multiple_of(4) + usage.agprs > 512 {
         return Err(RegAllocError::OutOfRegisters { file: RegFile::Agpr, limit: 512 });

@@ -124,9 +124,14 @@ fn run_kernel(k: &CompiledKernel, case: &Case, sched: Schedule) {
     }
 }
 
-/// Catalogue kernels (fp8 ones are run by `tests/fp8.rs`, with their scales).
+/// Catalogue kernels (fp8 ones are run by `tests/fp8.rs`, with their scales; split-K ones,
+/// which take a workspace and run in pairs, by `tests/splitk.rs`).
 fn kernels(filter: impl Fn(&KernelConfig) -> bool) -> Vec<CompiledKernel> {
-    catalogue::configs().into_iter().filter(|c| !c.ab_type.is_fp8() && filter(c)).map(|c| compile(c).unwrap()).collect()
+    catalogue::configs()
+        .into_iter()
+        .filter(|c| !c.ab_type.is_fp8() && c.split == gemm_compiler::ir::SplitK::None && filter(c))
+        .map(|c| compile(c).unwrap())
+        .collect()
 }
 
 const SMALL: [Case; 4] = [

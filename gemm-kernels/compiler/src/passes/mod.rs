@@ -27,7 +27,15 @@ pub enum Declined {
 }
 
 /// buffer ops, software pipelining, LDS swizzle, epilogue, then the loop schedule.
-pub fn run_all(k: Kernel) -> Result<Kernel, Declined> {
+pub fn run_all(mut k: Kernel) -> Result<Kernel, Declined> {
+    if k.config.split == crate::ir::SplitK::Reduce {
+        // The split-K reduction has no main loop and no LDS: nothing for these passes.
+        k.prologue.clear();
+        k.body.clear();
+        k.lds_buffers = 0;
+        k.applied.push("splitk_reduce");
+        return Ok(k);
+    }
     let k = buffer_ops::run(k)?;
     let k = pipeline::run(k)?;
     let k = swizzle::run(k)?;
