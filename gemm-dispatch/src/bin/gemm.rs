@@ -82,6 +82,8 @@ enum Command {
     Compare(gemm_dispatch::model_eval::CompareArgs),
     /// Compile every configuration of the kernel space and rank them by predicted TFLOP/s.
     Sweep(gemm_dispatch::sweep::SweepArgs),
+    /// Split-K against the plain kernels for one shape (timing model).
+    Splitk(gemm_dispatch::splitk::SplitkArgs),
     /// List the GPU kernel catalogue, or disassemble one kernel.
     Kernels {
         /// Print this kernel's instructions (LLVM syntax) instead of the list.
@@ -238,6 +240,7 @@ fn main() -> ExitCode {
         Command::Calibrate(args) => gemm_dispatch::model_eval::calibrate(&args),
         Command::Compare(args) => gemm_dispatch::model_eval::compare(&args),
         Command::Sweep(args) => gemm_dispatch::sweep::sweep(&args),
+        Command::Splitk(args) => gemm_dispatch::splitk::report(&args),
         Command::Emulate(args) => match gemm_emu::cli::run(args) {
             Ok(true) => Ok(()),
             Ok(false) => Err("the checkers reported findings".into()),
