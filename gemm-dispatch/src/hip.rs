@@ -139,6 +139,8 @@ pub struct ItemBytes {
     /// gaps (leading-dimension padding). The download copies C's whole span back, so the gaps
     /// on the device must hold the caller's own bytes, not whatever an earlier item left there.
     pub read_c: bool,
+    /// Split-K workspace bytes (`crate::splitk`), 0 otherwise: device-only, after C's region.
+    pub ws: usize,
 }
 
 impl ItemBytes {
@@ -150,7 +152,18 @@ impl ItemBytes {
             b: s.b * p.b_type.size_bytes(),
             c: s.c * p.c_type.size_bytes(),
             read_c: p.beta != 0.0 || s.c > p.m * p.n,
+            ws: 0,
         })
+    }
+
+    /// Pinned staging bytes: the A, B and C regions (the workspace never leaves the device).
+    pub fn staging_bytes(&self) -> usize {
+        Self::region(self.a) + Self::region(self.b) + Self::region(self.c)
+    }
+
+    /// The split-K workspace's offset in the slot buffer (256-byte aligned).
+    pub fn ws_offset(&self) -> usize {
+        self.staging_bytes()
     }
 
     /// One region's device bytes.
@@ -160,7 +173,7 @@ impl ItemBytes {
 
     /// Device bytes of the item's three regions.
     pub fn device_bytes(&self) -> usize {
-        Self::region(self.a) + Self::region(self.b) + Self::region(self.c)
+        self.staging_bytes() + if self.ws > 0 { Self::region(self.ws) } else { 0 }
     }
 
     /// Byte offsets of the A, B and C regions in one slot buffer: back to back, each rounded
@@ -678,15 +691,24 @@ impl Backend for HipBackend {
         // Kernel choice and sizes first: items no kernel fits are Unsupported (retryable, so the
         // scheduler gives them to another device), empty ones are done.
         let mut work: Vec<Option<(KernelPlan, ItemBytes, Function)>> = Vec::with_capacity(jobs.len());
+        // Items that run as split-K (`crate::splitk`): the pair and its two functions.
+        let mut splits: Vec<Option<(crate::splitk::SplitPlan, [Function; 2])>> = vec![None; jobs.len()];
         let mut need = Vec::with_capacity(jobs.len());
         for (i, job) in jobs.iter().enumerate() {
             let p = &job.problem;
-            let planned = ItemBytes::of(p).and_then(|bytes| {
+            let planned = ItemBytes::of(p).and_then(|mut bytes| {
                 if p.m == 0 || p.n == 0 {
                     return Ok(None);
                 }
                 let plan = self.plan(p)?;
                 let f = self.function(plan.entry).map_err(|e| self.err(e))?;
+                if let Ok(sp) = crate::splitk::choose(self.arch, p, Some(&plan)) {
+                    let fs = [self.function(sp.partial), self.function(sp.reduce)];
+                    if let [Ok(fp), Ok(fr)] = fs {
+                        bytes.ws = sp.workspace_bytes();
+                        splits[i] = Some((sp, [fp, fr]));
+                    }
+                }
                 Ok(Some((plan, bytes, f)))
             });
             match planned {
@@ -758,7 +780,10 @@ impl Backend for HipBackend {
                     }
                     Step::Launch { item, slot } => {
                         let (plan, bytes, f) = work[item].as_ref().expect("planned items have work");
-                        (item, pipe.launch(slot, plan, f, &jobs[item].problem, bytes))
+                        match &splits[item] {
+                            Some((sp, fs)) => (item, pipe.launch_split(slot, sp, fs, &jobs[item].problem, bytes)),
+                            None => (item, pipe.launch(slot, plan, f, &jobs[item].problem, bytes)),
+                        }
                     }
                     Step::Download { item, slot } => {
                         let (_, bytes, _) = work[item].as_ref().expect("planned items have work");
@@ -918,7 +943,7 @@ impl Pipeline {
             // A fresh allocation: nothing of the previous item lives in it.
             s.download_recorded = false;
         }
-        grow_pinned(&device, &mut s.pinned, need, cap)?;
+        grow_pinned(&device, &mut s.pinned, bytes.staging_bytes(), cap)?;
         let (Some(dev), Some(pinned)) = (s.dev.as_mut(), s.pinned.as_mut()) else {
             return Err(StepError::Plan("workspace missing".into()));
         };
@@ -977,6 +1002,46 @@ impl Pipeline {
         // drain, and `hipFree` waits for the device.
         unsafe { f.launch(&config, &self.compute, &args)? };
         LAST_KERNEL.with(|k| k.set(Some(plan.entry.name)));
+        s.computed.record(&self.compute)?;
+        Ok(())
+    }
+
+    /// Launch of a split-K pair: after the upload, on the compute stream, the partial kernel
+    /// into the slot's workspace region, then the reduction into C (stream order makes the
+    /// reduction see every slab); `computed` recorded after both.
+    fn launch_split(
+        &mut self,
+        slot: usize,
+        plan: &crate::splitk::SplitPlan,
+        fs: &[Function; 2],
+        p: &GemmProblem,
+        bytes: &ItemBytes,
+    ) -> Result<(), StepError> {
+        let s = &self.slots[slot];
+        let Some(dev) = s.dev.as_ref() else {
+            return Err(StepError::Plan("workspace missing".into()));
+        };
+        if bytes.ws < plan.workspace_bytes() {
+            return Err(StepError::Plan("the split-K workspace was not sized".into()));
+        }
+        let base = dev.device_address();
+        let [oa, ob, oc] = bytes.offsets().map(|o| base + o as u64);
+        let ws = base + bytes.ws_offset() as u64;
+        let launches = plan.launches(p, oa, ob, oc, ws).map_err(StepError::Plan)?;
+        self.compute.wait_event(&s.uploaded)?;
+        for (l, f) in launches.iter().zip(fs) {
+            let config = LaunchConfig { grid: l.grid, block: l.block, shared_mem_bytes: 0 };
+            config.validate().map_err(|e| StepError::Plan(e.to_string()))?;
+            // SAFETY: `l.args` is packed from the entry's own kernel-argument layout
+            // (`splitk::SplitPlan::launches`); A, B and C are regions of this slot's live device
+            // buffer as in `launch`, and the workspace is the region after C, `bytes.ws >=
+            // workspace_bytes()` bytes at a 256-byte aligned offset (grown in `stage`, which
+            // sizes the buffer by `device_bytes()`, workspace included). The plan checked the
+            // partial kernel's alignment and the 2^31-byte spans. The buffer stays allocated
+            // until both kernels are done (freed only after this slot's `Finish` or a drain).
+            unsafe { f.launch(&config, &self.compute, &l.args)? };
+            LAST_KERNEL.with(|k| k.set(Some(l.entry.name)));
+        }
         s.computed.record(&self.compute)?;
         Ok(())
     }
@@ -1159,7 +1224,7 @@ mod tests {
     fn item_bytes_and_regions() {
         let p = GemmProblem::new(3, 5, 7).with_dtypes(DType::Bf16, DType::Bf16, DType::F32).with_scalars(1.0, 0.0);
         let b = ItemBytes::of(&p).unwrap();
-        assert_eq!(b, ItemBytes { a: 42, b: 70, c: 60, read_c: false });
+        assert_eq!(b, ItemBytes { a: 42, b: 70, c: 60, read_c: false, ws: 0 });
         // beta == 0 but C has leading-dimension padding: it goes up so the padding comes back.
         let padded = p.with_leading_dims(p.lda, p.ldb, p.ldc + 1);
         assert!(ItemBytes::of(&padded).unwrap().read_c);
@@ -1215,7 +1280,7 @@ mod tests {
 
     #[test]
     fn regions_sit_back_to_back_and_slots_grow_geometrically_within_their_cap() {
-        let b = ItemBytes { a: 300, b: 10, c: 512, read_c: true };
+        let b = ItemBytes { a: 300, b: 10, c: 512, read_c: true, ws: 0 };
         assert_eq!(b.offsets(), [0, 512, 768]);
         assert_eq!(b.offsets()[2] + ItemBytes::region(b.c), b.device_bytes());
         assert_eq!(grown_size(0, 1000, 4096), 1000);

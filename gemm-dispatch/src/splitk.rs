@@ -113,7 +113,10 @@ pub fn choose(arch: Arch, p: &GemmProblem, plain: Option<&KernelPlan>) -> Result
     let wstride = u64::from(ldw) * u64::from(cm.n) * 4;
     let wstride = u32::try_from(wstride.next_multiple_of(256)).map_err(|_| "the workspace slab exceeds 4 GiB")?;
     let by_cap = (WORKSPACE_CAP / wstride as usize) as u32;
-    let want = cus.div_ceil(tiles).min(cm.k / (MIN_TILES_PER_SPLIT * kt)).min(by_cap);
+    // Enough workgroups for every resident slot of every CU (the manifest's occupancy is waves
+    // per SIMD; 4 SIMDs per CU), no split shorter than MIN_TILES_PER_SPLIT K tiles.
+    let per_cu = (partial.occupancy * 4 / partial.waves.max(1)).max(1);
+    let want = (cus * per_cu).div_ceil(tiles).min(cm.k / (MIN_TILES_PER_SPLIT * kt)).min(by_cap);
     if want < 2 {
         return Err(format!(
             "K = {} gives fewer than 2 splits of at least {} (or the {} MiB workspace holds fewer than 2 slabs)",

@@ -157,6 +157,35 @@ fn run_grouped(ctx: &Context, items: &mut [Item]) -> gemm_dispatch::BatchReport 
     ctx.gemm_grouped_bytes(items.iter_mut().map(|it| (it.p, &it.a[..], &it.b[..], &mut it.c[..])).collect())
 }
 
+/// A tall-K GEMM (64x64x65536: one tile) through the HIP backend's pipeline on the emulated
+/// runtime runs as split-K on both archs: exactly two launches (the partial kernel into the
+/// slot's workspace region, then the reduction, in order on the compute stream), the result
+/// within the reference's bound, the checkers on (a finding fails the launch).
+#[test]
+fn tall_k_runs_split_k_through_hip() {
+    let _s = serial();
+    configure("devices=gfx942,gfx950;checkers=on");
+    let ctx = context(None);
+    for (dev, arch) in gemm_core::Arch::ALL.into_iter().enumerate() {
+        let p = GemmProblem::new(64, 64, 65536)
+            .with_layout(Layout::RowMajor)
+            .with_transposes(Transpose::No, Transpose::Yes)
+            .with_dtypes(DType::F16, DType::F16, DType::F32)
+            .with_scalars(1.0, 0.5);
+        let plain = gemm_dispatch::kernel_choice::choose(arch, &p).unwrap();
+        let split = gemm_dispatch::splitk::choose(arch, &p, Some(&plain)).expect("split-K for 64x64x65536");
+        assert!(split.splits >= 2, "{split:?}");
+        let mut it = item(p, 31 + dev as u64);
+        let before = counter(dev as i32, "launches");
+        let mut c: Vec<f32> = typed(&it.c);
+        ctx.gemm_on(dev, &it.p, &typed::<f16>(&it.a), &typed::<f16>(&it.b), &mut c).unwrap();
+        it.c = bytemuck::cast_slice(&c).to_vec();
+        assert_eq!(counter(dev as i32, "launches") - before, 2, "{arch}: the partial kernel and the reduction");
+        assert_eq!(gemm_dispatch::hip::last_kernel(), Some(split.reduce.name), "{arch}: the reduction ran last");
+        check(&it);
+    }
+}
+
 #[test]
 fn discovery_reads_names_arch_units_and_memory_in_both_abis() {
     let _s = serial();

@@ -443,6 +443,24 @@ fn k_tile_128_on_gfx950() {
     }
 }
 
+/// f32 inputs with KT = 128 (512-byte LDS rows): 64x64 on gfx950, two 64 KiB buffers of its
+/// 160 KiB, every transpose; gfx942's 64 KiB cannot hold them, and the pipeline pass says so.
+#[test]
+fn f32_k_tile_128() {
+    use gemm_compiler::ir::{Arch, MfmaShape};
+    let shape = |c: KernelConfig| c.with_shape((64, 64, 128), (2, 2), MfmaShape { m: 32, n: 32, k: 2 }, 2);
+    for (i, (ta, tb)) in [(false, false), (false, true), (true, false), (true, true)].into_iter().enumerate() {
+        let c = shape(KernelConfig::new(Arch::Gfx950, DType::F32, DType::F32, ta, tb, Align::Vec8));
+        let k = compile(c).unwrap();
+        assert_eq!(k.lds_bytes, 2 * 65536);
+        let case = Case { m: 70, n: 65, k: 300, pad: 1, alpha: 1.0, beta: if i % 2 == 0 { 0.0 } else { 0.5 } };
+        run_kernel(&k, &case, Schedule { mode: Mode::ALL[i], seed: 12 });
+    }
+    let c = shape(KernelConfig::new(Arch::Gfx942, DType::F32, DType::F32, false, false, Align::Vec8));
+    let why = compile(c).unwrap_err().to_string();
+    assert!(why.contains("exceed the 65536 bytes of LDS"), "{why}");
+}
+
 /// One fused-epilogue kernel on one shape against an f64 reference of
 /// `clamp(act(alpha * op(A) op(B) + beta * C + bias))`.
 fn run_fused<AB: Element, C: Element>(k: &CompiledKernel, case: &Case, sched: Schedule, clamp: (f32, f32)) {
