@@ -120,7 +120,8 @@ impl CompareRow {
 /// each cell names the kernel it predicts. Kernels with a fused epilogue and grouped kernels
 /// are not plain GEMMs and have no row (`None`).
 pub fn family_label(e: &KernelEntry) -> Option<String> {
-    if e.epilogue != "none" || e.grouped {
+    // Split-K kernels run in pairs through a workspace (`gemm splitk` predicts them).
+    if e.epilogue != "none" || e.grouped || e.split_k != gemm_kernels::SplitRole::None {
         return None;
     }
     Some(format!(
