@@ -92,8 +92,14 @@ fn round_trip(k: &CompiledKernel, dir: &Path) {
         format!(".group_segment_fixed_size: {}", k.lds_bytes),
         format!(".kernarg_segment_size: {}", gemm_compiler::kernel_args::size(&k.config)),
         format!(".agpr_count:     {}", k.usage.agprs),
-        // Grouped kernels take a problem table instead of the plain arguments.
-        if k.config.grouped { ".name:           table" } else { ".name:           alpha" }.to_string(),
+        // Grouped kernels take a problem table instead of the plain arguments; split-K partial
+        // kernels a K range per split instead of alpha and beta.
+        match (k.config.grouped, k.config.split) {
+            (true, _) => ".name:           table",
+            (_, gemm_compiler::ir::SplitK::Partial) => ".name:           kchunk",
+            _ => ".name:           alpha",
+        }
+        .to_string(),
         format!("amdhsa.target:   amdgcn-amd-amdhsa--{arch}"),
     ] {
         assert!(notes.contains(&want), "{}: readelf --notes lacks {want:?}:\n{notes}", k.name);
