@@ -165,13 +165,15 @@ fn catalogue_split_k_small_shapes_every_mode() {
     }
 }
 
-/// 255x257x129 in splits of one K tile (the last one a tail), every scheduling mode, per
-/// arch: bf16 -> bf16 TN `v8` and f16 -> f32 NT `e1`.
+/// 255x257x129 in splits of one K tile (the last one a tail), every scheduling mode: gfx942
+/// bf16 -> bf16 TN `v8`, gfx950 f16 -> f32 NT `e1`.
 #[test]
 fn split_k_edge_shape_every_mode() {
-    for arch in Arch::ALL {
+    for (arch, (ab, c, ta, tb)) in
+        Arch::ALL.into_iter().zip([(DType::Bf16, DType::Bf16, true, false), (DType::F16, DType::F32, false, true)])
+    {
         let reduces = catalogue_kernels(arch, SplitK::Reduce);
-        for (ab, c, ta, tb) in [(DType::Bf16, DType::Bf16, true, false), (DType::F16, DType::F32, false, true)] {
+        {
             let part = catalogue::configs()
                 .into_iter()
                 .find(|x| {
