@@ -377,7 +377,7 @@ mod tests {
             let p = bf16(128, 128, 65536);
             let plain = crate::kernel_plan::plan(arch, &p).unwrap();
             let s = choose(arch, &p, Some(&plain)).unwrap();
-            assert!(s.splits >= 2 && s.kchunk % s.partial.tile.2 == 0 && s.splits * s.kchunk >= 65536);
+            assert!(s.splits >= 2 && s.kchunk.is_multiple_of(s.partial.tile.2) && s.splits * s.kchunk >= 65536);
             assert!((s.splits - 1) * s.kchunk < 65536, "no empty split");
             assert!(s.workspace_bytes() <= WORKSPACE_CAP);
             assert!(s.estimate_split < s.estimate_plain.unwrap());

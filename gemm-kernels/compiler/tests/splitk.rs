@@ -130,6 +130,7 @@ fn catalogue_kernels(arch: Arch, split: SplitK) -> Vec<CompiledKernel> {
         .collect()
 }
 
+#[allow(clippy::too_many_arguments)]
 fn case(m: usize, n: usize, k: usize, pad: usize, alpha: f32, beta: f32, kchunk: u32, extra: u32) -> Case {
     Case { m, n, k, pad, alpha, beta, kchunk, extra }
 }
