@@ -207,6 +207,9 @@ pub struct KernelConfig {
     /// The bias vector's dtype: f32, or C's type (bf16/f16 bias vectors, as hipBLASLt
     /// takes them); converted to f32 before the add. Default f32.
     pub bias_type: DType,
+    /// How the scheduled loop's waves synchronise: `s_barrier`, or explicit phase
+    /// counters (`schedule/phase.rs`).
+    pub sync: crate::schedule::phase::Sync,
 }
 
 impl KernelConfig {
@@ -232,6 +235,7 @@ impl KernelConfig {
             schedule: crate::schedule::Schedule::Pipelined,
             grouped: false,
             bias_type: DType::F32,
+            sync: crate::schedule::phase::Sync::Barrier,
         }
     }
     /// The same configuration with another tile, wave grid, MFMA shape and stage count.
@@ -285,6 +289,7 @@ impl KernelConfig {
             grid = format!("{grid}_{}", self.fusion.name());
         }
         grid.push_str(&self.schedule.name_suffix());
+        grid.push_str(self.sync.name_suffix());
         if self.grouped {
             grid.push_str("_grouped");
         }
