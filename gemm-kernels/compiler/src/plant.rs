@@ -41,9 +41,11 @@ pub enum PlantedBug {
     /// Phase counters: a counter bumped before the next tile's LDS-DMA copies have landed:
     /// the `vmcnt` of the wait before the signal that publishes them allows one more.
     PhaseSignalBeforeCopies,
-    /// Phase counters: a wait on the wrong phase: group 0 waits for group 1 to reach sync
-    /// point `p - 2` instead of `p - 1`, so it can run two phases ahead and overwrite the
-    /// buffer group 1 still reads (the counter form of [`Self::SharedBufferOverwrittenEarly`]).
+    /// Phase counters: a wait on the wrong phase: group 0 compares group 1's counter with
+    /// the threshold of the previous K tile (sync point `p - 1 - S` instead of `p - 1`, `S`
+    /// sync points per tile, as an off-by-one in the stage index would), so it reads the
+    /// next K tile before group 1's copies of it have landed and overwrites the buffer
+    /// group 1 still reads (the counter form of [`Self::SharedBufferOverwrittenEarly`]).
     PhaseWrongPhase,
 }
 
@@ -89,12 +91,10 @@ pub fn apply_schedule(ls: &mut Option<LoopSchedule>, bug: PlantedBug) -> Result<
     }
     if bug == PlantedBug::PhaseWrongPhase {
         let l = ls.as_mut().expect("checked above");
+        let per_tile = l.body.iter().flat_map(|c| &c.ops).filter(|op| matches!(op, MOp::PhaseSync { .. })).count();
         for (_, op) in l.enter.iter_mut() {
             if let MOp::PhaseInit { behind, ahead } = op {
-                if *behind == 0 {
-                    return Err(PlantError::NoSite(bug, "the groups are not staggered"));
-                }
-                *op = MOp::PhaseInit { behind: *behind + 1, ahead: *ahead };
+                *op = MOp::PhaseInit { behind: *behind + per_tile as u8, ahead: *ahead };
             }
         }
         return Ok(());
