@@ -30,6 +30,16 @@
 //!   a wave pass that barrier with its LDS reads still in flight and the next tile's
 //!   copies then overwrite what they read; here `waitcnt.rs` makes every wave's reads
 //!   complete before it arrives, so the copies cannot overtake them.
+//! * [`Schedule::Quadrant`] (`quadrant.rs`; seed 002 §13): 8 waves in a 4x2 grid, the
+//!   tile as four quadrants run diagonally by the two wave groups (diagonal 1: each group
+//!   its own A half x its own B half; diagonal 2, after the barrier that publishes the
+//!   next tile: its A half x the other group's B half), on the staggered two-cluster
+//!   skeleton of the ping-pong.
+//!
+//! Any of these can synchronise with explicit phase counters instead of `s_barrier`
+//! ([`phase::Sync`] on the configuration; `phase.rs`, seed 002 §6): every barrier of the
+//! loop becomes a sync point (an LDS-atomic signal and a poll of both groups' counters)
+//! and the stagger becomes the initial wait thresholds.
 
 use crate::ir::{Arch, Kernel, KernelConfig, LoadKind, Operand, TileOp};
 
