@@ -32,6 +32,10 @@
 //! publishes the next K tile (its copies have had the first memory cluster and diagonal
 //! 1 to land): removing it is the planted bug `plant::PlantedBug::BarrierRemoved`.
 //!
+//! The copies stay cooperative (all eight waves copy all of the next K tile, as in the
+//! other schedules), not split per group as the seed's self-loading: with barriers every
+//! sync point is workgroup-wide anyway, so a per-group split would order nothing more.
+//!
 //! Declines (typed [`Decline`]): anything but 8 waves in a 4x2 grid, and a tile whose
 //! quarter `NT/4` is not a whole number of MFMA blocks (no even split of a wave's N
 //! blocks over the two B halves) or whose `MT/4` is not (no 2x2 wave grid per quadrant).
