@@ -116,6 +116,50 @@ pub fn rows() -> Vec<SchedRow> {
             config: c,
             baseline: Some(bl4),
         });
+        out.extend(quadrant_rows(arch, &base, mfma));
+    }
+    out
+}
+
+/// The quadrant schedule (`schedule/quadrant.rs`: 8 waves in a 4x2 grid, 256x256x32, a
+/// tile that is resident on both archs) beside the same tile and grid with the pipelined
+/// loop and beside the two-cluster ping-pong of the 2x4 grid, each also with the
+/// phase-counter sync (`schedule/phase.rs`; declined where the LDS is full).
+fn quadrant_rows(arch: CArch, base: &KernelConfig, mfma: MfmaShape) -> Vec<SchedRow> {
+    use gemm_compiler::schedule::phase::Sync;
+    let mut out = vec![];
+    let tile = (256, 256, 32);
+    let mk = |grid: (u32, u32), s: Schedule, sync: Sync| {
+        let mut c = KernelConfig::new(arch, DType::Bf16, DType::F32, base.trans_a, base.trans_b, Align::Vec8)
+            .with_shape(tile, grid, mfma, 2);
+        c.grid = base.grid;
+        c.schedule = s;
+        c.sync = sync;
+        c
+    };
+    let t = |c: &KernelConfig| {
+        let sync = if c.sync == Sync::PhaseCounters { " counters" } else { "" };
+        format!(
+            "{} {}{} {}x{}x{} w{}x{} {}{sync}",
+            arch.name(),
+            if c.trans_a { 't' } else { 'n' },
+            if c.trans_b { 't' } else { 'n' },
+            c.tile.0,
+            c.tile.1,
+            c.tile.2,
+            c.wave_grid.0,
+            c.wave_grid.1,
+            c.schedule.label()
+        )
+    };
+    let bl = mk((4, 2), Schedule::Pipelined, Sync::Barrier);
+    let bl_label = t(&bl);
+    out.push(SchedRow { label: bl_label.clone(), config: bl, baseline: None });
+    for (grid, s) in [((4, 2), Schedule::Quadrant), ((2, 4), Schedule::PingPong { clusters: 2 })] {
+        for sync in [Sync::Barrier, Sync::PhaseCounters] {
+            let c = mk(grid, s, sync);
+            out.push(SchedRow { label: t(&c), config: c, baseline: Some(bl_label.clone()) });
+        }
     }
     out
 }

@@ -235,6 +235,9 @@ pub struct KernelConfig {
     pub bias_type: DType,
     /// Split-K role ([`SplitK`]); plain kernels: `SplitK::None`.
     pub split: SplitK,
+    /// How the scheduled loop's waves synchronise: `s_barrier`, or explicit phase
+    /// counters (`schedule/phase.rs`).
+    pub sync: crate::schedule::phase::Sync,
 }
 
 impl KernelConfig {
@@ -261,6 +264,7 @@ impl KernelConfig {
             grouped: false,
             bias_type: DType::F32,
             split: SplitK::None,
+            sync: crate::schedule::phase::Sync::Barrier,
         }
     }
     /// The split-K partial kernel of a configuration: f32 partial sums, no fused epilogue.
@@ -356,6 +360,7 @@ impl KernelConfig {
             grid = format!("{grid}_{}", self.fusion.name());
         }
         grid.push_str(&self.schedule.name_suffix());
+        grid.push_str(self.sync.name_suffix());
         if self.grouped {
             grid.push_str("_grouped");
         }

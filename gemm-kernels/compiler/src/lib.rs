@@ -180,7 +180,7 @@ pub fn compile_kernel_with(mut kernel: Kernel, opts: Options) -> Result<Compiled
     let stats = analysis::stats(&kernel, &prog);
     let (insts, code) = resolve_branches(&prog.items, arch)?;
     let name = config.name();
-    let lds_bytes = kernel.lds_buffers * kernel.lds_buffer_bytes();
+    let lds_bytes = kernel.lds_buffers * kernel.lds_buffer_bytes() + schedule::phase::lds_bytes(&kernel);
     let mut spec = KernelSpec::new(name.clone(), code.clone());
     spec.registers = RegisterUsage {
         vgprs: usage.vgprs,

@@ -46,6 +46,9 @@ struct Copier {
     waddr: Vec<Vec<(Reg, u32)>>,
     /// LDS read addresses per 16-byte piece `h`.
     raddr: Vec<Reg>,
+    /// The quadrant schedule's B: the read addresses of the wave's N blocks in the other
+    /// group's B half (`raddr` then holds those in the group's own half); else empty.
+    raddr2: Vec<Reg>,
     frags: Vec<Reg>,
     loop_kind: LoadKind,
     /// Direct-to-LDS: per DMA instruction, each lane's global byte offset (loop tile 0).
@@ -114,6 +117,27 @@ struct L<'a> {
     wave_s: Option<Reg>,
     /// Grouped kernels: the workgroup's tile index within its group (`grouped_setup`).
     local_tile: Option<Reg>,
+    /// The quadrant schedule (`schedule/quadrant.rs`): the wave's quarter of the N tile
+    /// in its group's own B half and in the other one (`2*group + wn`, `2*(1-group) + wn`).
+    quad: Option<(Reg, Reg)>,
+    /// Phase counters (`schedule/phase.rs`), set by their `PhaseInit`.
+    phase: Option<PhaseRegs>,
+}
+
+/// The registers of the phase-counter sync (`schedule/phase.rs`).
+#[derive(Clone, Copy, Debug)]
+struct PhaseRegs {
+    /// LDS address of counter 0 (counter 1 follows).
+    caddr: Reg,
+    /// LDS address of this wave's group's counter.
+    own: Reg,
+    /// 1 in lane 0, 0 elsewhere: what the signal adds (one per wave).
+    sig: Reg,
+    /// The thresholds of counters 0 and 1 at the next sync point.
+    t0: Reg,
+    t1: Reg,
+    /// Waves per group: what a sync point adds to each threshold.
+    per: u32,
 }
 
 fn log2(x: u32) -> i64 {
@@ -255,8 +279,21 @@ impl L<'_> {
         self.i(Op::V_AND_B32, &[whole(lrow), int(c.mfma.m as i64 - 1), whole(lane)]);
         self.i(Op::V_LSHRREV_B32, &[whole(lgrp), int(log2(c.mfma.m)), whole(lane)]);
         self.i(Op::V_LSHRREV_B32, &[whole(wave), int(6), whole(tid)]);
-        self.i(Op::V_AND_B32, &[whole(wm), int(c.wave_grid.0 as i64 - 1), whole(wave)]);
-        self.i(Op::V_LSHRREV_B32, &[whole(wn), int(log2(c.wave_grid.0)), whole(wave)]);
+        if c.schedule == crate::schedule::Schedule::Quadrant {
+            // schedule/quadrant.rs: wave w = 4*group + 2*wn + w%2, so w/2 = 2*group + wn is
+            // its quarter of N in its own B half; wm = 2*group + w%2.
+            let (own, other, t) = (self.vv(), self.vv(), self.vv());
+            self.i(Op::V_LSHRREV_B32, &[whole(own), int(1), whole(wave)]);
+            self.i(Op::V_XOR_B32, &[whole(other), int(2), whole(own)]);
+            self.i(Op::V_AND_B32, &[whole(wn), int(1), whole(own)]);
+            self.i(Op::V_AND_B32, &[whole(t), int(-2), whole(own)]);
+            self.i(Op::V_AND_B32, &[whole(wm), int(1), whole(wave)]);
+            self.i(Op::V_OR_B32, &[whole(wm), whole(t), whole(wm)]);
+            self.quad = Some((own, other));
+        } else {
+            self.i(Op::V_AND_B32, &[whole(wm), int(c.wave_grid.0 as i64 - 1), whole(wave)]);
+            self.i(Op::V_LSHRREV_B32, &[whole(wn), int(log2(c.wave_grid.0)), whole(wave)]);
+        }
         (self.tid, self.lane, self.lrow, self.lgrp, self.wm, self.wn) = (tid, lane, lrow, lgrp, wm, wn);
         let oob = self.vv();
         self.i(Op::V_MOV_B32, &[whole(oob), lit(OOB)]);
@@ -625,9 +662,27 @@ impl L<'_> {
         let lb = self.vv();
         self.i(Op::V_MUL_U32_U24, &[whole(lb), lit(lds::group_bytes(&c)), whole(self.lgrp)]);
         let mut raddr = vec![];
-        for h in 0..lds::reads_per_block(&c) {
-            let a = self.lds_addr(op, row, 0, lb, h * 16);
-            raddr.push(a);
+        let mut raddr2 = vec![];
+        match self.quad {
+            Some((own, other)) if op == Operand::B => {
+                // Quarters of NT/4 columns: the wave's blocks in its own B half, then in the
+                // other group's.
+                let kq = self.k3(c.tile.1 / 4);
+                for (q, out) in [(own, &mut raddr), (other, &mut raddr2)] {
+                    let row = self.vv();
+                    self.i(Op::V_MAD_U32_U24, &[whole(row), whole(q), kq, whole(self.lrow)]);
+                    for h in 0..lds::reads_per_block(&c) {
+                        let a = self.lds_addr(op, row, 0, lb, h * 16);
+                        out.push(a);
+                    }
+                }
+            }
+            _ => {
+                for h in 0..lds::reads_per_block(&c) {
+                    let a = self.lds_addr(op, row, 0, lb, h * 16);
+                    raddr.push(a);
+                }
+            }
         }
         let nfrag = c.blocks(op) as usize;
         let fdw = (lds::reads_per_block(&c) * 4) as u8;
@@ -692,6 +747,7 @@ impl L<'_> {
             stage,
             waddr,
             raddr,
+            raddr2,
             frags,
             loop_kind,
             dma_offs,
@@ -873,16 +929,30 @@ impl L<'_> {
 
     fn lds_to_regs(&mut self, buf: u32) {
         let c = *self.c();
-        let rb = lds::row_bytes(&c);
         let base = buf * self.k.lds_buffer_bytes();
         for h in 0..lds::reads_per_block(&c) as usize {
             for x in 0..2 {
                 for (blk, f) in self.cp[x].frags.clone().into_iter().enumerate() {
-                    let (a, off) = self.ds_off(self.cp[x].raddr[h], base + blk as u32 * c.mfma.m * rb);
+                    let (a, off) = self.read_at(x, blk, h, base);
                     self.ie(Inst::new(Op::DS_READ_B128, &[sub(f, 4 * h as u16, 4), whole(a)]).offset(off));
                 }
             }
         }
+    }
+
+    /// The address register and DS offset of piece `h` of operand `x`'s block `blk` in
+    /// the LDS buffer at `base`: blocks are `M` (or `N`) rows apart from the wave's first;
+    /// the quadrant schedule's second half of B blocks start at the other B half's quarter.
+    fn read_at(&mut self, x: usize, blk: usize, h: usize, base: u32) -> (Reg, i32) {
+        let c = *self.c();
+        let rb = lds::row_bytes(&c);
+        let half = self.cp[x].frags.len() / 2;
+        let (r, blk) = if !self.cp[x].raddr2.is_empty() && blk >= half {
+            (self.cp[x].raddr2[h], blk - half)
+        } else {
+            (self.cp[x].raddr[h], blk)
+        };
+        self.ds_off(r, base + blk as u32 * c.mfma.m * rb)
     }
 
     fn mfma_op(&self) -> Op {
@@ -1002,11 +1072,9 @@ impl L<'_> {
     }
 
     fn emit_read(&mut self, (x, blk, h): (usize, usize, u32), cur: u32) {
-        let c = *self.c();
-        let rb = lds::row_bytes(&c);
         let base = cur * self.k.lds_buffer_bytes();
         let f = self.cp[x].frags[blk];
-        let (a, off) = self.ds_off(self.cp[x].raddr[h as usize], base + blk as u32 * c.mfma.m * rb);
+        let (a, off) = self.read_at(x, blk, h as usize, base);
         self.ie(Inst::new(Op::DS_READ_B128, &[sub(f, 4 * h as u16, 4), whole(a)]).offset(off));
     }
 
@@ -1142,7 +1210,67 @@ impl L<'_> {
                 self.i(Op::S_BARRIER, &[]);
             }
             MOp::SetPrio(n) => self.i(Op::S_SETPRIO, &[O::Imm(*n as i64)]),
+            MOp::PhaseInit { behind, ahead } => self.phase_init(*behind, *ahead),
+            MOp::PhaseSync { dma_in_flight } => self.phase_sync(*dma_in_flight),
         }
+    }
+
+    /// `schedule/phase.rs`: the counters' address registers and this wave's thresholds;
+    /// wave 0 zeroes the counters (the schedule puts an `s_barrier` after this).
+    fn phase_init(&mut self, behind: u8, ahead: u8) {
+        let half = self.c().waves / 2;
+        let ws = self.wave_sgpr();
+        let base = crate::schedule::phase::counter_offset(self.k);
+        let (caddr, own, sig, t) = (self.vv(), self.vv(), self.vv(), self.vv());
+        let (off, t0, t1) = (self.sv(), self.sv(), self.sv());
+        self.i(Op::V_MOV_B32, &[whole(caddr), lit(base)]);
+        // SCC = 1 in group 0.
+        self.i(Op::S_CMP_LT_U32, &[whole(ws), lit(half)]);
+        self.i(Op::S_CSELECT_B32, &[whole(off), int(0), int(4)]);
+        // Group 0 waits for group 1 `behind` sync points behind, group 1 for group 0
+        // `ahead` ahead (counts of `half` signals each).
+        self.i(Op::S_CSELECT_B32, &[whole(t0), int(0), int((ahead as u32 * half) as i64)]);
+        self.i(Op::S_CSELECT_B32, &[whole(t1), int(-((behind as u32 * half) as i64)), int(0)]);
+        self.i(Op::V_ADD_U32, &[whole(own), whole(off), whole(caddr)]);
+        self.i(Op::V_MIN_U32, &[whole(t), int(1), whole(self.lane)]);
+        self.i(Op::V_SUB_U32, &[whole(sig), int(1), whole(t)]);
+        let skip = self.p.label();
+        self.i(Op::S_CMP_EQ_U32, &[whole(ws), int(0)]);
+        self.p.branch(Op::S_CBRANCH_SCC0, skip);
+        let zero = self.vn(2);
+        self.i(Op::V_MOV_B32, &[sub(zero, 0, 1), int(0)]);
+        self.i(Op::V_MOV_B32, &[sub(zero, 1, 1), int(0)]);
+        self.ie(Inst::new(Op::DS_WRITE_B64, &[whole(caddr), whole(zero)]));
+        self.p.place(skip);
+        self.phase = Some(PhaseRegs { caddr, own, sig, t0, t1, per: half });
+    }
+
+    /// `schedule/phase.rs`: one sync point. The signal is an LDS atomic, which the wait
+    /// pass treats as a release (the waits of a barrier before it); the poll reads both
+    /// counters until each reaches its threshold, sleeping between tries.
+    fn phase_sync(&mut self, dma_in_flight: bool) {
+        let ph = self.phase.expect("a PhaseInit comes before every PhaseSync");
+        if dma_in_flight {
+            self.p.items.push(Item::Note(crate::program::Note::DmaMayStayInFlight));
+        }
+        self.ie(Inst::new(Op::DS_ADD_U32, &[whole(ph.own), whole(ph.sig)]));
+        self.i(Op::S_ADD_U32, &[whole(ph.t0), whole(ph.t0), int(ph.per as i64)]);
+        self.i(Op::S_ADD_U32, &[whole(ph.t1), whole(ph.t1), int(ph.per as i64)]);
+        let (poll, sleep, done) = (self.p.label(), self.p.label(), self.p.label());
+        self.p.place(poll);
+        let (v, s0, s1) = (self.vn(2), self.sv(), self.sv());
+        self.ie(Inst::new(Op::DS_READ_B64, &[whole(v), whole(ph.caddr)]));
+        self.i(Op::V_READFIRSTLANE_B32, &[whole(s0), sub(v, 0, 1)]);
+        self.i(Op::V_READFIRSTLANE_B32, &[whole(s1), sub(v, 1, 1)]);
+        self.i(Op::S_CMP_LT_I32, &[whole(s0), whole(ph.t0)]);
+        self.p.branch(Op::S_CBRANCH_SCC1, sleep);
+        self.i(Op::S_CMP_LT_I32, &[whole(s1), whole(ph.t1)]);
+        self.p.branch(Op::S_CBRANCH_SCC0, done);
+        self.p.place(sleep);
+        self.i(Op::S_SLEEP, &[O::Imm(1)]);
+        self.p.branch(Op::S_BRANCH, poll);
+        self.p.place(done);
+        self.p.loops.push((poll, done));
     }
 
     /// `alpha * acc[r] (+ beta * c)` of one accumulator register, in f32; fp8 kernels:
@@ -1240,8 +1368,14 @@ impl L<'_> {
         let (n, ldc) = (self.arg(7), self.arg(11));
         let ec = c.c_bytes();
         let j = self.vv();
-        let kw = self.k3(c.wave_rows(Operand::B));
-        self.i(Op::V_MAD_U32_U24, &[whole(j), whole(self.wn), kw, whole(self.lrow)]);
+        // The quadrant schedule: the wave's first half of N blocks in its own B half's
+        // quarter, the second half in the other's (`schedule/quadrant.rs`).
+        let half = c.blocks(Operand::B) / 2;
+        let (q, kw, bn) = match self.quad {
+            Some((own, other)) => (if bn < half { own } else { other }, self.k3(c.tile.1 / 4), bn % half),
+            None => (self.wn, self.k3(c.wave_rows(Operand::B)), bn),
+        };
+        self.i(Op::V_MAD_U32_U24, &[whole(j), whole(q), kw, whole(self.lrow)]);
         self.i(Op::V_ADD_U32, &[whole(j), whole(self.n0), whole(j)]);
         let j = self.vadd(j, bn * c.mfma.n);
         let t = self.vv();
@@ -1818,6 +1952,8 @@ pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
         shifted: Default::default(),
         wave_s: None,
         local_tile: None,
+        quad: None,
+        phase: None,
     };
     if reduce {
         l.reduce();

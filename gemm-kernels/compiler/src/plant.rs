@@ -32,6 +32,21 @@ pub enum PlantedBug {
     /// runs two barriers more than group 0, so barriers pair across program points to the
     /// end, and group 1's last two are released only because group 0 ended.
     StaggerWrongSide,
+    /// Phase counters (`schedule/phase.rs`): a counter bumped before the reads of the
+    /// buffer have completed: the `lgkmcnt` of the wait before the last signal of the loop
+    /// tile that follows LDS reads (the one that releases the tile's last reads of its
+    /// buffer to the other group, whose copies overwrite it next) allows one DS operation
+    /// more.
+    PhaseSignalBeforeReads,
+    /// Phase counters: a counter bumped before the next tile's LDS-DMA copies have landed:
+    /// the `vmcnt` of the wait before the signal that publishes them allows one more.
+    PhaseSignalBeforeCopies,
+    /// Phase counters: a wait on the wrong phase: group 0 compares group 1's counter with
+    /// the threshold of the previous K tile (sync point `p - 1 - S` instead of `p - 1`, `S`
+    /// sync points per tile, as an off-by-one in the stage index would), so it reads the
+    /// next K tile before group 1's copies of it have landed and overwrites the buffer
+    /// group 1 still reads (the counter form of [`Self::SharedBufferOverwrittenEarly`]).
+    PhaseWrongPhase,
 }
 
 impl PlantedBug {
@@ -41,6 +56,13 @@ impl PlantedBug {
         PlantedBug::BarrierRemoved,
         PlantedBug::StaggerWrongSide,
     ];
+    /// The bugs of the phase-counter sync.
+    pub const PHASE: [PlantedBug; 3] =
+        [PlantedBug::PhaseSignalBeforeReads, PlantedBug::PhaseSignalBeforeCopies, PlantedBug::PhaseWrongPhase];
+    /// Whether the bug is an edit of the waits the pass placed (after lowering).
+    fn edits_program(self) -> bool {
+        matches!(self, PlantedBug::WeakVmcnt | PlantedBug::PhaseSignalBeforeReads | PlantedBug::PhaseSignalBeforeCopies)
+    }
 }
 
 /// Why a bug cannot be planted into a kernel.
@@ -50,17 +72,34 @@ pub enum PlantError {
     NoStagger { bug: PlantedBug, have: String },
     #[error("{0:?}: the kernel has no place for it ({1})")]
     NoSite(PlantedBug, &'static str),
+    #[error("{0:?} needs phase-counter sync (`Sync::PhaseCounters`)")]
+    NoPhaseCounters(PlantedBug),
 }
 
 fn staggered(ls: &Option<LoopSchedule>) -> bool {
     ls.as_ref().is_some_and(|l| {
-        matches!(l.schedule, Schedule::PingPong { .. }) && l.enter.iter().any(|(r, _)| *r == Role::Group(1))
+        matches!(l.schedule, Schedule::PingPong { .. } | Schedule::Quadrant)
+            && l.enter.iter().any(|(r, _)| *r == Role::Group(1))
     })
 }
 
 /// The schedule edits (before lowering).
 pub fn apply_schedule(ls: &mut Option<LoopSchedule>, bug: PlantedBug) -> Result<(), PlantError> {
-    if bug == PlantedBug::WeakVmcnt {
+    let phase = ls.as_ref().is_some_and(|l| l.enter.iter().any(|(_, op)| matches!(op, MOp::PhaseInit { .. })));
+    if PlantedBug::PHASE.contains(&bug) && !phase {
+        return Err(PlantError::NoPhaseCounters(bug));
+    }
+    if bug == PlantedBug::PhaseWrongPhase {
+        let l = ls.as_mut().expect("checked above");
+        let per_tile = l.body.iter().flat_map(|c| &c.ops).filter(|op| matches!(op, MOp::PhaseSync { .. })).count();
+        for (_, op) in l.enter.iter_mut() {
+            if let MOp::PhaseInit { behind, ahead } = op {
+                *op = MOp::PhaseInit { behind: *behind + per_tile as u8, ahead: *ahead };
+            }
+        }
+        return Ok(());
+    }
+    if bug.edits_program() {
         return Ok(());
     }
     if !staggered(ls) {
@@ -93,7 +132,7 @@ pub fn apply_schedule(ls: &mut Option<LoopSchedule>, bug: PlantedBug) -> Result<
                 }
             }
         }
-        PlantedBug::WeakVmcnt => {}
+        _ => {}
     }
     Ok(())
 }
@@ -104,6 +143,15 @@ fn vmcnt(imm: i64) -> u32 {
     (v & 0xF) | ((v >> 14) & 3) << 4
 }
 
+/// `lgkmcnt` of an `s_waitcnt` immediate (bits 11:8).
+fn lgkmcnt(imm: i64) -> u32 {
+    (imm as u32 >> 8) & 0xF
+}
+
+fn with_lgkmcnt(imm: i64, lgkm: u32) -> i64 {
+    ((imm as u32 & !0xF00) | (lgkm & 0xF) << 8) as i64
+}
+
 fn with_vmcnt(imm: i64, vm: u32) -> i64 {
     let v = (imm as u32) & !0xC00F;
     (v | (vm & 0xF) | ((vm >> 4) & 3) << 14) as i64
@@ -112,14 +160,45 @@ fn with_vmcnt(imm: i64, vm: u32) -> i64 {
 /// The program edits (after the wait pass). `iteration`: the main loop's labels
 /// (`Program::iteration`).
 pub fn apply_program(items: &mut [Item], iteration: Option<(u32, u32)>, bug: PlantedBug) -> Result<(), PlantError> {
-    if bug != PlantedBug::WeakVmcnt {
+    if !bug.edits_program() {
         return Ok(());
     }
-    let (start, _) = iteration.ok_or(PlantError::NoSite(bug, "no main loop"))?;
+    let (start, end) = iteration.ok_or(PlantError::NoSite(bug, "no main loop"))?;
     let from = items
         .iter()
         .position(|it| matches!(it, Item::Label(l) if *l == start))
         .ok_or(PlantError::NoSite(bug, "no main loop label"))?;
+    if bug != PlantedBug::WeakVmcnt {
+        // The signals of one loop tile (up to the branch that leaves it) and the waits
+        // right before them.
+        let to = items[from..]
+            .iter()
+            .position(|it| matches!(it, Item::Branch(_, t) if *t == end))
+            .map_or(items.len(), |p| from + p);
+        let waits: Vec<(usize, i64)> = (from + 1..to)
+            .filter(|&p| matches!(&items[p], Item::I(i) if i.op == Op::DS_ADD_U32))
+            .filter_map(|p| match &items[p - 1] {
+                Item::I(w) if w.op == Op::S_WAITCNT => match w.operands.first() {
+                    Some(Operand::Imm(imm)) => Some((p - 1, *imm)),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        let site = if bug == PlantedBug::PhaseSignalBeforeReads {
+            waits
+                .iter()
+                .rev()
+                .find(|(_, imm)| lgkmcnt(*imm) < 15)
+                .map(|&(p, imm)| (p, with_lgkmcnt(imm, lgkmcnt(imm) + 1)))
+        } else {
+            waits.iter().find(|(_, imm)| vmcnt(*imm) < 63).map(|&(p, imm)| (p, with_vmcnt(imm, vmcnt(imm) + 1)))
+        };
+        let (p, imm) = site.ok_or(PlantError::NoSite(bug, "no wait before a phase signal with that counter"))?;
+        let Item::I(w) = &mut items[p] else { unreachable!() };
+        w.operands[0] = Operand::Imm(imm);
+        return Ok(());
+    }
     for it in items[from..].iter_mut() {
         let Item::I(i) = it else { continue };
         if i.op != Op::S_WAITCNT {

@@ -14,7 +14,7 @@
 //!   of this wave are visible and its LDS reads are complete before other waves pass
 //!   (ISA.md §3.2: the barrier does not wait for memory). A barrier after
 //!   [`Note::DmaMayStayInFlight`] (a schedule's claim, `schedule/`) waits for the DS
-//!   operations only.
+//!   operations only. An LDS atomic (the phase-counter signal) gets the same waits.
 //!
 //! Control flow: the state at a block entry is the *set* of states of its predecessors
 //! (no merging approximation); the required wait is the strongest over the set, and the
@@ -118,6 +118,13 @@ fn kind(i: &Inst) -> Kind {
     }
 }
 
+/// Whether `i` is a release: an LDS atomic, the signal of the phase-counter sync
+/// (`schedule/phase.rs`), which publishes what its wave did before it as a barrier does,
+/// so it gets a barrier's waits (as LLVM's release fence before an atomic).
+fn is_release(i: &Inst) -> bool {
+    i.op == Op::DS_ADD_U32
+}
+
 /// Required wait for `i` (whose registers are `rw`) in state `s`.
 fn required(s: &State, i: &Inst, rw: &(Vec<R>, Vec<R>), dma_in_flight: bool) -> Wait {
     let (reads, writes) = rw;
@@ -134,7 +141,7 @@ fn required(s: &State, i: &Inst, rw: &(Vec<R>, Vec<R>), dma_in_flight: bool) -> 
         w.lgkm = Some(0);
     }
     w.exp = need(&s.exp, &|e| e.regs.iter().any(|r| writes.contains(r)));
-    if matches!(kind(i), Kind::Barrier) {
+    if matches!(kind(i), Kind::Barrier) || is_release(i) {
         let vm = if dma_in_flight { None } else { need(&s.vm, &|e| e.lds) };
         let mut b = Wait { vm, lgkm: need(&s.lgkm, &|e| e.lds), exp: None };
         if b.lgkm.is_some() && s.lgkm.iter().any(|e| e.smem) {
@@ -231,7 +238,7 @@ fn run_block(items: &[Item], rws: &[(Vec<R>, Vec<R>)], entry: &[State]) -> (Vec<
                 waits.push(w);
                 continue;
             }
-            let keep = std::mem::take(&mut dma_in_flight) && i.op == Op::S_BARRIER;
+            let keep = std::mem::take(&mut dma_in_flight) && (i.op == Op::S_BARRIER || is_release(i));
             for s in &states {
                 w.merge(required(s, i, rw, keep));
             }

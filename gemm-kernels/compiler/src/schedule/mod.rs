@@ -30,8 +30,21 @@
 //!   a wave pass that barrier with its LDS reads still in flight and the next tile's
 //!   copies then overwrite what they read; here `waitcnt.rs` makes every wave's reads
 //!   complete before it arrives, so the copies cannot overtake them.
+//! * [`Schedule::Quadrant`] (`quadrant.rs`; seed 002 §13): 8 waves in a 4x2 grid, the
+//!   tile as four quadrants run diagonally by the two wave groups (diagonal 1: each group
+//!   its own A half x its own B half; diagonal 2, after the barrier that publishes the
+//!   next tile: its A half x the other group's B half), on the staggered two-cluster
+//!   skeleton of the ping-pong.
+//!
+//! Any of these can synchronise with explicit phase counters instead of `s_barrier`
+//! ([`phase::Sync`] on the configuration; `phase.rs`, seed 002 §6): every barrier of the
+//! loop becomes a sync point (an LDS-atomic signal and a poll of both groups' counters)
+//! and the stagger becomes the initial wait thresholds.
 
 use crate::ir::{Arch, Kernel, KernelConfig, LoadKind, Operand, TileOp};
+
+pub mod phase;
+pub mod quadrant;
 
 /// How the main loop is scheduled (part of [`KernelConfig`] and of the kernel's name).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -45,6 +58,9 @@ pub enum Schedule {
     Interleave { slices: u8 },
     /// CDNA4 copy interleave with this many stages (MFMA slices) per K tile.
     CopyInterleave { stages: u8 },
+    /// The quadrant schedule (`quadrant.rs`): four `MT/2 x NT/2` quadrants executed
+    /// diagonally by two wave groups, two accumulators per group.
+    Quadrant,
 }
 
 impl Schedule {
@@ -70,6 +86,7 @@ impl Schedule {
             Schedule::PingPong { clusters } => format!("_pp{clusters}"),
             Schedule::Interleave { slices } => format!("_il{slices}"),
             Schedule::CopyInterleave { stages } => format!("_ci{stages}"),
+            Schedule::Quadrant => "_quad".into(),
         }
     }
     /// A short name for listings (`gemm kernels`, `gemm compare`).
@@ -79,6 +96,7 @@ impl Schedule {
             Schedule::PingPong { clusters } => format!("pingpong{clusters}"),
             Schedule::Interleave { slices } => format!("interleave{slices}"),
             Schedule::CopyInterleave { stages } => format!("copyinterleave{stages}"),
+            Schedule::Quadrant => "quadrant".into(),
         }
     }
 }
@@ -125,6 +143,13 @@ pub enum MOp {
     Barrier { dma_in_flight: bool },
     /// `s_setprio n`.
     SetPrio(u8),
+    /// Phase counters (`phase.rs`): zero them and set this wave's thresholds: at sync
+    /// point `p` group 0 waits for group 1 to reach `p - behind`, group 1 for group 0 to
+    /// reach `p + ahead` (both 1 for a stagger, both 0 without).
+    PhaseInit { behind: u8, ahead: u8 },
+    /// Phase counters: a sync point in place of a barrier (`phase.rs`); `dma_in_flight`
+    /// as for [`MOp::Barrier`].
+    PhaseSync { dma_in_flight: bool },
 }
 
 /// What a cluster is for (the trace and the listings name them).
@@ -187,6 +212,10 @@ pub enum Reason {
     NoRule { waves: u32, mt: u32, nt: u32, kt: u32 },
     #[error("{0} copy instructions per wave and operand do not split into {1} shares")]
     CopyShares(u32, u32),
+    #[error("quadrant schedule: {0}")]
+    Quadrant(#[from] quadrant::Decline),
+    #[error("phase counters: {0}")]
+    Phase(#[from] phase::Decline),
 }
 
 /// The slices of a K tile: by fragment pieces first, then by halves of the N blocks.
@@ -399,17 +428,25 @@ fn copy_interleave(k: &Kernel, n: u32) -> Result<LoopSchedule, Reason> {
 pub fn plan(k: &Kernel) -> Result<Option<LoopSchedule>, Reason> {
     let s = k.config.schedule;
     if s == Schedule::Pipelined {
+        if k.config.sync == phase::Sync::PhaseCounters {
+            return Err(phase::Decline::NoSchedule.into());
+        }
         return Ok(None);
     }
     if k.lds_buffers != 2 || !k.applied.contains(&"pipeline") {
         return Err(Reason::NotPipelined);
     }
-    Ok(Some(match s {
+    let mut ls = match s {
         Schedule::Pipelined => unreachable!(),
         Schedule::PingPong { clusters } => ping_pong(k, clusters as u32)?,
         Schedule::Interleave { slices } => interleave(k, slices as u32)?,
         Schedule::CopyInterleave { stages } => copy_interleave(k, stages as u32)?,
-    }))
+        Schedule::Quadrant => quadrant::quadrant(k)?,
+    };
+    if k.config.sync == phase::Sync::PhaseCounters {
+        phase::to_counters(k, &mut ls)?;
+    }
+    Ok(Some(ls))
 }
 
 /// The pass: attaches the loop schedule (the last pass; the lowering emits it).
