@@ -125,6 +125,8 @@ const FP8_WHY_GFX950: &str = "fp8 (OCP e4m3/e5m2) A^T B with per-tensor scales: 
 const FP8_WHY_GFX942: &str =
     "fp8 (FNUZ e4m3/e5m2) A^T B with per-tensor scales: 256x256x64, 8 waves, 32x32x16 fp8 MFMAs, 64 KiB LDS";
 
+const INTERLEAVE_WHY_GFX950: &str = "big aligned problems: 256x256x64 with 4 waves (one per SIMD, 128x128 each), the 4-wave interleave (four slices, MFMAs interleaved with the next slice's LDS reads and the next tile's copies), register-staged copies: the fastest resident gfx950 bf16/f16 tile (gemm compare --schedules)";
+
 /// The families, per arch.
 pub fn families() -> Vec<Family> {
     let mut out = vec![];
@@ -201,6 +203,26 @@ pub fn families() -> Vec<Family> {
                 why: "the large tile with the 8-wave ping-pong (two clusters, Triton's rule for 256x256x32x16): the fastest predicted gfx942 bf16 schedule (gemm compare --schedules)",
                 schedule: Schedule::PingPong { clusters: 2 },
                 dma: DmaPolicy::Auto,
+            });
+        }
+        if arch == Arch::Gfx950 {
+            out.push(Family {
+                name: "interleave",
+                arch,
+                tile: (256, 256, 64),
+                wave_grid: (2, 2),
+                mfma: MfmaShape::native_16(arch),
+                stages: 2,
+                // B N-contiguous (`nt`, `tt`): the transposing copy of B needs more than
+                // 256 VGPRs next to the 128 fragment registers.
+                transposes: &[(false, false), (true, false)],
+                aligns: V8,
+                grid: LARGE_GRID,
+                fusions: PLAIN,
+                dtypes: HALF,
+                why: INTERLEAVE_WHY_GFX950,
+                schedule: Schedule::Interleave { slices: 4 },
+                dma: DmaPolicy::Never,
             });
         }
         out.push(Family {
