@@ -122,18 +122,27 @@ pub fn rows() -> Vec<SchedRow> {
         let mut scheds = vec![];
         scheds.extend(Schedule::ping_pong_for(&large));
         scheds.push(Schedule::PingPong { clusters: 2 });
+        scheds.push(Schedule::PingPong { clusters: 4 });
+        scheds.dedup();
         if arch == CArch::Gfx950 {
             scheds.push(Schedule::CopyInterleave { stages: 4 });
         }
         scheds.dedup();
+        // gfx942 copies through registers either way (`DmaPolicy::Auto`: its LDS-DMA moves
+        // one dword per lane), so only gfx950 has the staged rows.
+        let g950 = arch == CArch::Gfx950;
         section(&mut out, large, &scheds, false);
-        section(&mut out, large, &scheds, true);
+        if g950 {
+            section(&mut out, large, &scheds, true);
+        }
         // bf16, 4 waves, one per SIMD: the same tile (128x128 per wave).
         let mfma = if arch == CArch::Gfx950 { MfmaShape::native_16(arch) } else { MfmaShape::native_32(arch) };
         let four = config(arch, bf, (large.trans_a, large.trans_b), large.tile, (2, 2), mfma);
         let il = [Schedule::Interleave { slices: 4 }];
         section(&mut out, four, &il, true);
-        section(&mut out, four, &il, false);
+        if g950 {
+            section(&mut out, four, &il, false);
+        }
         // bf16, the catalogue's 128x128 base tile.
         if let Some(base) = catalogue_member("base", arch, bf.0, bf.1) {
             section(&mut out, base, &[Schedule::PingPong { clusters: 1 }, Schedule::Interleave { slices: 2 }], false);
@@ -147,7 +156,9 @@ pub fn rows() -> Vec<SchedRow> {
         scheds.dedup();
         section(&mut out, f8_8, &scheds, false);
         let f8_4 = config(arch, f8, (true, false), (256, 256, kt4), (2, 2), MfmaShape::fp8_32(arch));
-        section(&mut out, f8_4, &il, false);
+        if g950 {
+            section(&mut out, f8_4, &il, false);
+        }
         section(&mut out, f8_4, &il, true);
     }
     out
