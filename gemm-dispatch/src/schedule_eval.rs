@@ -56,7 +56,7 @@ fn section(out: &mut Vec<SchedRow>, base: KernelConfig, scheds: &[Schedule], sta
     }
     let t = |c: &KernelConfig| {
         format!(
-            "{} {} {}{} {}x{}x{} w{}",
+            "{} {} {}{} {}x{}x{} w{} m{}",
             c.arch.name(),
             dtype_name(c.ab_type),
             if c.trans_a { 't' } else { 'n' },
@@ -64,7 +64,8 @@ fn section(out: &mut Vec<SchedRow>, base: KernelConfig, scheds: &[Schedule], sta
             c.tile.0,
             c.tile.1,
             c.tile.2,
-            c.waves
+            c.waves,
+            c.mfma.m
         )
     };
     let sfx = if staged { " staged" } else { "" };
@@ -106,7 +107,8 @@ fn catalogue_member(name: &str, arch: CArch, ab: DType, c: DType) -> Option<Kern
 /// 256x256x64 that cannot be resident, its rows marked) with the ping-pong of Triton's rule,
 /// two clusters and (gfx950) the copy interleave, with LDS-DMA and register-staged; the
 /// 4-wave tile of the same size with the 4-wave interleave; the 128x128 `base` tile with
-/// the cross-workgroup ping-pong (one cluster) and the interleave.
+/// the cross-workgroup ping-pong (one cluster) and the interleave; on gfx942 also the
+/// 8-wave 256x256x32 tile with 16x16x16 MFMAs and ping-pong.
 /// fp8 (A^T B, both operands K-contiguous): the 8-wave 256x256x64 tile with ping-pong, and
 /// the 4-wave 256x256 tile (KT 128 on gfx950, 64 on gfx942) with the 4-wave interleave.
 pub fn rows() -> Vec<SchedRow> {
@@ -142,6 +144,12 @@ pub fn rows() -> Vec<SchedRow> {
         section(&mut out, four, &il, true);
         if g950 {
             section(&mut out, four, &il, false);
+        }
+        // gfx942 bf16: the 8-wave 256x256x32 tile with 16x16x16 MFMAs (the shape that wins
+        // at 128x128 there), with ping-pong.
+        if !g950 {
+            let l16 = config(arch, bf, (large.trans_a, large.trans_b), large.tile, (2, 4), MfmaShape::native_16(arch));
+            section(&mut out, l16, &[Schedule::PingPong { clusters: 2 }, Schedule::PingPong { clusters: 4 }], false);
         }
         // bf16, the catalogue's 128x128 base tile.
         if let Some(base) = catalogue_member("base", arch, bf.0, bf.1) {

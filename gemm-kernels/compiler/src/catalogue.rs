@@ -70,6 +70,16 @@
 //!   clusters), bf16/f16, TN, `v8`: the schedule that predicts fastest (`gemm compare
 //!   --schedules`). gfx950's 8-wave 256x256x64 tiles need more than the 256 VGPR+AGPR per
 //!   lane that two waves per SIMD leave (`fit::resident`), so gfx950 has no 8-wave family.
+//! * `interleave` (gfx950): 256x256x64 with 4 waves (one per SIMD, 128x128 each, 16x16x32
+//!   MFMAs, 256 AGPRs of accumulators), the 4-wave interleave with four slices and
+//!   register-staged copies, bf16/f16, `nn` and `tn` (B N-contiguous needs more than 256
+//!   VGPRs), `v8`: 1122.8 TFLOP/s predicted at 8192^3 against 611.2 for Triton's best
+//!   (`gemm compare --schedules`), where the resident 128x128 `base` predicts 469.5.
+//! * `fp8` on gfx942 runs its tile with the 8-wave ping-pong (two clusters): 1203 against
+//!   1070 TFLOP/s for the pipelined loop at 8192^3 (e4m3 -> f16).
+//! * `fp8il` (gfx950): fp8 A^T B on 256x256x128 with 4 waves, 32x32x64 f8f6f4 MFMAs, the
+//!   4-wave interleave (HipKittens' best fp8 schedule; four slices = two K steps x two
+//!   halves of the N blocks), register-staged copies, 128 KiB of LDS.
 
 use crate::grid::GridOrder;
 use crate::ir::{Activation, Align, Arch, Bias, DmaPolicy, Fusion, KernelConfig, MfmaShape};
