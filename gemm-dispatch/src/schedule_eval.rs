@@ -29,94 +29,148 @@ fn arch_of(a: CArch) -> Arch {
     }
 }
 
-/// The catalogue's `large` bf16 -> f32 member of `arch` (nn where the family has it).
-fn large(arch: CArch) -> Option<KernelConfig> {
-    let all: Vec<_> = catalogue::entries()
-        .into_iter()
-        .filter(|(f, c)| f.name == "large" && c.arch == arch && c.ab_type == DType::Bf16 && c.c_type == DType::F32)
-        .map(|(_, c)| c)
-        .collect();
-    all.iter().find(|c| !c.trans_a && !c.trans_b).or(all.first()).copied().or_else(|| {
-        // gfx950 ships no `large` family (its 8-wave 256x256x64 tile cannot be resident,
-        // `fit::resident`); its rows still show what that tile would do, marked.
-        (arch == CArch::Gfx950).then(|| {
-            KernelConfig::new(arch, DType::Bf16, DType::F32, false, false, gemm_compiler::ir::Align::Vec8).with_shape(
-                (256, 256, 64),
-                (2, 4),
-                gemm_compiler::ir::MfmaShape::native_16(arch),
-                2,
-            )
-        })
-    })
+/// A plain configuration of `arch`: `ab` inputs, `c` output, `(trans_a, trans_b)`, `v8`,
+/// the given tile, wave grid and MFMA, two stages, the large tiles' workgroup order.
+fn config(
+    arch: CArch,
+    (ab, c): (DType, DType),
+    (ta, tb): (bool, bool),
+    tile: (u32, u32, u32),
+    grid: (u32, u32),
+    mfma: MfmaShape,
+) -> KernelConfig {
+    let mut k = KernelConfig::new(arch, ab, c, ta, tb, Align::Vec8).with_shape(tile, grid, mfma, 2);
+    k.grid = LARGE_GRID;
+    k
 }
 
-/// The rows: per arch, the large tile without and with each schedule that applies, and a
-/// 4-wave tile of the same size for the 4-wave interleave.
+/// The large tiles' workgroup order (`catalogue.rs`: 4 tiles per XCD per round, bands of 8).
+const LARGE_GRID: gemm_compiler::grid::GridOrder = gemm_compiler::grid::GridOrder { chunk: 4, wgm: 8 };
+
+/// One tile without a schedule and with each of `scheds`: the baseline row, then one row
+/// per schedule (`staged`: register-staged copies, no LDS-DMA).
+fn section(out: &mut Vec<SchedRow>, base: KernelConfig, scheds: &[Schedule], staged: bool) {
+    let mut base = base;
+    if staged {
+        base.direct_to_lds = DmaPolicy::Never;
+    }
+    let t = |c: &KernelConfig| {
+        format!(
+            "{} {} {}{} {}x{}x{} w{} m{}",
+            c.arch.name(),
+            dtype_name(c.ab_type),
+            if c.trans_a { 't' } else { 'n' },
+            if c.trans_b { 't' } else { 'n' },
+            c.tile.0,
+            c.tile.1,
+            c.tile.2,
+            c.waves,
+            c.mfma.m
+        )
+    };
+    let sfx = if staged { " staged" } else { "" };
+    let bl = format!("{} pipelined{sfx}", t(&base));
+    if !out.iter().any(|r| r.label == bl) {
+        out.push(SchedRow { label: bl.clone(), config: base, baseline: None });
+    }
+    for s in scheds {
+        let mut c = base;
+        c.schedule = *s;
+        let label = format!("{} {}{sfx}", t(&c), s.label());
+        if !out.iter().any(|r| r.label == label) {
+            out.push(SchedRow { label, config: c, baseline: Some(bl.clone()) });
+        }
+    }
+}
+
+/// The input dtype as the rows name it (fp8 as Triton's test data does: `e4m3`, FNUZ on
+/// gfx942 and OCP on gfx950).
+fn dtype_name(d: DType) -> String {
+    crate::model_eval::triton_dtype(d)
+}
+
+/// The catalogue family `name`'s member of `arch` with input `ab`, output `c` and the
+/// first transpose pair the family has among `nn`, `tn` (`None` when it has no such member).
+fn catalogue_member(name: &str, arch: CArch, ab: DType, c: DType) -> Option<KernelConfig> {
+    let all: Vec<_> = catalogue::entries()
+        .into_iter()
+        .filter(|(f, k)| f.name == name && k.arch == arch && k.ab_type == ab && k.c_type == c)
+        .map(|(_, k)| k)
+        .collect();
+    all.iter().find(|k| !k.trans_a && !k.trans_b).or(all.first()).copied()
+}
+
+/// The rows, per arch: bf16 (-> f32) then fp8 (-> f16, as Triton's fp8 kernels), each tile
+/// without and with the schedules that apply to it.
+///
+/// bf16: the 8-wave 256x256 tile (gfx942: the `large` family's 256x256x32; gfx950: the
+/// 256x256x64 that cannot be resident, its rows marked) with the ping-pong of Triton's rule,
+/// two clusters and (gfx950) the copy interleave, with LDS-DMA and register-staged; the
+/// 4-wave tile of the same size with the 4-wave interleave; the 128x128 `base` tile with
+/// the cross-workgroup ping-pong (one cluster) and the interleave; on gfx942 also the
+/// 8-wave 256x256x32 tile with 16x16x16 MFMAs and ping-pong.
+/// fp8 (A^T B, both operands K-contiguous): the 8-wave 256x256x64 tile with ping-pong, and
+/// the 4-wave 256x256 tile (KT 128 on gfx950, 64 on gfx942) with the 4-wave interleave.
 pub fn rows() -> Vec<SchedRow> {
     let mut out = vec![];
     for arch in [CArch::Gfx950, CArch::Gfx942] {
-        let Some(base) = large(arch) else { continue };
-        let t = |c: &KernelConfig| {
-            format!(
-                "{} {}{} {}x{}x{} w{}",
-                arch.name(),
-                if c.trans_a { 't' } else { 'n' },
-                if c.trans_b { 't' } else { 'n' },
-                c.tile.0,
-                c.tile.1,
-                c.tile.2,
-                c.waves
-            )
-        };
-        let staged = |c: &KernelConfig| {
-            let mut c = *c;
-            c.direct_to_lds = DmaPolicy::Never;
-            c
-        };
-        let bl = format!("{} pipelined", t(&base));
-        out.push(SchedRow { label: bl.clone(), config: base, baseline: None });
+        let bf = (DType::Bf16, DType::F32);
+        // bf16, 8 waves.
+        let large = catalogue_member("large", arch, bf.0, bf.1).unwrap_or_else(|| {
+            // gfx950 ships no `large` family (its 8-wave 256x256x64 tile cannot be
+            // resident, `fit::resident`); its rows still show what that tile would do.
+            config(arch, bf, (false, false), (256, 256, 64), (2, 4), MfmaShape::native_16(arch))
+        });
         let mut scheds = vec![];
-        if let Some(s) = Schedule::ping_pong_for(&base) {
-            scheds.push(s);
-        }
+        scheds.extend(Schedule::ping_pong_for(&large));
         scheds.push(Schedule::PingPong { clusters: 2 });
+        scheds.push(Schedule::PingPong { clusters: 4 });
+        scheds.dedup();
         if arch == CArch::Gfx950 {
             scheds.push(Schedule::CopyInterleave { stages: 4 });
         }
         scheds.dedup();
-        for s in &scheds {
-            let mut c = base;
-            c.schedule = *s;
-            out.push(SchedRow { label: format!("{} {}", t(&c), s.label()), config: c, baseline: Some(bl.clone()) });
+        // gfx942 copies through registers either way (`DmaPolicy::Auto`: its LDS-DMA moves
+        // one dword per lane), so only gfx950 has the staged rows.
+        let g950 = arch == CArch::Gfx950;
+        section(&mut out, large, &scheds, false);
+        if g950 {
+            section(&mut out, large, &scheds, true);
         }
-        // Register-staged copies (no LDS-DMA).
-        let bls = format!("{} pipelined staged", t(&base));
-        out.push(SchedRow { label: bls.clone(), config: staged(&base), baseline: None });
-        for s in &scheds {
-            let mut c = staged(&base);
-            c.schedule = *s;
-            out.push(SchedRow {
-                label: format!("{} {} staged", t(&c), s.label()),
-                config: c,
-                baseline: Some(bls.clone()),
-            });
-        }
-        // 4 waves, one per SIMD: the same tile (128x128 per wave).
+        // bf16, 4 waves, one per SIMD: the same tile (128x128 per wave).
         let mfma = if arch == CArch::Gfx950 { MfmaShape::native_16(arch) } else { MfmaShape::native_32(arch) };
-        let mut b4 = KernelConfig::new(arch, DType::Bf16, DType::F32, base.trans_a, base.trans_b, Align::Vec8)
-            .with_shape(base.tile, (2, 2), mfma, 2);
-        b4.grid = base.grid;
-        let b4 = staged(&b4);
-        let bl4 = format!("{} pipelined staged", t(&b4));
-        out.push(SchedRow { label: bl4.clone(), config: b4, baseline: None });
-        let mut c = b4;
-        c.schedule = Schedule::Interleave { slices: 4 };
-        out.push(SchedRow {
-            label: format!("{} {} staged", t(&c), c.schedule.label()),
-            config: c,
-            baseline: Some(bl4),
-        });
-        out.extend(quadrant_rows(arch, &base, mfma));
+        let four = config(arch, bf, (large.trans_a, large.trans_b), large.tile, (2, 2), mfma);
+        let il = [Schedule::Interleave { slices: 4 }];
+        section(&mut out, four, &il, true);
+        if g950 {
+            section(&mut out, four, &il, false);
+        }
+        // gfx942 bf16: the 8-wave 256x256x32 tile with 16x16x16 MFMAs (the shape that wins
+        // at 128x128 there), with ping-pong.
+        if !g950 {
+            let l16 = config(arch, bf, (large.trans_a, large.trans_b), large.tile, (2, 4), MfmaShape::native_16(arch));
+            section(&mut out, l16, &[Schedule::PingPong { clusters: 2 }, Schedule::PingPong { clusters: 4 }], false);
+        }
+        // bf16, the catalogue's 128x128 base tile.
+        if let Some(base) = catalogue_member("base", arch, bf.0, bf.1) {
+            section(&mut out, base, &[Schedule::PingPong { clusters: 1 }, Schedule::Interleave { slices: 2 }], false);
+        }
+        // fp8 -> f16, A^T B.
+        let f8 = (if arch == CArch::Gfx950 { DType::Fp8E4M3 } else { DType::Fp8E4M3Fnuz }, DType::F16);
+        let kt4 = if arch == CArch::Gfx950 { 128 } else { 64 };
+        let f8_8 = config(arch, f8, (true, false), (256, 256, 64), (2, 4), MfmaShape::fp8_32(arch));
+        let mut scheds: Vec<Schedule> = Schedule::ping_pong_for(&f8_8).into_iter().collect();
+        // Two clusters besides the rule's; four decline on gfx950 (a K tile of 64 is one
+        // 32x32x64 step and two N blocks per wave make two slices at most).
+        scheds.push(Schedule::PingPong { clusters: 2 });
+        scheds.dedup();
+        section(&mut out, f8_8, &scheds, false);
+        let f8_4 = config(arch, f8, (true, false), (256, 256, kt4), (2, 2), MfmaShape::fp8_32(arch));
+        if g950 {
+            section(&mut out, f8_4, &il, false);
+        }
+        section(&mut out, f8_4, &il, true);
+        out.extend(quadrant_rows(arch, &large, mfma));
     }
     out
 }
@@ -173,7 +227,7 @@ pub fn predict_config(c: &KernelConfig, size: usize, opts: &ModelOptions) -> Res
     let dev = Device::new(arch);
     let (m, n, kk) = (size, size, size);
     let e = c.ab_bytes() as usize;
-    let al = c.align.elems() as usize;
+    let al = c.align_elems() as usize;
     let (lda, ldb) = (if c.trans_a { kk } else { m }, if c.trans_b { n } else { kk });
     let (lda, ldb) = (lda.next_multiple_of(al), ldb.next_multiple_of(al));
     let span_a = lda * if c.trans_a { m } else { kk };
@@ -266,7 +320,16 @@ pub fn compare_schedules(
         a.dedup();
         a
     };
-    let tri: Vec<&TritonKernel> = triton.iter().filter(|t| t.dtype == "bf16" && archs.contains(&t.arch())).collect();
+    let classes: Vec<&str> = {
+        let mut c: Vec<&str> = lines.iter().map(|l| class(&l.label)).collect();
+        c.sort_unstable();
+        c.dedup();
+        c
+    };
+    let tri: Vec<&TritonKernel> = triton
+        .iter()
+        .filter(|t| archs.contains(&t.arch()) && classes.contains(&class(&format!(" {} ", t.dtype))))
+        .collect();
     for t in tri {
         let preds = sizes
             .iter()
@@ -289,18 +352,33 @@ pub fn compare_schedules(
     Ok(report(&lines, sizes))
 }
 
+/// The input class of a row label: `fp8` for e4m3/e5m2 inputs, else `bf16` (Triton's f16
+/// kernels are not compared: the rows are bf16).
+fn class(label: &str) -> &'static str {
+    if label.contains(" e4m3") || label.contains(" e5m2") {
+        "fp8"
+    } else if label.contains(" f16") {
+        "f16"
+    } else {
+        "bf16"
+    }
+}
+
 fn report(lines: &[Line], sizes: &[usize]) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "predicted TFLOP/s (timing model, sustained clock), bf16 inputs, f32 accumulate, M=N=K:");
+    let _ = writeln!(
+        s,
+        "predicted TFLOP/s (timing model, sustained clock), M=N=K; bf16 rows -> f32, fp8 rows (e4m3: FNUZ on gfx942, OCP on gfx950) A^T B -> f16:"
+    );
     let tf = |l: &Line, i: usize| l.preds[i].as_ref().ok().map(|p| p.tflops);
-    let best_triton = |arch: Arch, i: usize| {
+    let best_triton = |arch: Arch, cl: &str, i: usize| {
         lines
             .iter()
-            .filter(|l| l.arch == arch && l.label.contains("triton"))
+            .filter(|l| l.arch == arch && l.label.contains("triton") && class(&l.label) == cl)
             .filter_map(|l| tf(l, i))
             .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))))
     };
-    let mut head = format!("{:<44}", "schedule");
+    let mut head = format!("{:<52}", "schedule");
     for n in sizes {
         let _ = write!(head, " {:>8} {:>6} {:>6}", n, "vs-pl", "vs-tri");
     }
@@ -308,7 +386,7 @@ fn report(lines: &[Line], sizes: &[usize]) -> String {
     let _ = writeln!(s, "{head}");
     let last = sizes.len().saturating_sub(1);
     for l in lines {
-        let mut line = format!("{:<44}", l.label);
+        let mut line = format!("{:<52}", l.label);
         for i in 0..sizes.len() {
             let v = tf(l, i);
             let base = l.baseline.as_ref().and_then(|b| lines.iter().find(|x| &x.label == b)).and_then(|b| tf(b, i));
@@ -316,7 +394,7 @@ fn report(lines: &[Line], sizes: &[usize]) -> String {
                 (Some(a), Some(b)) if b > 0.0 => format!("{:.2}x", a / b),
                 _ => "-".into(),
             };
-            let vt = if l.label.contains("triton") { None } else { best_triton(l.arch, i) };
+            let vt = if l.label.contains("triton") { None } else { best_triton(l.arch, class(&l.label), i) };
             let _ = write!(
                 line,
                 " {:>8} {:>6} {:>6}",
@@ -335,10 +413,10 @@ fn report(lines: &[Line], sizes: &[usize]) -> String {
         }
         let _ = writeln!(s, "{line}");
     }
-    let _ = writeln!(s, "vs-pl: against the same tile with the pipelined loop; vs-tri: against the best Triton 3.9 kernel of the arch (bf16) at that size");
+    let _ = writeln!(s, "vs-pl: against the same tile with the pipelined loop; vs-tri: against the best Triton 3.9 kernel of the arch and input class (bf16, or fp8 e4m3/e5m2) at that size");
     let _ = writeln!(s, "kernels:");
     for l in lines {
-        let _ = writeln!(s, "  {:<44} {}", l.label, l.kernel);
+        let _ = writeln!(s, "  {:<52} {}", l.label, l.kernel);
     }
     s
 }

@@ -66,9 +66,9 @@
 //! * `small` 64x64x64, 4 waves (2x2), 16x16 MFMAs, every transpose, `v8` and `e1`:
 //!   small problems and tall-skinny ones (few rows or columns) waste less of a smaller
 //!   tile and spread over more CUs.
-//! * `pingpong` (gfx942): the `large` tile with the 8-wave ping-pong loop (`schedule/`, two
-//!   clusters), bf16/f16, TN, `v8`: the schedule that predicts fastest (`gemm compare
-//!   --schedules`). gfx950's 8-wave 256x256x64 tiles need more than the 256 VGPR+AGPR per
+//! * `pingpong` (gfx942): the `large` tile with 16x16x16 MFMAs and the 8-wave ping-pong
+//!   loop (`schedule/`, two clusters), bf16/f16, NN and TN, `v8`: the schedule that predicts
+//!   fastest (`gemm compare --schedules`: 651.1 TFLOP/s at 8192^3, 611.4 with 32x32x8). gfx950's 8-wave 256x256x64 tiles need more than the 256 VGPR+AGPR per
 //!   lane that two waves per SIMD leave (`fit::resident`), so gfx950 has no 8-wave family.
 //! * `splitk` and `splitk_reduce` ([`split_families`], `ir::SplitK`): problems whose
 //!   `m x n` tiles cannot fill the CUs and whose K is long run as a pair: the `small` tile
@@ -78,6 +78,16 @@
 //!   (f32, bf16, f16): deterministic. The small tile because the point is spreading few
 //!   tiles over many CUs: at 128x128x65536 its 4 tiles times 147 splits predict 16.4 us
 //!   on gfx942 (`gemm splitk`), against 718 us for the best plain kernel.
+//! * `interleave` (gfx950): 256x256x64 with 4 waves (one per SIMD, 128x128 each, 16x16x32
+//!   MFMAs, 256 AGPRs of accumulators), the 4-wave interleave with four slices and
+//!   register-staged copies, bf16/f16, `nn` and `tn` (B N-contiguous needs more than 256
+//!   VGPRs), `v8`: 1122.8 TFLOP/s predicted at 8192^3 against 611.2 for Triton's best
+//!   (`gemm compare --schedules`), where the resident 128x128 `base` predicts 469.5.
+//! * `fp8` on gfx942 runs its tile with the 8-wave ping-pong (two clusters): 1203 against
+//!   1070 TFLOP/s for the pipelined loop at 8192^3 (e4m3 -> f16).
+//! * `fp8il` (gfx950): fp8 A^T B on 256x256x128 with 4 waves, 32x32x64 f8f6f4 MFMAs, the
+//!   4-wave interleave (HipKittens' best fp8 schedule; four slices = two K steps x two
+//!   halves of the N blocks), register-staged copies, 128 KiB of LDS.
 
 use crate::grid::GridOrder;
 use crate::ir::{Activation, Align, Arch, Bias, DmaPolicy, Fusion, KernelConfig, MfmaShape};
@@ -131,7 +141,10 @@ const FUSED: &[Fusion] = &[
 
 const FP8_WHY_GFX950: &str = "fp8 (OCP e4m3/e5m2) A^T B with per-tensor scales: 128x128x128, 4 waves, 32x32x64 f8f6f4 MFMAs, direct-to-LDS, 64 KiB LDS (two workgroups per CU)";
 const FP8_WHY_GFX942: &str =
-    "fp8 (FNUZ e4m3/e5m2) A^T B with per-tensor scales: 256x256x64, 8 waves, 32x32x16 fp8 MFMAs, 64 KiB LDS";
+    "fp8 (FNUZ e4m3/e5m2) A^T B with per-tensor scales: 256x256x64, 8 waves, 32x32x16 fp8 MFMAs, 64 KiB LDS, the 8-wave ping-pong (two clusters)";
+const FP8IL_WHY_GFX950: &str = "big fp8 (OCP e4m3/e5m2) A^T B problems: 256x256x128 with 4 waves (one per SIMD), 32x32x64 f8f6f4 MFMAs, the 4-wave interleave (HipKittens' fp8 schedule, four slices), register-staged copies, 128 KiB LDS: the fastest predicted gfx950 fp8 tile (gemm compare --schedules)";
+
+const INTERLEAVE_WHY_GFX950: &str = "big aligned problems: 256x256x64 with 4 waves (one per SIMD, 128x128 each), the 4-wave interleave (four slices, MFMAs interleaved with the next slice's LDS reads and the next tile's copies), register-staged copies: the fastest resident gfx950 bf16/f16 tile (gemm compare --schedules)";
 
 /// The families, per arch.
 pub fn families() -> Vec<Family> {
@@ -199,16 +212,37 @@ pub fn families() -> Vec<Family> {
                 arch,
                 tile: (256, 256, 32),
                 wave_grid: (2, 4),
-                mfma: MfmaShape::native_32(arch),
+                // 16x16x16: 651.1 TFLOP/s at 8192^3 (nn) against 611.4 with 32x32x8.
+                mfma: MfmaShape::native_16(arch),
                 stages: 2,
-                transposes: K_CONTIGUOUS,
+                transposes: &[(false, false), (true, false)],
                 aligns: V8,
                 grid: LARGE_GRID,
                 fusions: PLAIN,
                 dtypes: HALF,
-                why: "the large tile with the 8-wave ping-pong (two clusters, Triton's rule for 256x256x32x16): the fastest predicted gfx942 bf16 schedule (gemm compare --schedules)",
+                why: "the large tile with 16x16x16 MFMAs and the 8-wave ping-pong (two clusters, Triton's rule for 256x256x32x16): the fastest predicted gfx942 bf16 schedule, 651 TFLOP/s at 8192^3 against 498 for Triton's best (gemm compare --schedules)",
                 schedule: Schedule::PingPong { clusters: 2 },
                 dma: DmaPolicy::Auto,
+            });
+        }
+        if arch == Arch::Gfx950 {
+            out.push(Family {
+                name: "interleave",
+                arch,
+                tile: (256, 256, 64),
+                wave_grid: (2, 2),
+                mfma: MfmaShape::native_16(arch),
+                stages: 2,
+                // B N-contiguous (`nt`, `tt`): the transposing copy of B needs more than
+                // 256 VGPRs next to the 128 fragment registers.
+                transposes: &[(false, false), (true, false)],
+                aligns: V8,
+                grid: LARGE_GRID,
+                fusions: PLAIN,
+                dtypes: HALF,
+                why: INTERLEAVE_WHY_GFX950,
+                schedule: Schedule::Interleave { slices: 4 },
+                dma: DmaPolicy::Never,
             });
         }
         out.push(Family {
@@ -259,10 +293,30 @@ pub fn families() -> Vec<Family> {
                 fusions: PLAIN,
                 dtypes: &[DType::Fp8E4M3Fnuz, DType::Fp8E5M2Fnuz],
                 why: FP8_WHY_GFX942,
-                schedule: Schedule::Pipelined,
+                // gemm compare --schedules at 8192^3 (e4m3 -> f16): 1203 TFLOP/s against
+                // 1070 for the pipelined loop of the same tile.
+                schedule: Schedule::PingPong { clusters: 2 },
                 dma: DmaPolicy::Auto,
             },
         });
+        if arch == Arch::Gfx950 {
+            out.push(Family {
+                name: "fp8il",
+                arch,
+                tile: (256, 256, 128),
+                wave_grid: (2, 2),
+                mfma: MfmaShape::fp8_32(arch),
+                stages: 2,
+                transposes: K_CONTIGUOUS,
+                aligns: V8,
+                grid: LARGE_GRID,
+                fusions: PLAIN,
+                dtypes: &[DType::Fp8E4M3, DType::Fp8E5M2],
+                why: FP8IL_WHY_GFX950,
+                schedule: Schedule::Interleave { slices: 4 },
+                dma: DmaPolicy::Never,
+            });
+        }
         if arch == Arch::Gfx942 {
             out.push(Family {
                 name: "xf32",

@@ -1094,10 +1094,15 @@ impl L<'_> {
             for (bm, a) in fa.iter().enumerate() {
                 for bn in sl.bn.0 as usize..sl.bn.1 as usize {
                     let acc = whole(self.acc[bm * fb.len() + bn]);
-                    out.push(Inst::new(
-                        op,
-                        &[acc, sub(*a, st * rps, rps as u8), sub(fb[bn], st * rps, rps as u8), acc],
-                    ));
+                    let mut inst =
+                        Inst::new(op, &[acc, sub(*a, st * rps, rps as u8), sub(fb[bn], st * rps, rps as u8), acc]);
+                    // The f8f6f4 forms take the source format in cbsz/blgp, as in `dot`
+                    // (without it an e5m2 operand is read as e4m3).
+                    if op.def().has(gemm_isa::table::flags::F8F6F4) {
+                        let f = f8f6f4_format(c.ab_type).expect("fp8 MFMA rows have a format");
+                        inst = inst.cbsz_abid_blgp(f, 0, f);
+                    }
+                    out.push(inst);
                 }
             }
         }

@@ -262,3 +262,31 @@ fn fp8_unfit_configurations_are_declined() {
     assert!(matches!(check(&g950), Err(Unfit::MfmaShape { .. })));
     assert_eq!(check(&KernelConfig { mfma: MfmaShape::fp8_32(Arch::Gfx950), tile: (128, 128, 128), ..g950 }), Ok(()));
 }
+
+/// The 4-wave interleave on gfx950's fp8 tile: `32x32x64_f8f6f4` reads two 16-byte pieces
+/// per lane group and K step, so its four slices are two K steps x two halves of the N
+/// blocks (a slice of one piece ran its MFMA before the other piece of the K tile was
+/// read: wrong in every mode, and no checker can see it), with LDS-DMA copies here (the
+/// catalogue's register-staged member runs in `fp8_catalogue_kernels`).
+#[test]
+fn fp8_interleave_slices_hold_whole_k_steps() {
+    use gemm_compiler::schedule::Schedule as S;
+    let arch = Arch::Gfx950;
+    // e5m2 too: the scheduled MFMAs carry the cbsz/blgp format select (they once did not,
+    // and e5m2 was read as e4m3).
+    for ab in flavours(arch) {
+        let mut cfg = KernelConfig::new(arch, ab, DType::F32, true, false, Align::Vec8).with_shape(
+            (256, 256, 128),
+            (2, 2),
+            MfmaShape::fp8_32(arch),
+            2,
+        );
+        cfg.schedule = S::Interleave { slices: 4 };
+        let k = compile(cfg).unwrap();
+        let ls = k.kernel.schedule.as_ref().expect("scheduled");
+        assert!(ls.slices.iter().all(|s| s.pieces.1 - s.pieces.0 == 2), "{:?}", ls.slices);
+        for (ci, mode) in Mode::ALL.into_iter().enumerate() {
+            run_kernel(&k, &CASES[2 + ci % 2], Schedule { mode, seed: 92 }, &[]);
+        }
+    }
+}

@@ -291,3 +291,30 @@ fn catalogue_ping_pong_family() {
         }
     }
 }
+
+/// The catalogue's gfx950 interleave family (4 waves, 256x256x64, the 4-wave interleave
+/// with four slices, register-staged copies): every member on the edge shapes, the modes
+/// rotated so that every transpose meets every mode, and the large shape under the
+/// longest-latency and random modes for the first member of each transpose.
+#[test]
+fn catalogue_interleave_family() {
+    let members: Vec<KernelConfig> = gemm_compiler::catalogue::entries()
+        .into_iter()
+        .filter(|(f, _)| f.name == "interleave")
+        .map(|(_, c)| c)
+        .collect();
+    assert!(members.len() >= 8, "gfx950 bf16/f16, every transpose");
+    let mut seen = std::collections::HashSet::new();
+    for (i, c) in members.into_iter().enumerate() {
+        assert_eq!((c.arch, c.waves, c.schedule), (Arch::Gfx950, 4, Schedule::Interleave { slices: 4 }));
+        let k = compile(c).unwrap_or_else(|e| panic!("{}: {e}", c.name()));
+        assert!(k.resident().is_ok(), "{}", k.name);
+        for (j, case) in EDGES.iter().enumerate() {
+            run_kernel(&k, case, EmuSchedule { mode: Mode::ALL[(i + j) % 4], seed: 800 + j as u64 });
+        }
+        if seen.insert((c.trans_a, c.trans_b)) {
+            let mode = if i % 2 == 0 { Mode::LongestLatency } else { Mode::Random };
+            run_kernel(&k, &LARGE, EmuSchedule { mode, seed: 8 + i as u64 });
+        }
+    }
+}

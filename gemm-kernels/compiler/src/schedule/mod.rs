@@ -218,7 +218,11 @@ pub enum Reason {
     Phase(#[from] phase::Decline),
 }
 
-/// The slices of a K tile: by fragment pieces first, then by halves of the N blocks.
+/// The slices of a K tile: by MFMA K steps first, then by halves of the N blocks. A slice
+/// holds whole K steps: an MFMA whose fragment spans two pieces (gfx950's fp8 `32x32x64`
+/// reads 32 bytes per lane group, two 16-byte pieces) belongs to one slice, whose LDS
+/// reads load both (a slice of one piece would run that MFMA before the other piece of
+/// this K tile is read).
 pub fn slices(c: &KernelConfig, n: u32) -> Result<Vec<Slice>, Reason> {
     let pieces = crate::lds::reads_per_block(c);
     let bn = c.blocks(Operand::B);
@@ -226,8 +230,12 @@ pub fn slices(c: &KernelConfig, n: u32) -> Result<Vec<Slice>, Reason> {
     if n == 0 {
         return Err(err);
     }
-    let (by_piece, by_n) = if pieces.is_multiple_of(n) { (n, 1) } else { (pieces, n / pieces) };
-    if by_piece * by_n != n || !pieces.is_multiple_of(by_piece) || !bn.is_multiple_of(by_n) {
+    // 16-byte pieces per MFMA K step and lane group (at least one: two 8-byte steps share
+    // a piece and so a slice).
+    let step = (c.mfma.k * c.ab_bytes() / c.lane_groups() / 16).max(1);
+    let steps = pieces / step;
+    let (by_piece, by_n) = if steps.is_multiple_of(n) { (n, 1) } else { (steps, n / steps.max(1)) };
+    if by_piece * by_n != n || !steps.is_multiple_of(by_piece) || !bn.is_multiple_of(by_n) {
         return Err(err);
     }
     let pp = pieces / by_piece;
