@@ -722,6 +722,11 @@ fn try_issue(
     if unit == Unit::Mfma && mfma_free[s] > t {
         return Ok(Reason::MfmaPipeBusy);
     }
+    // The CU's vector-memory request queue (memsys.rs): full until the TCP starts its
+    // oldest entry.
+    if unit == Unit::Vmem && !mem.can_issue(t) {
+        return Ok(Reason::IssueConflict);
+    }
     // The SIMD pair's request FIFO to the LDS: full until its oldest request completes.
     if unit == Unit::Lds {
         let q = &mut lds.fifo[(s / 2) % 2];
