@@ -363,6 +363,47 @@ mod tests {
     }
 
     #[test]
+    fn a_dwordx4_takes_16_clocks_of_the_tcp_and_a_dword_4() {
+        // 64 lanes x 16 bytes, one 1 KB run: 8 lines, 8 lookups, but 16 clocks of TCP
+        // processing bind. Lines leave at 16 + k/16 (L2 2048 B/clk), arrive 103 later
+        // (85 ns at 1207 MHz), the last at 119.5; 1 KB returned at 128 B/clk: 127.5 -> 128.
+        let mut m = mem();
+        let r = m.request(64, (0..64u64).map(|l| (16 * l, 16)));
+        assert_eq!((r.width, r.lookups), (16, 8));
+        assert_eq!(m.load(0, &r), 128);
+        // A coalesced dword load: 4 clocks (2 lookups), after the dwordx4's 16: lines leave
+        // at 20.06/20.13, arrive 123.13, 256 bytes after the return unit frees at 127.5:
+        // 129.5 -> 130.
+        let r = m.request(64, (0..64u64).map(|l| ((1 << 20) + 4 * l, 4)));
+        assert_eq!(m.load(0, &r), 130);
+    }
+
+    #[test]
+    fn the_tcp_holds_32_kb_of_loads_in_flight_and_the_queue_12_instructions() {
+        // From HBM (no L2 or MALL hits): 426 clocks (353 ns at 1207 MHz). Each load: 64
+        // lanes in 64 lines, 8 KB of lines, 64 lookups; four fill the 32 KB. Load k's lines
+        // leave at 64(k+1), pass the fabric (1024 B/clk: 8 clocks), arrive 426 later and
+        // return 64 bytes in half a clock: 499, 563, 627, 691.
+        let mut m = MemSystem::new(&Params::for_arch(Arch::Gfx942), 1207.0, HitRates::default(), 1.0, 1.0);
+        let lanes = |m: &MemSystem, base: u64| m.request(64, (0..64u64).map(move |l| (base + 128 * l, 1)));
+        let rs: Vec<Request> = (0..5u64).map(|k| lanes(&m, k << 20)).collect();
+        let done: Vec<u64> = rs[..4].iter().map(|r| m.load(0, r)).collect();
+        assert_eq!(done, vec![499, 563, 627, 691]);
+        // The fifth is accepted when the first's data is back (498.5), its lookups run to
+        // 562.5, and it arrives 8 + 426 later: 996.5 + 0.5 = 997 (755 without the bound).
+        assert_eq!(m.load(0, &rs[4]), 997);
+        // It waited in the request queue until 498.5: one entry. Eleven more behind it fill
+        // the queue's 12 entries; no wave issues until the queue drains.
+        assert!(m.can_issue(13));
+        for k in 0..11u64 {
+            let r = lanes(&m, (8 + k) << 20);
+            m.load(13, &r);
+        }
+        assert!(!m.can_issue(13));
+        assert!(m.can_issue(100_000));
+    }
+
+    #[test]
     fn the_tag_ram_and_the_address_unit_run_side_by_side() {
         // 64 lookups at one per clock from t = 0 bind (the address unit needs 4 clocks);
         // the 16 distinct lines leave for L2 at 64 + k/16 and arrive 103 clocks later (85 ns
