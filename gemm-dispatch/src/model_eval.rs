@@ -223,7 +223,9 @@ pub fn compare_report(rows: &[CompareRow], cells: &[Vec<Option<Cell>>], archs: &
                 Some(Cell { prediction: Ok(p), .. }) => format!("{:.1}", p.tflops),
                 Some(c @ Cell { prediction: Err(e), .. }) => {
                     notes.push(format!("{} {} {}: {e}", c.kernel, c.arch.name(), c.size));
-                    "refused".to_string()
+                    // The timing model refuses a workgroup that cannot be resident
+                    // (`TimingError::NotResident`, "cannot launch: ...").
+                    if e.starts_with("cannot launch") { "cannot launch" } else { "refused" }.to_string()
                 }
             };
             let _ = write!(line, " {v:>14}");

@@ -227,9 +227,11 @@ fn grid_extrapolates_steady_rounds_and_times_the_partial_last_round() {
     // 200 clocks later (workgroup launch, params.rs) and the next one starts at s + 456.
     let body = repeat("v_mfma_f32_32x32x8_bf16 a[0:15], v[0:1], v[2:3], a[0:15]", 8) + "s_endpgm\n";
     // 12160 workgroups = 8 XCDs x 38 CUs x 40: CU 0 runs 40 = 10 rounds. Three rounds are
-    // simulated (last ends 3 + 2·456 + 256 = 1171, the round before 715): period
-    // (1171 - 715) / 4 = 114 per workgroup; 28 more at that rate: 1171 + 28·114 = 4363,
-    // which is also what simulating all 10 rounds gives (3 + 9·456 + 256).
+    // simulated (last ends 3 + 2·456 + 256 = 1171); the second round's workgroups (refills
+    // that ended while all slots were still refilled) live 256 clocks, plus the 200 of the
+    // launch, over 4 slots: a period of 114 per workgroup; 28 more at that rate:
+    // 1171 + 28·114 = 4363, which is also what simulating all 10 rounds gives
+    // (3 + 9·456 + 256).
     let p = time_grid(&body, 12160);
     assert_eq!((p.cu_wgs, p.simulated_wgs, p.extrapolated_wgs, p.tail_wgs), (40, 12, 28, 0), "{p}");
     assert_eq!(p.cycles, 4363.0, "{p}");

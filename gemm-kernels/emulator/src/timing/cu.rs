@@ -241,10 +241,57 @@ fn sopp_imm(inst: &Inst) -> i64 {
 /// outstanding DS requests (reads and writes) that stalls issue when full.
 #[derive(Default)]
 struct LdsPort {
-    free: u64,
+    /// The LDS pipe's time-ordered reservations.
+    pipe: Calendar,
     pair_free: [u64; 2],
     /// Completion clocks of the requests in each pair's FIFO.
     fifo: [Vec<u64>; 2],
+}
+
+/// A unit's busy intervals in time order, so that work can be booked for a future clock
+/// without blocking work that is ready earlier: an LDS-DMA write (`buffer_load ... lds`)
+/// takes the LDS pipe when its data arrives from memory, hundreds of clocks after issue,
+/// while DS instructions issued meanwhile are served in the gaps before it. The LDS write
+/// of a DMA happens when the data returns from memory (shared/reference/ISA.md §2.4: the
+/// load completes, and its vmcnt drops, once the data is in LDS); nothing in the ISA
+/// reserves the LDS at issue.
+#[derive(Clone, Debug, Default)]
+struct Calendar {
+    /// Disjoint, sorted `[start, end)` intervals; touching ones are merged.
+    busy: Vec<(u64, u64)>,
+}
+
+impl Calendar {
+    /// Books `len` clocks at the first gap at or after `ready`; returns the start.
+    fn reserve(&mut self, ready: u64, len: u64) -> u64 {
+        let len = len.max(1);
+        let mut at = ready;
+        let mut i = self.busy.partition_point(|&(_, e)| e <= at);
+        while let Some(&(s, e)) = self.busy.get(i) {
+            if s >= at + len {
+                break;
+            }
+            at = at.max(e);
+            i += 1;
+        }
+        self.busy.insert(i, (at, at + len));
+        // Merge with the neighbours it touches.
+        if i + 1 < self.busy.len() && self.busy[i + 1].0 == self.busy[i].1 {
+            self.busy[i].1 = self.busy[i + 1].1;
+            self.busy.remove(i + 1);
+        }
+        if i > 0 && self.busy[i - 1].1 == self.busy[i].0 {
+            self.busy[i - 1].1 = self.busy[i].1;
+            self.busy.remove(i);
+        }
+        at
+    }
+
+    /// Forgets intervals that ended by `t` (nothing is booked before the present).
+    fn prune(&mut self, t: u64) {
+        let n = self.busy.partition_point(|&(_, e)| e <= t);
+        self.busy.drain(..n);
+    }
 }
 
 /// The `(address, bytes)` the memory system sees for an instruction's in-range accesses,
@@ -405,6 +452,7 @@ pub fn run(
                 }
             }
         }
+        lds.pipe.prune(t);
         // The SIMD whose turn it is.
         let s = (t % p.issue_period) as usize;
         let mut issued_any = false;
@@ -674,6 +722,11 @@ fn try_issue(
     if unit == Unit::Mfma && mfma_free[s] > t {
         return Ok(Reason::MfmaPipeBusy);
     }
+    // The CU's vector-memory request queue (memsys.rs): full until the TCP starts its
+    // oldest entry.
+    if unit == Unit::Vmem && !mem.can_issue(t) {
+        return Ok(Reason::IssueConflict);
+    }
     // The SIMD pair's request FIFO to the LDS: full until its oldest request completes.
     if unit == Unit::Lds {
         let q = &mut lds.fifo[(s / 2) % 2];
@@ -726,18 +779,16 @@ fn try_issue(
         let mut done = match &op.kind {
             OpKind::SLoad { .. } => mem.scalar(t, smem_lat),
             OpKind::RegWrite { .. } => {
-                let start = lds.free.max(t);
-                let svc = 64 * 4 / u64::from(p.lds_bytes_per_clk);
-                lds.free = start + svc.max(1);
-                out.lds_busy += svc.max(1);
-                lds.free + p.lds_latency
+                let svc = (64 * 4 / u64::from(p.lds_bytes_per_clk)).max(1);
+                let start = lds.pipe.reserve(t, svc);
+                out.lds_busy += svc;
+                start + svc + p.lds_latency
             }
             OpKind::Load { space: crate::scheduler::Space::Lds, acc, .. }
             | OpKind::Store { space: crate::scheduler::Space::Lds, acc }
             | OpKind::Atomic { space: crate::scheduler::Space::Lds, acc, .. } => {
                 let (svc, ideal) = lds_banks::service_clocks(acc, p.lds_banks);
-                let start = lds.free.max(t);
-                lds.free = start + svc;
+                let start = lds.pipe.reserve(t, svc);
                 out.lds_busy += svc;
                 out.lds_conflict_cycles += svc - ideal;
                 // Read data returns over the SIMD pair's bus to the LDS.
@@ -758,8 +809,9 @@ fn try_issue(
                 let arrive = mem.load(t, &req);
                 let lds_bytes: u64 = acc.iter().map(|a| u64::from(a.size).max(4)).sum();
                 let svc = lds_bytes.div_ceil(u64::from(p.lds_bytes_per_clk)).max(1);
-                let start = lds.free.max(arrive);
-                lds.free = start + svc;
+                // The write is booked when the data arrives; DS work issued before that
+                // is not held up by it (Calendar).
+                let start = lds.pipe.reserve(arrive, svc);
                 out.lds_busy += svc;
                 start + svc
             }
@@ -801,6 +853,25 @@ mod tests {
     use super::*;
     use crate::scheduler::Access;
     use crate::wave::Scratch;
+
+    #[test]
+    fn the_lds_calendar_serves_earlier_work_in_the_gap_before_a_future_dma_write() {
+        let mut c = Calendar::default();
+        // An LDS-DMA write whose data arrives at 500 books 500..504.
+        assert_eq!(c.reserve(500, 4), 500);
+        // A ds_read issued at 10 is served at 10, not after the DMA's write.
+        assert_eq!(c.reserve(10, 8), 10);
+        // Work that does not fit before 500 goes after the DMA: 496..504 is taken by
+        // 500..504, so a 8-clock access ready at 495 starts at 504.
+        assert_eq!(c.reserve(495, 8), 504);
+        // Back-to-back bookings stay FIFO: 18, then 26.
+        assert_eq!(c.reserve(12, 8), 18);
+        assert_eq!(c.reserve(12, 8), 26);
+        // Touching intervals merge: 10..34, 500..512.
+        assert_eq!(c.busy, vec![(10, 34), (500, 512)]);
+        c.prune(100);
+        assert_eq!(c.busy, vec![(500, 512)]);
+    }
 
     #[test]
     fn scratch_is_timed_at_its_interleaved_addresses() {

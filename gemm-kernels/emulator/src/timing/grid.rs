@@ -13,9 +13,11 @@
 //!   of all XCDs meet in the Infinity Cache the same way. Reuse across rounds in the
 //!   Infinity Cache is not counted (a conservative choice, README of this folder).
 //! * **Steady state and extrapolation**: the CU is simulated for its first rounds of
-//!   workgroups until the period between completions of consecutive rounds is known;
-//!   the remaining full rounds are extrapolated at that period and a last partial round
-//!   (fewer workgroups than the occupancy) is simulated on its own and added.
+//!   workgroups; the steady-state period per workgroup is the mean lifetime (plus the
+//!   launch gap) of the workgroups that ended while every slot was still refilled, over
+//!   the occupancy (Little's law); the remaining full rounds are extrapolated at that
+//!   period and a last partial round (fewer workgroups than the occupancy) is simulated
+//!   on its own and added.
 
 use super::cu::{self, CuConfig, CuRun};
 use super::memsys::HitRates;
@@ -229,8 +231,29 @@ pub fn grid_time(setup: &KernelSetup, p: &Params, cfg: &CuConfig, max_rounds: us
     let mut ends: Vec<u64> = run.wgs.iter().map(|w| w.2).collect();
     ends.sort_unstable();
     let last = *ends.last().unwrap_or(&0);
-    let prev = ends.get(ends.len().saturating_sub(occ + 1)).copied().unwrap_or(0);
-    let period = (last.saturating_sub(prev)) as f64 / occ as f64;
+    // Steady state by Little's law: with `occ` slots always occupied, a slot's cycle is a
+    // workgroup's lifetime plus the launch gap, and the CU completes `occ` workgroups per
+    // cycle. Only refills that ended while every slot was still being refilled count (up
+    // to the completion that launched the last simulated workgroup): the last ones run
+    // with fewer neighbours as the simulation drains and would look faster than the
+    // steady state.
+    // The first round starts together at clock 0 (not a steady state either): it counts
+    // only when no refill ended in time.
+    let cut = ends[ends.len() - occ - 1];
+    let first = run.wgs.iter().map(|w| w.1).min().unwrap_or(0);
+    let lives = |refills: bool| -> Vec<u64> {
+        run.wgs.iter().filter(|w| w.2 <= cut && (!refills || w.1 > first)).map(|w| w.2 - w.1).collect()
+    };
+    let steady = match lives(true) {
+        v if v.is_empty() => lives(false),
+        v => v,
+    };
+    let life = steady.iter().sum::<u64>() as f64 / steady.len().max(1) as f64;
+    let period = (life + p.wg_launch_cycles as f64) / occ as f64;
+    if std::env::var("TIMING_DEBUG").is_ok() {
+        let starts: Vec<u64> = run.wgs.iter().map(|w| w.1).collect();
+        eprintln!("grid: ends {ends:?} starts {starts:?} period {period}");
+    }
     let rest = n - sim_cap;
     let full = rest / occ * occ;
     let rem = rest - full;

@@ -6,12 +6,20 @@
 //! A vector-memory instruction passes the L1's front end in two pipelined stages that
 //! start together (ROCm Compute Profiler's vL1D model: the address processor (TA)
 //! coalesces the lanes' addresses into requests, the tag RAM looks each request's line
-//! up): the address unit takes `lanes / 16` clocks, the tag RAM one lookup per clock
-//! (`l1_lookups_per_clk`), and the TA merges a lane into the lookup before it when both
-//! fall in the same line, so the lookups of an instruction are the number of times the
-//! line changes in lane order ([`MemSystem::request`]). A coalesced `dword` load of 64
-//! lanes is 2 lookups (4 clocks of address work bind), a `dwordx4` one 8, and 64 lanes
-//! in 64 different lines 64: the uncoalesced access costs 16 times the coalesced one.
+//! up): the address stage takes the TCP's processing time of the instruction's width
+//! (4 clocks for up to a dword per lane, 16 for `dwordx2`..`dwordx4`: AMD's measurement,
+//! params.rs), the tag RAM one lookup per clock (`l1_lookups_per_clk`), and the TA merges
+//! a lane into the lookup before it when both fall in the same line, so the lookups of an
+//! instruction are the number of times the line changes in lane order
+//! ([`MemSystem::request`]). A coalesced `dword` load of 64 lanes is 2 lookups (the 4
+//! clocks of address work bind), a `dwordx4` one 8 (its 16 clocks bind), and 64 lanes in
+//! 64 different lines 64: the uncoalesced access costs 16 times the coalesced one.
+//!
+//! The TCP also bounds what a CU has in flight (params.rs, AMD's gfx950 tutorials): a load
+//! holds its lines of the 32 KB TCP from acceptance until its data is back, and is not
+//! accepted while the loads already in flight fill it; instructions issued but not yet
+//! accepted wait in a per-CU queue of `vmem_queue_depth` entries, and while that is full
+//! no wave of the CU issues a vector-memory instruction ([`MemSystem::can_issue`]).
 //!
 //! Which level serves an L1 miss comes from the grid (`grid.rs`): the L2 hit fraction of
 //! the XCD's workgroups and the MALL hit fraction of the L2 misses, measured on the
@@ -48,6 +56,8 @@ pub struct Request {
     pub lines: Vec<u64>,
     /// Bytes the lanes asked for.
     pub bytes: u64,
+    /// The widest access of a lane, in bytes (selects the TCP processing time).
+    pub width: u64,
 }
 
 /// Which level served a line.
@@ -72,6 +82,10 @@ impl Server {
         Server { rate: rate.max(1e-9), free_at: 0.0, bytes: 0.0 }
     }
     /// Serves `bytes` arriving at `t`; returns when the last byte leaves.
+    /// When work arriving at `t` would start.
+    fn start(&self, t: f64) -> f64 {
+        self.free_at.max(t)
+    }
     fn serve(&mut self, t: f64, bytes: f64) -> f64 {
         let start = self.free_at.max(t);
         self.free_at = start + bytes / self.rate;
@@ -108,6 +122,17 @@ pub struct MemSystem {
     hbm: Server,
     address: Server,
     tags: Server,
+    /// TCP processing clocks of 64 lanes, up to a dword each and wider.
+    issue_narrow: f64,
+    issue_wide: f64,
+    /// Loads in flight in the TCP: (clock their data is back, bytes of lines held).
+    inflight: Vec<(f64, f64)>,
+    inflight_cap: f64,
+    /// Clocks at which the instructions in the request queue leave it (their TCP start).
+    queue: Vec<f64>,
+    queue_depth: usize,
+    /// The TCP takes instructions in order: the last one's start.
+    last_start: f64,
     hits: HitRates,
     pub traffic: Traffic,
 }
@@ -143,8 +168,15 @@ impl MemSystem {
             fabric: Server::new(p.fabric_bytes_per_clk_per_xcd / xcd),
             mall: Server::new(per_clk(p.mall_tbps) / chip),
             hbm: Server::new(per_clk(p.hbm_tbps * p.hbm_efficiency) / chip),
-            address: Server::new(64.0 / p.vmem_issue_cycles as f64),
+            address: Server::new(1.0),
             tags: Server::new(p.l1_lookups_per_clk),
+            issue_narrow: p.vmem_issue_cycles as f64,
+            issue_wide: p.vmem_wide_issue_cycles as f64,
+            inflight: Vec::new(),
+            inflight_cap: f64::from(p.tcp_inflight_bytes),
+            queue: Vec::new(),
+            queue_depth: p.vmem_queue_depth as usize,
+            last_start: 0.0,
             hits,
             traffic: Traffic::default(),
         }
@@ -181,6 +213,7 @@ impl MemSystem {
         let mut prev: Option<u64> = None;
         for (a, n) in addrs {
             r.bytes += n;
+            r.width = r.width.max(n);
             let (first, last) = (a / self.line, (a + n.max(1) - 1) / self.line);
             for l in first..=last {
                 if prev != Some(l) {
@@ -195,17 +228,55 @@ impl MemSystem {
         r
     }
 
-    /// When the instruction's lines leave the L1 front end: its address work and its tag
-    /// lookups, each on its own first-come first-served unit, both starting at `t`.
-    fn front_end(&mut self, t: u64, r: &Request) -> f64 {
-        let a = self.address.serve(t as f64, f64::from(r.lanes));
-        let g = self.tags.serve(t as f64, r.lookups as f64);
+    /// Whether a wave may issue a vector-memory instruction at `t`: the CU's request queue
+    /// (instructions issued and not yet started by the TCP) has room.
+    pub fn can_issue(&mut self, t: u64) -> bool {
+        let t = t as f64;
+        self.queue.retain(|&leave| leave > t);
+        self.queue.len() < self.queue_depth
+    }
+
+    /// The first clock at or after `t` at which `bytes` more fit in the TCP beside the
+    /// loads in flight.
+    fn tcp_room(&mut self, t: f64, bytes: f64) -> f64 {
+        self.inflight.retain(|&(done, _)| done > t);
+        let need = bytes.min(self.inflight_cap);
+        let mut held: f64 = self.inflight.iter().map(|e| e.1).sum();
+        if held + need <= self.inflight_cap {
+            return t;
+        }
+        self.inflight.sort_by(|a, b| a.0.total_cmp(&b.0));
+        for &(done, b) in &self.inflight {
+            held -= b;
+            if held + need <= self.inflight_cap {
+                return done.max(t);
+            }
+        }
+        t
+    }
+
+    /// When the instruction's lines leave the L1 front end. The TCP takes instructions in
+    /// order; a load waits for room for its lines; then its address work (the TCP
+    /// processing time of its width) and its tag lookups run, each on its own first-come
+    /// first-served unit (two pipelined stages). Until its address work starts it holds an
+    /// entry of the request queue.
+    fn front_end(&mut self, t: u64, r: &Request, load: bool) -> f64 {
+        let mut at = (t as f64).max(self.last_start);
+        if load {
+            at = self.tcp_room(at, (r.lines.len() as u64 * self.line) as f64);
+        }
+        let start = self.address.start(at);
+        self.last_start = start;
+        self.queue.push(start);
+        let per_lane = if r.width > 4 { self.issue_wide } else { self.issue_narrow } / 64.0;
+        let a = self.address.serve(at, per_lane * f64::from(r.lanes));
+        let g = self.tags.serve(at, r.lookups as f64);
         a.max(g)
     }
 
     /// A vector-memory load issued at `t`: returns the clock its data is in registers.
     pub fn load(&mut self, t: u64, r: &Request) -> u64 {
-        let t0 = self.front_end(t, r);
+        let t0 = self.front_end(t, r, true);
         let mut done = t0;
         for &l in &r.lines {
             let lb = self.line as f64;
@@ -237,13 +308,14 @@ impl MemSystem {
             done = done.max(at);
         }
         let ret = self.l1_return.serve(done, r.bytes as f64);
+        self.inflight.push((ret, (r.lines.len() as u64 * self.line) as f64));
         ret.ceil() as u64
     }
 
     /// A store issued at `t`: written into L2 (write-back; the HBM write is charged to the
     /// HBM share without delaying the store's completion).
     pub fn store(&mut self, t: u64, r: &Request) -> u64 {
-        let t0 = self.front_end(t, r);
+        let t0 = self.front_end(t, r, false);
         for &l in &r.lines {
             self.l1.remove(&l);
         }
@@ -288,6 +360,47 @@ mod tests {
         // A 16-byte access straddling two lines looks both up.
         let r = m.request(1, std::iter::once((120, 16)));
         assert_eq!((r.lookups, r.lines.len()), (2, 2));
+    }
+
+    #[test]
+    fn a_dwordx4_takes_16_clocks_of_the_tcp_and_a_dword_4() {
+        // 64 lanes x 16 bytes, one 1 KB run: 8 lines, 8 lookups, but 16 clocks of TCP
+        // processing bind. Lines leave at 16 + k/16 (L2 2048 B/clk), arrive 103 later
+        // (85 ns at 1207 MHz), the last at 119.5; 1 KB returned at 128 B/clk: 127.5 -> 128.
+        let mut m = mem();
+        let r = m.request(64, (0..64u64).map(|l| (16 * l, 16)));
+        assert_eq!((r.width, r.lookups), (16, 8));
+        assert_eq!(m.load(0, &r), 128);
+        // A coalesced dword load: 4 clocks (2 lookups), after the dwordx4's 16: lines leave
+        // at 20.06/20.13, arrive 123.13, 256 bytes after the return unit frees at 127.5:
+        // 129.5 -> 130.
+        let r = m.request(64, (0..64u64).map(|l| ((1 << 20) + 4 * l, 4)));
+        assert_eq!(m.load(0, &r), 130);
+    }
+
+    #[test]
+    fn the_tcp_holds_32_kb_of_loads_in_flight_and_the_queue_12_instructions() {
+        // From HBM (no L2 or MALL hits): 426 clocks (353 ns at 1207 MHz). Each load: 64
+        // lanes in 64 lines, 8 KB of lines, 64 lookups; four fill the 32 KB. Load k's lines
+        // leave at 64(k+1), pass the fabric (1024 B/clk: 8 clocks), arrive 426 later and
+        // return 64 bytes in half a clock: 499, 563, 627, 691.
+        let mut m = MemSystem::new(&Params::for_arch(Arch::Gfx942), 1207.0, HitRates::default(), 1.0, 1.0);
+        let lanes = |m: &MemSystem, base: u64| m.request(64, (0..64u64).map(move |l| (base + 128 * l, 1)));
+        let rs: Vec<Request> = (0..5u64).map(|k| lanes(&m, k << 20)).collect();
+        let done: Vec<u64> = rs[..4].iter().map(|r| m.load(0, r)).collect();
+        assert_eq!(done, vec![499, 563, 627, 691]);
+        // The fifth is accepted when the first's data is back (498.5), its lookups run to
+        // 562.5, and it arrives 8 + 426 later: 996.5 + 0.5 = 997 (755 without the bound).
+        assert_eq!(m.load(0, &rs[4]), 997);
+        // It waited in the request queue until 498.5: one entry. Eleven more behind it fill
+        // the queue's 12 entries; no wave issues until the queue drains.
+        assert!(m.can_issue(13));
+        for k in 0..11u64 {
+            let r = lanes(&m, (8 + k) << 20);
+            m.load(13, &r);
+        }
+        assert!(!m.can_issue(13));
+        assert!(m.can_issue(100_000));
     }
 
     #[test]

@@ -51,6 +51,14 @@ pub enum TimingError {
     Fault(Box<Fault>),
     #[error("invalid workload: {0}")]
     Invalid(String),
+    /// No workgroup of the kernel fits on a CU: its waves, spread over the SIMDs, need more
+    /// registers than a SIMD's file holds. The hardware cannot launch it, so there is no
+    /// time to predict.
+    #[error(
+        "cannot launch: {waves} waves put {per_simd} on each SIMD, {vgprs} VGPR+AGPR per lane each ({} in all) exceed the SIMD's {file} per lane; the workgroup cannot be resident",
+        per_simd * vgprs
+    )]
+    NotResident { waves: u32, per_simd: u32, vgprs: u32, file: u32 },
 }
 
 impl From<Fault> for TimingError {
@@ -128,12 +136,22 @@ pub struct Occupancy {
 }
 
 /// Waves per SIMD and workgroups per CU from VGPRs, LDS, workgroup size and the wave
-/// slots (params.rs rows "VGPRs per lane", "max waves per SIMD", "LDS per CU").
-pub fn occupancy(p: &Params, vgprs: u32, lds_bytes: u32, waves_per_wg: u32) -> Occupancy {
+/// slots (params.rs rows "VGPRs per lane", "max waves per SIMD", "LDS per CU"). A
+/// workgroup whose waves need more registers than the SIMDs hold (e.g. 8 waves of more
+/// than 256 VGPR+AGPR: 2 per SIMD) cannot be resident: [`TimingError::NotResident`].
+pub fn occupancy(p: &Params, vgprs: u32, lds_bytes: u32, waves_per_wg: u32) -> Result<Occupancy, TimingError> {
     let alloc = vgprs.max(1).div_ceil(p.vgpr_granule) * p.vgpr_granule;
     let by_vgpr = (p.vgprs_per_lane / alloc).min(p.max_waves_per_simd);
     let slots = by_vgpr * p.simds_per_cu;
     let by_waves = slots / waves_per_wg.max(1);
+    if by_waves == 0 {
+        return Err(TimingError::NotResident {
+            waves: waves_per_wg,
+            per_simd: waves_per_wg.div_ceil(p.simds_per_cu),
+            vgprs: alloc,
+            file: p.vgprs_per_lane,
+        });
+    }
     let by_lds = p.lds_bytes_per_cu.checked_div(lds_bytes).unwrap_or(u32::MAX);
     let (wgs, why) = if by_lds < by_waves {
         (by_lds, "LDS")
@@ -142,12 +160,9 @@ pub fn occupancy(p: &Params, vgprs: u32, lds_bytes: u32, waves_per_wg: u32) -> O
     } else {
         (by_waves, "wave slots")
     };
-    // No workgroup fits: its waves need more registers than the SIMDs have (e.g. 8 waves of
-    // more than 256 VGPR+AGPR). The hardware cannot launch it; the model still predicts one
-    // workgroup per CU so that foreign and experimental kernels can be looked at, and says so.
-    let why = if wgs == 0 && by_waves == 0 { "VGPRs: not resident, cannot launch on the hardware" } else { why };
+    // `predict` refuses LDS beyond the CU's before it gets here, so `wgs` >= 1.
     let wgs = wgs.max(1);
-    Occupancy { workgroups: wgs, waves_per_simd: (wgs * waves_per_wg).div_ceil(p.simds_per_cu), limited_by: why }
+    Ok(Occupancy { workgroups: wgs, waves_per_simd: (wgs * waves_per_wg).div_ceil(p.simds_per_cu), limited_by: why })
 }
 
 fn self_waves(block: [u32; 3]) -> u32 {
@@ -264,7 +279,7 @@ impl Model {
     ) -> Result<Prediction, TimingError> {
         let p = &self.params;
         let nw = self_waves(w.block);
-        let occ = occupancy(p, kd.allocated_vgprs().min(512), lds_bytes, nw);
+        let occ = occupancy(p, kd.allocated_vgprs(), lds_bytes, nw)?;
         let resident = o.resident.unwrap_or(occ.workgroups as usize).max(1);
         let lane_bytes = kd.private_segment_fixed_size.div_ceil(4) * 4;
         let scratch = if lane_bytes > 0 {
@@ -515,14 +530,18 @@ impl fmt::Display for Prediction {
 mod occupancy_tests {
     use super::*;
 
-    /// 8 waves of 288 registers need 2 x 288 per SIMD lane, more than its 512: not resident.
+    /// 8 waves of 288 registers need 2 x 288 per SIMD lane, more than its 512: not resident,
+    /// refused with a typed error that says it cannot launch.
     #[test]
-    fn a_workgroup_that_cannot_be_resident_says_so() {
+    fn a_workgroup_that_cannot_be_resident_is_refused() {
         let p = Params::for_arch(Arch::Gfx950);
-        let o = occupancy(&p, 288, 65536, 8);
-        assert!(o.limited_by.contains("cannot launch"), "{o:?}");
-        let ok = occupancy(&p, 256, 65536, 8);
-        assert!(!ok.limited_by.contains("cannot launch"), "{ok:?}");
-        assert_eq!(ok.waves_per_simd, 2);
+        let e = occupancy(&p, 288, 65536, 8).unwrap_err();
+        assert!(matches!(e, TimingError::NotResident { waves: 8, per_simd: 2, vgprs: 288, file: 512 }), "{e:?}");
+        assert!(e.to_string().starts_with("cannot launch"), "{e}");
+        let ok = occupancy(&p, 256, 65536, 8).unwrap();
+        assert_eq!((ok.workgroups, ok.waves_per_simd, ok.limited_by), (1, 2, "VGPRs"));
+        // 4 waves of 512 registers: one per SIMD, resident.
+        assert_eq!(occupancy(&p, 512, 0, 4).unwrap().workgroups, 1);
+        assert!(occupancy(&p, 520, 0, 4).is_err());
     }
 }

@@ -71,8 +71,17 @@ pub struct Params {
     pub valu_cycles: u64,
     /// Cycles per MFMA pass.
     pub pass_cycles: u64,
-    /// Cycles one vector-memory instruction occupies the CU's address unit.
+    /// Cycles one vector-memory instruction of at most a dword per lane occupies the
+    /// CU's TCP front end (address processing; coalesced addresses).
     pub vmem_issue_cycles: u64,
+    /// The same for 8-, 12- and 16-byte accesses per lane (`dwordx2`..`dwordx4`).
+    pub vmem_wide_issue_cycles: u64,
+    /// Bytes of vector-memory loads that may be in flight per CU (the TCP's capacity:
+    /// a load holds its lines from acceptance until its data has returned).
+    pub tcp_inflight_bytes: u32,
+    /// Vector-memory instructions a CU can hold issued but not yet accepted by the TCP;
+    /// with the queue full, no wave of the CU issues another.
+    pub vmem_queue_depth: u32,
     pub l1_bytes: u32,
     pub line_bytes: u32,
     pub l1_bytes_per_clk: f64,
@@ -109,6 +118,7 @@ const BRINGUP: &str = "public MI300X bring-up log 'Hardware collection 20260916'
 const ROCPROF_L1: &str = "ROCm Compute Profiler (rocprofiler-compute) vL1D model: docs conceptual/vector-l1-cache.rst (TA coalesces lanes into requests, tag RAM looks up one line per request, 128-B lines on MI300) and analysis_configs/gfx942|gfx950/1600_L1_cache.yaml (bytes = TCP_TOTAL_CACHE_ACCESSES x 128, peak = max_sclk x 128 B x CUs)";
 const GLUON_BLOG: &str = "ROCm blog 'From Naive to Near-Peak: Building High-Performance GEMM Kernels with Gluon' (rocm.blogs.amd.com/software-tools-optimization/gluon-gemm-tutorial): on one MI355X the tutorial's final kernels run a16w16 FP16 4096x4096x8192 at 1489 TFLOPS with 98.75% MFMA efficiency and a8w8 BF8 4096x4096x16384 at 3257 TFLOPS with 99.72% (efficiency = MFMA-busy share of the main loop's clocks from rocprofv3 ATT wave clocks, gfx950-gluon-tutorials docs); these final kernels are not in the calibration set";
 const LDS_DOC: &str = "ROCm/gfx950-gluon-tutorials docs/lds_throughput.md (AMD; MI355X): SIMD pairs, each with a 128 B/clk bus to the LDS per direction and an 8-entry FIFO of outstanding ds_read/ds_write requests; first completion ~50-70 clk after issue; ds_read_b128 steady state one per SIMD per 16 clk with all 4 SIMDs reading";
+const TCP_DOC: &str = "ROCm/gfx950-gluon-tutorials (AMD; MI350/MI355X) kernels/gemm/intra_wave/a16w16/v8_sliceMN/README.md §4.1-4.4 and docs/memory_bandwidth_model.md §2.4: every buffer_load and buffer_load_to_lds passes the 32 KB TCP, which bounds the bytes in flight per CU (dwordx4 = 1 KB, 32 in flight); behind it a per-CU VMEM request FIFO of about 12 entries; TCP processing per instruction (coalesced) dword 4 cycles, dwordx2 16, dwordx4 16";
 const CC_MI300X: &str =
     "Chips and Cheese, 'Testing AMD's Giant MI300X' (2024): Infinity Cache ~218 ns, 11.9 TB/s measured";
 
@@ -137,6 +147,9 @@ impl Params {
                 valu_cycles: 4,
                 pass_cycles: 4,
                 vmem_issue_cycles: 4,
+                vmem_wide_issue_cycles: 16,
+                tcp_inflight_bytes: 32768,
+                vmem_queue_depth: 12,
                 l1_bytes: 32768,
                 line_bytes: 128,
                 l1_bytes_per_clk: 128.0,
@@ -280,7 +293,34 @@ impl Params {
             r("MFMA pass", 4.0, "clk", Tag::Verified, "LLVM SISchedule.td (one pass = 4 cycles); ISA.md §1.2-1.3 cycle table; mfma.rs Shape::passes"),
             r("MFMA result to VALU/memory read (XDL), beyond its passes", 3.0, "wait states", Tag::Verified, "LLVM GCNHazardRecognizer (XDL passes+3, SMFMA passes+2, +1 on gfx950), hazard.rs; x4 clk per wait state [D]"),
             r("MFMA issue holds the VALU port", 4.0, "clk", Tag::Derived, "AMD matrix instruction calculator: VALU co-executes 28 of 32 / 12 of 16 MFMA cycles -> 4 cycles taken from the VALU"),
-            r("vector-memory instruction address issue", 4.0, "clk", Tag::Derived, "64 lanes / 16 addresses per clock (GCN texture-address unit, GCN white paper)"),
+            r(
+                "TCP processing per vector-memory instruction, up to a dword per lane",
+                self.vmem_issue_cycles as f64,
+                "clk",
+                if g950 { Tag::Verified } else { Tag::Assumed },
+                if g950 { TCP_DOC } else { "gfx950's figure taken (the gluon tutorials' TCP section covers MI300 and MI350 alike; 64 lanes / 16 addresses per clock, GCN white paper, agrees)" },
+            ),
+            r(
+                "TCP processing per vector-memory instruction, dwordx2..x4 per lane",
+                self.vmem_wide_issue_cycles as f64,
+                "clk",
+                if g950 { Tag::Verified } else { Tag::Assumed },
+                if g950 { TCP_DOC } else { "gfx950's figure taken (no CDNA3 measurement found)" },
+            ),
+            r(
+                "vector-memory load bytes in flight per CU (TCP capacity)",
+                self.tcp_inflight_bytes as f64,
+                "B",
+                Tag::Verified,
+                TCP_DOC,
+            ),
+            r(
+                "VMEM request queue per CU",
+                self.vmem_queue_depth as f64,
+                "instructions",
+                if g950 { Tag::Verified } else { Tag::Assumed },
+                if g950 { TCP_DOC } else { "gfx950's figure taken (no CDNA3 measurement found)" },
+            ),
             r("vector L1 per CU", 32768.0, "B", Tag::Verified, CDNA3_WP),
             r("cache line", 128.0, "B", Tag::Verified, if g950 { ROCPROF_L1 } else { CDNA3_WP }),
             r(
