@@ -30,9 +30,11 @@
 //!   more than [`FAER_MARGIN`]** (10%) in that median. Within the margin the choice cannot flip
 //!   with noise, and choosing our kernel there costs at most the margin.
 //!
-//! Measured on the 2-core Zen5 the rule was written on (`gemm-bench`, 2 threads): this crate's
-//! kernel 1.04-1.2x faer at 512..4096, so it serves f32; faer stays for CPUs without AVX-512 and
-//! wherever it beats the kernel by more than the margin.
+//! Measured on the 2-core Zen5 the rule was written on (three `gemm-bench` runs, 2 threads, on a
+//! machine shared with other builds at load 10-14): this crate's kernel 1.4-3.9x / 1.05-1.4x /
+//! 1.07-1.12x faer at 1024 / 2048 / 4096, and the first-use median put faer at 1.05-1.07x, inside
+//! the margin, in all three, so the kernel served f32 every time. faer stays for CPUs without
+//! AVX-512 and wherever it beats the kernel by more than the margin.
 //!
 //! # Forcing a path
 //!
