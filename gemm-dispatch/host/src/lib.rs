@@ -194,10 +194,10 @@ fn run_path<A: Element, B: Element, C: Element>(
 }
 
 /// Times faer and this crate's AVX-512 f32 kernel on one `N^3` f32 GEMM (N = 512 up to 4 threads,
-/// else 1024) on `threads` threads: two warm-up runs each, then alternating rounds until both
-/// bests settle (the measurement [`dispatch::decide`] uses for f32, once per process and thread
-/// count; ~50 ms on two Zen cores, ~30 ms on 16 Xeon cores). Settling matters: after a fixed two
-/// or four warm-ups, faer still measured 2-8x below its steady speed on a 16-core Xeon VM.
+/// else 1024) on `threads` threads: two warm-up runs each, then [`dispatch::F32_ROUNDS`] pairs
+/// timed back to back, alternating which path goes first (the measurement [`dispatch::decide`]
+/// uses for f32, once per process and thread count; ~30 ms on two Zen5 cores). The warm-ups
+/// matter: cold, faer measured 2-8x below its steady speed on a 16-core Xeon VM.
 fn measure_f32(threads: usize) -> Option<dispatch::F32Timing> {
     let n = if threads <= 4 { 512 } else { 1024 };
     let kern = F32Avx512::detect()?;
@@ -219,21 +219,18 @@ fn measure_f32(threads: usize) -> Option<dispatch::F32Timing> {
     for own in [false, true, false, true] {
         time(own)?;
     }
-    // Alternating rounds until neither best improved by more than 5% for two rounds (at least 3,
-    // at most 12): a path still warming up keeps the measurement going.
-    let (mut faer, mut avx512) = (f64::INFINITY, f64::INFINITY);
-    let mut quiet = 0;
-    for round in 0..12 {
-        let (f, o) = (time(false)?, time(true)?);
-        let improved = f < 0.95 * faer || o < 0.95 * avx512;
-        faer = faer.min(f);
-        avx512 = avx512.min(o);
-        quiet = if improved { 0 } else { quiet + 1 };
-        if round >= 2 && quiet >= 2 {
-            break;
-        }
+    let mut pairs = Vec::with_capacity(dispatch::F32_ROUNDS);
+    for round in 0..dispatch::F32_ROUNDS {
+        let pair = if round % 2 == 0 {
+            let f = time(false)?;
+            (f, time(true)?)
+        } else {
+            let o = time(true)?;
+            (time(false)?, o)
+        };
+        pairs.push(pair);
     }
-    Some(dispatch::F32Timing { faer, avx512, n, threads })
+    dispatch::F32Timing::from_pairs(&pairs, n, threads)
 }
 
 /// `C = beta * C`, writing zeros without reading C when `beta == 0`. Runs along C's contiguous

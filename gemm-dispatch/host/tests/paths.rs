@@ -188,7 +188,7 @@ fn the_automatic_choice_is_what_dispatch_reports() {
         if class != Class::F32 {
             assert_eq!(dispatch::decide(class, &features, None).path, path, "{line}");
         } else if dispatch::f32_needs_measurement(&features) {
-            assert!(line.contains("measured at first use (512^3, 2 threads)"), "{line}");
+            assert!(line.contains("measured at first use (512^3, 2 threads, median of 9 pairs)"), "{line}");
         }
     }
 }
