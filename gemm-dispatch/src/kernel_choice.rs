@@ -235,13 +235,15 @@ pub fn explain(arch: Arch, p: &GemmProblem, model: &dyn CostModel) -> Explanatio
     Explanation { arch, model: model.name().to_string(), candidates, pick }
 }
 
-/// The problem class a choice is remembered for: architecture, dtypes, the column-major
-/// transposes, the A/B leading-dimension alignment (largest power of two up to 16 dividing both)
-/// and the power-of-two buckets of m, n and k.
+/// The problem class a choice is remembered for: architecture, dtypes (and whether f32 inputs
+/// may be multiplied at xf32 precision), the column-major transposes, the A/B leading-dimension
+/// alignment (largest power of two up to 16 dividing both) and the power-of-two buckets of m, n
+/// and k.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ProblemClass {
     pub arch: Arch,
     pub dtypes: [gemm_core::DType; 3],
+    pub allow_xf32: bool,
     pub trans: [bool; 2],
     pub align: u32,
     pub buckets: [u32; 3],
@@ -256,6 +258,7 @@ impl ProblemClass {
         Some(Self {
             arch,
             dtypes: [p.a_type, p.b_type, p.c_type],
+            allow_xf32: p.allow_xf32 && p.a_type == gemm_core::DType::F32,
             trans: [cm.trans_a.is_yes(), cm.trans_b.is_yes()],
             align,
             buckets: [bucket(cm.m), bucket(cm.n), bucket(cm.k)],
@@ -355,10 +358,27 @@ mod tests {
         }
     }
 
+    /// f32 problems run f32 kernels; gfx942's xf32 kernels (4x the f32 MFMA rate) only when the
+    /// problem allows them, whatever was remembered for the other permission.
+    #[test]
+    fn f32_choices_take_xf32_kernels_only_when_allowed() {
+        let p = GemmProblem::new(1024, 1024, 1024).with_layout(Layout::ColMajor);
+        for arch in Arch::ALL {
+            let exact = choose(arch, &p).unwrap();
+            assert_eq!(exact.entry.a_type, DType::F32, "{}", exact.entry.name);
+            assert!(!exact.entry.xf32(), "{}", exact.entry.name);
+            let fast = choose(arch, &p.with_xf32(true)).unwrap();
+            assert_eq!(fast.entry.xf32(), arch == Arch::Gfx942, "{}", fast.entry.name);
+            assert!(!choose(arch, &p).unwrap().entry.xf32());
+        }
+    }
+
     #[test]
     fn problems_no_kernel_runs_say_why() {
-        let x = explain(Arch::Gfx942, &GemmProblem::new(64, 64, 64), &StaticEstimate);
-        assert!(x.pick.as_ref().unwrap_err().contains("f32"), "{:?}", x.pick);
+        // OCP fp8 is gfx950's flavour: gfx942 has no kernel for it.
+        let ocp = GemmProblem::new(64, 64, 64).with_dtypes(DType::Fp8E4M3, DType::Fp8E4M3, DType::F32);
+        let x = explain(Arch::Gfx942, &ocp, &TableModel);
+        assert!(x.pick.as_ref().unwrap_err().contains("no gfx942 kernel computes"), "{:?}", x.pick);
         assert!(x.candidates.iter().all(|c| c.verdict.is_err()));
         assert!(choose(Arch::Gfx942, &bf16(0, 8, 8)).is_err());
     }

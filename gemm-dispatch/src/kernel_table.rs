@@ -397,6 +397,10 @@ pub fn characterise_catalogue(
     (t, failed)
 }
 
+/// How far a composed prediction may be from the timing model run directly on the problem
+/// (relative), as `composed_predictions_track_the_timing_model` checks.
+pub const TOLERANCE: f64 = 0.25;
+
 /// The timing model through the characterisation table: what the dispatcher ranks by.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TableModel;
@@ -443,6 +447,67 @@ mod tests {
         t.rows.insert(stale.kernel.clone(), stale);
         assert!(t.row(e).unwrap_err().contains("changed"));
         assert!(Table::parse("a\tb\n").is_err());
+    }
+
+    /// The smallest-tile plain bf16 `nn` kernel of `arch` (the cheapest to characterise).
+    fn cheapest(arch: Arch) -> &'static KernelEntry {
+        gemm_kernels::for_arch(arch)
+            .filter(|e| characterised(e) && e.a_type == gemm_core::DType::Bf16 && e.name.contains("_nn_"))
+            .min_by_key(|e| (e.tile.0 * e.tile.1 * e.tile.2, e.name))
+            .expect("a bf16 kernel")
+    }
+
+    /// (a) The committed table is what the timing model built in gives now: the model's
+    /// fingerprint per arch, every plain catalogue kernel has a row for its current code, and
+    /// re-characterising a kernel per arch reproduces its row exactly.
+    #[test]
+    fn the_table_is_what_the_timing_model_gives_now() {
+        let t = table();
+        for arch in Arch::ALL {
+            assert!(t.model_matches(arch), "the table was made with another timing model for {arch}; regenerate: {REGENERATE}");
+        }
+        let stale: Vec<String> = gemm_kernels::catalogue()
+            .iter()
+            .filter(|e| characterised(e))
+            .filter_map(|e| t.row(e).err())
+            .collect();
+        assert!(stale.is_empty(), "{} stale kernel(s), e.g. {:?}; regenerate: {REGENERATE}", stale.len(), &stale[..stale.len().min(3)]);
+        for arch in Arch::ALL {
+            let e = cheapest(arch);
+            let now = characterise(e, &options()).unwrap();
+            assert_eq!(t.row(e).unwrap(), &now, "{}: the table differs from the model; regenerate: {REGENERATE}", e.name);
+        }
+    }
+
+    /// (b) The composed prediction is within [`TOLERANCE`] of the timing model run directly on the
+    /// problem, for the dispatcher's pick of a square, a tall-skinny, a skinny-K and a small
+    /// problem on both archs (small enough that the direct runs take seconds).
+    #[test]
+    fn composed_predictions_track_the_timing_model() {
+        use gemm_core::{DType, Layout};
+        let mut worst = 0f64;
+        for arch in Arch::ALL {
+            for (m, n, k) in [(2048, 2048, 512), (8192, 64, 512), (1024, 1024, 64), (128, 128, 128)] {
+                let p = GemmProblem::new(m, n, k).with_layout(Layout::ColMajor).with_dtypes(
+                    DType::Bf16,
+                    DType::Bf16,
+                    DType::F32,
+                );
+                let plan = crate::kernel_choice::choose(arch, &p).unwrap();
+                let composed = TableModel::composed(&plan, &p).unwrap();
+                let direct = predict_plan(&plan, &p, &options()).unwrap().seconds;
+                let err = (composed / direct - 1.0).abs();
+                worst = worst.max(err);
+                assert!(
+                    err <= TOLERANCE,
+                    "{arch} {m}x{n}x{k} {}: composed {:.2} us, model {:.2} us",
+                    plan.entry.name,
+                    composed * 1e6,
+                    direct * 1e6
+                );
+            }
+        }
+        eprintln!("worst relative error of the composed predictions: {:.1}%", worst * 100.0);
     }
 
     #[test]

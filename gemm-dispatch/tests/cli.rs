@@ -285,9 +285,24 @@ fn tp_refuses_bad_arguments() {
             vec!["tp", "--plan", "column", "--m", "4", "--n", "4", "--k", "4", "--out-dtype", "bf16"],
             "not a supported dtype pair",
         ),
+        // OCP fp8 is gfx950's flavour: gfx942 has no kernel for it.
         (
-            vec!["--devices", "emu:gfx942,emu:gfx942", "tp", "--plan", "row", "--m", "4", "--n", "4", "--k", "4"],
-            "f32 -> f32 is not supported on every device (row plans compute f32 partial products)",
+            vec![
+                "--devices",
+                "emu:gfx942,emu:gfx942",
+                "tp",
+                "--plan",
+                "row",
+                "--m",
+                "4",
+                "--n",
+                "4",
+                "--k",
+                "4",
+                "--dtype",
+                "fp8",
+            ],
+            "-> f32 is not supported on every device (row plans compute f32 partial products)",
         ),
     ] {
         let (ok, out, err) = gemm(&args);
