@@ -131,10 +131,7 @@ impl CostModel for TableModel {
             Ok(seconds) => Estimate { seconds, fallback: None },
             Err(why) => Estimate {
                 seconds: StaticEstimate.predict(plan, p),
-                fallback: Some(format!(
-                    "static estimate: {why} (regenerate: {})",
-                    crate::kernel_table::REGENERATE
-                )),
+                fallback: Some(format!("static estimate: {why} (regenerate: {})", crate::kernel_table::REGENERATE)),
             },
         }
     }

@@ -263,10 +263,7 @@ mod tests {
 
     #[test]
     fn every_kernel_is_chosen_for_its_own_configuration_and_packs_its_arguments() {
-        for e in gemm_kernels::catalogue()
-            .iter()
-            .filter(|e| e.epilogue == "none" && !e.grouped)
-        {
+        for e in gemm_kernels::catalogue().iter().filter(|e| e.epilogue == "none" && !e.grouped) {
             let ld = |x: usize| x.next_multiple_of(e.align_elems.max(1) as usize);
             let p = GemmProblem::new(100, 70, 40)
                 .with_layout(Layout::ColMajor)

@@ -193,7 +193,8 @@ impl Table {
     pub fn to_text(&self) -> String {
         let mut s = String::new();
         let _ = writeln!(s, "# Timing-model characterisation of the catalogue kernels (gemm_dispatch::kernel_table).");
-        let _ = writeln!(s, "# Predicted seconds per grid (S, F, R1, R3) at K = k_lo and k_hi. Regenerate: {REGENERATE}");
+        let _ =
+            writeln!(s, "# Predicted seconds per grid (S, F, R1, R3) at K = k_lo and k_hi. Regenerate: {REGENERATE}");
         let mut archs: Vec<_> = self.fingerprints.iter().collect();
         archs.sort_by_key(|(a, _)| a.name());
         for (a, f) in archs {
@@ -464,18 +465,28 @@ mod tests {
     fn the_table_is_what_the_timing_model_gives_now() {
         let t = table();
         for arch in Arch::ALL {
-            assert!(t.model_matches(arch), "the table was made with another timing model for {arch}; regenerate: {REGENERATE}");
+            assert!(
+                t.model_matches(arch),
+                "the table was made with another timing model for {arch}; regenerate: {REGENERATE}"
+            );
         }
-        let stale: Vec<String> = gemm_kernels::catalogue()
-            .iter()
-            .filter(|e| characterised(e))
-            .filter_map(|e| t.row(e).err())
-            .collect();
-        assert!(stale.is_empty(), "{} stale kernel(s), e.g. {:?}; regenerate: {REGENERATE}", stale.len(), &stale[..stale.len().min(3)]);
+        let stale: Vec<String> =
+            gemm_kernels::catalogue().iter().filter(|e| characterised(e)).filter_map(|e| t.row(e).err()).collect();
+        assert!(
+            stale.is_empty(),
+            "{} stale kernel(s), e.g. {:?}; regenerate: {REGENERATE}",
+            stale.len(),
+            &stale[..stale.len().min(3)]
+        );
         for arch in Arch::ALL {
             let e = cheapest(arch);
             let now = characterise(e, &options()).unwrap();
-            assert_eq!(t.row(e).unwrap(), &now, "{}: the table differs from the model; regenerate: {REGENERATE}", e.name);
+            assert_eq!(
+                t.row(e).unwrap(),
+                &now,
+                "{}: the table differs from the model; regenerate: {REGENERATE}",
+                e.name
+            );
         }
     }
 

@@ -32,7 +32,17 @@ fn plan_explains_square_tall_skinny_and_grouped_problems_on_both_archs() {
         for args in [
             vec!["plan", "--m", "4096", "--n", "4096", "--k", "4096", "--dtype", "bf16", "--out-dtype", "f32"],
             vec!["plan", "--m", "16384", "--n", "16", "--k", "4096", "--dtype", "f16"],
-            vec!["plan", "--group", "512,1024,256", "--group", "0,1024,256", "--group", "64,1024,256", "--dtype", "bf16"],
+            vec![
+                "plan",
+                "--group",
+                "512,1024,256",
+                "--group",
+                "0,1024,256",
+                "--group",
+                "64,1024,256",
+                "--dtype",
+                "bf16",
+            ],
         ] {
             let args: Vec<&str> = args.into_iter().chain(["--model", model]).collect();
             let (ok, out, err) = gemm(&args, &[]);

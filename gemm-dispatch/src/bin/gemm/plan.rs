@@ -67,7 +67,8 @@ fn characterise(args: &PlanArgs) -> Result<(), String> {
     let t0 = std::time::Instant::now();
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let path = args.out.clone().unwrap_or_else(kernel_table::table_path);
-    let keep = std::fs::read_to_string(&path).ok().and_then(|s| kernel_table::Table::parse(&s).ok()).unwrap_or_default();
+    let keep =
+        std::fs::read_to_string(&path).ok().and_then(|s| kernel_table::Table::parse(&s).ok()).unwrap_or_default();
     eprintln!("characterising with the timing model on {jobs} thread(s); writing {}", path.display());
     let (table, failed) =
         kernel_table::characterise_catalogue(args.only.as_deref(), jobs, &keep, &|done, total, e, r| {
