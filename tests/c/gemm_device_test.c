@@ -82,7 +82,7 @@ static void check_gemm(const char *what, const uint16_t *a, size_t lda, const ui
 
 static gemm_problem_t bf16_problem(size_t m, size_t n, size_t k, size_t ldc, float alpha, float beta) {
     gemm_problem_t p = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, GEMM_DTYPE_BF16, GEMM_DTYPE_BF16,
-                        GEMM_DTYPE_F32, m, n, k, k, n, ldc, alpha, beta};
+                        GEMM_DTYPE_F32, m, n, k, k, n, ldc, alpha, beta, GEMM_MATH_DEFAULT};
     return p;
 }
 

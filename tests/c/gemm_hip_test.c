@@ -64,7 +64,7 @@ int main(void) {
         for (int i = 0; i < K * N; i++) b[i] = to_bf16(rnd());
         for (int i = 0; i < M * LDC; i++) c0[i] = c[i] = rnd();
         gemm_problem_t p = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, GEMM_DTYPE_BF16, GEMM_DTYPE_BF16,
-                            GEMM_DTYPE_F32, M, N, K, K, N, LDC, 1.5f, -0.5f};
+                            GEMM_DTYPE_F32, M, N, K, K, N, LDC, 1.5f, -0.5f, GEMM_MATH_DEFAULT};
         gemm_status_t s = gemm_run(ctx, &p, a, b, c);
         CHECK(s == GEMM_STATUS_SUCCESS, "gemm_run: %s", gemm_status_string(s));
         check_item("gemm_run", a, b, c0, c, M, N, K, LDC, 1.5f, -0.5f);
@@ -81,7 +81,7 @@ int main(void) {
         for (int i = 0; i < K * N; i++) b[i] = to_bf16(rnd());
         for (int i = 0; i < COUNT * SC; i++) c0[i] = c[i] = rnd();
         gemm_problem_t p = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, GEMM_DTYPE_BF16, GEMM_DTYPE_BF16,
-                            GEMM_DTYPE_F32, M, N, K, K, N, LDC, 1.0f, 0.0f};
+                            GEMM_DTYPE_F32, M, N, K, K, N, LDC, 1.0f, 0.0f, GEMM_MATH_DEFAULT};
         gemm_status_t st[COUNT];
         gemm_status_t s = gemm_strided_batched(ctx, &p, a, M * K, b, 0, c, SC, COUNT, st);
         CHECK(s == GEMM_STATUS_SUCCESS, "strided batch: %s", gemm_status_string(s));
@@ -112,14 +112,14 @@ int main(void) {
         for (int pl = 0; pl < 3; pl++) {
             for (int i = 0; i < M * LDC; i++) c0[i] = c[i] = rnd();
             gemm_problem_t p = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, GEMM_DTYPE_BF16, GEMM_DTYPE_BF16,
-                                GEMM_DTYPE_F32, M, N, K, K, N, LDC, 1.5f, -0.5f};
+                                GEMM_DTYPE_F32, M, N, K, K, N, LDC, 1.5f, -0.5f, GEMM_MATH_DEFAULT};
             gemm_status_t s = gemm_tensor_parallel(ctx, plans[pl], &p, a, b, c);
             CHECK(s == GEMM_STATUS_SUCCESS, "%s bf16 -> f32: %s", names[pl], gemm_status_string(s));
             check_item(names[pl], a, b, c0, c, M, N, K, LDC, 1.5f, -0.5f);
 
             for (int i = 0; i < M * N; i++) c16_0[i] = c16[i] = to_bf16(rnd());
             gemm_problem_t q = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, GEMM_DTYPE_BF16, GEMM_DTYPE_BF16,
-                                GEMM_DTYPE_BF16, M, N, K, LDA, N, N, 1.0f, 2.0f};
+                                GEMM_DTYPE_BF16, M, N, K, LDA, N, N, 1.0f, 2.0f, GEMM_MATH_DEFAULT};
             s = gemm_tensor_parallel(ctx, plans[pl], &q, ap, b, c16);
             CHECK(s == GEMM_STATUS_SUCCESS, "%s bf16 -> bf16: %s", names[pl], gemm_status_string(s));
             for (int i = 0; i < M; i++)
@@ -141,7 +141,7 @@ int main(void) {
         /* Bad input on the device path: statuses, and C untouched. */
         memcpy(c0, c, sizeof c);
         gemm_problem_t p = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, GEMM_DTYPE_BF16, GEMM_DTYPE_BF16,
-                            GEMM_DTYPE_F32, M, N, K, K, N, LDC, 1.0f, 1.0f};
+                            GEMM_DTYPE_F32, M, N, K, K, N, LDC, 1.0f, 1.0f, GEMM_MATH_DEFAULT};
         CHECK(gemm_tensor_parallel(ctx, 3, &p, a, b, c) == GEMM_STATUS_INVALID_VALUE, "tp bad plan");
         CHECK(gemm_tensor_parallel(ctx, GEMM_TP_COLUMN, &p, NULL, b, c) == GEMM_STATUS_NULL_POINTER, "tp NULL a");
         p.ldc = N - 1;
