@@ -173,7 +173,8 @@ int main(void) {
                     char kernel[256];
                     CHECK(gemm_last_kernel(kernel, sizeof kernel) == GEMM_STATUS_SUCCESS, "last kernel");
                     CHECK(strstr(kernel, "_f32_f32_") != NULL, "f32 ran on kernel '%s'", kernel);
-                    int xf32 = strstr(kernel, "xf32") != NULL;
+                    /* xf32 kernels are named by their MFMA: 32x32x4 / 16x16x8 (f32: 32x32x2 / 16x16x4). */
+                    int xf32 = strstr(kernel, "mfma32x32x4") != NULL || strstr(kernel, "mfma16x16x8") != NULL;
                     int gfx942 = strstr(kernel, "gfx942") != NULL;
                     CHECK(xf32 == (math == 1 && gfx942), "math %d ran kernel %s", math, kernel);
                 }
