@@ -144,8 +144,18 @@ typedef uint32_t gemm_transpose_t;
 typedef uint32_t gemm_dtype_t;
 
 /*
+ The precision f32 inputs are multiplied at (`gemm_problem_t.math`): full f32
+ (`GEMM_MATH_DEFAULT`, 0: what a zero-initialised problem asks for), or, where the caller allows
+ it, xf32 (`GEMM_MATH_ALLOW_XF32`: gfx942's xf32 MFMAs round each f32 input to 10 mantissa bits
+ and run 4x the f32 rate; cuBLAS's `CUBLAS_COMPUTE_32F_FAST_TF32`). Other dtypes ignore it.
+ */
+typedef uint32_t gemm_math_t;
+
+/*
  One GEMM: C = alpha * op(A) * op(B) + beta * C, with op(A) m x k, op(B) k x n, C m x n, all
- stored in `layout` with leading dimensions (in elements). beta == 0 never reads C.
+ stored in `layout` with leading dimensions (in elements). beta == 0 never reads C. `math`
+ (last, so positional initialisers that stop at `beta` get the default) allows reduced
+ precision for f32 inputs.
  */
 typedef struct {
   gemm_layout_t layout;
@@ -162,6 +172,7 @@ typedef struct {
   size_t ldc;
   float alpha;
   float beta;
+  gemm_math_t math;
 } gemm_problem_t;
 
 /*
@@ -240,6 +251,10 @@ typedef uint32_t gemm_tp_plan_t;
  Split K; the f32 partial products are summed by an all-reduce, C rounded once.
  */
 #define GEMM_TP_ROW_ALL_REDUCE 2
+
+#define GEMM_MATH_DEFAULT 0
+
+#define GEMM_MATH_ALLOW_XF32 1
 
 #define GEMM_BIAS_NONE 0
 

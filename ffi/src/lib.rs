@@ -97,8 +97,18 @@ pub const GEMM_DEVICE_HIP: u32 = 1;
 pub const GEMM_DEVICE_EMU: u32 = 2;
 pub const GEMM_DEVICE_OTHER: u32 = 3;
 
+/// The precision f32 inputs are multiplied at (`gemm_problem_t.math`): full f32
+/// (`GEMM_MATH_DEFAULT`, 0: what a zero-initialised problem asks for), or, where the caller allows
+/// it, xf32 (`GEMM_MATH_ALLOW_XF32`: gfx942's xf32 MFMAs round each f32 input to 10 mantissa bits
+/// and run 4x the f32 rate; cuBLAS's `CUBLAS_COMPUTE_32F_FAST_TF32`). Other dtypes ignore it.
+pub type gemm_math_t = u32;
+pub const GEMM_MATH_DEFAULT: gemm_math_t = 0;
+pub const GEMM_MATH_ALLOW_XF32: gemm_math_t = 1;
+
 /// One GEMM: C = alpha * op(A) * op(B) + beta * C, with op(A) m x k, op(B) k x n, C m x n, all
-/// stored in `layout` with leading dimensions (in elements). beta == 0 never reads C.
+/// stored in `layout` with leading dimensions (in elements). beta == 0 never reads C. `math`
+/// (last, so positional initialisers that stop at `beta` get the default) allows reduced
+/// precision for f32 inputs.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct gemm_problem_t {
@@ -116,6 +126,7 @@ pub struct gemm_problem_t {
     pub ldc: usize,
     pub alpha: f32,
     pub beta: f32,
+    pub math: gemm_math_t,
 }
 
 /// The bias of a fused epilogue (gemm_epilogue_t): none, one f32 per row of C (m), or one per
@@ -265,8 +276,11 @@ fn problem(p: &gemm_problem_t) -> Result<GemmProblem, (gemm_status_t, String)> {
         a_type: dtype(p.a_type)?,
         b_type: dtype(p.b_type)?,
         c_type: dtype(p.c_type)?,
-        // The C ABI has no xf32 switch yet: full f32 precision.
-        allow_xf32: false,
+        allow_xf32: match p.math {
+            GEMM_MATH_DEFAULT => false,
+            GEMM_MATH_ALLOW_XF32 => true,
+            v => return Err(invalid(format!("math = {v} is neither GEMM_MATH_DEFAULT nor GEMM_MATH_ALLOW_XF32"))),
+        },
     })
 }
 

@@ -5,7 +5,7 @@
 
 use crate::backend::{Backend, DeviceInfo, DeviceKind};
 use crate::error::{Error, Result};
-use crate::kernel_plan::{self, KernelPlan};
+use crate::kernel_plan::KernelPlan;
 use gemm_core::{Arch, GemmProblem};
 use gemm_emu::{Device, LaunchOptions, Mode, Schedule};
 
@@ -57,7 +57,7 @@ impl EmuBackend {
         Ok(ptr)
     }
 
-    /// Runs `p` with a given plan (e.g. from [`kernel_plan::plan_for`], to exercise one
+    /// Runs `p` with a given plan (e.g. from [`crate::kernel_plan::plan_for`], to exercise one
     /// particular catalogue kernel) after validating the buffers; frees what it allocated.
     pub fn run_plan(&self, plan: &KernelPlan, p: &GemmProblem, a: &[u8], b: &[u8], c: &mut [u8]) -> Result<()> {
         crate::context::validate_bytes(p, a.len(), b.len(), c.len())?;
@@ -183,8 +183,9 @@ impl Backend for EmuBackend {
         if p.m == 0 || p.n == 0 {
             return Ok(());
         }
-        let plan =
-            kernel_plan::plan(self.arch, p).map_err(|why| Error::Unsupported { device: self.name.clone(), why })?;
+        // The dispatcher's choice (`gemm plan` explains it), as on a HIP GPU.
+        let plan = crate::kernel_choice::choose(self.arch, p)
+            .map_err(|why| Error::Unsupported { device: self.name.clone(), why })?;
         // Few tiles and a long K: split K over the grid (crate::splitk says when).
         if let Ok(split) = crate::splitk::choose(self.arch, p, Some(&plan)) {
             return self.run_split(&split, p, a, b, c);

@@ -1239,11 +1239,8 @@ mod tests {
         let entries = gemm_kernels::catalogue();
         assert!(!entries.is_empty(), "the catalogue is built with the library");
         // Fused-epilogue kernels take their own calls, grouped kernels a problem table; xf32
-        // kernels need the permission; f32 kernels are routed only with `ROUTE_F32`.
-        for e in entries
-            .iter()
-            .filter(|e| e.epilogue == "none" && !e.grouped && (kernel_plan::ROUTE_F32 || e.a_type != DType::F32))
-        {
+        // kernels need the permission.
+        for e in entries.iter().filter(|e| e.epilogue == "none" && !e.grouped) {
             let ld = |x: usize| x.next_multiple_of(e.align_elems.max(1) as usize);
             for layout in [Layout::ColMajor, Layout::RowMajor] {
                 // In row-major storage the kernel's A is the problem's B, transposes swapped.
@@ -1292,8 +1289,11 @@ mod tests {
 
     #[test]
     fn kernel_choice_refuses_what_the_catalogue_lacks() {
-        // f32 inputs have no catalogue kernel: Unsupported, so the scheduler moves the item.
-        assert!(kernel_plan::plan(Arch::Gfx942, &GemmProblem::new(8, 8, 8)).is_err());
+        // A dtype pairing no kernel computes is Unsupported, so the
+        // scheduler moves the item (f32 x f32 -> bf16: the f32 kernels write f32).
+        let mixed = GemmProblem::new(8, 8, 8).with_dtypes(DType::F32, DType::F32, DType::Bf16);
+        assert!(kernel_plan::plan(Arch::Gfx942, &mixed).is_err());
+        assert!(kernel_plan::plan(Arch::Gfx942, &GemmProblem::new(8, 8, 8)).is_ok());
         // An odd leading dimension only fits the element-load kernels.
         let p = GemmProblem::new(9, 9, 9).with_layout(Layout::ColMajor).with_dtypes(DType::F16, DType::F16, DType::F16);
         let p = p.with_transposes(Transpose::No, Transpose::No).with_leading_dims(9, 9, 9);

@@ -6,11 +6,17 @@
 //! (arch, problem class) ([`choose`]), so the HIP dispatcher and `gemm plan` make the same choice
 //! from the same numbers.
 //!
-//! The cost source is pluggable: [`StaticEstimate`] (a roofline of the architecture's published
-//! peaks, `/work/shared/reference/ARCH.md`, carried by [`gemm_core::ArchCaps`], and the kernel's
-//! own manifest figures) is what the dispatcher ranks by, since it costs nothing per call;
-//! [`TimingModel`] runs the emulator's timing model on each candidate (`gemm plan --model
-//! timing`), seconds per problem. Each explanation names its source.
+//! The cost source is pluggable. The dispatcher ranks by [`TableModel`]: the timing model
+//! (`gemm_emu::timing`) characterised ahead of time per kernel
+//! ([`crate::kernel_table`], `gemm plan --characterise`) and composed per problem in
+//! microseconds, so a library call never runs the model. [`TimingModel`] runs the model itself on
+//! each candidate (`gemm plan --model timing`, seconds per problem: what the table is checked
+//! against). [`StaticEstimate`] (a roofline of the architecture's published peaks,
+//! `/work/shared/reference/ARCH.md`, carried by [`gemm_core::ArchCaps`], and the kernel's own
+//! manifest figures) is the fallback for a kernel the table does not hold (added or changed since
+//! it was written): such a kernel is ranked after every characterised one, since a roofline is
+//! not comparable with the model's predictions. Each explanation names its source and every
+//! fallback's reason.
 
 use crate::kernel_plan::{self, KernelPlan};
 use gemm_core::{Arch, GemmProblem, Operand};
@@ -25,9 +31,21 @@ pub trait CostModel: Send + Sync {
     fn name(&self) -> &str;
     /// Predicted seconds for `plan` (a kernel that can run `p`) on its architecture.
     fn predict(&self, plan: &KernelPlan, p: &GemmProblem) -> f64;
+    /// The prediction with how it was made: `fallback` is why this model had to use another
+    /// source for this kernel (ranked after every kernel it predicted itself).
+    fn estimate(&self, plan: &KernelPlan, p: &GemmProblem) -> Estimate {
+        Estimate { seconds: self.predict(plan, p), fallback: None }
+    }
 }
 
-/// The static estimate used until `gemm_emu::timing` lands in main.
+/// A predicted time and, when the model fell back to another source, why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Estimate {
+    pub seconds: f64,
+    pub fallback: Option<String>,
+}
+
+/// The static estimate: the fallback for a kernel the characterisation table does not hold.
 ///
 /// Compute: the launch's workgroups run in rounds of one workgroup per CU (`ceil(tiles / CUs)`
 /// rounds); a round takes a tile's `2 * TM * TN * K` flops at the CU's share of the peak matrix
@@ -65,9 +83,10 @@ impl CostModel for StaticEstimate {
 
 /// The timing model (`gemm_emu::timing`, [`crate::model::predict_plan`]) as a cost source, with
 /// options that keep one prediction to a fraction of a second (few sampled workgroups, a short
-/// K prefix, one clock): `gemm plan --model timing`. Too slow for a per-call choice without a
-/// cache (each prediction runs the kernel's sampled workgroups in the emulator), so the
-/// dispatcher's [`choose`] stays on [`StaticEstimate`].
+/// K prefix, one clock): `gemm plan --model timing`. Too slow for a per-call choice (each
+/// prediction runs the kernel's sampled workgroups in the emulator), so the dispatcher's
+/// [`choose`] ranks by [`TableModel`], the same model characterised ahead of time with these
+/// options.
 #[derive(Clone, Debug)]
 pub struct TimingModel {
     pub opts: gemm_emu::timing::ModelOptions,
@@ -96,12 +115,36 @@ impl CostModel for TimingModel {
     }
 }
 
+pub use crate::kernel_table::TableModel;
+
+impl CostModel for TableModel {
+    fn name(&self) -> &str {
+        "timing model via the characterisation table (gemm_dispatch::kernel_table: per-kernel predictions composed per problem)"
+    }
+
+    fn predict(&self, plan: &KernelPlan, p: &GemmProblem) -> f64 {
+        self.estimate(plan, p).seconds
+    }
+
+    fn estimate(&self, plan: &KernelPlan, p: &GemmProblem) -> Estimate {
+        match TableModel::composed(plan, p) {
+            Ok(seconds) => Estimate { seconds, fallback: None },
+            Err(why) => Estimate {
+                seconds: StaticEstimate.predict(plan, p),
+                fallback: Some(format!("static estimate: {why} (regenerate: {})", crate::kernel_table::REGENERATE)),
+            },
+        }
+    }
+}
+
 /// One catalogue kernel considered for a problem.
 #[derive(Clone, Debug)]
 pub struct Candidate {
     pub kernel: &'static str,
     /// `Ok(seconds)` predicted, or why the kernel cannot run the problem.
     pub verdict: Result<f64, String>,
+    /// Why the cost model used a fallback source for this kernel's time.
+    pub fallback: Option<String>,
 }
 
 /// Every candidate of an architecture for one problem, and the pick.
@@ -110,8 +153,9 @@ pub struct Explanation {
     pub arch: Arch,
     pub model: String,
     pub candidates: Vec<Candidate>,
-    /// The kernel chosen (least predicted time; ties go to the smaller padded area, then the
-    /// larger tile, as [`kernel_plan::plan`] orders), or why none can run.
+    /// The kernel chosen (least predicted time among the kernels the model predicted itself,
+    /// then among fallbacks; ties go to the smaller padded area, then the larger tile), or why
+    /// none can run.
     pub pick: Result<&'static str, String>,
 }
 
@@ -123,7 +167,8 @@ fn padded_area(plan: &KernelPlan) -> u64 {
 /// Ranks the kernels of `arch` for `p` with `model`.
 pub fn explain(arch: Arch, p: &GemmProblem, model: &dyn CostModel) -> Explanation {
     let mut candidates = Vec::new();
-    let mut best: Option<(KernelPlan, f64)> = None;
+    // (plan, fell back, seconds)
+    let mut best: Option<(KernelPlan, bool, f64)> = None;
     let mut why_none = format!("the catalogue has no kernel for {arch}");
     let cm = kernel_plan::column_major(p).ok();
     for e in gemm_kernels::for_arch(arch) {
@@ -146,36 +191,38 @@ pub fn explain(arch: Arch, p: &GemmProblem, model: &dyn CostModel) -> Explanatio
                 None
             };
             if let Some(why) = why {
-                candidates.push(Candidate { kernel: e.name, verdict: Err(why) });
+                candidates.push(Candidate { kernel: e.name, verdict: Err(why), fallback: None });
                 continue;
             }
         }
         match kernel_plan::plan_for(e, p) {
             Ok(plan) => {
-                let t = model.predict(&plan, p);
+                let Estimate { seconds: t, fallback } = model.estimate(&plan, p);
+                let fb = fallback.is_some();
                 let better = match &best {
                     None => true,
-                    Some((b, bt)) => {
-                        t < *bt
-                            || (t == *bt
+                    Some((b, bfb, bt)) => {
+                        (fb, t) < (*bfb, *bt)
+                            || (fb == *bfb
+                                && t == *bt
                                 && (padded_area(&plan), std::cmp::Reverse(e.tile.0 * e.tile.1))
                                     < (padded_area(b), std::cmp::Reverse(b.entry.tile.0 * b.entry.tile.1)))
                     }
                 };
                 if better {
-                    best = Some((plan, t));
+                    best = Some((plan, fb, t));
                 }
-                candidates.push(Candidate { kernel: e.name, verdict: Ok(t) });
+                candidates.push(Candidate { kernel: e.name, verdict: Ok(t), fallback });
             }
             Err(why) => {
                 why_none.clone_from(&why);
-                candidates.push(Candidate { kernel: e.name, verdict: Err(why) });
+                candidates.push(Candidate { kernel: e.name, verdict: Err(why), fallback: None });
             }
         }
     }
     let pick = match (&best, p.validate()) {
         (_, Err(e)) => Err(e.to_string()),
-        (Some((plan, _)), _) => Ok(plan.entry.name),
+        (Some((plan, _, _)), _) => Ok(plan.entry.name),
         (None, _) if p.m == 0 || p.n == 0 => Err("empty problems launch nothing".into()),
         (None, _) if candidates.iter().all(|c| c.verdict.as_ref().is_err_and(|w| w.starts_with("computes"))) => {
             Err(format!("no {arch} kernel computes {} x {} -> {}", p.a_type, p.b_type, p.c_type))
@@ -185,13 +232,15 @@ pub fn explain(arch: Arch, p: &GemmProblem, model: &dyn CostModel) -> Explanatio
     Explanation { arch, model: model.name().to_string(), candidates, pick }
 }
 
-/// The problem class a choice is remembered for: architecture, dtypes, the column-major
-/// transposes, the A/B leading-dimension alignment (largest power of two up to 16 dividing both)
-/// and the power-of-two buckets of m, n and k.
+/// The problem class a choice is remembered for: architecture, dtypes (and whether f32 inputs
+/// may be multiplied at xf32 precision), the column-major transposes, the A/B leading-dimension
+/// alignment (largest power of two up to 16 dividing both) and the power-of-two buckets of m, n
+/// and k.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ProblemClass {
     pub arch: Arch,
     pub dtypes: [gemm_core::DType; 3],
+    pub allow_xf32: bool,
     pub trans: [bool; 2],
     pub align: u32,
     pub buckets: [u32; 3],
@@ -206,6 +255,7 @@ impl ProblemClass {
         Some(Self {
             arch,
             dtypes: [p.a_type, p.b_type, p.c_type],
+            allow_xf32: p.allow_xf32 && p.a_type == gemm_core::DType::F32,
             trans: [cm.trans_a.is_yes(), cm.trans_b.is_yes()],
             align,
             buckets: [bucket(cm.m), bucket(cm.n), bucket(cm.k)],
@@ -219,7 +269,7 @@ fn cache() -> &'static Mutex<HashMap<ProblemClass, &'static KernelEntry>> {
 }
 
 /// The kernel the dispatcher runs for `p` on `arch`: the [`explain`] pick under
-/// [`StaticEstimate`], remembered per [`ProblemClass`]. A remembered kernel is re-checked
+/// [`TableModel`] (the timing model's characterisation), remembered per [`ProblemClass`]. A remembered kernel is re-checked
 /// against the exact problem ([`kernel_plan::plan_for`]) and the choice is redone when it does
 /// not fit (a span over 2 GiB inside the bucket, say). `Err` says why no kernel can run `p`.
 pub fn choose(arch: Arch, p: &GemmProblem) -> Result<KernelPlan, String> {
@@ -230,7 +280,7 @@ pub fn choose(arch: Arch, p: &GemmProblem) -> Result<KernelPlan, String> {
             return Ok(plan);
         }
     }
-    let explained = explain(arch, p, &StaticEstimate);
+    let explained = explain(arch, p, &TableModel);
     let name = explained.pick?;
     let entry = gemm_kernels::for_arch(arch).find(|e| e.name == name).ok_or_else(|| format!("{name} vanished"))?;
     let plan = kernel_plan::plan_for(entry, p)?;
@@ -296,7 +346,7 @@ mod tests {
         let p = bf16(1000, 24, 512).with_layout(Layout::ColMajor).with_transposes(Transpose::No, Transpose::No);
         for arch in Arch::ALL {
             let chosen = choose(arch, &p).unwrap();
-            assert_eq!(Ok(chosen.entry.name), explain(arch, &p, &StaticEstimate).pick);
+            assert_eq!(Ok(chosen.entry.name), explain(arch, &p, &TableModel).pick);
             assert!(cached_classes() >= 1);
             // A problem of the same class reuses the remembered kernel.
             let q = bf16(1001, 25, 513).with_layout(Layout::ColMajor).with_leading_dims(1008, 520, 1001);
@@ -305,10 +355,27 @@ mod tests {
         }
     }
 
+    /// f32 problems run f32 kernels; gfx942's xf32 kernels (4x the f32 MFMA rate) only when the
+    /// problem allows them, whatever was remembered for the other permission.
+    #[test]
+    fn f32_choices_take_xf32_kernels_only_when_allowed() {
+        let p = GemmProblem::new(1024, 1024, 1024).with_layout(Layout::ColMajor);
+        for arch in Arch::ALL {
+            let exact = choose(arch, &p).unwrap();
+            assert_eq!(exact.entry.a_type, DType::F32, "{}", exact.entry.name);
+            assert!(!exact.entry.xf32(), "{}", exact.entry.name);
+            let fast = choose(arch, &p.with_xf32(true)).unwrap();
+            assert_eq!(fast.entry.xf32(), arch == Arch::Gfx942, "{}", fast.entry.name);
+            assert!(!choose(arch, &p).unwrap().entry.xf32());
+        }
+    }
+
     #[test]
     fn problems_no_kernel_runs_say_why() {
-        let x = explain(Arch::Gfx942, &GemmProblem::new(64, 64, 64), &StaticEstimate);
-        assert!(x.pick.as_ref().unwrap_err().contains("f32"), "{:?}", x.pick);
+        // OCP fp8 is gfx950's flavour: gfx942 has no kernel for it.
+        let ocp = GemmProblem::new(64, 64, 64).with_dtypes(DType::Fp8E4M3, DType::Fp8E4M3, DType::F32);
+        let x = explain(Arch::Gfx942, &ocp, &TableModel);
+        assert!(x.pick.as_ref().unwrap_err().contains("no gfx942 kernel computes"), "{:?}", x.pick);
         assert!(x.candidates.iter().all(|c| c.verdict.is_err()));
         assert!(choose(Arch::Gfx942, &bf16(0, 8, 8)).is_err());
     }

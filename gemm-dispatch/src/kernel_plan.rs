@@ -53,14 +53,6 @@ pub fn column_major(p: &GemmProblem) -> Result<ColumnMajor, String> {
     })
 }
 
-/// Whether f32-input GEMMs go to the catalogue's `f32` (and, where allowed, `xf32`)
-/// kernels. Off for now: the batch, tensor-parallel and C-ABI paths (and their tests) still
-/// treat f32 as host-only (an emulated GPU refuses it, a mixed context runs it on the host);
-/// the kernels themselves are verified in gemm-compiler's emulator tests (`f32_inputs`,
-/// `xf32_inputs_on_gfx942` and the catalogue-wide runs). Turning this on is one line once
-/// those paths route f32 to the GPU.
-pub const ROUTE_F32: bool = false;
-
 /// Why an entry cannot run a problem, or `None` if it can.
 fn unfit(e: &KernelEntry, arch: Arch, p: &GemmProblem, cm: &ColumnMajor) -> Option<String> {
     if e.split_k != gemm_kernels::SplitRole::None {
@@ -81,12 +73,6 @@ fn unfit_shape(e: &KernelEntry, arch: Arch, p: &GemmProblem, cm: &ColumnMajor) -
     let (a_t, b_t) = if cm.swap_ab { (p.b_type, p.a_type) } else { (p.a_type, p.b_type) };
     if e.arch != arch || (e.a_type, e.b_type, e.c_type) != (a_t, b_t, p.c_type) {
         return Some(format!("no kernel for {a_t} x {b_t} -> {} on {arch}", p.c_type));
-    }
-    if e.a_type == gemm_core::DType::F32 && !ROUTE_F32 {
-        return Some(format!(
-            "no kernel for {a_t} x {b_t} -> {} on {arch}: f32 catalogue kernels are not routed yet",
-            p.c_type
-        ));
     }
     // xf32 kernels round every f32 input to 10 mantissa bits: only where the caller allows
     // it (cuBLAS's TF32 switch).
@@ -280,10 +266,7 @@ mod tests {
 
     #[test]
     fn every_kernel_is_chosen_for_its_own_configuration_and_packs_its_arguments() {
-        for e in gemm_kernels::catalogue()
-            .iter()
-            .filter(|e| e.epilogue == "none" && !e.grouped && (ROUTE_F32 || e.a_type != DType::F32))
-        {
+        for e in gemm_kernels::catalogue().iter().filter(|e| e.epilogue == "none" && !e.grouped) {
             let ld = |x: usize| x.next_multiple_of(e.align_elems.max(1) as usize);
             let p = GemmProblem::new(100, 70, 40)
                 .with_layout(Layout::ColMajor)
@@ -328,12 +311,6 @@ mod tests {
     #[test]
     fn f32_problems_take_xf32_kernels_only_when_allowed() {
         let p = GemmProblem::new(4096, 4096, 4096).with_layout(Layout::ColMajor);
-        if !ROUTE_F32 {
-            for arch in Arch::ALL {
-                assert!(plan(arch, &p.with_xf32(true)).is_err());
-            }
-            return;
-        }
         for arch in Arch::ALL {
             let exact = plan(arch, &p).unwrap();
             assert_eq!(exact.entry.a_type, DType::F32);

@@ -28,6 +28,7 @@ pub mod hip;
 pub mod host;
 pub mod kernel_choice;
 pub mod kernel_plan;
+pub mod kernel_table;
 pub mod model;
 pub mod model_eval;
 pub mod ndarray_ext;

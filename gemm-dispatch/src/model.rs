@@ -166,12 +166,7 @@ mod tests {
             assert!(!rows.is_empty());
             // Fused-epilogue kernels need a bias operand and grouped kernels a problem table
             // (`crate::grouped`): plain GEMMs plan only onto the others.
-            // f32 kernels are planned only with `kernel_plan::ROUTE_F32`.
-            for r in rows.iter().filter(|r| {
-                r.entry.epilogue == "none"
-                    && !r.entry.grouped
-                    && (crate::kernel_plan::ROUTE_F32 || r.entry.a_type != gemm_core::DType::F32)
-            }) {
+            for r in rows.iter().filter(|r| r.entry.epilogue == "none" && !r.entry.grouped) {
                 let p = r.prediction.as_ref().unwrap_or_else(|e| panic!("{}: {e}", r.entry.name));
                 assert!(p.tflops > 0.0 && p.tflops < p.peak_tflops, "{}: {p}", r.entry.name);
             }

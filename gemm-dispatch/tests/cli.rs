@@ -183,12 +183,17 @@ fn batch_on_an_emulated_gpu_mixes_only_the_dtypes_it_has_kernels_for() {
         "--max-size",
         "40",
         "--quiet",
+        "--dtypes",
+        "f32,fp8",
         "--plot",
         svg.to_str().unwrap(),
     ]);
     let _ = std::fs::remove_file(&svg);
     assert!(ok, "{out}{err}");
-    assert!(err.contains("not mixed in") && err.contains("f32"), "the catalogue has no f32 kernel: {err}");
+    // f32 runs on gfx942's f32 kernels; OCP fp8 is gfx950's flavour, not gfx942's.
+    assert!(err.contains("not mixed in") && err.contains("fp8"), "gfx942 has no OCP fp8 kernel: {err}");
+    let refused = err.lines().find(|l| l.starts_with("not mixed in")).unwrap();
+    assert_eq!(refused.split(": ").nth(1).map(|l| l.split(", ").count()), Some(1), "only fp8: {refused}");
     assert_eq!(device_rows(&out), [("emu:gfx942".to_string(), 3)], "{out}");
 }
 
@@ -200,7 +205,7 @@ fn batch_refuses_bad_arguments() {
         (vec!["batch", "--dtypes", "f64"], "f64"),
         (vec!["batch", "--dtypes", "f32:bf16"], "not a supported dtype pair"),
         (vec!["batch", "--items", "0"], "items"),
-        (vec!["--devices", "emu:gfx942", "batch", "--dtypes", "f32"], "no requested dtype"),
+        (vec!["--devices", "emu:gfx942", "batch", "--dtypes", "fp8"], "no requested dtype"),
     ] {
         let (ok, out, err) = gemm(&args);
         assert!(!ok && err.contains(expect), "{args:?}: {out}{err}");
@@ -285,9 +290,24 @@ fn tp_refuses_bad_arguments() {
             vec!["tp", "--plan", "column", "--m", "4", "--n", "4", "--k", "4", "--out-dtype", "bf16"],
             "not a supported dtype pair",
         ),
+        // OCP fp8 is gfx950's flavour: gfx942 has no kernel for it.
         (
-            vec!["--devices", "emu:gfx942,emu:gfx942", "tp", "--plan", "row", "--m", "4", "--n", "4", "--k", "4"],
-            "f32 -> f32 is not supported on every device (row plans compute f32 partial products)",
+            vec![
+                "--devices",
+                "emu:gfx942,emu:gfx942",
+                "tp",
+                "--plan",
+                "row",
+                "--m",
+                "4",
+                "--n",
+                "4",
+                "--k",
+                "4",
+                "--dtype",
+                "fp8",
+            ],
+            "-> f32 is not supported on every device (row plans compute f32 partial products)",
         ),
     ] {
         let (ok, out, err) = gemm(&args);

@@ -25,23 +25,42 @@ fn run_refuses_a_problem_that_cannot_fit_and_says_how_much_it_needs() {
 
 #[test]
 fn plan_explains_square_tall_skinny_and_grouped_problems_on_both_archs() {
-    // The static estimate (the dispatcher's ranking) on the big shapes; the timing model below on
-    // small ones (it runs each candidate's sampled workgroups in the emulator).
-    for args in [
-        vec!["plan", "--m", "4096", "--n", "4096", "--k", "4096", "--dtype", "bf16", "--out-dtype", "f32"],
-        vec!["plan", "--m", "16384", "--n", "16", "--k", "4096", "--dtype", "f16"],
-        vec!["plan", "--group", "512,1024,256", "--group", "0,1024,256", "--group", "64,1024,256", "--dtype", "bf16"],
-    ] {
-        let args: Vec<&str> = args.into_iter().chain(["--model", "static"]).collect();
-        let (ok, out, err) = gemm(&args, &[]);
-        assert!(ok, "{args:?}: {err}");
-        assert!(out.contains("cost model: static estimate"), "{out}");
-        for arch in ["gfx942", "gfx950"] {
-            assert!(out.contains(&format!("\n{arch}: ")), "{args:?} {arch}: {out}");
+    // The characterisation table (the dispatcher's ranking, `--model table`, the default) on the
+    // big shapes, and the static roofline; the timing model itself below on small ones (it runs
+    // each candidate's sampled workgroups in the emulator).
+    for model in ["table", "static"] {
+        for args in [
+            vec!["plan", "--m", "4096", "--n", "4096", "--k", "4096", "--dtype", "bf16", "--out-dtype", "f32"],
+            vec!["plan", "--m", "16384", "--n", "16", "--k", "4096", "--dtype", "f16"],
+            vec![
+                "plan",
+                "--group",
+                "512,1024,256",
+                "--group",
+                "0,1024,256",
+                "--group",
+                "64,1024,256",
+                "--dtype",
+                "bf16",
+            ],
+        ] {
+            let args: Vec<&str> = args.into_iter().chain(["--model", model]).collect();
+            let (ok, out, err) = gemm(&args, &[]);
+            assert!(ok, "{args:?}: {err}");
+            let name = if model == "table" { "timing model via the characterisation table" } else { "static estimate" };
+            assert!(out.contains(&format!("cost model: {name}")), "{out}");
+            for arch in ["gfx942", "gfx950"] {
+                assert!(out.contains(&format!("\n{arch}: ")), "{args:?} {arch}: {out}");
+            }
+            assert!(out.contains(" us") && out.contains("cannot run: "), "{out}");
+            assert!(out.contains("pick: gemm_gfx942") && out.contains("pick: gemm_gfx950"), "{out}");
+            assert!(out.contains("the dispatcher (characterisation table) runs gemm_"), "{out}");
+            // The table's pick is the dispatcher's, for every problem and arch.
+            if model == "table" {
+                assert!(!out.contains("a different kernel"), "{out}");
+                assert!(out.contains("(the same)"), "{out}");
+            }
         }
-        assert!(out.contains(" us") && out.contains("cannot run: "), "{out}");
-        assert!(out.contains("pick: gemm_gfx942") && out.contains("pick: gemm_gfx950"), "{out}");
-        assert!(out.contains("the dispatcher (static estimate) runs gemm_") && out.contains("(the same)"), "{out}");
     }
     // The grouped problem in one launch of a grouped kernel (every group's leading dimensions
     // are multiples of 8), predicted by the timing model.
@@ -63,9 +82,13 @@ fn plan_explains_square_tall_skinny_and_grouped_problems_on_both_archs() {
     );
     assert!(out.contains(", 3 workgroups;"), "{out}");
     // A small square problem ranked by the timing model: every runnable candidate has a time.
-    let (ok, out, err) = gemm(&["plan", "--m", "256", "--n", "256", "--k", "64", "--arch", "gfx942"], &[]);
+    let (ok, out, err) =
+        gemm(&["plan", "--m", "256", "--n", "256", "--k", "64", "--arch", "gfx942", "--model", "timing"], &[]);
     assert!(ok, "{err}");
+    assert!(out.contains("cost model: timing model (gemm_emu::timing"), "{out}");
     assert!(out.contains("pick: gemm_gfx942"), "{out}");
+    // Beside each direct prediction, the table's composed one.
+    assert!(out.contains("  table "), "{out}");
     assert!(!out.contains("inf us"), "{out}");
     let (ok, _, err) = gemm(&["plan", "--m", "8", "--n", "8", "--k", "8", "--arch", "gfx1100"], &[]);
     assert!(!ok && err.contains("gfx1100"), "{err}");

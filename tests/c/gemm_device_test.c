@@ -82,7 +82,7 @@ static void check_gemm(const char *what, const uint16_t *a, size_t lda, const ui
 
 static gemm_problem_t bf16_problem(size_t m, size_t n, size_t k, size_t ldc, float alpha, float beta) {
     gemm_problem_t p = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, GEMM_DTYPE_BF16, GEMM_DTYPE_BF16,
-                        GEMM_DTYPE_F32, m, n, k, k, n, ldc, alpha, beta};
+                        GEMM_DTYPE_F32, m, n, k, k, n, ldc, alpha, beta, GEMM_MATH_DEFAULT};
     return p;
 }
 
@@ -217,8 +217,12 @@ static void on_device(gemm_context_t *ctx, int d, void *other, void *other_strea
         CASE("unknown dtype", gemm_run_device(ctx, (size_t)d, s, &q, da, db, dc), GEMM_STATUS_INVALID_VALUE);
         q = bf16_problem(8, 8, 8, 8, 1.0f, 0.0f); /* small enough for the bf16 buffers as f32 */
         q.a_type = q.b_type = GEMM_DTYPE_F32;
-        CASE("f32 inputs (no kernel)", gemm_run_device(ctx, (size_t)d, s, &q, da, db, dc),
+        q.c_type = GEMM_DTYPE_BF16; /* the f32 kernels write f32 */
+        CASE("f32 x f32 -> bf16 (no kernel)", gemm_run_device(ctx, (size_t)d, s, &q, da, db, dc),
              GEMM_STATUS_UNSUPPORTED_DTYPE);
+        q.c_type = GEMM_DTYPE_F32;
+        q.math = 5;
+        CASE("unknown math mode", gemm_run_device(ctx, (size_t)d, s, &q, da, db, dc), GEMM_STATUS_INVALID_VALUE);
     }
     CASE("strided: overlapping outputs",
          gemm_strided_batched_device(ctx, (size_t)d, s, &p, da, M * K, db, 0, dc, 10, 2),

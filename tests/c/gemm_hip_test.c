@@ -64,7 +64,7 @@ int main(void) {
         for (int i = 0; i < K * N; i++) b[i] = to_bf16(rnd());
         for (int i = 0; i < M * LDC; i++) c0[i] = c[i] = rnd();
         gemm_problem_t p = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, GEMM_DTYPE_BF16, GEMM_DTYPE_BF16,
-                            GEMM_DTYPE_F32, M, N, K, K, N, LDC, 1.5f, -0.5f};
+                            GEMM_DTYPE_F32, M, N, K, K, N, LDC, 1.5f, -0.5f, GEMM_MATH_DEFAULT};
         gemm_status_t s = gemm_run(ctx, &p, a, b, c);
         CHECK(s == GEMM_STATUS_SUCCESS, "gemm_run: %s", gemm_status_string(s));
         check_item("gemm_run", a, b, c0, c, M, N, K, LDC, 1.5f, -0.5f);
@@ -81,7 +81,7 @@ int main(void) {
         for (int i = 0; i < K * N; i++) b[i] = to_bf16(rnd());
         for (int i = 0; i < COUNT * SC; i++) c0[i] = c[i] = rnd();
         gemm_problem_t p = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, GEMM_DTYPE_BF16, GEMM_DTYPE_BF16,
-                            GEMM_DTYPE_F32, M, N, K, K, N, LDC, 1.0f, 0.0f};
+                            GEMM_DTYPE_F32, M, N, K, K, N, LDC, 1.0f, 0.0f, GEMM_MATH_DEFAULT};
         gemm_status_t st[COUNT];
         gemm_status_t s = gemm_strided_batched(ctx, &p, a, M * K, b, 0, c, SC, COUNT, st);
         CHECK(s == GEMM_STATUS_SUCCESS, "strided batch: %s", gemm_status_string(s));
@@ -112,14 +112,14 @@ int main(void) {
         for (int pl = 0; pl < 3; pl++) {
             for (int i = 0; i < M * LDC; i++) c0[i] = c[i] = rnd();
             gemm_problem_t p = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, GEMM_DTYPE_BF16, GEMM_DTYPE_BF16,
-                                GEMM_DTYPE_F32, M, N, K, K, N, LDC, 1.5f, -0.5f};
+                                GEMM_DTYPE_F32, M, N, K, K, N, LDC, 1.5f, -0.5f, GEMM_MATH_DEFAULT};
             gemm_status_t s = gemm_tensor_parallel(ctx, plans[pl], &p, a, b, c);
             CHECK(s == GEMM_STATUS_SUCCESS, "%s bf16 -> f32: %s", names[pl], gemm_status_string(s));
             check_item(names[pl], a, b, c0, c, M, N, K, LDC, 1.5f, -0.5f);
 
             for (int i = 0; i < M * N; i++) c16_0[i] = c16[i] = to_bf16(rnd());
             gemm_problem_t q = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, GEMM_DTYPE_BF16, GEMM_DTYPE_BF16,
-                                GEMM_DTYPE_BF16, M, N, K, LDA, N, N, 1.0f, 2.0f};
+                                GEMM_DTYPE_BF16, M, N, K, LDA, N, N, 1.0f, 2.0f, GEMM_MATH_DEFAULT};
             s = gemm_tensor_parallel(ctx, plans[pl], &q, ap, b, c16);
             CHECK(s == GEMM_STATUS_SUCCESS, "%s bf16 -> bf16: %s", names[pl], gemm_status_string(s));
             for (int i = 0; i < M; i++)
@@ -141,7 +141,7 @@ int main(void) {
         /* Bad input on the device path: statuses, and C untouched. */
         memcpy(c0, c, sizeof c);
         gemm_problem_t p = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, GEMM_DTYPE_BF16, GEMM_DTYPE_BF16,
-                            GEMM_DTYPE_F32, M, N, K, K, N, LDC, 1.0f, 1.0f};
+                            GEMM_DTYPE_F32, M, N, K, K, N, LDC, 1.0f, 1.0f, GEMM_MATH_DEFAULT};
         CHECK(gemm_tensor_parallel(ctx, 3, &p, a, b, c) == GEMM_STATUS_INVALID_VALUE, "tp bad plan");
         CHECK(gemm_tensor_parallel(ctx, GEMM_TP_COLUMN, &p, NULL, b, c) == GEMM_STATUS_NULL_POINTER, "tp NULL a");
         p.ldc = N - 1;
@@ -150,20 +150,55 @@ int main(void) {
         for (int i = 0; i < M * LDC; i++) CHECK(c[i] == c0[i], "refused tensor-parallel call changed C at %d", i);
     }
 
-    /* f32 inputs: no catalogue kernel on any GPU, so the GEMM is refused and C stays as it was. */
+    /* f32 inputs run on the GPUs' f32 kernels: within f32 tolerance of the reference, by a full
+     * f32 kernel unless the problem allows xf32 (GEMM_MATH_ALLOW_XF32), which gfx942 then runs
+     * with its xf32 kernels within the xf32 bound (10-bit mantissas: 2^-10 relative per product);
+     * gfx950 has no xf32 MFMA and stays at f32. Plain GEMM and both tensor-parallel plans. */
     {
-        float a[16], b[16], c[16];
-        for (int i = 0; i < 16; i++) { a[i] = rnd(); b[i] = rnd(); c[i] = 7.0f; }
+        enum { M = 37, N = 29, K = 45 };
+        float a[M * K], b[K * N], c[M * N], c0[M * N];
+        for (int i = 0; i < M * K; i++) a[i] = rnd();
+        for (int i = 0; i < K * N; i++) b[i] = rnd();
+        for (int i = 0; i < M * N; i++) c0[i] = rnd();
+        gemm_tp_plan_t plans[2] = {GEMM_TP_COLUMN, GEMM_TP_ROW_REDUCE_SCATTER};
+        for (int math = 0; math < 2; math++)
+            for (int call = 0; call < 3; call++) {
+                memcpy(c, c0, sizeof c);
+                gemm_problem_t p = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, GEMM_DTYPE_F32, GEMM_DTYPE_F32,
+                                    GEMM_DTYPE_F32, M, N, K, K, N, N, 1.5f, -0.5f, (gemm_math_t)math};
+                gemm_status_t s = call == 0 ? gemm_run(ctx, &p, a, b, c)
+                                            : gemm_tensor_parallel(ctx, plans[call - 1], &p, a, b, c);
+                CHECK(s == GEMM_STATUS_SUCCESS, "f32 call %d math %d: %s", call, math, gemm_status_string(s));
+                if (call == 0) {
+                    char kernel[256];
+                    CHECK(gemm_last_kernel(kernel, sizeof kernel) == GEMM_STATUS_SUCCESS, "last kernel");
+                    CHECK(strstr(kernel, "_f32_f32_") != NULL, "f32 ran on kernel '%s'", kernel);
+                    /* xf32 kernels are named by their MFMA: 32x32x4 / 16x16x8 (f32: 32x32x2 / 16x16x4). */
+                    int xf32 = strstr(kernel, "mfma32x32x4") != NULL || strstr(kernel, "mfma16x16x8") != NULL;
+                    int gfx942 = strstr(kernel, "gfx942") != NULL;
+                    CHECK(xf32 == (math == 1 && gfx942), "math %d ran kernel %s", math, kernel);
+                }
+                double tol = math ? 2e-3 : 1e-5;
+                for (int i = 0; i < M; i++)
+                    for (int j = 0; j < N; j++) {
+                        double want = 0, mag = 0;
+                        for (int l = 0; l < K; l++) {
+                            double t = (double)a[i * K + l] * b[l * N + j];
+                            want += t;
+                            mag += fabs(t);
+                        }
+                        want = 1.5 * want - 0.5 * c0[i * N + j];
+                        CHECK(fabs(c[i * N + j] - want) <= tol * (1.5 * mag + 0.5 * fabs(c0[i * N + j])) + 1e-6,
+                              "f32 call %d math %d: C[%d][%d] = %g, want %g", call, math, i, j, c[i * N + j], want);
+                    }
+            }
+        /* An unknown math mode is refused, C untouched. */
+        memcpy(c, c0, sizeof c);
         gemm_problem_t p = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, GEMM_DTYPE_F32, GEMM_DTYPE_F32,
-                            GEMM_DTYPE_F32, 4, 4, 4, 4, 4, 4, 1.0f, 0.0f};
-        gemm_status_t s = gemm_run(ctx, &p, a, b, c);
-        CHECK(s != GEMM_STATUS_SUCCESS, "f32 on HIP-only devices must be refused");
-        CHECK(strlen(gemm_last_error_message()) > 0, "the refusal says why");
-        for (int i = 0; i < 16; i++) CHECK(c[i] == 7.0f, "refused GEMM changed C");
-        s = gemm_tensor_parallel(ctx, GEMM_TP_ROW_REDUCE_SCATTER, &p, a, b, c);
-        CHECK(s != GEMM_STATUS_SUCCESS, "f32 tensor parallelism on HIP-only devices must be refused");
-        CHECK(strlen(gemm_last_error_message()) > 0, "the refusal says why");
-        for (int i = 0; i < 16; i++) CHECK(c[i] == 7.0f, "refused tensor-parallel GEMM changed C");
+                            GEMM_DTYPE_F32, M, N, K, K, N, N, 1.0f, 0.0f, 7};
+        CHECK(gemm_run(ctx, &p, a, b, c) == GEMM_STATUS_INVALID_VALUE, "math 7");
+        CHECK(strstr(gemm_last_error_message(), "math") != NULL, "math message: %s", gemm_last_error_message());
+        for (int i = 0; i < M * N; i++) CHECK(c[i] == c0[i], "refused GEMM changed C");
     }
 
     CHECK(gemm_context_destroy(ctx) == GEMM_STATUS_SUCCESS, "destroy");

@@ -53,7 +53,7 @@ static void check_f32(gemm_context_t *ctx, size_t m, size_t n, size_t k, gemm_la
     for (size_t i = 0; i < na; i++) a[i] = rnd();
     for (size_t i = 0; i < nb; i++) b[i] = rnd();
     for (size_t i = 0; i < nc; i++) c0[i] = c[i] = beta == 0.0f ? NAN : rnd();
-    gemm_problem_t p = {layout, ta, tb, GEMM_DTYPE_F32, GEMM_DTYPE_F32, GEMM_DTYPE_F32, m, n, k, lda, ldb, ldc, alpha, beta};
+    gemm_problem_t p = {layout, ta, tb, GEMM_DTYPE_F32, GEMM_DTYPE_F32, GEMM_DTYPE_F32, m, n, k, lda, ldb, ldc, alpha, beta, GEMM_MATH_DEFAULT};
     gemm_status_t s = gemm_run(ctx, &p, a, b, c);
     CHECK(s == GEMM_STATUS_SUCCESS, "gemm_run %zux%zux%zu layout %u ta %u tb %u: %s", m, n, k, layout, ta, tb,
           gemm_status_string(s));
@@ -78,7 +78,7 @@ static void check_bf16(gemm_context_t *ctx) {
     for (int i = 0; i < M * K; i++) a[i] = to_bf16(rnd());
     for (int i = 0; i < K * N; i++) b[i] = to_bf16(rnd());
     gemm_problem_t p = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, GEMM_DTYPE_BF16, GEMM_DTYPE_BF16, GEMM_DTYPE_BF16,
-                        M, N, K, K, N, N, 1.0f, 0.0f};
+                        M, N, K, K, N, N, 1.0f, 0.0f, GEMM_MATH_DEFAULT};
     CHECK(gemm_run(ctx, &p, a, b, c) == GEMM_STATUS_SUCCESS, "bf16 gemm");
     for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j++) {
@@ -99,7 +99,7 @@ static void check_batches(gemm_context_t *ctx) {
     for (size_t i = 0; i < sizeof b / 4; i++) b[i] = rnd();
     for (size_t i = 0; i < sizeof c / 4; i++) c0[i] = c[i] = rnd();
     gemm_problem_t p = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, GEMM_DTYPE_F32, GEMM_DTYPE_F32, GEMM_DTYPE_F32,
-                        BM, BN, BK, BK, BN, BN, 1.0f, 1.0f};
+                        BM, BN, BK, BK, BN, BN, 1.0f, 1.0f, GEMM_MATH_DEFAULT};
     gemm_status_t st[COUNT];
     gemm_status_t s = gemm_strided_batched(ctx, &p, a, BM * BK, b, 0, c, SC, COUNT, st);
     CHECK(s == GEMM_STATUS_SUCCESS, "strided batch: %s", gemm_status_string(s));
@@ -125,7 +125,7 @@ static void check_batches(gemm_context_t *ctx) {
         for (size_t x = 0; x < k * n; x++) gb[i][x] = rnd();
         for (size_t x = 0; x < m * n; x++) gc[i][x] = -3.0f;
         gemm_problem_t q = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, GEMM_DTYPE_F32, GEMM_DTYPE_F32, GEMM_DTYPE_F32,
-                            m, n, k, k, n, n, 2.0f, 0.0f};
+                            m, n, k, k, n, n, 2.0f, 0.0f, GEMM_MATH_DEFAULT};
         gp[i] = q;
     }
     gp[1].ldb = 3; /* too small */
@@ -151,7 +151,7 @@ static void check_bad_input(gemm_context_t *ctx) {
     float a[64], b[64], c[64];
     for (int i = 0; i < 64; i++) { a[i] = b[i] = 1.0f; c[i] = 5.0f; }
     gemm_problem_t good = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, GEMM_DTYPE_F32, GEMM_DTYPE_F32, GEMM_DTYPE_F32,
-                           8, 8, 8, 8, 8, 8, 1.0f, 0.0f};
+                           8, 8, 8, 8, 8, 8, 1.0f, 0.0f, GEMM_MATH_DEFAULT};
     gemm_problem_t p;
     CHECK(gemm_run(NULL, &good, a, b, c) == GEMM_STATUS_NULL_POINTER, "NULL ctx");
     CHECK(gemm_run(ctx, NULL, a, b, c) == GEMM_STATUS_NULL_POINTER, "NULL problem");
@@ -212,7 +212,7 @@ static void check_tp(gemm_context_t *ctx, gemm_tp_plan_t plan, size_t m, size_t 
     for (size_t i = 0; i < nb; i++) store(b, in, i, rnd());
     for (size_t i = 0; i < nc; i++) store(c, out, i, rnd());
     memcpy(c0, c, nc * (out == GEMM_DTYPE_BF16 ? 2 : 4));
-    gemm_problem_t p = {layout, ta, tb, in, in, out, m, n, k, lda, ldb, ldc, alpha, beta};
+    gemm_problem_t p = {layout, ta, tb, in, in, out, m, n, k, lda, ldb, ldc, alpha, beta, GEMM_MATH_DEFAULT};
     gemm_status_t s = gemm_tensor_parallel(ctx, plan, &p, a, b, c);
     CHECK(s == GEMM_STATUS_SUCCESS, "tp plan %u %zux%zux%zu layout %u ta %u tb %u in %u out %u: %s", plan, m, n, k,
           layout, ta, tb, in, out, gemm_status_string(s));
@@ -266,7 +266,7 @@ static void check_tensor_parallel(gemm_context_t *ctx) {
     float a[64], b[64], c[64];
     for (int i = 0; i < 64; i++) { a[i] = b[i] = 1.0f; c[i] = 5.0f; }
     gemm_problem_t good = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, GEMM_DTYPE_F32, GEMM_DTYPE_F32, GEMM_DTYPE_F32,
-                           8, 8, 8, 8, 8, 8, 1.0f, 0.0f};
+                           8, 8, 8, 8, 8, 8, 1.0f, 0.0f, GEMM_MATH_DEFAULT};
     gemm_problem_t p;
     for (int pl = 0; pl < 3; pl++) {
         gemm_tp_plan_t plan = plans[pl];

@@ -1,21 +1,27 @@
 //! `gemm plan`: which kernel runs a problem, and why. Every catalogue kernel of the architecture
 //! is listed with its predicted time or the reason it cannot run, then the pick: the same choice
-//! the HIP dispatcher makes ([`gemm_dispatch::kernel_choice::choose`]), which ranks by the
-//! static estimate. `--model timing` (the default) predicts each candidate with the timing
-//! model instead and says whether the dispatcher's pick agrees. `--group M,N,K` (repeated)
-//! explains a grouped GEMM group by group, then the one launch of a grouped kernel.
+//! the dispatcher makes ([`gemm_dispatch::kernel_choice::choose`]), which ranks by the timing
+//! model's characterisation table (`--model table`, the default; a kernel missing from the table
+//! shows its fallback and why). `--model timing` runs the timing model itself on each candidate,
+//! prints the table's composed time beside it and says whether the dispatcher's pick agrees;
+//! `--model static` ranks by the roofline. `--group M,N,K` (repeated) explains a grouped GEMM
+//! group by group, then the one launch of a grouped kernel.
+//!
+//! `gemm plan --characterise [--jobs N] [--only S]` regenerates the table
+//! (`gemm-dispatch/data/kernel_timing.tsv`, [`gemm_dispatch::kernel_table`]).
 
 use gemm_core::{Arch, DType, GemmProblem, Transpose};
-use gemm_dispatch::kernel_choice::{self, CostModel, StaticEstimate, TimingModel};
+use gemm_dispatch::kernel_choice::{self, CostModel, StaticEstimate, TableModel, TimingModel};
+use gemm_dispatch::kernel_table;
 use gemm_dispatch::replay::Storage;
 
 #[derive(clap::Args)]
 pub struct PlanArgs {
-    #[arg(long, required_unless_present = "group")]
+    #[arg(long, required_unless_present_any = ["group", "characterise"])]
     m: Option<usize>,
-    #[arg(long, required_unless_present = "group")]
+    #[arg(long, required_unless_present_any = ["group", "characterise"])]
     n: Option<usize>,
-    #[arg(long, required_unless_present = "group")]
+    #[arg(long, required_unless_present_any = ["group", "characterise"])]
     k: Option<usize>,
     /// The groups of a grouped GEMM, each `M,N,K` (repeat the flag).
     #[arg(long, value_name = "M,N,K")]
@@ -34,10 +40,51 @@ pub struct PlanArgs {
     /// Architecture: gfx942, gfx950 or all.
     #[arg(long, default_value = "all")]
     arch: String,
-    /// Cost source: `timing` (the emulator's timing model, seconds per problem) or `static`
-    /// (the dispatcher's roofline estimate).
-    #[arg(long, default_value = "timing")]
+    /// Cost source: `table` (the timing model's characterisation table, what the dispatcher
+    /// ranks by), `timing` (the timing model itself, seconds per candidate) or `static` (the
+    /// roofline estimate).
+    #[arg(long, default_value = "table")]
     model: String,
+    /// Regenerate the characterisation table: run the timing model on every plain catalogue
+    /// kernel's characterisation launches and write the table.
+    #[arg(long)]
+    characterise: bool,
+    /// With `--characterise`: threads (default: all cores).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// With `--characterise`: only kernels whose name contains this (other rows are kept while
+    /// their code and the model are unchanged).
+    #[arg(long)]
+    only: Option<String>,
+    /// With `--characterise`: where to write the table (default: the source tree's
+    /// gemm-dispatch/data/kernel_timing.tsv, which the library embeds at its next build).
+    #[arg(long)]
+    out: Option<std::path::PathBuf>,
+}
+
+/// `gemm plan --characterise`.
+fn characterise(args: &PlanArgs) -> Result<(), String> {
+    let t0 = std::time::Instant::now();
+    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let path = args.out.clone().unwrap_or_else(kernel_table::table_path);
+    let keep =
+        std::fs::read_to_string(&path).ok().and_then(|s| kernel_table::Table::parse(&s).ok()).unwrap_or_default();
+    eprintln!("characterising with the timing model on {jobs} thread(s); writing {}", path.display());
+    let (table, failed) =
+        kernel_table::characterise_catalogue(args.only.as_deref(), jobs, &keep, &|done, total, e, r| {
+            let what = match r {
+                Ok(row) => format!("occupancy {}, R1 at k_hi {:.2} us", row.occupancy, row.r1[1] * 1e6),
+                Err(why) => format!("no prediction: {why}"),
+            };
+            eprintln!("  [{done}/{total}] {:.0}s {} {}: {what}", t0.elapsed().as_secs_f64(), e.arch, e.name);
+        });
+    std::fs::write(&path, table.to_text()).map_err(|e| format!("{}: {e}", path.display()))?;
+    println!("wrote {} rows to {}", table.rows.len(), path.display());
+    for (k, why) in &failed {
+        println!("  not characterised (the dispatcher falls back to the static estimate): {k}: {why}");
+    }
+    println!("wall time: {:.1} s on {jobs} thread(s)", t0.elapsed().as_secs_f64());
+    Ok(())
 }
 
 fn shapes(args: &PlanArgs) -> Result<Vec<(usize, usize, usize)>, String> {
@@ -61,6 +108,9 @@ fn shapes(args: &PlanArgs) -> Result<Vec<(usize, usize, usize)>, String> {
 }
 
 pub fn plan(args: &PlanArgs) -> Result<(), String> {
+    if args.characterise {
+        return characterise(args);
+    }
     let archs: Vec<Arch> = match args.arch.as_str() {
         "all" => Arch::ALL.to_vec(),
         a => vec![a.parse().map_err(|e: gemm_core::Error| e.to_string())?],
@@ -70,12 +120,20 @@ pub fn plan(args: &PlanArgs) -> Result<(), String> {
     let grouped = !args.group.is_empty();
     let timing = TimingModel::default();
     let model: &dyn CostModel = match args.model.as_str() {
+        "table" => &TableModel,
         "timing" => &timing,
         "static" => &StaticEstimate,
-        m => return Err(format!("--model {m}: expected timing or static")),
+        m => return Err(format!("--model {m}: expected table, timing or static")),
     };
+    let direct = args.model == "timing";
     println!("cost model: {}", model.name());
     for arch in archs {
+        if !kernel_table::table().model_matches(arch) {
+            println!(
+                "note: the characterisation table was not made with this build's timing model for {arch}; regenerate: {}",
+                kernel_table::REGENERATE
+            );
+        }
         let mut total = 0.0;
         let mut launches = 0;
         for (g, &(m, n, k)) in shapes.iter().enumerate() {
@@ -96,7 +154,24 @@ pub fn plan(args: &PlanArgs) -> Result<(), String> {
             for c in &x.candidates {
                 let mark = if pick.as_deref() == Ok(c.kernel) { "*" } else { " " };
                 match &c.verdict {
-                    Ok(t) => println!("  {mark} {:<58} {:>12.3} us", c.kernel, t * 1e6),
+                    Ok(t) => {
+                        let mut extra = String::new();
+                        if direct {
+                            let e = gemm_kernels::for_arch(arch).find(|e| e.name == c.kernel);
+                            let composed = e
+                                .and_then(|e| gemm_dispatch::kernel_plan::plan_for(e, &p).ok())
+                                .map(|pl| TableModel::composed(&pl, &p));
+                            extra = match composed {
+                                Some(Ok(s)) => format!("  table {:>12.3} us ({:+.0}%)", s * 1e6, (s / t - 1.0) * 100.0),
+                                Some(Err(why)) => format!("  table: {why}"),
+                                None => String::new(),
+                            };
+                        }
+                        if let Some(fb) = &c.fallback {
+                            extra = format!("  ({fb})");
+                        }
+                        println!("  {mark} {:<58} {:>12.3} us{extra}", c.kernel, t * 1e6)
+                    }
                     Err(why) => println!("    {:<58} cannot run: {why}", c.kernel),
                 }
             }
@@ -108,7 +183,7 @@ pub fn plan(args: &PlanArgs) -> Result<(), String> {
                     let dispatched = kernel_choice::choose(arch, &p).map(|pl| pl.entry.name);
                     let agree = if dispatched == Ok(*name) { "the same" } else { "a different kernel" };
                     println!(
-                        "  pick: {name} ({:.3} us); the dispatcher (static estimate) runs {} ({agree})",
+                        "  pick: {name} ({:.3} us); the dispatcher (characterisation table) runs {} ({agree})",
                         t.unwrap_or(0.0) * 1e6,
                         dispatched.unwrap_or("nothing")
                     );
