@@ -93,6 +93,11 @@ pub struct CopyGeom {
     /// (fp8 operands contiguous along M/N: 2 or 4; otherwise 1). Vector `p` lies at K
     /// `+ p % kgroup`, in row group `p / kgroup`.
     pub kgroup: u32,
+    /// Transposed fp8 groups whose write phase spans two rows 16 apart (the two halves of
+    /// a wave, `lanes_k` = 32): those rows share banks (16 rows of a 64- or 128-byte row are
+    /// a whole number of bank lines), so the second half writes row `e ^ 1` where the
+    /// first writes row `e` ([`write_row`]): the pair then fills both halves of a line.
+    pub swap_halves: bool,
 }
 
 impl CopyGeom {
@@ -114,7 +119,19 @@ pub fn copy_geom(c: &KernelConfig, op: Operand) -> CopyGeom {
     let per_thread = lc * ls / v / c.threads();
     let kgroup = if !kc && c.ab_bytes() == 1 { per_thread.clamp(1, 4) } else { 1 };
     let step = if kc { c.threads() / (lc / v) } else { c.threads() * kgroup / ls * v };
-    CopyGeom { lc, ls, per_thread, v, step, k_contiguous: kc, kgroup }
+    // Lanes per bank-model phase of the group's writes, and the rows they cover.
+    let phase = (line_bytes(c.arch) / (kgroup * c.ab_bytes())).min(64);
+    let lanes_k = ls / kgroup;
+    let swap_halves = kgroup > 1 && lanes_k < phase && phase / lanes_k == 2;
+    CopyGeom { lc, ls, per_thread, v, step, k_contiguous: kc, kgroup, swap_halves }
+}
+
+/// The LDS `(row, k)` that write instruction `e` (0..16) of thread `t` stores for the group
+/// of vector `p` of a transposed fp8 operand: the group's first K and row `e`, or `e ^ 1`
+/// in the second half of a phase ([`CopyGeom::swap_halves`]).
+pub fn write_row(g: &CopyGeom, t: u32, p: u32, e: u32) -> (u32, u32) {
+    let j = if g.swap_halves { (t / g.lanes_k()) & 1 } else { 0 };
+    copy_elem(g, t, p - p % g.kgroup, e ^ j)
 }
 
 /// For thread `t`, vector `p`, element `e` (0..v): `(row, k)` in the operand's LDS tile.
@@ -184,7 +201,8 @@ pub fn k_step_accesses(k: &Kernel, wave: u32) -> Vec<DsAccess> {
             for e in elems {
                 let addrs = (0..64)
                     .map(|lane| {
-                        let (r, kk) = copy_elem(&g, wave * 64 + lane, p, e);
+                        let t = wave * 64 + lane;
+                        let (r, kk) = if g.kgroup > 1 { write_row(&g, t, p, e) } else { copy_elem(&g, t, p, e) };
                         tile_base(c, op) + sw.byte_offset(r, kk * c.ab_bytes(), rb)
                     })
                     .collect();

@@ -55,6 +55,10 @@ struct Copier {
     /// Direct-to-LDS: the K tile's byte offset, as the loads' SGPR `soffset` (one add per
     /// tile instead of one per DMA).
     dma_soff: Reg,
+    /// Transposed fp8 copies: the per-lane `v_perm_b32` selectors (pair low, pair high,
+    /// join low, join high), rows of a pair exchanged in the lanes of
+    /// `lds::CopyGeom::swap_halves`.
+    tsel: Option<[Reg; 4]>,
 }
 
 /// The fp8 kernels' optional scale vectors: a buffer resource each (NUM_RECORDS 0 for a null
@@ -129,8 +133,6 @@ struct L<'a> {
     wave_s: Option<Reg>,
     /// Grouped kernels: the workgroup's tile index within its group (`grouped_setup`).
     local_tile: Option<Reg>,
-    /// The transposing fp8 copies' `v_perm_b32` selectors ([`L::transpose_selectors`]).
-    tsel: Option<[Reg; 4]>,
 }
 
 fn log2(x: u32) -> i64 {
@@ -571,6 +573,39 @@ impl L<'_> {
         self.i(Op::V_LSHLREV_B32, &[whole(two), int(log2(e)), whole(cidx)]);
         let sb = self.vv();
         self.i(Op::V_LSHLREV_B32, &[whole(sb), int(log2(e)), whole(sidx)]);
+        // Transposed fp8 groups: lanes of the second half of a phase write row `e ^ 1`
+        // (lds::CopyGeom::swap_halves), with the pair selectors exchanged.
+        let (mut swap_rows, mut tsel) = (None, None);
+        if g.kgroup > 1 {
+            let j = self.vv();
+            if g.swap_halves {
+                self.i(Op::V_BFE_U32, &[whole(j), whole(self.tid), int(log2(g.lanes_k())), int(1)]);
+                let (even, odd) = (self.vv(), self.vv());
+                self.i(Op::V_ADD_U32, &[whole(even), whole(cidx), whole(j)]);
+                self.i(Op::V_SUB_U32, &[whole(odd), whole(cidx), whole(j)]);
+                swap_rows = Some((even, odd));
+            } else {
+                self.i(Op::V_MOV_B32, &[whole(j), int(0)]);
+            }
+            // sel = plain ^ (-j & (plain ^ swapped)).
+            let sels = if g.kgroup == 2 {
+                [(0x0501_0400u32, 0x0400_0501u32), (0x0703_0602, 0x0602_0703), (0, 0), (0, 0)]
+            } else {
+                [
+                    (0x0501_0400, 0x0501_0400),
+                    (0x0703_0602, 0x0703_0602),
+                    (0x0504_0100, 0x0706_0302),
+                    (0x0706_0302, 0x0504_0100),
+                ]
+            };
+            tsel = Some(sels.map(|(plain, swapped)| {
+                let (t, r) = (self.vv(), self.vv());
+                self.i(Op::V_SUB_U32, &[whole(t), int(0), whole(j)]);
+                self.i(Op::V_AND_B32, &[whole(t), lit(plain ^ swapped), whole(t)]);
+                self.i(Op::V_XOR_B32, &[whole(r), lit(plain), whole(t)]);
+                r
+            }));
+        }
         // A thread's vectors lie `step` rows apart: when that is a whole number of swizzle
         // periods, vector p reuses vector 0's addresses with an instruction offset.
         let period = self.k.swizzle.period_bytes();
@@ -589,7 +624,18 @@ impl L<'_> {
             } else {
                 let mut v8 = vec![];
                 for el in 0..g.v {
-                    let a = self.lds_addr(op, cidx, p * g.step + el, sb, 0);
+                    // Row `el ^ j` (lds::write_row): `+ j` for even rows, `- j` for odd ones.
+                    let rbase = match swap_rows {
+                        Some((even, odd)) => {
+                            if el % 2 == 0 {
+                                even
+                            } else {
+                                odd
+                            }
+                        }
+                        None => cidx,
+                    };
+                    let a = self.lds_addr(op, rbase, p * g.step + el, sb, 0);
                     v8.push((a, 0));
                 }
                 waddr.push(v8);
@@ -675,6 +721,7 @@ impl L<'_> {
             dma_offs,
             dma_m0,
             dma_soff,
+            tsel,
         }
     }
 
@@ -862,15 +909,16 @@ impl L<'_> {
     /// 4-7 from src0) into one K run per row, written with 16 `ds_write_b16` (pairs) or
     /// `ds_write_b32` (quads). Pairs: `[v0.b0, v1.b0, v0.b1, v1.b1]` holds rows `4d` (low
     /// half) and `4d+1` (high half) of dword `d`. Quads: those pair-interleaves of
-    /// `(v0, v1)` and `(v2, v3)`, then their low or high halves joined.
+    /// `(v0, v1)` and `(v2, v3)`, then their low or high halves joined. The selectors are
+    /// per lane ([`Copier::tsel`]): lanes that write row `e ^ 1` in place of `e`
+    /// (`lds::CopyGeom::swap_halves`) get them with the two rows of a pair exchanged.
     fn lds_store_group(&mut self, op: Operand, buf: u32, gi: usize) {
         let x = Self::idx(op);
         let g = self.cp[x].geom;
         let kg = g.kgroup as usize;
         let base = buf * self.k.lds_buffer_bytes();
         let st: Vec<Reg> = (0..kg).map(|q| self.cp[x].stage[gi * kg + q]).collect();
-        let sel = self.transpose_selectors();
-        let [lo2, hi2, lo, hi] = sel.map(whole);
+        let [lo2, hi2, lo, hi] = self.cp[x].tsel.expect("transposed fp8 copies have selectors").map(whole);
         // rows[r] = (register, half): the K run of row r of the 16.
         let mut rows: Vec<(Reg, bool)> = vec![];
         for d in 0..4u16 {
@@ -904,25 +952,6 @@ impl L<'_> {
             };
             self.ie(Inst::new(opc, &[whole(a), whole(r)]).offset(off));
         }
-    }
-
-    /// The four `v_perm_b32` selectors of [`Self::lds_store_group`] in SGPRs (VOP3 takes no
-    /// literal on gfx9), set once at the end of the setup code: pair-interleave low / high
-    /// bytes (`0x05010400`, `0x07030602`), join low / high halves (`0x05040100`,
-    /// `0x07060302`).
-    fn transpose_selectors(&mut self) -> [Reg; 4] {
-        if let Some(s) = self.tsel {
-            return s;
-        }
-        let regs = [0x0501_0400u32, 0x0703_0602, 0x0504_0100, 0x0706_0302].map(|v| {
-            let r = self.sv();
-            let i = Inst::new(Op::S_MOV_B32, &[whole(r), lit(v)]);
-            self.p.items.insert(self.hoist, Item::I(i));
-            self.hoist += 1;
-            r
-        });
-        self.tsel = Some(regs);
-        regs
     }
 
     fn lds_to_regs(&mut self, buf: u32) {
@@ -1245,7 +1274,7 @@ impl L<'_> {
         let vp = self.p.vreg(RegFile::Sgpr, 4);
         self.i(Op::S_LOAD_DWORDX4, &[whole(vp), sr(0, 2), O::Imm(ka::OFF_SCALE_ROW as i64)]);
         let (m, n) = (self.arg(6), self.arg(7));
-        let mut vec = |l: &mut Self, x: u16, len: O| {
+        let vec = |l: &mut Self, x: u16, len: O| {
             let (lo, hi) = (sub(vp, 2 * x, 1), sub(vp, 2 * x + 1, 1));
             let srd = l.srd(lo, hi, len, int(1), int(1), 4);
             let (t, mask) = (l.sv(), l.p.vreg(RegFile::Sgpr, 2));
@@ -1486,9 +1515,12 @@ impl L<'_> {
                         (Some(sv), Some(o)) => {
                             let b = self.vn(4);
                             let at = (4 * g * q as u32 * 4) as i32;
-                            self.ie(Inst::new(Op::BUFFER_LOAD_DWORDX4, &[whole(b), whole(o), whole(sv.srd_row), int(0)])
-                                .offen()
-                                .offset(at));
+                            self.ie(Inst::new(
+                                Op::BUFFER_LOAD_DWORDX4,
+                                &[whole(b), whole(o), whole(sv.srd_row), int(0)],
+                            )
+                            .offen()
+                            .offset(at));
                             Some(b)
                         }
                         _ => None,
@@ -1753,10 +1785,34 @@ pub fn f8f6f4_format(dtype: DType) -> Option<u8> {
 /// at the rate of the single-flavour rows of [`MFMA_TABLE`]. gfx950 needs no rows: its
 /// f8f6f4 MFMA takes A's format in `cbsz` and B's in `blgp` ([`F8F6F4_FORMATS`]).
 pub const MFMA_MIXED_FP8: &[(Arch, DType, DType, MfmaShape, Op)] = &[
-    (Arch::Gfx942, DType::Fp8E4M3Fnuz, DType::Fp8E5M2Fnuz, MfmaShape { m: 32, n: 32, k: 16 }, Op::V_MFMA_F32_32X32X16_FP8_BF8),
-    (Arch::Gfx942, DType::Fp8E5M2Fnuz, DType::Fp8E4M3Fnuz, MfmaShape { m: 32, n: 32, k: 16 }, Op::V_MFMA_F32_32X32X16_BF8_FP8),
-    (Arch::Gfx942, DType::Fp8E4M3Fnuz, DType::Fp8E5M2Fnuz, MfmaShape { m: 16, n: 16, k: 32 }, Op::V_MFMA_F32_16X16X32_FP8_BF8),
-    (Arch::Gfx942, DType::Fp8E5M2Fnuz, DType::Fp8E4M3Fnuz, MfmaShape { m: 16, n: 16, k: 32 }, Op::V_MFMA_F32_16X16X32_BF8_FP8),
+    (
+        Arch::Gfx942,
+        DType::Fp8E4M3Fnuz,
+        DType::Fp8E5M2Fnuz,
+        MfmaShape { m: 32, n: 32, k: 16 },
+        Op::V_MFMA_F32_32X32X16_FP8_BF8,
+    ),
+    (
+        Arch::Gfx942,
+        DType::Fp8E5M2Fnuz,
+        DType::Fp8E4M3Fnuz,
+        MfmaShape { m: 32, n: 32, k: 16 },
+        Op::V_MFMA_F32_32X32X16_BF8_FP8,
+    ),
+    (
+        Arch::Gfx942,
+        DType::Fp8E4M3Fnuz,
+        DType::Fp8E5M2Fnuz,
+        MfmaShape { m: 16, n: 16, k: 32 },
+        Op::V_MFMA_F32_16X16X32_FP8_BF8,
+    ),
+    (
+        Arch::Gfx942,
+        DType::Fp8E5M2Fnuz,
+        DType::Fp8E4M3Fnuz,
+        MfmaShape { m: 16, n: 16, k: 32 },
+        Op::V_MFMA_F32_16X16X32_BF8_FP8,
+    ),
 ];
 
 /// The MFMA for A of `a` and B of `b` (mixed fp8 flavours allowed): [`mfma_op`] when they
@@ -1832,7 +1888,6 @@ pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
         shifted: Default::default(),
         wave_s: None,
         local_tile: None,
-        tsel: None,
     };
     l.setup();
     l.hoist = l.p.items.len();

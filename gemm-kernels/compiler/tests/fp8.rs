@@ -65,7 +65,12 @@ fn scale_vector(n: usize, rng: &mut rand_chacha::ChaCha8Rng) -> Vec<f32> {
 
 /// Runs `k` on `cs` and compares every C entry with the exact result; `special` puts raw
 /// fp8 codes into A at `(i, l)` of op(A) before the run.
-fn run<A: Element, B: Element, C: Element>(k: &CompiledKernel, cs: &Case, sched: Schedule, special: &[(usize, usize, u8)]) {
+fn run<A: Element, B: Element, C: Element>(
+    k: &CompiledKernel,
+    cs: &Case,
+    sched: Schedule,
+    special: &[(usize, usize, u8)],
+) {
     let cfg = k.config;
     let t = |b| Transpose::from_bool(b);
     let mut p = GemmProblem::new(cs.m, cs.n, cs.k)
@@ -131,7 +136,9 @@ fn run<A: Element, B: Element, C: Element>(k: &CompiledKernel, cs: &Case, sched:
             for l in 0..p.k {
                 s += a[at(i, l)].to_f32() as f64 * b[bt(l, j)].to_f32() as f64;
             }
-            let mut y = alpha * (rows[i] as f64 * cols[j] as f64 * s);
+            // `v_mul_legacy_f32`: a zero operand gives +0 (kernel_args.rs).
+            let w = rows[i] as f64 * cols[j] as f64 * s;
+            let mut y = if w == 0.0 || alpha == 0.0 { 0.0 } else { alpha * w };
             if cs.beta != 0.0 {
                 y += beta * c0[i + j * p.ldc].to_f32() as f64;
             }
@@ -273,8 +280,19 @@ fn fp8_unfit_configurations_are_declined() {
     );
     assert_eq!(check(&base), Ok(()));
     assert_eq!(base.align_elems(), 16);
-    assert_eq!(check(&KernelConfig { trans_a: false, ..base }), Err(Unfit::Fp8Transpose));
-    assert_eq!(check(&KernelConfig { trans_b: true, ..base }), Err(Unfit::Fp8Transpose));
+    // M/N-contiguous operands need two vectors per thread (transposed by pairs of K).
+    assert_eq!(check(&KernelConfig { trans_a: false, ..base }), Ok(()));
+    assert_eq!(check(&KernelConfig { trans_b: true, ..base }), Ok(()));
+    let one_vector = KernelConfig { tile: (64, 64, 64), ..base };
+    assert_eq!(check(&one_vector), Ok(()));
+    assert_eq!(check(&KernelConfig { trans_a: false, ..one_vector }), Err(Unfit::Fp8Transpose));
+    assert_eq!(check(&KernelConfig { trans_b: true, ..one_vector }), Err(Unfit::Fp8Transpose));
+    // Only fp8 flavours mix.
+    let mixed = base.with_b_type(DType::Fp8E5M2Fnuz);
+    assert_eq!(check(&mixed), Ok(()));
+    assert_eq!(check(&base.with_b_type(DType::Bf16)), Err(Unfit::MixedInputs(DType::Fp8E4M3Fnuz, DType::Bf16)));
+    // FNUZ and OCP do not mix (no MFMA takes both).
+    assert!(matches!(check(&base.with_b_type(DType::Fp8E5M2)), Err(Unfit::MfmaShape { .. })));
     assert_eq!(check(&KernelConfig { align: Align::Elem, ..base }), Err(Unfit::Fp8Align));
     assert!(matches!(check(&KernelConfig { tile: (128, 128, 32), ..base }), Err(Unfit::TileK { .. })));
     // OCP fp8 has no gfx942 MFMA, FNUZ none on gfx950, and the gfx942 shapes are not
@@ -338,5 +356,46 @@ fn fp8_mixed_flavours() {
                 }
             }
         }
+    }
+}
+
+/// fp8 in every layout (NN, NT, TN, TT), both flavours, both archs, pairs and quads of K
+/// columns transposed in registers (`lds::CopyGeom::kgroup` 2 and 4, with and without the
+/// half-wave row exchange), 0 LDS bank-conflict cycles per K step, the edge cases under
+/// rotating scheduling modes.
+#[test]
+fn fp8_every_layout() {
+    use gemm_compiler::lds;
+    let shapes = |arch: Arch| match arch {
+        // gfx942: 128x128x64 (pairs, half-waves exchange rows), 128x128x128 (quads).
+        Arch::Gfx942 => [((128, 128, 64), MfmaShape::fp8_16(arch)), ((128, 128, 128), MfmaShape::fp8_32(arch))],
+        // gfx950: 64x64x128 (pairs, one row per wave), 128x128x128 (quads, rows exchanged).
+        Arch::Gfx950 => [((64, 64, 128), MfmaShape::fp8_32(arch)), ((128, 128, 128), MfmaShape::fp8_16(arch))],
+    };
+    let mut seen_groups = std::collections::BTreeSet::new();
+    for arch in Arch::ALL {
+        for (fi, ab) in flavours(arch).into_iter().enumerate() {
+            for (ti, (ta, tb)) in [(false, false), (false, true), (true, true), (true, false)].into_iter().enumerate() {
+                let (tile, mfma) = shapes(arch)[(fi + ti) % 2];
+                let c = if ti % 2 == 0 { DType::F32 } else { DType::Bf16 };
+                let cfg = KernelConfig::new(arch, ab, c, ta, tb, Align::Vec8).with_shape(tile, (2, 2), mfma, 2);
+                let k = compile(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name()));
+                assert_eq!(lds::k_step_conflicts(&k.kernel), (0, 0), "{} {:?}", k.name, k.kernel.swizzle);
+                for op in [gemm_compiler::ir::Operand::A, gemm_compiler::ir::Operand::B] {
+                    let g = lds::copy_geom(&cfg, op);
+                    seen_groups.insert((g.kgroup, g.swap_halves));
+                }
+                for (ci, cs) in CASES.iter().enumerate() {
+                    if ci == 3 && (fi + ti) % 2 == 1 {
+                        continue;
+                    }
+                    let mode = Mode::ALL[(ci + 2 * fi + ti) % Mode::ALL.len()];
+                    run_kernel(&k, cs, Schedule { mode, seed: 20 + ci as u64 }, &[]);
+                }
+            }
+        }
+    }
+    for want in [(1, false), (2, false), (2, true), (4, false), (4, true)] {
+        assert!(seen_groups.contains(&want), "no kernel with kgroup/swap {want:?}: {seen_groups:?}");
     }
 }
