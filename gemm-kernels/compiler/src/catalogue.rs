@@ -339,8 +339,11 @@ fn input_pairs(f: &Family) -> Vec<(DType, DType)> {
 /// tile. An M/N-contiguous operand is transposed in registers by pairs (gfx942: two
 /// vectors per thread) or quads (gfx950) of K columns (`lds::CopyGeom::kgroup`), so every
 /// main-loop LDS access stays conflict-free.
+/// The fp8 tile, wave grid, both flavours and e4m3 alone, of one arch.
+type Fp8Shape = ((u32, u32, u32), (u32, u32), &'static [DType], &'static [DType]);
+
 fn fp8_more(arch: Arch) -> [Family; 2] {
-    let (tile, wave_grid, dtypes, e4): ((u32, u32, u32), (u32, u32), &'static [DType], &'static [DType]) = match arch {
+    let (tile, wave_grid, dtypes, e4): Fp8Shape = match arch {
         Arch::Gfx950 => ((128, 128, 128), (2, 2), &[DType::Fp8E4M3, DType::Fp8E5M2], &[DType::Fp8E4M3]),
         Arch::Gfx942 => ((256, 256, 64), (2, 4), &[DType::Fp8E4M3Fnuz, DType::Fp8E5M2Fnuz], &[DType::Fp8E4M3Fnuz]),
     };
