@@ -333,15 +333,15 @@ fn input_pairs(f: &Family) -> Vec<(DType, DType)> {
     }
 }
 
+/// The fp8 tile, wave grid, both flavours and e4m3 alone, of one arch.
+type Fp8Shape = ((u32, u32, u32), (u32, u32), &'static [DType], &'static [DType]);
+
 /// The fp8 families beside the TN one (issue 11, items 4-5): mixed flavours (TN, the
 /// layout of hipBLASLt's fp8 GEMMs) and the three other transposes for e4m3 (the flavour of
 /// weights and activations; e5m2 is the gradients' and stays TN), on the `fp8` family's
 /// tile. An M/N-contiguous operand is transposed in registers by pairs (gfx942: two
 /// vectors per thread) or quads (gfx950) of K columns (`lds::CopyGeom::kgroup`), so every
 /// main-loop LDS access stays conflict-free.
-/// The fp8 tile, wave grid, both flavours and e4m3 alone, of one arch.
-type Fp8Shape = ((u32, u32, u32), (u32, u32), &'static [DType], &'static [DType]);
-
 fn fp8_more(arch: Arch) -> [Family; 2] {
     let (tile, wave_grid, dtypes, e4): Fp8Shape = match arch {
         Arch::Gfx950 => ((128, 128, 128), (2, 2), &[DType::Fp8E4M3, DType::Fp8E5M2], &[DType::Fp8E4M3]),
