@@ -126,7 +126,7 @@ fn main() {
         let copy = |i: usize| k.kernel.copy_paths.get(i).map_or("none: no main loop".into(), |p| p.to_string());
         writeln!(
             src,
-            "    KernelEntry {{ name: {name:?}, arch: {arch}, a_type: {ab}, b_type: {ab}, c_type: {cty}, tile: ({}, {}, {}), \
+            "    KernelEntry {{ name: {name:?}, arch: {arch}, a_type: {ab}, b_type: {bt}, c_type: {cty}, tile: ({}, {}, {}), \
              waves: {}, stages: {}, schedule: {sched:?}, code_object: include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{file}\")), \
              layout: Layout::ColMajor, trans_a: {}, trans_b: {}, align_elems: {}, mfma: ({}, {}, {}), workgroup_size: {}, \
              kernarg_size: {}, kernarg: {}, sgprs: {}, vgprs: {}, agprs: {}, lds_bytes: {}, passes: &{:?}, \
@@ -155,7 +155,7 @@ fn main() {
                 "KERNARG_GROUPED"
             } else {
                 match kernel_args::args(&c).len() {
-                    17 => "KERNARG_SCALED",
+                    19 => "KERNARG_SCALED",
                     14 => "KERNARG_FUSED",
                     _ => "KERNARG",
                 }
@@ -185,6 +185,7 @@ fn main() {
             c.split,
             name = k.name,
             ab = dtype(c.ab_type),
+            bt = dtype(c.b_type()),
             cty = dtype(c.c_type),
             sched = c.schedule.label(),
         )

@@ -199,6 +199,27 @@ typedef struct {
 } gemm_epilogue_t;
 
 /*
+ The scales of an fp8 GEMM (gemm_run_scaled, gemm_run_device_scaled), as hipBLASLt's scale
+ modes:
+ D[i,j] = scale_d * (alpha * scale_a * scale_b * (row[i] * col[j] * acc[i,j]) + beta * C[i,j]),
+ acc the f32 sum of the decoded fp8 products, evaluated in f32 in that order (w = row*col;
+ x = w*acc; s = (scale_a*scale_b)*alpha; x = s*x, a zero operand giving +0; x = fma(beta, C, x)
+ only when beta != 0; D = scale_d*x), then rounded once to C's dtype (f32, bf16 or f16). `row`
+ is NULL (all ones) or `row_len` == m floats, one per row of op(A); `col` NULL or `col_len` == n
+ floats, one per column of op(B); rows and columns are the problem's own whatever its layout.
+ Host memory for gemm_run_scaled, device memory of the GEMM's GPU for gemm_run_device_scaled.
+ */
+typedef struct {
+  float scale_a;
+  float scale_b;
+  float scale_d;
+  const float *row;
+  size_t row_len;
+  const float *col;
+  size_t col_len;
+} gemm_fp8_scales_t;
+
+/*
  How `gemm_tensor_parallel` splits one GEMM over the devices of a context.
  */
 typedef uint32_t gemm_tp_plan_t;
@@ -370,6 +391,46 @@ gemm_status_t gemm_run_device_epilogue(gemm_context_t *ctx,
                                        void *c,
                                        const gemm_epilogue_t *epilogue,
                                        const float *bias);
+
+/*
+ One fp8 GEMM with scales (`gemm_fp8_scales_t`: per tensor, and optional per-row / per-column
+ vectors in host memory) on host memory, computed on the host CPU with the GPU kernels' f32
+ steps and one rounding to C's dtype. Bad input: scales for a non-fp8 problem or an fp8 C
+ (GEMM_STATUS_UNSUPPORTED_DTYPE), a vector whose length is not m / n
+ (GEMM_STATUS_INVALID_SIZE), a NULL vector with a length (GEMM_STATUS_NULL_POINTER); C
+ untouched.
+
+ # Safety
+ As for `gemm_run`; `scales` is NULL or valid, and its non-NULL vectors are readable for their
+ lengths.
+ */
+gemm_status_t gemm_run_scaled(gemm_context_t *ctx,
+                              const gemm_problem_t *problem_,
+                              const void *a,
+                              const void *b,
+                              void *c,
+                              const gemm_fp8_scales_t *scales);
+
+/*
+ One fp8 GEMM with scales on device memory of GPU `device`, queued on `stream`, as
+ `gemm_run_device`; the scale vectors of `scales` are device pointers on that GPU (NULL: none).
+ It runs in the catalogue's fp8 kernel for the problem (`gemm_last_kernel` names it); the
+ statuses of `gemm_run_scaled`, plus those of `gemm_run_device` for the operands and for the
+ vectors (outside device memory, on another GPU, not 4-byte aligned). Nothing is queued on bad
+ input.
+
+ # Safety
+ As for `gemm_run_device`; `scales` is NULL or valid, and its non-NULL vectors are device
+ pointers that stay allocated until the GEMM has run.
+ */
+gemm_status_t gemm_run_device_scaled(gemm_context_t *ctx,
+                                     size_t device,
+                                     void *stream,
+                                     const gemm_problem_t *problem_,
+                                     const void *a,
+                                     const void *b,
+                                     void *c,
+                                     const gemm_fp8_scales_t *scales);
 
 /*
  One GEMM split over every device of the context by `plan` (tensor parallelism):

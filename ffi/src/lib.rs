@@ -14,6 +14,7 @@ use gemm_dispatch::backend::{typed, typed_mut};
 use gemm_dispatch::hip::DeviceSpan;
 use gemm_dispatch::parallel::TpRoute;
 use gemm_dispatch::{bf16, f16, Activation, BiasAxis, Context, Epilogue, Error, Gpu, GpuStream, Reduce, TpPlan};
+use gemm_dispatch::{Fp8Scales, ScaleError};
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -158,6 +159,27 @@ pub struct gemm_epilogue_t {
     pub clamp_hi: f32,
 }
 
+/// The scales of an fp8 GEMM (gemm_run_scaled, gemm_run_device_scaled), as hipBLASLt's scale
+/// modes:
+/// D[i,j] = scale_d * (alpha * scale_a * scale_b * (row[i] * col[j] * acc[i,j]) + beta * C[i,j]),
+/// acc the f32 sum of the decoded fp8 products, evaluated in f32 in that order (w = row*col;
+/// x = w*acc; s = (scale_a*scale_b)*alpha; x = s*x, a zero operand giving +0; x = fma(beta, C, x)
+/// only when beta != 0; D = scale_d*x), then rounded once to C's dtype (f32, bf16 or f16). `row`
+/// is NULL (all ones) or `row_len` == m floats, one per row of op(A); `col` NULL or `col_len` == n
+/// floats, one per column of op(B); rows and columns are the problem's own whatever its layout.
+/// Host memory for gemm_run_scaled, device memory of the GEMM's GPU for gemm_run_device_scaled.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct gemm_fp8_scales_t {
+    pub scale_a: f32,
+    pub scale_b: f32,
+    pub scale_d: f32,
+    pub row: *const f32,
+    pub row_len: usize,
+    pub col: *const f32,
+    pub col_len: usize,
+}
+
 /// What a device is.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -209,6 +231,11 @@ fn status_of(e: &Error) -> gemm_status_t {
         Error::WrongDevice { .. } => GEMM_STATUS_WRONG_DEVICE,
         Error::NotDeviceMemory { .. } => GEMM_STATUS_NOT_DEVICE_MEMORY,
         Error::NotAGpu { .. } => GEMM_STATUS_NOT_A_GPU,
+        Error::Scale(e) => match e {
+            ScaleError::NotFp8 { .. } | ScaleError::OutputType(_) => GEMM_STATUS_UNSUPPORTED_DTYPE,
+            ScaleError::VectorLength { .. } => GEMM_STATUS_INVALID_SIZE,
+            ScaleError::VectorAlignment { .. } => GEMM_STATUS_MISALIGNED,
+        },
     }
 }
 
@@ -587,6 +614,107 @@ pub unsafe extern "C" fn gemm_run_device_epilogue(
         // SAFETY: the spans come from the runtime's record of the allocations; the caller keeps
         // them allocated until the GEMM has run and C apart from A, B and the bias.
         unsafe { gpu.gemm_epilogue_raw("gemm_run_device_epilogue", &stream, &p, [sa, sb, sc], &ep, sbias) }
+            .map(|_| ())
+            .map_err(err)
+    })
+}
+
+/// The Rust scales of a C `gemm_fp8_scales_t`, and its two vectors as (pointer, length) (`None`:
+/// NULL, no vector). A NULL struct, or a NULL vector with a non-zero length, is
+/// GEMM_STATUS_NULL_POINTER.
+#[allow(clippy::type_complexity)]
+fn read_scales(
+    ptr: *const gemm_fp8_scales_t,
+) -> Result<(Fp8Scales, Option<(*const f32, usize)>, Option<(*const f32, usize)>), (gemm_status_t, String)> {
+    if ptr.is_null() {
+        return Err(null("scales"));
+    }
+    // SAFETY: non-null, points at a gemm_fp8_scales_t (caller's contract).
+    let s = unsafe { *ptr };
+    let vec = |p: *const f32, len: usize, what: &str| match (p.is_null(), len) {
+        (true, 0) => Ok(None),
+        (true, _) => Err((GEMM_STATUS_NULL_POINTER, format!("scales->{what} is NULL but {what}_len is {len}"))),
+        (false, _) => Ok(Some((p, len))),
+    };
+    Ok((
+        Fp8Scales { a: s.scale_a, b: s.scale_b, d: s.scale_d },
+        vec(s.row, s.row_len, "row")?,
+        vec(s.col, s.col_len, "col")?,
+    ))
+}
+
+/// One fp8 GEMM with scales (`gemm_fp8_scales_t`: per tensor, and optional per-row / per-column
+/// vectors in host memory) on host memory, computed on the host CPU with the GPU kernels' f32
+/// steps and one rounding to C's dtype. Bad input: scales for a non-fp8 problem or an fp8 C
+/// (GEMM_STATUS_UNSUPPORTED_DTYPE), a vector whose length is not m / n
+/// (GEMM_STATUS_INVALID_SIZE), a NULL vector with a length (GEMM_STATUS_NULL_POINTER); C
+/// untouched.
+///
+/// # Safety
+/// As for `gemm_run`; `scales` is NULL or valid, and its non-NULL vectors are readable for their
+/// lengths.
+#[no_mangle]
+pub unsafe extern "C" fn gemm_run_scaled(
+    ctx: *mut gemm_context_t,
+    problem_: *const gemm_problem_t,
+    a: *const c_void,
+    b: *const c_void,
+    c: *mut c_void,
+    scales: *const gemm_fp8_scales_t,
+) -> gemm_status_t {
+    guard(|| {
+        let ctx = context(ctx)?;
+        let p = read_problem(problem_)?;
+        let (sc, row, col) = read_scales(scales)?;
+        sc.check(&p, row.map(|r| r.1), col.map(|v| v.1)).map_err(|e| err(e.into()))?;
+        let spans = p.validate().map_err(|e| err(e.into()))?;
+        // SAFETY: the caller provides buffers of at least the validated spans.
+        let (a, b, c) = unsafe { buffers(&p, spans, a, b, c, ["a", "b", "c"])? };
+        // SAFETY: non-NULL vectors are readable for their lengths (caller's contract).
+        let slice = |v: Option<(*const f32, usize)>| v.map(|(p, n)| unsafe { std::slice::from_raw_parts(p, n) });
+        ctx.gemm_scaled_bytes(&p, a, b, c, &sc, slice(row), slice(col)).map_err(err)
+    })
+}
+
+/// One fp8 GEMM with scales on device memory of GPU `device`, queued on `stream`, as
+/// `gemm_run_device`; the scale vectors of `scales` are device pointers on that GPU (NULL: none).
+/// It runs in the catalogue's fp8 kernel for the problem (`gemm_last_kernel` names it); the
+/// statuses of `gemm_run_scaled`, plus those of `gemm_run_device` for the operands and for the
+/// vectors (outside device memory, on another GPU, not 4-byte aligned). Nothing is queued on bad
+/// input.
+///
+/// # Safety
+/// As for `gemm_run_device`; `scales` is NULL or valid, and its non-NULL vectors are device
+/// pointers that stay allocated until the GEMM has run.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn gemm_run_device_scaled(
+    ctx: *mut gemm_context_t,
+    device: usize,
+    stream: *mut c_void,
+    problem_: *const gemm_problem_t,
+    a: *const c_void,
+    b: *const c_void,
+    c: *mut c_void,
+    scales: *const gemm_fp8_scales_t,
+) -> gemm_status_t {
+    guard(|| {
+        // SAFETY: `stream` is NULL or live (caller's contract).
+        let (gpu, stream) = unsafe { gpu_and_stream(ctx, device, stream)? };
+        let p = read_problem(problem_)?;
+        let (sc, row, col) = read_scales(scales)?;
+        sc.check(&p, row.map(|r| r.1), col.map(|v| v.1)).map_err(|e| err(e.into()))?;
+        let spans = p.validate().map_err(|e| err(e.into()))?;
+        let sa = device_span(&gpu, "a", a, spans.a)?;
+        let sb = device_span(&gpu, "b", b, spans.b)?;
+        let sc_ = device_span(&gpu, "c", c, spans.c)?;
+        let vec = |v: Option<(*const f32, usize)>, what: &str| {
+            v.map(|(ptr, n)| device_span(&gpu, what, ptr.cast(), n)).transpose()
+        };
+        let (srow, scol) = (vec(row, "scales->row")?, vec(col, "scales->col")?);
+        // SAFETY: the spans come from the runtime's record of the allocations; the caller keeps
+        // them allocated until the GEMM has run and C apart from A, B and the vectors.
+        unsafe { gpu.gemm_scaled_raw("gemm_run_device_scaled", &stream, &p, [sa, sb, sc_], &sc, srow, scol) }
             .map(|_| ())
             .map_err(err)
     })

@@ -296,6 +296,51 @@ impl Context {
         crate::epilogue::host_gemm_bytes(p, a, b, c, epilogue, bias, threads)
     }
 
+    /// One fp8 GEMM with scales ([`crate::Fp8Scales`]: per tensor, and optional per-row /
+    /// per-column f32 vectors `row` of length m and `col` of length n) on host memory, computed
+    /// by the host CPU whatever the context's devices ([`crate::scales::host_gemm_scaled_bytes`]:
+    /// the same f32 steps as the GPU kernels, one rounding to C's dtype). GPUs run it on device
+    /// memory ([`crate::Gpu::gemm_scaled`]). Scales for non-fp8 inputs or vectors of the wrong
+    /// length are [`crate::Error::Scale`]; C is untouched on any error.
+    #[allow(clippy::too_many_arguments)]
+    pub fn gemm_scaled<A: Element, B: Element, C: Element>(
+        &self,
+        p: &GemmProblem,
+        a: &[A],
+        b: &[B],
+        c: &mut [C],
+        scales: &crate::Fp8Scales,
+        row: Option<&[f32]>,
+        col: Option<&[f32]>,
+    ) -> Result<()> {
+        p.views(a, b, &mut *c)?;
+        self.gemm_scaled_bytes(
+            p,
+            bytemuck::cast_slice(a),
+            bytemuck::cast_slice(b),
+            bytemuck::cast_slice_mut(c),
+            scales,
+            row,
+            col,
+        )
+    }
+
+    /// [`Self::gemm_scaled`] on byte buffers whose dtypes the problem declares (the C ABI's entry).
+    #[allow(clippy::too_many_arguments)]
+    pub fn gemm_scaled_bytes(
+        &self,
+        p: &GemmProblem,
+        a: &[u8],
+        b: &[u8],
+        c: &mut [u8],
+        scales: &crate::Fp8Scales,
+        row: Option<&[f32]>,
+        col: Option<&[f32]>,
+    ) -> Result<()> {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        crate::scales::host_gemm_scaled_bytes(p, a, b, c, scales, row, col, threads)
+    }
+
     /// One GEMM on byte buffers whose dtypes the problem declares (the C ABI's entry).
     pub fn gemm_bytes(&self, p: &GemmProblem, a: &[u8], b: &[u8], c: &mut [u8]) -> Result<()> {
         validate_bytes(p, a.len(), b.len(), c.len())?;

@@ -637,6 +637,95 @@ impl Gpu {
         result
     }
 
+    /// An fp8 GEMM with scales on device memory, queued on `stream` (`crate::scales`: per
+    /// tensor, and optional per-row / per-column f32 vectors of length m and n on this GPU):
+    /// `D = scale_d * (alpha * scale_a * scale_b * (row[i] * col[j] * acc) + beta * C)` in the
+    /// catalogue's fp8 kernel for the problem (every fp8 kernel takes the scales and vectors).
+    /// Returns the kernel launched (`None` for an empty problem). Checked whole first, as
+    /// [`Self::gemm`], plus the scales ([`crate::Error::Scale`]: not fp8, a vector of the wrong
+    /// length or alignment) and the vectors' device (`WrongDevice`); nothing is launched on bad
+    /// input. [`crate::Context::gemm_scaled`] computes the same on the host.
+    #[allow(clippy::too_many_arguments)]
+    pub fn gemm_scaled<A: Element, B: Element, C: Element>(
+        &self,
+        stream: &GpuStream,
+        p: &GemmProblem,
+        a: DeviceSlice<'_, A>,
+        b: DeviceSlice<'_, B>,
+        c: DeviceSliceMut<'_, C>,
+        scales: &crate::Fp8Scales,
+        row: Option<DeviceSlice<'_, f32>>,
+        col: Option<DeviceSlice<'_, f32>>,
+    ) -> Result<Option<&'static str>> {
+        p.check_elements::<A, B, C>()?;
+        // Views have exact lengths: the vectors must be exactly m and n long.
+        scales.check(p, row.map(|r| r.span.len / 4), col.map(|c| c.span.len / 4))?;
+        // SAFETY: as in `gemm`; the vectors' views keep them allocated for the call.
+        unsafe {
+            self.gemm_scaled_raw(
+                "gemm_scaled_device",
+                stream,
+                p,
+                [a.span, b.span, c.span],
+                scales,
+                row.map(|r| r.span),
+                col.map(|c| c.span),
+            )
+        }
+    }
+
+    /// [`Self::gemm_scaled`] on byte spans (the C ABI's entry): a vector span must hold at
+    /// least m (row) or n (column) f32.
+    ///
+    /// # Safety
+    /// As [`Self::gemm_raw`], and the vector spans stay allocated until the queued kernel has run.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn gemm_scaled_raw(
+        &self,
+        api: &str,
+        stream: &GpuStream,
+        p: &GemmProblem,
+        [a, b, c]: [DeviceSpan; 3],
+        scales: &crate::Fp8Scales,
+        row: Option<DeviceSpan>,
+        col: Option<DeviceSpan>,
+    ) -> Result<Option<&'static str>> {
+        let start = Instant::now();
+        let result = (|| {
+            crate::scales::check_spans(p, row.map(|s| s.len / 4), col.map(|s| s.len / 4))?;
+            let Some(plan) = self.backend.check_device_spans(stream.device(), p, a, b, c)? else {
+                return Ok(None);
+            };
+            let mut addr = [0u64; 2];
+            for (x, (axis, span)) in
+                [(crate::ScaleAxis::Row, row), (crate::ScaleAxis::Column, col)].into_iter().enumerate()
+            {
+                let Some(s) = span else { continue };
+                if s.device != self.ordinal() {
+                    return Err(Error::WrongDevice {
+                        what: format!("the {axis}"),
+                        found: s.device,
+                        expected: self.ordinal(),
+                    });
+                }
+                if !s.address.is_multiple_of(4) {
+                    return Err(crate::ScaleError::VectorAlignment { axis }.into());
+                }
+                addr[x] = s.address;
+            }
+            let args =
+                crate::scales::scaled_kernargs(&plan, p, [a.address, b.address, c.address], scales, addr[0], addr[1])
+                    .map_err(|e| Error::Device { device: self.name.clone(), message: e })?;
+            // SAFETY: the operands were checked as for a plain GEMM (spans, device, the kernel's
+            // alignment), the vectors' device, alignment and length (at least m / n f32, what the
+            // kernel reads); lifetimes are this function's contract.
+            unsafe { self.backend.launch_args(&stream.stream, plan.entry, plan.grid, plan.block, &args)? };
+            Ok(Some(plan.entry.name))
+        })();
+        self.log(api, p, None, &result, start);
+        result
+    }
+
     /// A strided batch on device memory: item `i` reads A at element `i * stride_a` of `a`
     /// (likewise B) and writes C at `i * stride_c` of `c`. One launch per item, queued on
     /// `stream` in item order. The whole batch is checked first (geometry, overlapping outputs,

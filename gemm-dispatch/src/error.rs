@@ -37,6 +37,10 @@ pub enum Error {
     /// A device list such as `GEMM_DEVICES` could not be parsed or opened.
     #[error("device selection `{spec}`: {why}")]
     DeviceSpec { spec: String, why: String },
+    /// fp8 scales that do not fit the problem (not fp8, a scale vector of the wrong length or
+    /// alignment); nothing was touched.
+    #[error(transparent)]
+    Scale(crate::scales::ScaleError),
     /// The work was not run because the batch was cancelled or its context shut down.
     #[error("not run: {0}")]
     NotRun(String),

@@ -233,6 +233,8 @@ impl KernelPlan {
                 // fp8 kernels' per-tensor scales: a plain GEMM has none (`GemmProblem` carries
                 // no scales), so unit scales compute `alpha * op(A) op(B) + beta * C`.
                 ("scale_a" | "scale_b" | "scale_d", ArgKind::F32) => 1.0f32.to_le_bytes().to_vec(),
+                // ... and no per-row / per-column scale vectors (`crate::scales` sets them).
+                ("scale_row" | "scale_col", ArgKind::Pointer) => 0u64.to_le_bytes().to_vec(),
                 (name, kind) => {
                     return Err(format!("kernel {} has an unknown argument {name} ({kind:?})", self.entry.name))
                 }

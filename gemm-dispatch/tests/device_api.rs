@@ -368,3 +368,166 @@ fn epilogues_on_the_gpu_agree_with_the_host() {
         }
     }
 }
+
+/// fp8 GEMMs with scales on each emulated GPU agree bit for bit with the host CPU's
+/// `Context::gemm_scaled` (exact inputs: multiples of 1/4 and power-of-two scales): mixed
+/// flavours TN with both scale vectors, a row-major problem (the kernel's A is its B, so its row
+/// vector is the kernel's column vector) with a row vector only and beta = 0 over NaN, NN with a
+/// column vector only. Bad input (a vector of the wrong length, on the other GPU, scales for a
+/// bf16 problem) is refused with its typed error, launches nothing and leaves C as it was.
+#[test]
+fn fp8_scaled_gemms_on_the_gpu_agree_with_the_host() {
+    use gemm_core::fp8::{Fp8E4M3, Fp8E4M3Fnuz, Fp8E5M2, Fp8E5M2Fnuz};
+    use gemm_core::{Element, Layout, Transpose};
+    use gemm_dispatch::{Fp8Scales, ScaleAxis, ScaleError};
+    let _s = serial();
+    configure("devices=gfx942,gfx950;jitter_us=10;seed=8");
+    let ctx = context();
+    let host = Context::host(1);
+    fn quarter<T: Element>(n: usize, seed: u64) -> Vec<T> {
+        (0..n).map(|i| T::from_f32((((i as u64 * 7 + seed * 13) % 17) as f32 - 8.0) * 0.25)).collect()
+    }
+    fn pow2(n: usize, seed: u64) -> Vec<f32> {
+        (0..n)
+            .map(|i| {
+                ((((i as u64 + seed) % 5) as f32) - 2.0).exp2() * if (i + seed as usize) % 7 == 0 { -1.0 } else { 1.0 }
+            })
+            .collect()
+    }
+    #[allow(clippy::too_many_arguments)]
+    fn case<A: Element, B: Element, C: Element>(
+        ctx: &Context,
+        host: &Context,
+        index: usize,
+        p: GemmProblem,
+        vectors: (bool, bool),
+        seed: u64,
+    ) {
+        let gpu = ctx.gpu(index).unwrap();
+        let stream = gpu.create_stream().unwrap();
+        let s = p.validate().unwrap();
+        let (a, b): (Vec<A>, Vec<B>) = (quarter(s.a, seed), quarter(s.b, seed + 1));
+        let c0: Vec<C> = if p.beta == 0.0 { vec![C::from_f32(f32::NAN); s.c] } else { quarter(s.c, seed + 2) };
+        let (row, col) = (pow2(p.m, seed), pow2(p.n, seed + 3));
+        let scales = Fp8Scales { a: 2.0, b: 0.25, d: 4.0 };
+        let (hr, hc) = (vectors.0.then_some(&row[..]), vectors.1.then_some(&col[..]));
+        let mut want = c0.clone();
+        host.gemm_scaled(&p, &a, &b, &mut want, &scales, hr, hc).unwrap();
+        let (da, db) = (gpu.upload(&a).unwrap(), gpu.upload(&b).unwrap());
+        let (drow, dcol) = (gpu.upload(&row).unwrap(), gpu.upload(&col).unwrap());
+        let mut dc = gpu.upload(&c0).unwrap();
+        let kernel = gpu
+            .gemm_scaled(
+                &stream,
+                &p,
+                da.as_slice(),
+                db.as_slice(),
+                dc.as_mut_slice(),
+                &scales,
+                vectors.0.then(|| drow.as_slice()),
+                vectors.1.then(|| dcol.as_slice()),
+            )
+            .unwrap()
+            .expect("a kernel");
+        stream.synchronize().unwrap();
+        let got = dc.to_vec().unwrap();
+        let bits = |v: &[C]| bytemuck::cast_slice::<C, u8>(v).to_vec();
+        assert_eq!(bits(&got), bits(&want), "{kernel}: GPU and host differ");
+        assert!(want.iter().any(|x| x.to_f32() != 0.0 && !x.to_f32().is_nan()), "{kernel}: a trivial result");
+        // Refused: a row vector one short, a vector on the other GPU, scales for bf16 inputs.
+        let before = launches(gpu.ordinal());
+        let short = drow.slice(0..p.m - 1).unwrap();
+        let r =
+            gpu.gemm_scaled(&stream, &p, da.as_slice(), db.as_slice(), dc.as_mut_slice(), &scales, Some(short), None);
+        assert_eq!(
+            r.unwrap_err(),
+            Error::Scale(ScaleError::VectorLength { axis: ScaleAxis::Row, len: p.m - 1, need: p.m })
+        );
+        let other = ctx.gpu(1 - index).unwrap().upload(&col).unwrap();
+        let r = gpu.gemm_scaled(
+            &stream,
+            &p,
+            da.as_slice(),
+            db.as_slice(),
+            dc.as_mut_slice(),
+            &scales,
+            None,
+            Some(other.as_slice()),
+        );
+        assert!(matches!(r, Err(Error::WrongDevice { .. })), "{r:?}");
+        let pb = p.with_dtypes(DType::Bf16, DType::Bf16, DType::F32);
+        let r = host.gemm_scaled(
+            &pb,
+            &vec![bf16::ZERO; s.a],
+            &vec![bf16::ZERO; s.b],
+            &mut vec![0f32; s.c],
+            &scales,
+            None,
+            None,
+        );
+        assert!(matches!(r, Err(Error::Scale(ScaleError::NotFp8 { .. }))), "{r:?}");
+        stream.synchronize().unwrap();
+        assert_eq!(launches(gpu.ordinal()), before, "refused calls launched nothing");
+        assert_eq!(bits(&dc.to_vec().unwrap()), bits(&got), "C untouched by the refused calls");
+    }
+    let col_major = |m, n, k, ta, tb, beta: f32| {
+        GemmProblem::new(m, n, k).with_layout(Layout::ColMajor).with_transposes(ta, tb).with_scalars(1.5, beta)
+    };
+    for index in 0..2 {
+        let tn = col_major(40, 24, 80, Transpose::Yes, Transpose::No, 0.5);
+        // Row-major A B^T: the kernel's TN with A and B swapped.
+        let rm = GemmProblem::new(33, 48, 64).with_transposes(Transpose::No, Transpose::Yes).with_scalars(-0.5, 0.0);
+        let nn = col_major(48, 20, 96, Transpose::No, Transpose::No, 0.25);
+        if index == 0 {
+            case::<Fp8E4M3Fnuz, Fp8E5M2Fnuz, bf16>(
+                &ctx,
+                &host,
+                index,
+                tn.with_dtypes(DType::Fp8E4M3Fnuz, DType::Fp8E5M2Fnuz, DType::Bf16),
+                (true, true),
+                1,
+            );
+            case::<Fp8E4M3Fnuz, Fp8E4M3Fnuz, f32>(
+                &ctx,
+                &host,
+                index,
+                rm.with_dtypes(DType::Fp8E4M3Fnuz, DType::Fp8E4M3Fnuz, DType::F32),
+                (true, false),
+                2,
+            );
+            case::<Fp8E4M3Fnuz, Fp8E4M3Fnuz, f32>(
+                &ctx,
+                &host,
+                index,
+                nn.with_dtypes(DType::Fp8E4M3Fnuz, DType::Fp8E4M3Fnuz, DType::F32),
+                (false, true),
+                3,
+            );
+        } else {
+            case::<Fp8E5M2, Fp8E4M3, bf16>(
+                &ctx,
+                &host,
+                index,
+                tn.with_dtypes(DType::Fp8E5M2, DType::Fp8E4M3, DType::Bf16),
+                (true, true),
+                4,
+            );
+            case::<Fp8E4M3, Fp8E4M3, f32>(
+                &ctx,
+                &host,
+                index,
+                rm.with_dtypes(DType::Fp8E4M3, DType::Fp8E4M3, DType::F32),
+                (true, false),
+                5,
+            );
+            case::<Fp8E4M3, Fp8E4M3, gemm_core::f16>(
+                &ctx,
+                &host,
+                index,
+                nn.with_dtypes(DType::Fp8E4M3, DType::Fp8E4M3, DType::F16),
+                (false, true),
+                6,
+            );
+        }
+    }
+}

@@ -12,9 +12,12 @@
 //! * Kernel arguments ([`KernelEntry::kernarg`], 56 bytes): `a, b, c` (u64 addresses),
 //!   `m, n, k, lda, ldb, ldc` (u32), `alpha, beta` (f32), at the offsets listed; kernels
 //!   with a fused epilogue ([`KernelEntry::epilogue`] not `none`, 80 bytes) add `bias`
-//!   (u64, an f32 vector) and `clamp_lo, clamp_hi` (f32); fp8 kernels (96 bytes) take those
-//!   and the per-tensor scales `scale_a, scale_b, scale_d` (f32) at 80, 84, 88:
-//!   `D = scale_d * (alpha * scale_a * scale_b * op(A) op(B) + beta * C)`.
+//!   (u64, an f32 vector) and `clamp_lo, clamp_hi` (f32); fp8 kernels (112 bytes) take those,
+//!   the per-tensor scales `scale_a, scale_b, scale_d` (f32) at 80, 84, 88 and the optional
+//!   per-row / per-column scale vectors `scale_row` (m f32 of op(A)) and `scale_col` (n f32 of
+//!   op(B)) at 96 and 104 (0: all ones):
+//!   `D[i,j] = scale_d * (alpha * scale_a * scale_b * (row[i] * col[j] * acc[i,j]) + beta * C[i,j])`,
+//!   evaluated in the order gemm-compiler's `kernel_args.rs` documents.
 //!   `C = alpha * op(A) * op(B) + beta * C`; `beta == 0` never reads C; `alpha == 0`
 //!   ignores A and B values.
 //! * Workgroup `[workgroup_size, 1, 1]` (256 or 512); grid `[ceil(m/MT), ceil(n/NT), 1]`

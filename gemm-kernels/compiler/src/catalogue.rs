@@ -55,6 +55,14 @@
 //!   built until fragments are loaded per K step; 256x256x64 fits and predicts 1923.
 //!   gfx942: 995 against 913 with 16x16x32, 905 for 256x128x64, 871 for 128x128x64 and
 //!   736 for 128x128x128.
+//!   Every fp8 kernel also takes optional per-row (op(A)) and per-column (op(B)) f32
+//!   scale vectors (`kernel_args.rs`).
+//! * `fp8mixed`: the `fp8` tile with mixed flavours, A e4m3 with B e5m2 and the reverse
+//!   (gfx942 `*_fp8_bf8` / `*_bf8_fp8` MFMAs, gfx950 f8f6f4 with per-operand formats), TN,
+//!   outputs f32, bf16, f16. `fp8t`: the `fp8` tile for e4m3 in NN, NT and TT, the
+//!   M/N-contiguous operands transposed in registers into K runs (`lds::CopyGeom::kgroup`:
+//!   pairs of K columns on gfx942, quads on gfx950), conflict-free LDS. Left out: e5m2 and
+//!   mixed flavours in the non-TN layouts (gradients and mixed GEMMs come TN).
 //! * `grouped`: the base tile reading a device-side table of problems (`kernel_args.rs`,
 //!   "Grouped kernels"): one launch for a grouped GEMM of mixed sizes (mixture-of-experts
 //!   layers, hipBLASLt's grouped GEMM), every transpose, `v8`; bf16/f16 -> f32 or the input
@@ -317,6 +325,7 @@ pub fn families() -> Vec<Family> {
                 dma: DmaPolicy::Never,
             });
         }
+        out.extend(fp8_more(arch));
         if arch == Arch::Gfx942 {
             out.push(Family {
                 name: "xf32",
@@ -421,6 +430,60 @@ pub fn split_families() -> Vec<Family> {
     out
 }
 
+/// The family of mixed-flavour fp8 kernels (A e4m3 with B e5m2 and the reverse, per arch).
+pub const FP8_MIXED: &str = "fp8mixed";
+
+/// The `(A, B)` input pairs of a family: `(d, d)` for each of its dtypes, or for
+/// [`FP8_MIXED`] both mixes of its two flavours.
+fn input_pairs(f: &Family) -> Vec<(DType, DType)> {
+    match (f.name, f.dtypes) {
+        (FP8_MIXED, &[x, y]) => vec![(x, y), (y, x)],
+        _ => f.dtypes.iter().map(|&d| (d, d)).collect(),
+    }
+}
+
+/// The fp8 tile, wave grid, both flavours and e4m3 alone, of one arch.
+type Fp8Shape = ((u32, u32, u32), (u32, u32), &'static [DType], &'static [DType]);
+
+/// The fp8 families beside the TN one (issue 11, items 4-5): mixed flavours (TN, the
+/// layout of hipBLASLt's fp8 GEMMs) and the three other transposes for e4m3 (the flavour of
+/// weights and activations; e5m2 is the gradients' and stays TN), on the `fp8` family's
+/// tile. An M/N-contiguous operand is transposed in registers by pairs (gfx942: two
+/// vectors per thread) or quads (gfx950) of K columns (`lds::CopyGeom::kgroup`), so every
+/// main-loop LDS access stays conflict-free.
+fn fp8_more(arch: Arch) -> [Family; 2] {
+    let (tile, wave_grid, dtypes, e4): Fp8Shape = match arch {
+        Arch::Gfx950 => ((128, 128, 128), (2, 2), &[DType::Fp8E4M3, DType::Fp8E5M2], &[DType::Fp8E4M3]),
+        Arch::Gfx942 => ((256, 256, 64), (2, 4), &[DType::Fp8E4M3Fnuz, DType::Fp8E5M2Fnuz], &[DType::Fp8E4M3Fnuz]),
+    };
+    let base = Family {
+        name: FP8_MIXED,
+        arch,
+        tile,
+        wave_grid,
+        mfma: MfmaShape::fp8_32(arch),
+        stages: 2,
+        transposes: K_CONTIGUOUS,
+        aligns: V8,
+        grid: LARGE_GRID,
+        fusions: PLAIN,
+        dtypes,
+        why: "mixed fp8 flavours (e4m3 x e5m2 and e5m2 x e4m3) A^T B on the fp8 tile, per-tensor and per-row/column scales",
+        schedule: Schedule::Pipelined,
+        dma: DmaPolicy::Auto,
+    };
+    [
+        base,
+        Family {
+            name: "fp8t",
+            transposes: &[(false, false), (false, true), (true, true)],
+            dtypes: e4,
+            why: "e4m3 in the NN, NT and TT layouts on the fp8 tile: M/N-contiguous operands transposed in registers (v_perm_b32) into K runs, conflict-free LDS",
+            ..base
+        },
+    ]
+}
+
 /// All catalogue configurations with their family, in a fixed order: family (per arch),
 /// input dtype, output dtype (f32 or the input type), transposes, alignment class.
 pub fn entries() -> Vec<(Family, KernelConfig)> {
@@ -431,7 +494,7 @@ pub fn entries() -> Vec<(Family, KernelConfig)> {
             continue;
         }
         let fused = f.fusions != PLAIN;
-        for &ab in f.dtypes {
+        for (ab, b_type) in input_pairs(&f) {
             let outs: &[DType] = match ab {
                 _ if f.name == SPLITK => &[DType::F32],
                 DType::F32 => &[DType::F32],
@@ -445,12 +508,9 @@ pub fn entries() -> Vec<(Family, KernelConfig)> {
                 for &(ta, tb) in f.transposes {
                     for &align in f.aligns {
                         for &fusion in f.fusions {
-                            let mut cfg = KernelConfig::new(f.arch, ab, c, ta, tb, align).with_shape(
-                                f.tile,
-                                f.wave_grid,
-                                f.mfma,
-                                f.stages,
-                            );
+                            let mut cfg = KernelConfig::new(f.arch, ab, c, ta, tb, align)
+                                .with_shape(f.tile, f.wave_grid, f.mfma, f.stages)
+                                .with_b_type(b_type);
                             cfg.fusion = fusion;
                             cfg.grid = f.grid;
                             cfg.grouped = f.name == GROUPED;

@@ -3,8 +3,8 @@
 //! declined with a typed reason before any pass runs.
 //!
 //! The space (issue 11): `MT, NT` in {64, 128, 256}; `KT` in {32, 64, 128} for 16-bit
-//! inputs, {32, 64} for f32, {64, 128, 256} for fp8 (rows of 64 to 256 bytes; fp8 only
-//! with both operands K-contiguous and `v8` alignment); 4 or 8 waves in any power-of-two grid `WM x WN` that divides the tile into
+//! inputs, {32, 64} for f32, {64, 128, 256} for fp8 (rows of 64 to 256 bytes; fp8 with
+//! `v8` alignment, an M/N-contiguous operand with at least two vectors per thread); 4 or 8 waves in any power-of-two grid `WM x WN` that divides the tile into
 //! whole MFMA blocks; the arch's full-rate MFMA shapes ([`crate::lower::MFMA_TABLE`]);
 //! register and LDS limits of ISA.md §4.5 / ARCH.md (512 VGPR+AGPR per lane with at most
 //! 256 of each, 64 KiB LDS on gfx942, 160 KiB on gfx950).
@@ -39,7 +39,9 @@ pub enum Unfit {
     NotResident { waves: u32, per_simd: u32, vgprs: u32, agprs: u32, total: u32 },
     #[error("input dtype {0} has no kernel in this space yet")]
     InputDtype(DType),
-    #[error("fp8 kernels need both operands contiguous along K (A transposed, B not): a transposing copy would write LDS one byte at a time")]
+    #[error("A of {0} and B of {1}: only fp8 flavours mix (e4m3 with e5m2)")]
+    MixedInputs(DType, DType),
+    #[error("an fp8 operand contiguous along M/N needs at least two 16-byte vectors of its tile per thread: the copy transposes pairs or quads of K columns in registers (one byte per LDS write otherwise)")]
     Fp8Transpose,
     #[error("split-K {0}")]
     SplitK(&'static str),
@@ -70,14 +72,22 @@ pub fn check(c: &KernelConfig) -> Result<(), Unfit> {
         return Err(Unfit::InputDtype(c.ab_type));
     }
     if c.ab_type.is_fp8() {
-        if !(c.k_contiguous(Operand::A) && c.k_contiguous(Operand::B)) {
-            return Err(Unfit::Fp8Transpose);
+        // An M/N-contiguous fp8 operand is transposed in registers by pairs or quads of K
+        // columns (lds::CopyGeom::kgroup): each thread needs two vectors of its tile.
+        for op in [Operand::A, Operand::B] {
+            let vectors = c.tile_rows(op) * c.tile.2 / 16;
+            if !c.k_contiguous(op) && vectors < 2 * c.threads() {
+                return Err(Unfit::Fp8Transpose);
+            }
         }
         if c.align != crate::ir::Align::Vec8 {
             return Err(Unfit::Fp8Align);
         }
     }
-    if crate::lower::mfma_op(c.arch, c.ab_type, c.mfma).is_none() {
+    if c.b_type() != c.ab_type && !(c.ab_type.is_fp8() && c.b_type().is_fp8()) {
+        return Err(Unfit::MixedInputs(c.ab_type, c.b_type()));
+    }
+    if crate::lower::mfma_op_ab(c.arch, c.ab_type, c.b_type(), c.mfma).is_none() {
         return Err(Unfit::MfmaShape { arch: c.arch, dtype: c.ab_type, shape: c.mfma });
     }
     if !matches!(c.waves, 4 | 8) {

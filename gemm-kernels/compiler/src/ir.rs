@@ -199,9 +199,13 @@ pub enum SplitK {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct KernelConfig {
     pub arch: Arch,
-    /// Input dtype of A and B: bf16, f16, f32, or fp8 (FNUZ e4m3/e5m2 on gfx942, OCP
-    /// e4m3/e5m2 on gfx950; A and B of one flavour).
+    /// Input dtype of A (and of B unless [`Self::b_flavour`] says otherwise): bf16, f16,
+    /// f32, or fp8 (FNUZ e4m3/e5m2 on gfx942, OCP e4m3/e5m2 on gfx950).
     pub ab_type: DType,
+    /// Mixed fp8 GEMMs: B's fp8 flavour when it differs from A's (e4m3 x e5m2 or e5m2 x
+    /// e4m3 of one arch's family: gfx942's `*_fp8_bf8` / `*_bf8_fp8` MFMAs, gfx950's f8f6f4
+    /// MFMA with per-operand formats in `cbsz`/`blgp`, ISA.md §1.2). `None`: B is `ab_type`.
+    pub b_flavour: Option<DType>,
     /// Output dtype (f32, bf16, f16); accumulation is always f32.
     pub c_type: DType,
     pub trans_a: bool,
@@ -265,6 +269,7 @@ impl KernelConfig {
             bias_type: DType::F32,
             split: SplitK::None,
             sync: crate::schedule::phase::Sync::Barrier,
+            b_flavour: None,
         }
     }
     /// The split-K partial kernel of a configuration: f32 partial sums, no fused epilogue.
@@ -284,6 +289,15 @@ impl KernelConfig {
         c.stages = 1;
         c.split = SplitK::Reduce;
         c
+    }
+    /// B's input dtype: [`Self::b_flavour`] for mixed fp8 kernels, else `ab_type`.
+    pub fn b_type(&self) -> DType {
+        self.b_flavour.unwrap_or(self.ab_type)
+    }
+    /// The same configuration with B of fp8 flavour `b` (mixed when it differs from A's).
+    pub fn with_b_type(mut self, b: DType) -> Self {
+        self.b_flavour = if b == self.ab_type { None } else { Some(b) };
+        self
     }
     /// The same configuration with another tile, wave grid, MFMA shape and stage count.
     pub fn with_shape(mut self, tile: (u32, u32, u32), wave_grid: (u32, u32), mfma: MfmaShape, stages: u32) -> Self {
@@ -372,10 +386,16 @@ impl KernelConfig {
             DmaPolicy::Always => grid.push_str("_dma"),
             DmaPolicy::Never => grid.push_str("_staged"),
         }
+        // Mixed fp8: both flavours, A's first (`fp8bf8`).
+        let ab = if self.b_type() == self.ab_type {
+            t(self.ab_type).to_string()
+        } else {
+            format!("{}{}", t(self.ab_type), t(self.b_type()))
+        };
         format!(
             "gemm_{}_{}_{}_{}{}_{}x{}x{}_w{}x{}_s{}_mfma{}x{}x{}_{}{grid}",
             self.arch.name(),
-            t(self.ab_type),
+            ab,
             t(self.c_type),
             if self.trans_a { 't' } else { 'n' },
             if self.trans_b { 't' } else { 'n' },
@@ -400,8 +420,9 @@ impl KernelConfig {
             Align::Elem => 1,
         }
     }
-    /// Whether the kernel takes fp8 inputs and with them the per-tensor scale arguments
-    /// (`kernel_args.rs`: `scale_a`, `scale_b`, `scale_d`).
+    /// Whether the kernel takes fp8 inputs and with them the scale arguments
+    /// (`kernel_args.rs`: per-tensor `scale_a`, `scale_b`, `scale_d`, and the optional
+    /// per-row / per-column scale vectors `scale_row`, `scale_col`).
     pub fn scaled(&self) -> bool {
         self.ab_type.is_fp8()
     }

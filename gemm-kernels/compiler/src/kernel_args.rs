@@ -24,10 +24,20 @@
 //! | 68 | 4 | clamp_hi | f32 upper bound |
 //! | 72 | 8 | (padding) | |
 //!
-//! fp8 kernels (`KernelConfig::scaled`) take those and the per-tensor scales (96 bytes):
-//! `D = scale_d * (alpha * scale_a * scale_b * op(A) op(B) + beta * C)`, with
-//! `(scale_a * scale_b) * alpha` formed once in f32 (the dequantisation scales of A and B
-//! and the output scale, as hipBLASLt's `scaleA`/`scaleB`/`scaleD`):
+//! fp8 kernels (`KernelConfig::scaled`) take those, the per-tensor scales and two optional
+//! scale vectors (112 bytes), as hipBLASLt's scale modes (`HIPBLASLT_MATMUL_DESC_A_SCALE_MODE`
+//! scalar or outer vector, `scaleA`/`scaleB`/`scaleD`):
+//!
+//! `D[i,j] = scale_d * (alpha * scale_a * scale_b * (row[i] * col[j] * acc[i,j]) + beta * C[i,j])`
+//!
+//! with `acc[i,j]` the exact-input f32 sum of `op(A)[i,l] * op(B)[l,j]`, `row` the per-row
+//! dequantisation scales of `op(A)` (length m, f32) and `col` the per-column scales of
+//! `op(B)` (length n, f32); a null vector pointer means all ones (per-tensor scaling only).
+//! Evaluated in f32 in exactly this order, each step rounded (the host backend does the
+//! same, `gemm-dispatch` `scales.rs`): `w = row[i] * col[j]`; `x = w * acc`;
+//! `s = (scale_a * scale_b) * alpha` (once); `x = s * x` (`v_mul_legacy_f32`: `s == 0` gives
+//! 0 even for an infinite `x`, as BLAS's alpha = 0); `x = fma(beta, C, x)` (only when
+//! `beta != 0`); `D = scale_d * x`, then the one rounding to C's type.
 //!
 //! | offset | size | name  | meaning |
 //! |-------:|-----:|-------|---------|
@@ -35,6 +45,8 @@
 //! | 84 | 4 | scale_b | f32 |
 //! | 88 | 4 | scale_d | f32 |
 //! | 92 | 4 | (padding) | |
+//! | 96 | 8 | scale_row | per-row scales of op(A), m f32 (4-byte aligned), or 0 |
+//! | 104 | 8 | scale_col | per-column scales of op(B), n f32 (4-byte aligned), or 0 |
 //!
 //! **Grouped kernels** (`KernelConfig::grouped`) take a problem table instead (16 bytes):
 //!
@@ -106,12 +118,15 @@ pub const OFF_BETA: u32 = 52;
 pub const OFF_BIAS: u32 = 56;
 pub const OFF_CLAMP: u32 = 64;
 pub const OFF_SCALE: u32 = 80;
+/// The per-row (A) and per-column (B) scale vectors' addresses (fp8 kernels).
+pub const OFF_SCALE_ROW: u32 = 96;
+pub const OFF_SCALE_COL: u32 = 104;
 /// Kernarg bytes of plain kernels.
 pub const SIZE: u32 = 56;
 /// Kernarg bytes of kernels with a fused epilogue.
 pub const SIZE_FUSED: u32 = 80;
-/// Kernarg bytes of fp8 kernels (the fused layout, then the scales).
-pub const SIZE_SCALED: u32 = 96;
+/// Kernarg bytes of fp8 kernels (the fused layout, then the scales and scale vectors).
+pub const SIZE_SCALED: u32 = 112;
 
 /// Grouped kernels: the table's address, the group count, the launch's workgroups.
 pub const OFF_TABLE: u32 = 0;
@@ -306,7 +321,7 @@ pub struct Arg {
 
 /// The layout, in order (the first 11 for plain kernels, 14 for fused epilogues, all for
 /// fp8 kernels).
-pub const ARGS: [Arg; 17] = [
+pub const ARGS: [Arg; 19] = [
     Arg { name: "a", offset: OFF_A, size: 8, pointer: true },
     Arg { name: "b", offset: OFF_B, size: 8, pointer: true },
     Arg { name: "c", offset: OFF_C, size: 8, pointer: true },
@@ -324,6 +339,8 @@ pub const ARGS: [Arg; 17] = [
     Arg { name: "scale_a", offset: OFF_SCALE, size: 4, pointer: false },
     Arg { name: "scale_b", offset: OFF_SCALE + 4, size: 4, pointer: false },
     Arg { name: "scale_d", offset: OFF_SCALE + 8, size: 4, pointer: false },
+    Arg { name: "scale_row", offset: OFF_SCALE_ROW, size: 8, pointer: true },
+    Arg { name: "scale_col", offset: OFF_SCALE_COL, size: 8, pointer: true },
 ];
 
 /// The `.args` metadata entries of a configuration.
@@ -340,8 +357,9 @@ pub fn metadata_args(c: &crate::ir::KernelConfig) -> Vec<KernelArg> {
         .collect()
 }
 
-/// Packs the argument bytes (96: a plain kernel reads the first 56, a fused one 80), the
-/// fused-epilogue arguments set to no bias and no clamp, the fp8 scales to 1.
+/// Packs the argument bytes (112: a plain kernel reads the first 56, a fused one 80), the
+/// fused-epilogue arguments set to no bias and no clamp, the fp8 scales to 1 and no scale
+/// vectors.
 #[allow(clippy::too_many_arguments)]
 pub fn pack(
     a: u64,
@@ -376,6 +394,13 @@ pub fn with_scales(args: &mut [u8; SIZE_SCALED as usize], scale_a: f32, scale_b:
         let at = (OFF_SCALE + 4 * i as u32) as usize;
         args[at..at + 4].copy_from_slice(&x.to_le_bytes());
     }
+}
+
+/// Sets the fp8 kernels' per-row (op(A), length m) and per-column (op(B), length n) scale
+/// vectors' device addresses (0: none, all ones).
+pub fn with_scale_vectors(args: &mut [u8; SIZE_SCALED as usize], row: u64, col: u64) {
+    args[OFF_SCALE_ROW as usize..OFF_SCALE_ROW as usize + 8].copy_from_slice(&row.to_le_bytes());
+    args[OFF_SCALE_COL as usize..OFF_SCALE_COL as usize + 8].copy_from_slice(&col.to_le_bytes());
 }
 
 /// Sets the epilogue arguments: the bias vector's address and the clamp bounds.

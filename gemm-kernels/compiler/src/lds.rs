@@ -69,6 +69,12 @@ pub fn reads_per_block(c: &KernelConfig) -> u32 {
 /// consecutive lanes take consecutive K columns instead: the 32 lanes of a half-wave
 /// then write one LDS row, and only the two half-waves share banks (1 extra cycle per
 /// write instead of 15 with the lane order of the K-contiguous case).
+///
+/// fp8 operands contiguous along M/N ([`CopyGeom::kgroup`] > 1): one byte per element would
+/// take 16 `ds_write_b8` per vector, so a thread loads `kgroup` (2 or 4) vectors at
+/// consecutive K of the same 16 rows and transposes them in registers (`v_perm_b32`) into
+/// one 2- or 4-byte K run per row: 16 `ds_write_b16` / `ds_write_b32` per group of
+/// vectors. Consecutive lanes then take consecutive K groups of a row.
 #[derive(Clone, Copy, Debug)]
 pub struct CopyGeom {
     /// Elements along the contiguous storage dimension of the tile.
@@ -83,6 +89,26 @@ pub struct CopyGeom {
     /// contiguous-dimension step (elements) between a thread's vectors.
     pub step: u32,
     pub k_contiguous: bool,
+    /// Vectors a thread takes at consecutive K of the same rows and transposes together
+    /// (fp8 operands contiguous along M/N: 2 or 4; otherwise 1). Vector `p` lies at K
+    /// `+ p % kgroup`, in row group `p / kgroup`.
+    pub kgroup: u32,
+    /// Transposed fp8 groups whose write phase spans two rows 16 apart (the two halves of
+    /// a wave, `lanes_k` = 32): those rows share banks (16 rows of a 64- or 128-byte row are
+    /// a whole number of bank lines), so the second half writes row `e ^ 1` where the
+    /// first writes row `e` ([`write_row`]): the pair then fills both halves of a line.
+    pub swap_halves: bool,
+}
+
+impl CopyGeom {
+    /// Threads along K in one pass (each takes `kgroup` consecutive K).
+    pub fn lanes_k(&self) -> u32 {
+        self.ls / self.kgroup
+    }
+    /// Groups of `kgroup` vectors per thread.
+    pub fn groups(&self) -> u32 {
+        self.per_thread / self.kgroup
+    }
 }
 
 pub fn copy_geom(c: &KernelConfig, op: Operand) -> CopyGeom {
@@ -91,8 +117,21 @@ pub fn copy_geom(c: &KernelConfig, op: Operand) -> CopyGeom {
     let (lc, ls) = if kc { (c.tile.2, rows) } else { (rows, c.tile.2) };
     let v = c.vec_elems();
     let per_thread = lc * ls / v / c.threads();
-    let step = if kc { c.threads() / (lc / v) } else { c.threads() / ls * v };
-    CopyGeom { lc, ls, per_thread, v, step, k_contiguous: kc }
+    let kgroup = if !kc && c.ab_bytes() == 1 { per_thread.clamp(1, 4) } else { 1 };
+    let step = if kc { c.threads() / (lc / v) } else { c.threads() * kgroup / ls * v };
+    // Lanes per bank-model phase of the group's writes, and the rows they cover.
+    let phase = (line_bytes(c.arch) / (kgroup * c.ab_bytes())).min(64);
+    let lanes_k = ls / kgroup;
+    let swap_halves = kgroup > 1 && lanes_k < phase && phase / lanes_k == 2;
+    CopyGeom { lc, ls, per_thread, v, step, k_contiguous: kc, kgroup, swap_halves }
+}
+
+/// The LDS `(row, k)` that write instruction `e` (0..16) of thread `t` stores for the group
+/// of vector `p` of a transposed fp8 operand: the group's first K and row `e`, or `e ^ 1`
+/// in the second half of a phase ([`CopyGeom::swap_halves`]).
+pub fn write_row(g: &CopyGeom, t: u32, p: u32, e: u32) -> (u32, u32) {
+    let j = if g.swap_halves { (t / g.lanes_k()) & 1 } else { 0 };
+    copy_elem(g, t, p - p % g.kgroup, e ^ j)
 }
 
 /// For thread `t`, vector `p`, element `e` (0..v): `(row, k)` in the operand's LDS tile.
@@ -101,7 +140,8 @@ pub fn copy_elem(g: &CopyGeom, t: u32, p: u32, e: u32) -> (u32, u32) {
         let per_line = g.lc / g.v;
         (t / per_line + p * g.step, (t % per_line) * g.v + e)
     } else {
-        ((t / g.ls) * g.v + p * g.step + e, t % g.ls)
+        let lk = g.lanes_k();
+        ((t / lk) * g.v + (p / g.kgroup) * g.step + e, (t % lk) * g.kgroup + p % g.kgroup)
     }
 }
 
@@ -155,16 +195,19 @@ pub fn k_step_accesses(k: &Kernel, wave: u32) -> Vec<DsAccess> {
             continue;
         }
         let g = copy_geom(c, op);
-        for p in 0..g.per_thread {
+        // Transposed fp8 groups write one K run of `kgroup` bytes per row and group.
+        for p in (0..g.per_thread).step_by(g.kgroup as usize) {
             let elems: Vec<u32> = if g.k_contiguous { vec![0] } else { (0..g.v).collect() };
             for e in elems {
                 let addrs = (0..64)
                     .map(|lane| {
-                        let (r, kk) = copy_elem(&g, wave * 64 + lane, p, e);
+                        let t = wave * 64 + lane;
+                        let (r, kk) = if g.kgroup > 1 { write_row(&g, t, p, e) } else { copy_elem(&g, t, p, e) };
                         tile_base(c, op) + sw.byte_offset(r, kk * c.ab_bytes(), rb)
                     })
                     .collect();
-                out.push(DsAccess { width: if g.k_contiguous { 16 } else { c.ab_bytes() }, addrs });
+                let width = if g.k_contiguous { 16 } else { c.ab_bytes() * g.kgroup };
+                out.push(DsAccess { width, addrs });
             }
         }
     }

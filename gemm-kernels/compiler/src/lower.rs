@@ -58,6 +58,23 @@ struct Copier {
     /// Direct-to-LDS: the K tile's byte offset, as the loads' SGPR `soffset` (one add per
     /// tile instead of one per DMA).
     dma_soff: Reg,
+    /// Transposed fp8 copies: the per-lane `v_perm_b32` selectors (pair low, pair high,
+    /// join low, join high), rows of a pair exchanged in the lanes of
+    /// `lds::CopyGeom::swap_halves`.
+    tsel: Option<[Reg; 4]>,
+}
+
+/// The fp8 kernels' optional scale vectors: a buffer resource each (NUM_RECORDS 0 for a null
+/// pointer, so the loads return 0 and stay inside memory) and an SGPR-pair lane mask, all
+/// ones when the vector is given, all zeros when not: `v_cndmask_b32` then picks the loaded
+/// scale or 1.0 (held in `one`), so a missing vector multiplies by exactly 1.
+#[derive(Clone, Copy, Debug)]
+struct ScaleVecs {
+    srd_row: Reg,
+    srd_col: Reg,
+    mask_row: Reg,
+    mask_col: Reg,
+    one: Reg,
 }
 
 /// One memory instruction of a schedule operation.
@@ -108,6 +125,8 @@ struct L<'a> {
     /// fp8 kernels: `alpha * scale_a * scale_b` in a VGPR (uniform), and `scale_d`.
     alpha_scaled: Option<Reg>,
     scale_d: O,
+    /// fp8 kernels: the per-row / per-column scale vectors (`kernel_args.rs`).
+    scale_vecs: Option<ScaleVecs>,
     /// Where address registers for LDS offsets past the 16-bit DS offset field are
     /// computed: the end of the setup code (before the loop).
     hoist: usize,
@@ -563,10 +582,14 @@ impl L<'_> {
             self.i(Op::V_LSHLREV_B32, &[whole(cidx), int(log2(g.v)), whole(cidx)]);
             self.i(Op::V_LSHRREV_B32, &[whole(sidx), int(log2(per_line)), whole(self.tid)]);
         } else {
-            // Lanes run along K first (lds::CopyGeom).
-            self.i(Op::V_LSHRREV_B32, &[whole(cidx), int(log2(g.ls)), whole(self.tid)]);
+            // Lanes run along K first, `kgroup` K per lane (lds::CopyGeom).
+            let lk = g.lanes_k();
+            self.i(Op::V_LSHRREV_B32, &[whole(cidx), int(log2(lk)), whole(self.tid)]);
             self.i(Op::V_LSHLREV_B32, &[whole(cidx), int(log2(g.v)), whole(cidx)]);
-            self.i(Op::V_AND_B32, &[whole(sidx), lit(g.ls - 1), whole(self.tid)]);
+            self.i(Op::V_AND_B32, &[whole(sidx), lit(lk - 1), whole(self.tid)]);
+            if g.kgroup > 1 {
+                self.i(Op::V_LSHLREV_B32, &[whole(sidx), int(log2(g.kgroup)), whole(sidx)]);
+            }
         }
         let gs = match s0 {
             Some(s0) => {
@@ -599,10 +622,13 @@ impl L<'_> {
             lit(g.step * e)
         };
         let mut offs = vec![off0];
-        for _ in 1..g.per_thread {
-            let prev = *offs.last().unwrap();
+        for p in 1..g.per_thread as usize {
+            // Within a transposed fp8 group the next vector is one K (one leading
+            // dimension) further; the next group `step` rows further.
+            let kg = g.kgroup as usize;
+            let (prev, add) = if p % kg != 0 { (offs[p - 1], whole(ldb)) } else { (offs[p - kg], pstride) };
             let o = self.vv();
-            self.i(Op::V_ADD_U32, &[whole(o), pstride, whole(prev)]);
+            self.i(Op::V_ADD_U32, &[whole(o), add, whole(prev)]);
             offs.push(o);
         }
         let kadv = if g.k_contiguous {
@@ -631,11 +657,45 @@ impl L<'_> {
         self.i(Op::V_LSHLREV_B32, &[whole(two), int(log2(e)), whole(cidx)]);
         let sb = self.vv();
         self.i(Op::V_LSHLREV_B32, &[whole(sb), int(log2(e)), whole(sidx)]);
+        // Transposed fp8 groups: lanes of the second half of a phase write row `e ^ 1`
+        // (lds::CopyGeom::swap_halves), with the pair selectors exchanged.
+        let (mut swap_rows, mut tsel) = (None, None);
+        if g.kgroup > 1 {
+            let j = self.vv();
+            if g.swap_halves {
+                self.i(Op::V_BFE_U32, &[whole(j), whole(self.tid), int(log2(g.lanes_k())), int(1)]);
+                let (even, odd) = (self.vv(), self.vv());
+                self.i(Op::V_ADD_U32, &[whole(even), whole(cidx), whole(j)]);
+                self.i(Op::V_SUB_U32, &[whole(odd), whole(cidx), whole(j)]);
+                swap_rows = Some((even, odd));
+            } else {
+                self.i(Op::V_MOV_B32, &[whole(j), int(0)]);
+            }
+            // sel = plain ^ (-j & (plain ^ swapped)).
+            let sels = if g.kgroup == 2 {
+                [(0x0501_0400u32, 0x0400_0501u32), (0x0703_0602, 0x0602_0703), (0, 0), (0, 0)]
+            } else {
+                [
+                    (0x0501_0400, 0x0501_0400),
+                    (0x0703_0602, 0x0703_0602),
+                    (0x0504_0100, 0x0706_0302),
+                    (0x0706_0302, 0x0504_0100),
+                ]
+            };
+            tsel = Some(sels.map(|(plain, swapped)| {
+                let (t, r) = (self.vv(), self.vv());
+                self.i(Op::V_SUB_U32, &[whole(t), int(0), whole(j)]);
+                self.i(Op::V_AND_B32, &[whole(t), lit(plain ^ swapped), whole(t)]);
+                self.i(Op::V_XOR_B32, &[whole(r), lit(plain), whole(t)]);
+                r
+            }));
+        }
         // A thread's vectors lie `step` rows apart: when that is a whole number of swizzle
         // periods, vector p reuses vector 0's addresses with an instruction offset.
         let period = self.k.swizzle.period_bytes();
         let rb = lds::row_bytes(&c);
-        for p in 0..g.per_thread {
+        // Per vector, or per group of `kgroup` vectors (transposed fp8: one K run per row).
+        for p in 0..g.groups() {
             let shift = p * g.step * rb;
             if p > 0 && shift.is_multiple_of(period) {
                 let first: Vec<Reg> = waddr[0].iter().map(|(r, _)| *r).collect();
@@ -648,7 +708,18 @@ impl L<'_> {
             } else {
                 let mut v8 = vec![];
                 for el in 0..g.v {
-                    let a = self.lds_addr(op, cidx, p * g.step + el, sb, 0);
+                    // Row `el ^ j` (lds::write_row): `+ j` for even rows, `- j` for odd ones.
+                    let rbase = match swap_rows {
+                        Some((even, odd)) => {
+                            if el % 2 == 0 {
+                                even
+                            } else {
+                                odd
+                            }
+                        }
+                        None => cidx,
+                    };
+                    let a = self.lds_addr(op, rbase, p * g.step + el, sb, 0);
                     v8.push((a, 0));
                 }
                 waddr.push(v8);
@@ -753,6 +824,7 @@ impl L<'_> {
             dma_offs,
             dma_m0,
             dma_soff,
+            tsel,
         }
     }
 
@@ -800,10 +872,10 @@ impl L<'_> {
                 self.i(Op::V_ADD_U32, &[whole(o), whole(lo), whole(off)]);
                 off = o;
                 if let Some(rs) = rem_s {
-                    // The whole vector lies at one l = l_last + s: valid iff < k (the
-                    // vectors of a thread differ along M/N only, lds::CopyGeom).
+                    // The whole vector lies at one l = l_last + s + p % kgroup: valid iff
+                    // < k (the groups of a thread differ along M/N only, lds::CopyGeom).
                     let og = self.vv();
-                    self.i(Op::V_CMP_LT_I32, &[VCC, int(0), whole(rs)]);
+                    self.i(Op::V_CMP_LT_I32, &[VCC, int((p as u32 % g.kgroup) as i64), whole(rs)]);
                     self.i(Op::V_CNDMASK_B32, &[whole(og), whole(self.oob), whole(off), VCC]);
                     off = og;
                 }
@@ -894,11 +966,18 @@ impl L<'_> {
         }
     }
 
-    /// Staging vector `p` of `op` -> LDS buffer `buf`.
+    /// Staging vector `p` of `op` -> LDS buffer `buf` (a transposed fp8 group is written
+    /// with its last vector).
     fn lds_store_vector(&mut self, op: Operand, buf: u32, packed: bool, p: usize) {
         let x = Self::idx(op);
         let g = self.cp[x].geom;
         let base = buf * self.k.lds_buffer_bytes();
+        if g.kgroup > 1 {
+            if (p as u32 + 1).is_multiple_of(g.kgroup) {
+                self.lds_store_group(op, buf, p / g.kgroup as usize);
+            }
+            return;
+        }
         {
             let mut st = self.cp[x].stage[p];
             if !packed && g.v == 8 {
@@ -924,6 +1003,57 @@ impl L<'_> {
                     }
                 }
             }
+        }
+    }
+
+    /// Group `gi` of a transposed fp8 operand (`kgroup` vectors at consecutive K of the same
+    /// 16 rows, lds::CopyGeom) -> LDS buffer `buf`: the bytes are transposed with
+    /// `v_perm_b32` (byte `i` of the result = byte `sel_i` of `{src0, src1}`, 0-3 from src1,
+    /// 4-7 from src0) into one K run per row, written with 16 `ds_write_b16` (pairs) or
+    /// `ds_write_b32` (quads). Pairs: `[v0.b0, v1.b0, v0.b1, v1.b1]` holds rows `4d` (low
+    /// half) and `4d+1` (high half) of dword `d`. Quads: those pair-interleaves of
+    /// `(v0, v1)` and `(v2, v3)`, then their low or high halves joined. The selectors are
+    /// per lane ([`Copier::tsel`]): lanes that write row `e ^ 1` in place of `e`
+    /// (`lds::CopyGeom::swap_halves`) get them with the two rows of a pair exchanged.
+    fn lds_store_group(&mut self, op: Operand, buf: u32, gi: usize) {
+        let x = Self::idx(op);
+        let g = self.cp[x].geom;
+        let kg = g.kgroup as usize;
+        let base = buf * self.k.lds_buffer_bytes();
+        let st: Vec<Reg> = (0..kg).map(|q| self.cp[x].stage[gi * kg + q]).collect();
+        let [lo2, hi2, lo, hi] = self.cp[x].tsel.expect("transposed fp8 copies have selectors").map(whole);
+        // rows[r] = (register, half): the K run of row r of the 16.
+        let mut rows: Vec<(Reg, bool)> = vec![];
+        for d in 0..4u16 {
+            let pair = |l: &mut Self, a: Reg, b: Reg| {
+                let (pl, ph) = (l.vv(), l.vv());
+                l.i(Op::V_PERM_B32, &[whole(pl), sub(b, d, 1), sub(a, d, 1), lo2]);
+                l.i(Op::V_PERM_B32, &[whole(ph), sub(b, d, 1), sub(a, d, 1), hi2]);
+                (pl, ph)
+            };
+            let (l01, h01) = pair(self, st[0], st[1]);
+            if kg == 2 {
+                rows.extend([(l01, false), (l01, true), (h01, false), (h01, true)]);
+                continue;
+            }
+            let (l23, h23) = pair(self, st[2], st[3]);
+            for (a, b) in [(l01, l23), (h01, h23)] {
+                for s in [lo, hi] {
+                    let r = self.vv();
+                    self.i(Op::V_PERM_B32, &[whole(r), whole(b), whole(a), s]);
+                    rows.push((r, false));
+                }
+            }
+        }
+        for (e, (r, high)) in rows.into_iter().enumerate() {
+            let (a, extra) = self.cp[x].waddr[gi][e];
+            let (a, off) = self.ds_off(a, base + extra);
+            let opc = match (kg, high) {
+                (2, false) => Op::DS_WRITE_B16,
+                (2, true) => Op::DS_WRITE_B16_D16_HI,
+                _ => Op::DS_WRITE_B32,
+            };
+            self.ie(Inst::new(opc, &[whole(a), whole(r)]).offset(off));
         }
     }
 
@@ -956,7 +1086,21 @@ impl L<'_> {
     }
 
     fn mfma_op(&self) -> Op {
-        mfma_op(self.arch, self.c().ab_type, self.c().mfma).expect("checked in lower()")
+        let c = self.c();
+        mfma_op_ab(self.arch, c.ab_type, c.b_type(), c.mfma).expect("checked in lower()")
+    }
+
+    /// One MFMA `acc += a * b`; the f8f6f4 forms get A's format in `cbsz` and B's in `blgp`.
+    fn mfma_inst(&self, op: Op, acc: O, a: O, b: O) -> Inst {
+        let c = self.c();
+        let inst = Inst::new(op, &[acc, a, b, acc]);
+        if op.def().has(gemm_isa::table::flags::F8F6F4) {
+            let fa = f8f6f4_format(c.ab_type).expect("fp8 MFMA rows have a format");
+            let fb = f8f6f4_format(c.b_type()).expect("fp8 MFMA rows have a format");
+            inst.cbsz_abid_blgp(fa, 0, fb)
+        } else {
+            inst
+        }
     }
 
     fn dot(&mut self) {
@@ -972,11 +1116,7 @@ impl L<'_> {
                     let acc = whole(self.acc[bm * fb.len() + bn]);
                     let sa = sub(*a, st * rps as u16, rps);
                     let sb = sub(*b, st * rps as u16, rps);
-                    let mut inst = Inst::new(op, &[acc, sa, sb, acc]);
-                    if op.def().has(gemm_isa::table::flags::F8F6F4) {
-                        let f = f8f6f4_format(c.ab_type).expect("fp8 MFMA rows have a format");
-                        inst = inst.cbsz_abid_blgp(f, 0, f);
-                    }
+                    let inst = self.mfma_inst(op, acc, sa, sb);
                     self.ie(inst);
                 }
             }
@@ -1094,15 +1234,7 @@ impl L<'_> {
             for (bm, a) in fa.iter().enumerate() {
                 for bn in sl.bn.0 as usize..sl.bn.1 as usize {
                     let acc = whole(self.acc[bm * fb.len() + bn]);
-                    let mut inst =
-                        Inst::new(op, &[acc, sub(*a, st * rps, rps as u8), sub(fb[bn], st * rps, rps as u8), acc]);
-                    // The f8f6f4 forms take the source format in cbsz/blgp, as in `dot`
-                    // (without it an e5m2 operand is read as e4m3).
-                    if op.def().has(gemm_isa::table::flags::F8F6F4) {
-                        let f = f8f6f4_format(c.ab_type).expect("fp8 MFMA rows have a format");
-                        inst = inst.cbsz_abid_blgp(f, 0, f);
-                    }
-                    out.push(inst);
+                    out.push(self.mfma_inst(op, acc, sub(*a, st * rps, rps as u8), sub(fb[bn], st * rps, rps as u8)));
                 }
             }
         }
@@ -1279,8 +1411,9 @@ impl L<'_> {
     }
 
     /// `alpha * acc[r] (+ beta * c)` of one accumulator register, in f32; fp8 kernels:
-    /// `scale_d * (alpha * scale_a * scale_b * acc[r] (+ beta * c))` (`kernel_args.rs`).
-    fn scale(&mut self, acc: Reg, r: u16, cval: Option<Reg>) -> Reg {
+    /// `scale_d * (alpha * scale_a * scale_b * (w * acc[r]) (+ beta * c))` with `w` the
+    /// element's `row[i] * col[j]` (`kernel_args.rs`, in that order).
+    fn scale(&mut self, acc: Reg, r: u16, cval: Option<Reg>, w: Option<Reg>) -> Reg {
         if self.c().split == SplitK::Partial {
             // Raw partial sums: the reduction applies alpha and beta.
             let x = self.vv();
@@ -1291,6 +1424,9 @@ impl L<'_> {
         let alpha = self.alpha_scaled.map_or(alpha, whole);
         let x = self.vv();
         self.i(Op::V_ACCVGPR_READ_B32, &[whole(x), sub(acc, r, 1)]);
+        if let Some(w) = w {
+            self.i(Op::V_MUL_F32, &[whole(x), whole(w), whole(x)]);
+        }
         self.i(Op::V_MUL_LEGACY_F32, &[whole(x), alpha, whole(x)]);
         if let Some(cv) = cval {
             self.i(Op::V_FMA_F32, &[whole(x), beta, whole(cv), whole(x)]);
@@ -1315,6 +1451,53 @@ impl L<'_> {
         self.i(Op::V_MUL_F32, &[whole(a), self.arg(12), whole(a)]);
         self.alpha_scaled = Some(a);
         self.scale_d = sub(sc, 2, 1);
+        // row_lo row_hi col_lo col_hi
+        let vp = self.p.vreg(RegFile::Sgpr, 4);
+        self.i(Op::S_LOAD_DWORDX4, &[whole(vp), sr(0, 2), O::Imm(ka::OFF_SCALE_ROW as i64)]);
+        let (m, n) = (self.arg(6), self.arg(7));
+        let vec = |l: &mut Self, x: u16, len: O| {
+            let (lo, hi) = (sub(vp, 2 * x, 1), sub(vp, 2 * x + 1, 1));
+            let srd = l.srd(lo, hi, len, int(1), int(1), 4);
+            let (t, mask) = (l.sv(), l.p.vreg(RegFile::Sgpr, 2));
+            l.i(Op::S_OR_B32, &[whole(t), lo, hi]);
+            l.i(Op::S_CMP_EQ_U32, &[whole(t), int(0)]);
+            // A null vector: no bytes to read (the loads return 0), the mask selects 1.0.
+            l.i(Op::S_CSELECT_B32, &[sub(srd, 2, 1), int(0), sub(srd, 2, 1)]);
+            l.i(Op::S_CSELECT_B64, &[whole(mask), int(0), int(-1)]);
+            (srd, mask)
+        };
+        let (srd_row, mask_row) = vec(self, 0, m);
+        let (srd_col, mask_col) = vec(self, 1, n);
+        let one = self.vv();
+        self.i(Op::V_MOV_B32, &[whole(one), lit(1.0f32.to_bits())]);
+        self.scale_vecs = Some(ScaleVecs { srd_row, srd_col, mask_row, mask_col, one });
+    }
+
+    /// A loaded scale (`raw`) or 1.0 when its vector is absent (`mask` all zeros).
+    fn pick_scale(&mut self, raw: O, mask: Reg) -> Reg {
+        let one = self.scale_vecs.expect("scale vectors loaded").one;
+        let d = self.vv();
+        self.i(Op::S_MOV_B64, &[VCC, whole(mask)]);
+        self.i(Op::V_CNDMASK_B32, &[whole(d), whole(one), raw, VCC]);
+        d
+    }
+
+    /// fp8 kernels: the column scale of this lane's column `j` (`col[j]`, or 1.0).
+    fn col_scale(&mut self, j: Reg) -> Option<Reg> {
+        let sv = self.scale_vecs?;
+        let (o, b) = (self.vv(), self.vv());
+        self.i(Op::V_LSHLREV_B32, &[whole(o), int(2), whole(j)]);
+        self.ie(Inst::new(Op::BUFFER_LOAD_DWORD, &[whole(b), whole(o), whole(sv.srd_col), int(0)]).offen());
+        Some(self.pick_scale(whole(b), sv.mask_col))
+    }
+
+    /// fp8 kernels: `row[i] * col[j]` from a loaded row scale (`raw`) and the column's.
+    fn outer_scale(&mut self, raw: O, col: Option<Reg>) -> Option<Reg> {
+        let (sv, col) = (self.scale_vecs?, col?);
+        let r = self.pick_scale(raw, sv.mask_row);
+        let w = self.vv();
+        self.i(Op::V_MUL_F32, &[whole(w), whole(r), whole(col)]);
+        Some(w)
     }
 
     /// C's 16-bit value in the low (`hi == false`) or high half of `v` as f32.
@@ -1471,6 +1654,12 @@ impl L<'_> {
             for bn in 0..c.blocks(Operand::B) {
                 let (ib, base, j) = self.block_origin(bm, bn);
                 let cb = self.col_bias(j);
+                let cs = self.col_scale(j);
+                let row_off = self.scale_vecs.map(|_| {
+                    let o = self.vv();
+                    self.i(Op::V_LSHLREV_B32, &[whole(o), int(2), whole(ib)]);
+                    o
+                });
                 let eb = c.bias_bytes();
                 let rowb = if c.fusion.bias == crate::ir::Bias::PerRow {
                     let o = self.vv();
@@ -1508,6 +1697,21 @@ impl L<'_> {
                             })
                             .collect()
                     });
+                    // fp8: the 4 rows' scales (one dwordx4 of the row vector).
+                    let rs4 = match (self.scale_vecs, row_off) {
+                        (Some(sv), Some(o)) => {
+                            let b = self.vn(4);
+                            let at = (4 * g * q as u32 * 4) as i32;
+                            self.ie(Inst::new(
+                                Op::BUFFER_LOAD_DWORDX4,
+                                &[whole(b), whole(o), whole(sv.srd_row), int(0)],
+                            )
+                            .offen()
+                            .offset(at));
+                            Some(b)
+                        }
+                        _ => None,
+                    };
                     let mut xs = vec![];
                     for r in 0..4u16 {
                         let cf = match (cv, ec) {
@@ -1515,7 +1719,11 @@ impl L<'_> {
                             (Some(cv), 4) => Some(Reg { index: cv.index + r, count: 1, ..cv }),
                             (Some(cv), _) => Some(self.c_to_f32(sub(cv, r / 2, 1), r % 2 == 1)),
                         };
-                        let x = self.scale(acc, 4 * q + r, cf);
+                        let w = match rs4 {
+                            Some(b) => self.outer_scale(sub(b, r, 1), cs),
+                            None => None,
+                        };
+                        let x = self.scale(acc, 4 * q + r, cf, w);
                         if c.fusion != crate::ir::Fusion::NONE {
                             let bias = cb.map(whole).or(rb4.as_ref().map(|b| whole(b[r as usize])));
                             self.fuse(x, bias);
@@ -1554,6 +1762,7 @@ impl L<'_> {
             for bn in 0..c.blocks(Operand::B) {
                 let (ib, basec, j) = self.block_origin(bm, bn);
                 let cb = self.col_bias(j);
+                let cs = self.col_scale(j);
                 let rem = self.vv();
                 self.i(Op::V_SUB_U32, &[whole(rem), m, whole(ib)]);
                 let acc = self.acc[(bm * c.blocks(Operand::B) + bn) as usize];
@@ -1580,7 +1789,20 @@ impl L<'_> {
                     } else {
                         None
                     };
-                    let x = self.scale(acc, r as u16, cf);
+                    // fp8: row `ib + d`'s scale (rows past m read 0 and are not stored).
+                    let w = match self.scale_vecs {
+                        Some(sv) => {
+                            let (o, b) = (self.vv(), self.vv());
+                            self.i(Op::V_LSHLREV_B32, &[whole(o), int(2), whole(ib)]);
+                            let d = 4 * g * (r as u32 / 4) + r as u32 % 4;
+                            self.ie(Inst::new(Op::BUFFER_LOAD_DWORD, &[whole(b), whole(o), whole(sv.srd_row), int(0)])
+                                .offen()
+                                .offset((4 * d) as i32));
+                            self.outer_scale(whole(b), cs)
+                        }
+                        None => None,
+                    };
+                    let x = self.scale(acc, r as u16, cf, w);
                     if c.fusion != crate::ir::Fusion::NONE {
                         let bias = match c.fusion.bias {
                             crate::ir::Bias::PerRow => {
@@ -1897,6 +2119,55 @@ pub fn f8f6f4_format(dtype: DType) -> Option<u8> {
     F8F6F4_FORMATS.iter().find(|r| r.0 == dtype).map(|r| r.1)
 }
 
+/// Mixed fp8 MFMAs of gfx942 (ISA.md §1.2: "the bf8/fp8 mixes are 0x70-0x76"; the first
+/// type names A's flavour, the second B's, as in LLVM's `int_amdgcn_mfma_f32_*_fp8_bf8`),
+/// at the rate of the single-flavour rows of [`MFMA_TABLE`]. gfx950 needs no rows: its
+/// f8f6f4 MFMA takes A's format in `cbsz` and B's in `blgp` ([`F8F6F4_FORMATS`]).
+pub const MFMA_MIXED_FP8: &[(Arch, DType, DType, MfmaShape, Op)] = &[
+    (
+        Arch::Gfx942,
+        DType::Fp8E4M3Fnuz,
+        DType::Fp8E5M2Fnuz,
+        MfmaShape { m: 32, n: 32, k: 16 },
+        Op::V_MFMA_F32_32X32X16_FP8_BF8,
+    ),
+    (
+        Arch::Gfx942,
+        DType::Fp8E5M2Fnuz,
+        DType::Fp8E4M3Fnuz,
+        MfmaShape { m: 32, n: 32, k: 16 },
+        Op::V_MFMA_F32_32X32X16_BF8_FP8,
+    ),
+    (
+        Arch::Gfx942,
+        DType::Fp8E4M3Fnuz,
+        DType::Fp8E5M2Fnuz,
+        MfmaShape { m: 16, n: 16, k: 32 },
+        Op::V_MFMA_F32_16X16X32_FP8_BF8,
+    ),
+    (
+        Arch::Gfx942,
+        DType::Fp8E5M2Fnuz,
+        DType::Fp8E4M3Fnuz,
+        MfmaShape { m: 16, n: 16, k: 32 },
+        Op::V_MFMA_F32_16X16X32_BF8_FP8,
+    ),
+];
+
+/// The MFMA for A of `a` and B of `b` (mixed fp8 flavours allowed): [`mfma_op`] when they
+/// agree, a [`MFMA_MIXED_FP8`] row on gfx942, the f8f6f4 form on gfx950 when both have a
+/// format code.
+pub fn mfma_op_ab(arch: Arch, a: DType, b: DType, shape: MfmaShape) -> Option<Op> {
+    if a == b {
+        return mfma_op(arch, a, shape);
+    }
+    if let Some(r) = MFMA_MIXED_FP8.iter().find(|r| r.0 == arch && r.1 == a && r.2 == b && r.3 == shape) {
+        return Some(r.4);
+    }
+    let op = mfma_op(arch, a, shape)?;
+    (op.def().has(gemm_isa::table::flags::F8F6F4) && f8f6f4_format(b).is_some()).then_some(op)
+}
+
 /// The MFMA instruction for `(arch, dtype, shape)`, if the shape runs at full rate there.
 pub fn mfma_op(arch: Arch, dtype: DType, shape: MfmaShape) -> Option<Op> {
     MFMA_TABLE.iter().find(|r| r.0 == arch && r.1 == dtype && r.2 == shape).map(|r| r.3)
@@ -1953,6 +2224,7 @@ pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
         clamp_hi: O::Int(0),
         alpha_scaled: None,
         scale_d: O::Int(0),
+        scale_vecs: None,
         hoist: 0,
         shifted: Default::default(),
         wave_s: None,

@@ -40,48 +40,64 @@ struct Case {
     beta: f32,
     /// `(scale_a, scale_b, scale_d)`.
     scales: (f32, f32, f32),
+    /// Per-row (op(A)) and per-column (op(B)) scale vectors given (powers of two).
+    vectors: (bool, bool),
 }
 
 const fn case(m: usize, n: usize, k: usize, pad: usize, alpha: f32, beta: f32) -> Case {
-    Case { m, n, k, pad, alpha, beta, scales: (1.0, 1.0, 1.0) }
+    Case { m, n, k, pad, alpha, beta, scales: (1.0, 1.0, 1.0), vectors: (false, false) }
 }
 
 /// The edge shapes: 1x1x1, 17x33x65, 255x257x129, a K tail past a whole tile, beta = 0
 /// (NaN in C) and beta != 0, padded leading dimensions, scales.
 const CASES: [Case; 5] = [
     case(1, 1, 1, 3, 1.0, 0.0),
-    Case { m: 17, n: 33, k: 65, pad: 5, alpha: 1.5, beta: 0.0, scales: (0.5, 4.0, 0.25) },
-    Case { m: 33, n: 18, k: 300, pad: 0, alpha: -0.5, beta: 0.75, scales: (2.0, 0.125, 2.0) },
+    Case { m: 17, n: 33, k: 65, pad: 5, alpha: 1.5, beta: 0.0, scales: (0.5, 4.0, 0.25), vectors: (false, false) },
+    Case { m: 33, n: 18, k: 300, pad: 0, alpha: -0.5, beta: 0.75, scales: (2.0, 0.125, 2.0), vectors: (false, false) },
     case(255, 257, 129, 9, 1.0, -1.25),
-    Case { m: 64, n: 40, k: 200, pad: 16, alpha: 2.0, beta: 0.0, scales: (1.0, 0.5, 8.0) },
+    Case { m: 64, n: 40, k: 200, pad: 16, alpha: 2.0, beta: 0.0, scales: (1.0, 0.5, 8.0), vectors: (false, false) },
 ];
+
+/// Powers of two in [1/4, 4], some negative: exact scale factors.
+fn scale_vector(n: usize, rng: &mut rand_chacha::ChaCha8Rng) -> Vec<f32> {
+    (0..n).map(|_| (rng.gen_range(-2i32..=2) as f32).exp2() * if rng.gen_bool(0.2) { -1.0 } else { 1.0 }).collect()
+}
 
 /// Runs `k` on `cs` and compares every C entry with the exact result; `special` puts raw
 /// fp8 codes into A at `(i, l)` of op(A) before the run.
-fn run<AB: Element, C: Element>(k: &CompiledKernel, cs: &Case, sched: Schedule, special: &[(usize, usize, u8)]) {
+fn run<A: Element, B: Element, C: Element>(
+    k: &CompiledKernel,
+    cs: &Case,
+    sched: Schedule,
+    special: &[(usize, usize, u8)],
+) {
     let cfg = k.config;
     let t = |b| Transpose::from_bool(b);
     let mut p = GemmProblem::new(cs.m, cs.n, cs.k)
         .with_layout(Layout::ColMajor)
         .with_transposes(t(cfg.trans_a), t(cfg.trans_b))
         .with_scalars(cs.alpha, cs.beta)
-        .with_dtypes(AB::DTYPE, AB::DTYPE, C::DTYPE);
+        .with_dtypes(A::DTYPE, B::DTYPE, C::DTYPE);
     let al = cfg.align_elems() as usize;
     let ld = |x: usize| (x + cs.pad).next_multiple_of(al);
     p = p.with_leading_dims(ld(p.lda), ld(p.ldb), ld(p.ldc));
     let spans = p.validate().unwrap();
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(sched.seed ^ (cs.m * 1000 + cs.k) as u64);
-    let mut a: Vec<AB> = fill(spans.a, &mut rng);
-    let b: Vec<AB> = fill(spans.b, &mut rng);
+    let mut a: Vec<A> = fill(spans.a, &mut rng);
+    let b: Vec<B> = fill(spans.b, &mut rng);
     // op(A)(i, l) lives at `l + i*lda` (A transposed) or `i + l*lda`.
     let at = |i: usize, l: usize| if cfg.trans_a { l + i * p.lda } else { i + l * p.lda };
     let bt = |l: usize, j: usize| if cfg.trans_b { j + l * p.ldb } else { l + j * p.ldb };
     for &(i, l, code) in special {
-        a[at(i, l)] = bytemuck::cast::<u8, AB>(code);
+        a[at(i, l)] = bytemuck::cast::<u8, A>(code);
     }
     let c0: Vec<C> = if cs.beta == 0.0 { vec![C::from_f32(f32::NAN); spans.c] } else { fill(spans.c, &mut rng) };
+    let rows = if cs.vectors.0 { scale_vector(p.m, &mut rng) } else { vec![1.0; p.m] };
+    let cols = if cs.vectors.1 { scale_vector(p.n, &mut rng) } else { vec![1.0; p.n] };
     let dev = Device::new(cfg.arch);
     let (pa, pb, pc) = (upload(&dev, &bytes(&a)), upload(&dev, &bytes(&b)), upload(&dev, &bytes(&c0)));
+    let prow = if cs.vectors.0 { upload(&dev, &bytes(&rows)) } else { 0 };
+    let pcol = if cs.vectors.1 { upload(&dev, &bytes(&cols)) } else { 0 };
     let mut args = kernel_args::pack(
         pa,
         pb,
@@ -97,6 +113,7 @@ fn run<AB: Element, C: Element>(k: &CompiledKernel, cs: &Case, sched: Schedule, 
     );
     let (sa, sb, sd) = cs.scales;
     kernel_args::with_scales(&mut args, sa, sb, sd);
+    kernel_args::with_scale_vectors(&mut args, prow, pcol);
     let (wg, block) = kernel_args::launch_workgroups(p.m as u32, p.n as u32, cfg.tile, cfg.threads());
     let opts = LaunchOptions { schedule: sched, threads: 2, ..Default::default() };
     let r =
@@ -109,7 +126,8 @@ fn run<AB: Element, C: Element>(k: &CompiledKernel, cs: &Case, sched: Schedule, 
     dev.copy_out(pc, &mut out).unwrap();
     let c1: Vec<C> = bytemuck::cast_slice(&out).to_vec();
     // Exact in f64 from the decoded inputs (the sums are exact in f32 too), then
-    // `scale_d * (alpha * sa * sb * s + beta * c)` with power-of-two scales: exact.
+    // `scale_d * (alpha * sa * sb * (row[i] * col[j] * s) + beta * c)` with power-of-two
+    // scales: exact.
     let alpha = (sa * sb * cs.alpha * sd) as f64;
     let beta = (cs.beta * sd) as f64;
     for j in 0..p.n {
@@ -118,7 +136,9 @@ fn run<AB: Element, C: Element>(k: &CompiledKernel, cs: &Case, sched: Schedule, 
             for l in 0..p.k {
                 s += a[at(i, l)].to_f32() as f64 * b[bt(l, j)].to_f32() as f64;
             }
-            let mut y = alpha * s;
+            // `v_mul_legacy_f32`: a zero operand gives +0 (kernel_args.rs).
+            let w = rows[i] as f64 * cols[j] as f64 * s;
+            let mut y = if w == 0.0 || alpha == 0.0 { 0.0 } else { alpha * w };
             if cs.beta != 0.0 {
                 y += beta * c0[i + j * p.ldc].to_f32() as f64;
             }
@@ -134,7 +154,7 @@ fn run<AB: Element, C: Element>(k: &CompiledKernel, cs: &Case, sched: Schedule, 
     }
     // The same result through the shared reference check (gemm-core), scales folded into
     // the scalars.
-    if special.is_empty() {
+    if special.is_empty() && cs.vectors == (false, false) {
         let q = p.with_scalars(alpha as f32, beta as f32);
         let rep = gemm_core::reference::check(&q, &a, &b, &c0, &c1, None).unwrap();
         assert!(rep.passed() && (C::DTYPE != DType::F32 || rep.max_abs_err == 0.0), "{}: {rep:?}", k.name);
@@ -143,20 +163,31 @@ fn run<AB: Element, C: Element>(k: &CompiledKernel, cs: &Case, sched: Schedule, 
 
 fn run_kernel(k: &CompiledKernel, cs: &Case, sched: Schedule, special: &[(usize, usize, u8)]) {
     macro_rules! out {
-        ($ab:ty) => {
+        ($a:ty, $b:ty) => {
             match k.config.c_type {
-                DType::F32 => run::<$ab, f32>(k, cs, sched, special),
-                DType::Bf16 => run::<$ab, bf16>(k, cs, sched, special),
-                DType::F16 => run::<$ab, f16>(k, cs, sched, special),
+                DType::F32 => run::<$a, $b, f32>(k, cs, sched, special),
+                DType::Bf16 => run::<$a, $b, bf16>(k, cs, sched, special),
+                DType::F16 => run::<$a, $b, f16>(k, cs, sched, special),
                 other => panic!("no fp8 test for output {other}"),
             }
         };
     }
+    macro_rules! with_b {
+        ($a:ty) => {
+            match k.config.b_type() {
+                DType::Fp8E4M3Fnuz => out!($a, Fp8E4M3Fnuz),
+                DType::Fp8E5M2Fnuz => out!($a, Fp8E5M2Fnuz),
+                DType::Fp8E4M3 => out!($a, Fp8E4M3),
+                DType::Fp8E5M2 => out!($a, Fp8E5M2),
+                other => panic!("not fp8: {other}"),
+            }
+        };
+    }
     match k.config.ab_type {
-        DType::Fp8E4M3Fnuz => out!(Fp8E4M3Fnuz),
-        DType::Fp8E5M2Fnuz => out!(Fp8E5M2Fnuz),
-        DType::Fp8E4M3 => out!(Fp8E4M3),
-        DType::Fp8E5M2 => out!(Fp8E5M2),
+        DType::Fp8E4M3Fnuz => with_b!(Fp8E4M3Fnuz),
+        DType::Fp8E5M2Fnuz => with_b!(Fp8E5M2Fnuz),
+        DType::Fp8E4M3 => with_b!(Fp8E4M3),
+        DType::Fp8E5M2 => with_b!(Fp8E5M2),
         other => panic!("not fp8: {other}"),
     }
 }
@@ -249,8 +280,19 @@ fn fp8_unfit_configurations_are_declined() {
     );
     assert_eq!(check(&base), Ok(()));
     assert_eq!(base.align_elems(), 16);
-    assert_eq!(check(&KernelConfig { trans_a: false, ..base }), Err(Unfit::Fp8Transpose));
-    assert_eq!(check(&KernelConfig { trans_b: true, ..base }), Err(Unfit::Fp8Transpose));
+    // M/N-contiguous operands need two vectors per thread (transposed by pairs of K).
+    assert_eq!(check(&KernelConfig { trans_a: false, ..base }), Ok(()));
+    assert_eq!(check(&KernelConfig { trans_b: true, ..base }), Ok(()));
+    let one_vector = KernelConfig { tile: (64, 64, 64), ..base };
+    assert_eq!(check(&one_vector), Ok(()));
+    assert_eq!(check(&KernelConfig { trans_a: false, ..one_vector }), Err(Unfit::Fp8Transpose));
+    assert_eq!(check(&KernelConfig { trans_b: true, ..one_vector }), Err(Unfit::Fp8Transpose));
+    // Only fp8 flavours mix.
+    let mixed = base.with_b_type(DType::Fp8E5M2Fnuz);
+    assert_eq!(check(&mixed), Ok(()));
+    assert_eq!(check(&base.with_b_type(DType::Bf16)), Err(Unfit::MixedInputs(DType::Fp8E4M3Fnuz, DType::Bf16)));
+    // FNUZ and OCP do not mix (no MFMA takes both).
+    assert!(matches!(check(&base.with_b_type(DType::Fp8E5M2)), Err(Unfit::MfmaShape { .. })));
     assert_eq!(check(&KernelConfig { align: Align::Elem, ..base }), Err(Unfit::Fp8Align));
     assert!(matches!(check(&KernelConfig { tile: (128, 128, 32), ..base }), Err(Unfit::TileK { .. })));
     // OCP fp8 has no gfx942 MFMA, FNUZ none on gfx950, and the gfx942 shapes are not
@@ -288,5 +330,100 @@ fn fp8_interleave_slices_hold_whole_k_steps() {
         for (ci, mode) in Mode::ALL.into_iter().enumerate() {
             run_kernel(&k, &CASES[2 + ci % 2], Schedule { mode, seed: 92 }, &[]);
         }
+    }
+}
+
+/// Per-row and per-column scale vectors (`kernel_args.rs`): row only, column only, both,
+/// on both archs and flavours, the vector and element store paths (edge tiles), beta = 0
+/// (NaN in C) and beta != 0, under every scheduling mode.
+#[test]
+fn fp8_scale_vectors() {
+    let cases = [
+        Case { m: 17, n: 33, k: 65, pad: 5, alpha: 1.5, beta: 0.0, scales: (0.5, 4.0, 0.25), vectors: (true, true) },
+        Case { m: 64, n: 40, k: 200, pad: 16, alpha: 2.0, beta: 0.5, scales: (1.0, 0.5, 2.0), vectors: (true, false) },
+        Case { m: 128, n: 70, k: 130, pad: 0, alpha: -1.0, beta: 0.0, scales: (2.0, 1.0, 1.0), vectors: (false, true) },
+        Case { m: 1, n: 1, k: 1, pad: 3, alpha: 1.0, beta: -1.25, scales: (1.0, 1.0, 0.5), vectors: (true, true) },
+    ];
+    for arch in Arch::ALL {
+        for (fi, ab) in flavours(arch).into_iter().enumerate() {
+            for (oi, c) in [DType::F32, DType::Bf16].into_iter().enumerate() {
+                let mfma = if (fi + oi) % 2 == 0 { MfmaShape::fp8_32(arch) } else { MfmaShape::fp8_16(arch) };
+                let k = small(arch, ab, c, mfma, if arch == Arch::Gfx942 { 64 } else { 128 });
+                for (ci, cs) in cases.iter().enumerate() {
+                    let mode = Mode::ALL[(ci + fi + 2 * oi) % Mode::ALL.len()];
+                    run_kernel(&k, cs, Schedule { mode, seed: 40 + ci as u64 }, &[]);
+                }
+            }
+        }
+    }
+}
+
+/// Mixed flavours: A e4m3 with B e5m2 and the reverse, on both archs (gfx942's
+/// `*_fp8_bf8` / `*_bf8_fp8` MFMAs, gfx950's f8f6f4 with per-operand formats), both MFMA
+/// shapes, every edge case and scheduling mode; exact results.
+#[test]
+fn fp8_mixed_flavours() {
+    for arch in Arch::ALL {
+        let [e4, e5] = flavours(arch);
+        for (xi, (a, b)) in [(e4, e5), (e5, e4)].into_iter().enumerate() {
+            for (si, mfma) in [MfmaShape::fp8_16(arch), MfmaShape::fp8_32(arch)].into_iter().enumerate() {
+                let kt = if arch == Arch::Gfx942 { 64 } else { 128 };
+                let cfg = KernelConfig::new(arch, a, DType::F32, true, false, Align::Vec8)
+                    .with_shape((64, 64, kt), (2, 2), mfma, 2)
+                    .with_b_type(b);
+                let k = compile(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name()));
+                // The multiples of 1/4 have different codes in e4m3 and e5m2: a kernel that
+                // decoded B as A's flavour would get every product wrong.
+                assert!(k.name.contains(if a == e4 { "fp8bf8" } else { "bf8fp8" }), "{}", k.name);
+                for (ci, cs) in CASES.iter().enumerate() {
+                    if ci == 3 && (xi + si) % 2 == 1 {
+                        continue;
+                    }
+                    let mode = Mode::ALL[(ci + xi + 2 * si) % Mode::ALL.len()];
+                    run_kernel(&k, cs, Schedule { mode, seed: 60 + ci as u64 }, &[]);
+                }
+            }
+        }
+    }
+}
+
+/// fp8 in every layout (NN, NT, TN, TT), both flavours, both archs, pairs and quads of K
+/// columns transposed in registers (`lds::CopyGeom::kgroup` 2 and 4, with and without the
+/// half-wave row exchange), 0 LDS bank-conflict cycles per K step, the edge cases under
+/// rotating scheduling modes.
+#[test]
+fn fp8_every_layout() {
+    use gemm_compiler::lds;
+    let shapes = |arch: Arch| match arch {
+        // gfx942: 128x128x64 (pairs, half-waves exchange rows), 128x128x128 (quads).
+        Arch::Gfx942 => [((128, 128, 64), MfmaShape::fp8_16(arch)), ((128, 128, 128), MfmaShape::fp8_32(arch))],
+        // gfx950: 64x64x128 (pairs, one row per wave), 128x128x128 (quads, rows exchanged).
+        Arch::Gfx950 => [((64, 64, 128), MfmaShape::fp8_32(arch)), ((128, 128, 128), MfmaShape::fp8_16(arch))],
+    };
+    let mut seen_groups = std::collections::BTreeSet::new();
+    for arch in Arch::ALL {
+        for (fi, ab) in flavours(arch).into_iter().enumerate() {
+            for (ti, (ta, tb)) in [(false, false), (false, true), (true, true), (true, false)].into_iter().enumerate() {
+                let (tile, mfma) = shapes(arch)[(fi + ti) % 2];
+                let c = if ti % 2 == 0 { DType::F32 } else { DType::Bf16 };
+                let cfg = KernelConfig::new(arch, ab, c, ta, tb, Align::Vec8).with_shape(tile, (2, 2), mfma, 2);
+                let k = compile(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name()));
+                assert_eq!(lds::k_step_conflicts(&k.kernel), (0, 0), "{} {:?}", k.name, k.kernel.swizzle);
+                for op in [gemm_compiler::ir::Operand::A, gemm_compiler::ir::Operand::B] {
+                    let g = lds::copy_geom(&cfg, op);
+                    seen_groups.insert((g.kgroup, g.swap_halves));
+                }
+                for (ci, cs) in CASES.iter().enumerate() {
+                    if ci == 3 && (fi + ti) % 2 == 1 {
+                        continue;
+                    }
+                    let mode = Mode::ALL[(ci + 2 * fi + ti) % Mode::ALL.len()];
+                    run_kernel(&k, cs, Schedule { mode, seed: 20 + ci as u64 }, &[]);
+                }
+            }
+        }
+    }
+    for want in [(1, false), (2, false), (2, true), (4, false), (4, true)] {
+        assert!(seen_groups.contains(&want), "no kernel with kgroup/swap {want:?}: {seen_groups:?}");
     }
 }

@@ -34,7 +34,7 @@ use gemm_core::DType;
 /// Why the pass declined.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Reason {
-    #[error("input dtype {0} has no copy lowering here (fp8: only K-contiguous operands)")]
+    #[error("input dtype {0} has no copy lowering here")]
     InputDtype(DType),
     #[error("the {0:?} tile row of {1} bytes is not a multiple of 16 bytes")]
     RowNotVector(Operand, u32),
@@ -95,10 +95,9 @@ pub fn run(mut k: Kernel) -> Result<Kernel, Reason> {
         return Err(Reason::AlreadyApplied);
     }
     let c = k.config;
-    // fp8: K-contiguous operands only (fit.rs): 16-byte vectors, byte-wide element loads
-    // for the K tail.
-    let fp8_ok = c.ab_type.is_fp8() && c.k_contiguous(Operand::A) && c.k_contiguous(Operand::B);
-    if !matches!(c.ab_type, DType::Bf16 | DType::F16 | DType::F32) && !fp8_ok {
+    // fp8: 16-byte vectors, byte-wide element loads for the K tail of K-contiguous
+    // operands; M/N-contiguous ones are transposed by groups of vectors (lds::CopyGeom).
+    if !matches!(c.ab_type, DType::Bf16 | DType::F16 | DType::F32) && !c.ab_type.is_fp8() {
         return Err(Reason::InputDtype(c.ab_type));
     }
     for op in [Operand::A, Operand::B] {
@@ -107,10 +106,14 @@ pub fn run(mut k: Kernel) -> Result<Kernel, Reason> {
             return Err(Reason::RowNotVector(op, row));
         }
         let vectors = c.tile_rows(op) * c.tile.2 / c.vec_elems();
+        let g = crate::lds::copy_geom(&c, op);
         let lanes_ok = if c.k_contiguous(op) {
             c.tile.2 / c.vec_elems() <= c.threads()
         } else {
-            c.tile.2.is_power_of_two() && c.threads().is_multiple_of(c.tile.2)
+            c.tile.2.is_power_of_two()
+                && g.per_thread.is_multiple_of(g.kgroup)
+                && c.threads().is_multiple_of(g.lanes_k())
+                && g.lanes_k() <= c.threads()
         };
         if !vectors.is_multiple_of(c.threads()) || !lanes_ok {
             return Err(Reason::Uneven { operand: op, threads: c.threads(), vectors });
