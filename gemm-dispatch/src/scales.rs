@@ -249,7 +249,6 @@ impl From<ScaleError> for Error {
 mod tests {
     use super::*;
     use gemm_core::fp8::{Fp8E4M3Fnuz, Fp8E5M2Fnuz};
-    use gemm_core::Element;
 
     fn fp8_problem(m: usize, n: usize, k: usize) -> GemmProblem {
         GemmProblem::new(m, n, k).with_dtypes(DType::Fp8E4M3Fnuz, DType::Fp8E5M2Fnuz, DType::F32)
