@@ -342,6 +342,9 @@ pub fn compose(row: &Row, arch: Arch, wgs: u64, k: f64) -> f64 {
     r1 + period * (full - 1) as f64 + if rem > 0 { one_round(rem) } else { 0.0 }
 }
 
+/// `progress(done, total, kernel, result)` of [`characterise_catalogue`].
+pub type Progress<'a> = dyn Fn(usize, usize, &KernelEntry, &Result<Row, String>) + Sync + 'a;
+
 /// Characterises every [`characterised`] catalogue kernel whose name contains `only` (all if
 /// `None`) on `jobs` threads, calling `progress(done, total, kernel, result)` as each finishes.
 /// Rows of `keep` for the other kernels are kept where their code has not changed, so a partial
@@ -350,7 +353,7 @@ pub fn characterise_catalogue(
     only: Option<&str>,
     jobs: usize,
     keep: &Table,
-    progress: &(dyn Fn(usize, usize, &KernelEntry, &Result<Row, String>) + Sync),
+    progress: &Progress<'_>,
 ) -> (Table, Vec<(String, String)>) {
     use std::sync::atomic::{AtomicUsize, Ordering};
     let todo: Vec<&'static KernelEntry> = gemm_kernels::catalogue()
