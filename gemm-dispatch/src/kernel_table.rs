@@ -98,7 +98,8 @@ pub fn model_fingerprint(arch: Arch) -> u64 {
 /// take their own calls and grouped kernels a problem table; `gemm plan --group` predicts those
 /// directly).
 pub fn characterised(e: &KernelEntry) -> bool {
-    e.epilogue == "none" && !e.grouped
+    // Split-K kernels run as a pair through a workspace; `splitk.rs` predicts the pair.
+    e.epilogue == "none" && !e.grouped && e.split_k == gemm_kernels::SplitRole::None
 }
 
 /// One kernel's row: predicted seconds on each grid at `k[0]` and `k[1]`.
