@@ -390,7 +390,8 @@ fn fp8_scaled_gemms_on_the_gpu_agree_with_the_host() {
     fn pow2(n: usize, seed: u64) -> Vec<f32> {
         (0..n)
             .map(|i| {
-                ((((i as u64 + seed) % 5) as f32) - 2.0).exp2() * if (i + seed as usize) % 7 == 0 { -1.0 } else { 1.0 }
+                ((((i as u64 + seed) % 5) as f32) - 2.0).exp2()
+                    * if (i + seed as usize).is_multiple_of(7) { -1.0 } else { 1.0 }
             })
             .collect()
     }

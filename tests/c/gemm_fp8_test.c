@@ -78,7 +78,7 @@ static void run_device(gemm_context_t *ctx, int d, gemm_dtype_t at, gemm_dtype_t
     for (int i = 0; i < M; i++) row[i] = (float)(1 << (i % 3)) * (i % 5 == 0 ? -0.5f : 0.25f);
     for (int j = 0; j < N; j++) col[j] = (float)(1 << (j % 4)) * 0.5f;
     gemm_problem_t p = {GEMM_COL_MAJOR, ta ? GEMM_TRANS : GEMM_NO_TRANS, tb ? GEMM_TRANS : GEMM_NO_TRANS, at, bt,
-                        GEMM_DTYPE_F32, M, N, K, lda, ldb, ldc, 1.5f, 0.5f};
+                        GEMM_DTYPE_F32, M, N, K, lda, ldb, ldc, 1.5f, 0.5f, GEMM_MATH_DEFAULT};
 
     CHECK(hSetDevice(d) == 0, "device %d", d);
     void *da = NULL, *db = NULL, *dc = NULL, *drow = NULL, *dcol = NULL, *s = NULL;
