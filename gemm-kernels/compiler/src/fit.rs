@@ -45,6 +45,8 @@ pub enum Unfit {
     Fp8Transpose,
     #[error("split-K {0}")]
     SplitK(&'static str),
+    #[error("{0} stages: the pipeline has 2 (double-buffered LDS) or 3 (the copies of the tile after next in flight)")]
+    Stages(u32),
     #[error("fp8 kernels need `v8` alignment (leading dimensions a multiple of 16 elements): element copies would load one byte per instruction")]
     Fp8Align,
 }
@@ -90,6 +92,9 @@ pub fn check(c: &KernelConfig) -> Result<(), Unfit> {
     if crate::lower::mfma_op_ab(c.arch, c.ab_type, c.b_type(), c.mfma).is_none() {
         return Err(Unfit::MfmaShape { arch: c.arch, dtype: c.ab_type, shape: c.mfma });
     }
+    if !matches!(c.stages, 2 | 3) {
+        return Err(Unfit::Stages(c.stages));
+    }
     if !matches!(c.waves, 4 | 8) {
         return Err(Unfit::Waves(c.waves));
     }
@@ -124,16 +129,26 @@ pub fn check(c: &KernelConfig) -> Result<(), Unfit> {
     if agprs > 256 {
         return Err(Unfit::Accumulators { agprs });
     }
+    vgpr_estimate(c, [1, 1]).map(|_| ())
+}
+
+/// The VGPRs per lane a configuration needs, about: its MFMA fragments, the staging
+/// registers of its copies (`sets[0]` sets for A, `sets[1]` for B: two for a
+/// register-staged operand of a three-stage pipeline, whose loads of the tile after next
+/// are in flight while the next tile still waits in the other set, `passes/pipeline.rs`),
+/// and about 40 for setup, addresses and temporaries (measured on the 128x128 family).
+/// Declined above 256.
+pub fn vgpr_estimate(c: &KernelConfig, sets: [u32; 2]) -> Result<u32, Unfit> {
+    let (mt, nt, kt) = c.tile;
     let frags = (c.blocks(Operand::A) + c.blocks(Operand::B)) * kt * c.ab_bytes() / c.lane_groups() / 4;
     // Staging: 4 dwords per 16-byte vector, 8 unpacked 16-bit elements for element loads.
     let per_vector = if c.align == crate::ir::Align::Elem && c.ab_bytes() == 2 { 8 } else { 4 };
-    let staging = (mt + nt) * kt * c.ab_bytes() / 16 / c.threads() * per_vector;
-    // Setup, addresses and temporaries: about 40 more (measured on the 128x128 family).
+    let staging = (sets[0] * mt + sets[1] * nt) * kt * c.ab_bytes() / 16 / c.threads() * per_vector;
     let vgprs = frags + staging + 40;
     if vgprs > 256 {
         return Err(Unfit::Vgprs { vgprs, frags, staging });
     }
-    Ok(())
+    Ok(vgprs)
 }
 
 /// The reduction kernel's fixed shape ([`KernelConfig::split_reduce`]): one lane per

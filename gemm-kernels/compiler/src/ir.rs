@@ -571,15 +571,19 @@ pub struct Kernel {
     pub config: KernelConfig,
     /// Runs once before the loop.
     pub prologue: Vec<TileOp>,
+    /// Three-stage pipeline: after the prologue, when there is a loop tile at all, the
+    /// copies of loop tile 0 (issued, left in flight); empty otherwise.
+    pub prefetch: Vec<TileOp>,
     /// The K loop body, run `ceil(k/KT) - 1` times (the prologue handles the last tile).
     pub body: Vec<TileOp>,
-    /// After the loop when pipelined: the compute of the tile the last iteration stored.
+    /// After the loop when pipelined: the compute of the tiles the loop left in LDS (or
+    /// in staging), one step per `Barrier` (two steps with three stages).
     pub drain: Vec<TileOp>,
     /// After the loop.
     pub epilogue: Vec<TileOp>,
     /// Buffer resource descriptors in SGPRs with 32-bit offsets (buffer-ops pass).
     pub buffer_ops: bool,
-    /// LDS buffers (1 = single, 2 = double-buffered by the pipeline pass).
+    /// LDS buffers (1 = single, 2 or 3 = the pipeline pass's stages).
     pub lds_buffers: u32,
     pub swizzle: Swizzle,
     pub epilogue_plan: Option<EpiloguePlan>,
@@ -613,6 +617,7 @@ impl Kernel {
         Kernel {
             config,
             prologue: tile(KTile::Last),
+            prefetch: vec![],
             body: tile(KTile::Loop),
             drain: vec![],
             epilogue: vec![TileOp::Epilogue],
@@ -627,7 +632,7 @@ impl Kernel {
     }
     /// Every copy in the kernel.
     pub fn copies(&self) -> impl Iterator<Item = &Copy> {
-        self.prologue.iter().chain(&self.body).filter_map(|op| match op {
+        self.prologue.iter().chain(&self.prefetch).chain(&self.body).filter_map(|op| match op {
             TileOp::GlobalToLds(c) | TileOp::GlobalLoad(c) => Some(c),
             _ => None,
         })

@@ -40,8 +40,12 @@ struct Copier {
     last_off: Reg,
     sidx: Reg,
     cidx: Reg,
-    /// Staging VGPRs per vector: 4 packed dwords, or 8 unpacked elements (element loads).
+    /// Staging VGPRs per vector: 4 packed dwords, or 8 unpacked elements (element loads):
+    /// the set in use ([`L::use_set`]).
     stage: Vec<Reg>,
+    /// The staging sets: one, or two for a register-staged operand of a three-stage
+    /// pipeline (`passes/pipeline.rs`).
+    stage_sets: Vec<Vec<Reg>>,
     /// LDS write addresses: per vector (K-contiguous) or per vector and element.
     waddr: Vec<Vec<(Reg, u32)>>,
     /// LDS read addresses per 16-byte piece `h`.
@@ -90,6 +94,39 @@ enum MemItem {
     Load(Operand, u32),
     /// Staging vector `p` of an operand into the other LDS buffer.
     Write(Operand, u32),
+}
+
+/// Where one pipeline step's tile operations go (`passes/pipeline.rs`): the LDS buffer
+/// its barrier publishes and its reads take, the buffer (LDS-DMA) and staging set
+/// (register-staged) its copies load into, and the buffer and set of its LDS writes.
+#[derive(Clone, Copy, Debug)]
+struct Pos {
+    read: u32,
+    load_buf: u32,
+    load_set: usize,
+    store_buf: u32,
+    store_set: usize,
+}
+
+impl Pos {
+    /// Two stages, computing buffer `cur`: the next tile goes to the other buffer.
+    fn two(cur: u32) -> Pos {
+        Pos { read: cur, load_buf: 1 - cur, load_set: 0, store_buf: 1 - cur, store_set: 0 }
+    }
+    /// Three stages, computing tile `t` (`-1`: the prefetch before tile 0): tile `t` from
+    /// buffer `t % 3`; the copies of tile `t+2` into buffer `(t+2) % 3` or staging set
+    /// `(t+2) % 2`; the LDS writes of tile `t+1` from set `(t+1) % 2` into buffer
+    /// `(t+1) % 3`.
+    fn three(t: i64) -> Pos {
+        let m = |x: i64, n: i64| x.rem_euclid(n) as u32;
+        Pos {
+            read: m(t, 3),
+            load_buf: m(t + 2, 3),
+            load_set: m(t + 2, 2) as usize,
+            store_buf: m(t + 1, 3),
+            store_set: m(t + 1, 2) as usize,
+        }
+    }
 }
 
 struct L<'a> {
@@ -650,7 +687,10 @@ impl L<'_> {
         });
         let loop_kind = loop_kind.unwrap_or(LoadKind::Vector);
         let unpacked = loop_kind == LoadKind::Element && g.v == 8;
-        let stage = (0..g.per_thread).map(|_| self.vn(if unpacked { 8 } else { 4 })).collect();
+        let sets = if self.k.lds_buffers == 3 && loop_kind != LoadKind::DirectToLds { 2 } else { 1 };
+        let stage_sets: Vec<Vec<Reg>> =
+            (0..sets).map(|_| (0..g.per_thread).map(|_| self.vn(if unpacked { 8 } else { 4 })).collect()).collect();
+        let stage = stage_sets[0].clone();
         // LDS write addresses (relative to buffer 0).
         let mut waddr: Vec<Vec<(Reg, u32)>> = vec![];
         let two = self.vv();
@@ -816,6 +856,7 @@ impl L<'_> {
             sidx,
             cidx,
             stage,
+            stage_sets,
             waddr,
             raddr,
             raddr2,
@@ -954,9 +995,31 @@ impl L<'_> {
     fn dma(&mut self, op: Operand, buf: u32) {
         let n = self.cp[Self::idx(op)].dma_offs.len() as u32;
         for j in 0..n {
-            self.emit_mem(MemItem::Dma(op, j), 1 - buf);
+            self.emit_dma(op, j, buf);
         }
         self.emit_mem(MemItem::Advance(op), 1 - buf);
+    }
+
+    /// LDS-DMA instruction `j` of an operand's next K tile into LDS buffer `buf`; with three
+    /// stages tagged with its buffer for the wait pass ([`crate::program::Note::DmaInto`]).
+    fn emit_dma(&mut self, op: Operand, j: u32, buf: u32) {
+        let c = *self.c();
+        let x = Self::idx(op);
+        let size = crate::passes::buffer_ops::dma_bytes(c.arch);
+        let opc = if size == 16 { Op::BUFFER_LOAD_DWORDX4 } else { Op::BUFFER_LOAD_DWORD };
+        let (srd, m0b, soff) = (self.cp[x].srd, self.cp[x].dma_m0, self.cp[x].dma_soff);
+        let o = self.cp[x].dma_offs[j as usize];
+        let at = buf * self.k.lds_buffer_bytes() + j * c.waves * 64 * size;
+        self.i(Op::S_ADD_U32, &[gemm_isa::operand::M0, whole(m0b), lit(at)]);
+        if self.k.lds_buffers == 3 {
+            self.p.items.push(Item::Note(crate::program::Note::DmaInto(buf)));
+        }
+        self.ie(Inst::new(opc, &[whole(o), whole(srd), whole(soff)]).offen().lds());
+    }
+
+    /// Makes staging set `set` of operand `x` the one the copies use.
+    fn use_set(&mut self, x: usize, set: usize) {
+        self.cp[x].stage = self.cp[x].stage_sets[set].clone();
     }
 
     /// Staging -> LDS buffer `buf`. `packed`: staging holds 4 packed dwords per vector.
@@ -1123,23 +1186,33 @@ impl L<'_> {
         }
     }
 
-    fn region(&mut self, ops: &[TileOp], cur: u32) {
+    fn region(&mut self, ops: &[TileOp], pos: Pos) {
         for op in ops {
             match *op {
                 TileOp::GlobalToLds(cp) => {
+                    self.use_set(Self::idx(cp.operand), pos.load_set);
                     self.global_load(cp);
-                    self.lds_store(cp.operand, cur, true);
+                    self.lds_store(cp.operand, pos.read, true);
                 }
-                TileOp::GlobalLoad(cp) if cp.kind == LoadKind::DirectToLds => self.dma(cp.operand, 1 - cur),
-                TileOp::GlobalLoad(cp) => self.global_load(cp),
+                TileOp::GlobalLoad(cp) if cp.kind == LoadKind::DirectToLds => self.dma(cp.operand, pos.load_buf),
+                TileOp::GlobalLoad(cp) => {
+                    self.use_set(Self::idx(cp.operand), pos.load_set);
+                    self.global_load(cp)
+                }
                 // The DMA already wrote the next buffer.
                 TileOp::LdsStore(o) if self.cp[Self::idx(o)].loop_kind == LoadKind::DirectToLds => {}
                 TileOp::LdsStore(o) => {
                     let packed = self.cp[Self::idx(o)].loop_kind != LoadKind::Element;
-                    self.lds_store(o, 1 - cur, packed)
+                    self.use_set(Self::idx(o), pos.store_set);
+                    self.lds_store(o, pos.store_buf, packed)
                 }
-                TileOp::Barrier => self.i(Op::S_BARRIER, &[]),
-                TileOp::LdsToRegs => self.lds_to_regs(cur),
+                TileOp::Barrier => {
+                    if self.k.lds_buffers == 3 {
+                        self.p.items.push(Item::Note(crate::program::Note::Publishes(pos.read)));
+                    }
+                    self.i(Op::S_BARRIER, &[])
+                }
+                TileOp::LdsToRegs => self.lds_to_regs(pos.read),
                 TileOp::Dot => self.dot(),
                 TileOp::Epilogue => self.epilogue(),
             }
@@ -1151,7 +1224,7 @@ impl L<'_> {
     fn loop_body(&mut self, cur: u32) {
         let Some(ls) = self.k.schedule.clone() else {
             let body = self.k.body.clone();
-            self.region(&body, cur);
+            self.region(&body, Pos::two(cur));
             return;
         };
         for cl in &ls.body {
@@ -1279,19 +1352,9 @@ impl L<'_> {
 
     /// One memory instruction on buffer `cur` (LDS-DMA copies go to the other buffer).
     fn emit_mem(&mut self, it: MemItem, cur: u32) {
-        let c = *self.c();
         match it {
             MemItem::Read(r) => self.emit_read(r, cur),
-            MemItem::Dma(op, j) => {
-                let x = Self::idx(op);
-                let size = crate::passes::buffer_ops::dma_bytes(c.arch);
-                let opc = if size == 16 { Op::BUFFER_LOAD_DWORDX4 } else { Op::BUFFER_LOAD_DWORD };
-                let (srd, m0b, soff) = (self.cp[x].srd, self.cp[x].dma_m0, self.cp[x].dma_soff);
-                let o = self.cp[x].dma_offs[j as usize];
-                let at = (1 - cur) * self.k.lds_buffer_bytes() + j * c.waves * 64 * size;
-                self.i(Op::S_ADD_U32, &[gemm_isa::operand::M0, whole(m0b), lit(at)]);
-                self.ie(Inst::new(opc, &[whole(o), whole(srd), whole(soff)]).offen().lds());
-            }
+            MemItem::Dma(op, j) => self.emit_dma(op, j, 1 - cur),
             MemItem::Advance(op) => {
                 let x = Self::idx(op);
                 let (kadv, soff) = (self.cp[x].kadv, self.cp[x].dma_soff);
@@ -2242,7 +2305,11 @@ pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
     l.setup();
     l.hoist = l.p.items.len();
     let _ = l.lane;
-    l.region(&k.prologue, 0);
+    if k.lds_buffers == 3 {
+        l.three_stages();
+        return Ok(l.p);
+    }
+    l.region(&k.prologue, Pos::two(0));
     let (lp, drain0, drain1, epi) = (l.p.label(), l.p.label(), l.p.label(), l.p.label());
     let cnt = l.cnt;
     if let Some(ls) = &k.schedule {
@@ -2266,12 +2333,60 @@ pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
         if let Some(ls) = &k.schedule {
             l.role_ops(&ls.exit, cur);
         }
-        l.region(&k.drain, cur);
+        l.region(&k.drain, Pos::two(cur));
         if cur == 0 {
             l.p.branch(Op::S_BRANCH, epi);
         }
     }
     l.p.place(epi);
-    l.region(&k.epilogue, 0);
+    l.region(&k.epilogue, Pos::two(0));
     Ok(l.p)
+}
+
+impl L<'_> {
+    /// The three-stage loop (`passes/pipeline.rs`), after the setup: the last K tile into
+    /// buffer 0; with no loop tile (`k <= KT`) just its compute; else the prefetch of loop
+    /// tile 0, the loop `ceil(k/KT) - 2` times, unrolled so that buffers (mod 3) and
+    /// staging sets (mod 2) are fixed per copy (3 or 6 bodies), an exit after each body
+    /// into the drain of the two tiles left from that point; then the epilogue.
+    fn three_stages(&mut self) {
+        let k = self.k;
+        let staged = self.cp.iter().any(|c| c.loop_kind != LoadKind::DirectToLds);
+        let unroll: i64 = if staged { 6 } else { 3 };
+        let last_step = k.drain.iter().rposition(|op| *op == TileOp::Barrier).expect("the drain has barriers");
+        let (first, last) = k.drain.split_at(last_step);
+        let cnt = self.cnt;
+        self.region(&k.prologue, Pos::three(0));
+        let (only, lp, epi) = (self.p.label(), self.p.label(), self.p.label());
+        let drains: Vec<u32> = (0..unroll).map(|_| self.p.label()).collect();
+        self.i(Op::S_CMP_EQ_U32, &[whole(cnt), int(0)]);
+        self.p.branch(Op::S_CBRANCH_SCC1, only);
+        self.region(&k.prefetch, Pos::three(-1));
+        self.i(Op::S_CMP_EQ_U32, &[whole(cnt), int(1)]);
+        self.p.branch(Op::S_CBRANCH_SCC1, drains[0]);
+        self.p.place(lp);
+        for t in 0..unroll {
+            self.region(&k.body, Pos::three(t));
+            self.i(Op::S_SUB_U32, &[whole(cnt), whole(cnt), int(1)]);
+            if t + 1 < unroll {
+                self.i(Op::S_CMP_EQ_U32, &[whole(cnt), int(1)]);
+                self.p.branch(Op::S_CBRANCH_SCC1, drains[t as usize + 1]);
+            } else {
+                self.i(Op::S_CMP_LG_U32, &[whole(cnt), int(1)]);
+                self.p.branch(Op::S_CBRANCH_SCC1, lp);
+            }
+        }
+        self.p.loops.push((lp, drains[0]));
+        self.p.iteration = Some((lp, drains[1]));
+        for (t, &d) in drains.iter().enumerate() {
+            self.p.place(d);
+            self.region(first, Pos::three(t as i64));
+            self.region(last, Pos::three(t as i64 + 1));
+            self.p.branch(Op::S_BRANCH, epi);
+        }
+        self.p.place(only);
+        self.region(last, Pos::three(0));
+        self.p.place(epi);
+        self.region(&k.epilogue, Pos::three(0));
+    }
 }

@@ -26,6 +26,15 @@ pub enum Note {
     /// guarantees no wave touches their LDS buffer before a later barrier without this
     /// note (the race detector checks the claim).
     DmaMayStayInFlight,
+    /// The next LDS-DMA instruction writes LDS buffer `n` (three-stage pipeline,
+    /// `passes/pipeline.rs`): the wait pass tags the copy with its buffer.
+    DmaInto(u32),
+    /// The next `s_barrier` publishes LDS buffer `n`: it waits for this wave's DS
+    /// operations and for its LDS-DMA copies into `n` (and untagged ones); copies tagged
+    /// with another buffer may stay in flight. The three-stage pipeline's copies of the tile
+    /// after next go to a buffer no wave touches before the barrier that publishes it
+    /// (the race detector checks the claim).
+    Publishes(u32),
 }
 
 /// A virtual register: `count` dwords of `file`, aligned to `align`.

@@ -15,6 +15,11 @@
 //!   (ISA.md §3.2: the barrier does not wait for memory). A barrier after
 //!   [`Note::DmaMayStayInFlight`] (a schedule's claim, `schedule/`) waits for the DS
 //!   operations only. An LDS atomic (the phase-counter signal) gets the same waits.
+//!   A barrier after [`Note::Publishes`]`(n)` (the three-stage pipeline,
+//!   `passes/pipeline.rs`) waits for the DS operations and for the LDS-DMA copies into
+//!   buffer `n` (each copy tagged by the [`Note::DmaInto`] before it; untagged ones count
+//!   as into every buffer): the copies of the tile after next, into another buffer, stay
+//!   in flight, and `vmcnt(N)` lets exactly those N younger operations remain.
 //!
 //! Control flow: the state at a block entry is the *set* of states of its predecessors
 //! (no merging approximation); the required wait is the strongest over the set, and the
@@ -35,6 +40,8 @@ struct Ev {
     /// and stores on `vmcnt` may pass each other (LLVM `SIInsertWaitcnts`
     /// `hasMixedPendingEvents`), so a wait only counts younger ops of the same class.
     store: bool,
+    /// The LDS buffer an LDS-DMA copy writes ([`Note::DmaInto`]); `None`: unknown.
+    buf: Option<u32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
@@ -126,7 +133,7 @@ fn is_release(i: &Inst) -> bool {
 }
 
 /// Required wait for `i` (whose registers are `rw`) in state `s`.
-fn required(s: &State, i: &Inst, rw: &(Vec<R>, Vec<R>), dma_in_flight: bool) -> Wait {
+fn required(s: &State, i: &Inst, rw: &(Vec<R>, Vec<R>), dma_in_flight: bool, publishes: Option<u32>) -> Wait {
     let (reads, writes) = rw;
     let touches = |e: &Ev| e.regs.iter().any(|r| reads.contains(r) || writes.contains(r));
     let mut w = Wait::default();
@@ -142,7 +149,11 @@ fn required(s: &State, i: &Inst, rw: &(Vec<R>, Vec<R>), dma_in_flight: bool) -> 
     }
     w.exp = need(&s.exp, &|e| e.regs.iter().any(|r| writes.contains(r)));
     if matches!(kind(i), Kind::Barrier) || is_release(i) {
-        let vm = if dma_in_flight { None } else { need(&s.vm, &|e| e.lds) };
+        let vm = if dma_in_flight {
+            None
+        } else {
+            need(&s.vm, &|e| e.lds && publishes.is_none_or(|b| e.buf.is_none_or(|x| x == b)))
+        };
         let mut b = Wait { vm, lgkm: need(&s.lgkm, &|e| e.lds), exp: None };
         if b.lgkm.is_some() && s.lgkm.iter().any(|e| e.smem) {
             b.lgkm = Some(0);
@@ -186,13 +197,13 @@ fn apply_wait(s: &mut State, w: Wait) {
     cut(&mut s.exp, w.exp);
 }
 
-fn issue(s: &mut State, i: &Inst, rw: &(Vec<R>, Vec<R>)) {
+fn issue(s: &mut State, i: &Inst, rw: &(Vec<R>, Vec<R>), buf: Option<u32>) {
     let (reads, writes) = (&rw.0, rw.1.clone());
     match kind(i) {
-        Kind::VmLoad => s.vm.push(Ev { regs: writes, lds: false, smem: false, store: false }),
-        Kind::VmLds => s.vm.push(Ev { regs: vec![], lds: true, smem: false, store: false }),
+        Kind::VmLoad => s.vm.push(Ev { regs: writes, lds: false, smem: false, store: false, buf: None }),
+        Kind::VmLds => s.vm.push(Ev { regs: vec![], lds: true, smem: false, store: false, buf }),
         Kind::VmStore => {
-            s.vm.push(Ev { regs: vec![], lds: false, smem: false, store: true });
+            s.vm.push(Ev { regs: vec![], lds: false, smem: false, store: true, buf: None });
             let data: Vec<R> = i
                 .slots()
                 .iter()
@@ -201,11 +212,11 @@ fn issue(s: &mut State, i: &Inst, rw: &(Vec<R>, Vec<R>)) {
                 .flat_map(|(_, o)| crate::program::regs_of(o))
                 .collect();
             let _ = reads;
-            s.exp.push(Ev { regs: data, lds: false, smem: false, store: true });
+            s.exp.push(Ev { regs: data, lds: false, smem: false, store: true, buf: None });
         }
-        Kind::DsRead => s.lgkm.push(Ev { regs: writes, lds: true, smem: false, store: false }),
-        Kind::DsWrite => s.lgkm.push(Ev { regs: vec![], lds: true, smem: false, store: false }),
-        Kind::Smem => s.lgkm.push(Ev { regs: writes, lds: false, smem: true, store: false }),
+        Kind::DsRead => s.lgkm.push(Ev { regs: writes, lds: true, smem: false, store: false, buf: None }),
+        Kind::DsWrite => s.lgkm.push(Ev { regs: vec![], lds: true, smem: false, store: false, buf: None }),
+        Kind::Smem => s.lgkm.push(Ev { regs: writes, lds: false, smem: true, store: false, buf: None }),
         Kind::Barrier | Kind::Other => {}
     }
 }
@@ -228,10 +239,14 @@ fn run_block(items: &[Item], rws: &[(Vec<R>, Vec<R>)], entry: &[State]) -> (Vec<
     }
     let mut waits = vec![];
     let mut dma_in_flight = false;
+    let (mut dma_into, mut publishes) = (None, None);
     for (it, rw) in items.iter().zip(rws) {
         let mut w = Wait::default();
-        if let Item::Note(Note::DmaMayStayInFlight) = it {
-            dma_in_flight = true;
+        match it {
+            Item::Note(Note::DmaMayStayInFlight) => dma_in_flight = true,
+            Item::Note(Note::DmaInto(b)) => dma_into = Some(*b),
+            Item::Note(Note::Publishes(b)) => publishes = Some(*b),
+            _ => {}
         }
         if let Item::I(i) = it {
             if i.op == Op::S_WAITCNT {
@@ -239,12 +254,14 @@ fn run_block(items: &[Item], rws: &[(Vec<R>, Vec<R>)], entry: &[State]) -> (Vec<
                 continue;
             }
             let keep = std::mem::take(&mut dma_in_flight) && (i.op == Op::S_BARRIER || is_release(i));
+            let publish = if i.op == Op::S_BARRIER { publishes.take() } else { None };
+            let buf = if i.mods.lds { dma_into.take() } else { None };
             for s in &states {
-                w.merge(required(s, i, rw, keep));
+                w.merge(required(s, i, rw, keep, publish));
             }
             for s in states.iter_mut() {
                 apply_wait(s, w);
-                issue(s, i, rw);
+                issue(s, i, rw, buf);
             }
             if states.len() > 1 {
                 dedup(&mut states);

@@ -777,3 +777,109 @@ fn grouped_many_groups_every_mode() {
         }
     }
 }
+
+mod stages;
+
+/// Three-stage pipelines (`passes/pipeline.rs`: three LDS buffers, the copies of the tile
+/// after next in flight; `tests/stages`): LDS-DMA, register-staged (two staging sets),
+/// mixed and element copies on both archs, 4 and 8 waves, each on the edge shapes under
+/// every scheduling mode (1x1x1, a K tail with beta = 0 and NaN in C, 255x257x129), with
+/// padded leading dimensions, race detector and hazard checker on (`run` asserts them
+/// silent and the MFMA and barrier counts).
+#[test]
+fn three_stages_edge_shapes_every_mode() {
+    use gemm_compiler::passes::buffer_ops::CopyPath;
+    let cases = [
+        Case { m: 1, n: 1, k: 1, pad: 3, alpha: 1.0, beta: 0.0 },
+        Case { m: 17, n: 33, k: 65, pad: 5, alpha: 1.5, beta: 0.0 },
+        Case { m: 255, n: 257, k: 129, pad: 1, alpha: -0.5, beta: 0.75 },
+    ];
+    for (i, (c, copies)) in stages::samples().into_iter().enumerate() {
+        let k = compile(c).unwrap_or_else(|e| panic!("{}: {e}", c.name()));
+        assert_eq!(k.kernel.lds_buffers, 3);
+        assert_eq!(k.lds_bytes, 3 * k.kernel.lds_buffer_bytes(), "{}", k.name);
+        let dma: Vec<bool> = k.kernel.copy_paths.iter().map(|p| *p == CopyPath::DirectToLds).collect();
+        let want = match copies {
+            stages::Copies::Dma => [true, true],
+            stages::Copies::Staged => [false, false],
+            stages::Copies::Mixed => [false, true],
+        };
+        assert_eq!(dma, want, "{}: {:?}", k.name, k.kernel.copy_paths);
+        for (j, case) in cases.iter().enumerate() {
+            for mode in Mode::ALL {
+                run_kernel(&k, case, Schedule { mode, seed: 90 + (i * 3 + j) as u64 });
+            }
+        }
+    }
+}
+
+/// Every way into and out of the three-stage loop: 1 to 9 K tiles (no loop tile; the
+/// prefetch and the drain alone; then each of the 3 or 6 unrolled bodies as the last),
+/// a partial last tile or a full one.
+#[test]
+fn three_stages_every_k_tile_count() {
+    for (i, (c, _)) in stages::samples().into_iter().enumerate() {
+        let k = compile(c).unwrap_or_else(|e| panic!("{}: {e}", c.name()));
+        let kt = c.tile.2 as usize;
+        for tiles in 1..=9usize {
+            let tail = if tiles % 2 == 0 { kt } else { 1 + tiles };
+            let case = Case { m: 40, n: 70, k: (tiles - 1) * kt + tail, pad: 2, alpha: 1.0, beta: 0.5 };
+            run_kernel(&k, &case, Schedule { mode: Mode::ALL[(i + tiles) % 4], seed: 7 + tiles as u64 });
+        }
+    }
+}
+
+/// What three stages decline, with the reason: the loop schedules other than the plain
+/// pipeline (`schedule::Reason::ThreeStages`), tiles whose three buffers exceed the LDS
+/// (gfx942's 64 KiB, gfx950's 160 KiB), a second staging set past 256 VGPRs, and stage
+/// counts other than 2 or 3 (`fit::Unfit::Stages`).
+#[test]
+fn three_stages_decline_with_reasons() {
+    use gemm_compiler::fit::Unfit;
+    use gemm_compiler::ir::{Arch, DmaPolicy, MfmaShape};
+    use gemm_compiler::passes::{pipeline, Declined};
+    use gemm_compiler::schedule::{self, Schedule as LoopSchedule};
+    let three = |arch, tile, grid, mfma| {
+        KernelConfig::new(arch, DType::Bf16, DType::F32, true, false, Align::Vec8).with_shape(tile, grid, mfma, 3)
+    };
+    let g3 = Arch::Gfx950;
+    let base = three(g3, (256, 256, 64), (2, 2), MfmaShape::native_32(g3));
+    for s in [
+        LoopSchedule::PingPong { clusters: 1 },
+        LoopSchedule::Interleave { slices: 4 },
+        LoopSchedule::CopyInterleave { stages: 2 },
+    ] {
+        let mut c = three(g3, (128, 128, 64), (2, 2), MfmaShape::native_32(g3));
+        c.schedule = s;
+        match gemm_compiler::optimise(c) {
+            Err(Declined::Schedule(schedule::Reason::ThreeStages { schedule })) => assert_eq!(schedule, s.label()),
+            other => panic!("{}: {other:?}", c.name()),
+        }
+    }
+    let mut quad = three(g3, (256, 128, 64), (4, 2), MfmaShape::native_16(g3));
+    quad.schedule = LoopSchedule::Quadrant;
+    assert!(matches!(gemm_compiler::optimise(quad), Err(Declined::Schedule(schedule::Reason::ThreeStages { .. }))));
+    // 3 x 64 KiB > 160 KiB on gfx950; 3 x 32 KiB > 64 KiB on gfx942.
+    assert!(matches!(
+        gemm_compiler::optimise(base),
+        Err(Declined::Pipeline(pipeline::Reason::LdsTooSmall { buffers: 3, buffer: 65536, limit: 163840, .. }))
+    ));
+    let g2 = Arch::Gfx942;
+    assert!(matches!(
+        gemm_compiler::optimise(three(g2, (128, 128, 64), (2, 2), MfmaShape::native_16(g2))),
+        Err(Declined::Pipeline(pipeline::Reason::LdsTooSmall { buffers: 3, limit: 65536, .. }))
+    ));
+    // Element copies (`e1`, 8 VGPRs per vector), 4 waves, 256x128x64 on gfx950: 96
+    // fragment VGPRs + 96 per staging set.
+    let mut staged = three(g3, (256, 128, 64), (2, 2), MfmaShape::native_32(g3));
+    staged.align = Align::Elem;
+    staged.direct_to_lds = DmaPolicy::Never;
+    assert!(matches!(
+        gemm_compiler::optimise(staged),
+        Err(Declined::Pipeline(pipeline::Reason::Staging { staged: "A and B", unfit: Unfit::Vgprs { .. } }))
+    ));
+    staged.stages = 2;
+    assert!(gemm_compiler::optimise(staged).is_ok(), "one staging set fits");
+    staged.stages = 4;
+    assert!(matches!(gemm_compiler::optimise(staged), Err(Declined::Fit(Unfit::Stages(4)))));
+}

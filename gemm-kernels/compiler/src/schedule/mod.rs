@@ -200,6 +200,10 @@ impl LoopSchedule {
 pub enum Reason {
     #[error("the kernel is not software-pipelined into two LDS buffers")]
     NotPipelined,
+    #[error(
+        "{schedule} is built on two LDS buffers (the next tile's copies into the one not being read); a three-stage kernel runs the plain pipelined loop (passes/pipeline.rs)"
+    )]
+    ThreeStages { schedule: String },
     #[error("{schedule} needs {need} waves, the kernel has {have}")]
     Waves { schedule: String, need: u32, have: u32 },
     #[error(
@@ -440,6 +444,9 @@ pub fn plan(k: &Kernel) -> Result<Option<LoopSchedule>, Reason> {
             return Err(phase::Decline::NoSchedule.into());
         }
         return Ok(None);
+    }
+    if k.lds_buffers == 3 {
+        return Err(Reason::ThreeStages { schedule: s.label() });
     }
     if k.lds_buffers != 2 || !k.applied.contains(&"pipeline") {
         return Err(Reason::NotPipelined);
