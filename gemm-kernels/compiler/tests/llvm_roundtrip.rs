@@ -124,3 +124,19 @@ fn every_catalogue_kernel_round_trips_through_llvm() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+mod stages;
+
+/// The three-stage kernels outside the catalogue (`tests/stages`: LDS-DMA, register-staged,
+/// mixed and element copies on both archs): their code objects round-trip too, with the
+/// three LDS buffers in the metadata.
+#[test]
+fn three_stage_kernels_round_trip_through_llvm() {
+    let dir = tmpdir();
+    for (cfg, _) in stages::samples() {
+        let k = compile(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name()));
+        assert_eq!(k.lds_bytes, 3 * k.kernel.lds_buffer_bytes());
+        round_trip(&k, &dir);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

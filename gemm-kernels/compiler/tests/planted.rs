@@ -45,8 +45,13 @@ const K: usize = 320;
 
 /// Runs `k`; returns the report and how many of C's elements are wrong.
 fn run(k: &CompiledKernel, mode: Mode) -> (LaunchReport, usize) {
+    run_k(k, mode, K)
+}
+
+/// [`run`] with `K = k_len`.
+fn run_k(k: &CompiledKernel, mode: Mode, k_len: usize) -> (LaunchReport, usize) {
     let cfg = k.config;
-    let p = GemmProblem::new(M, N, K)
+    let p = GemmProblem::new(M, N, k_len)
         .with_layout(Layout::ColMajor)
         .with_transposes(Transpose::from_bool(cfg.trans_a), Transpose::from_bool(cfg.trans_b))
         .with_dtypes(DType::Bf16, DType::Bf16, DType::F32);
@@ -69,7 +74,7 @@ fn run(k: &CompiledKernel, mode: Mode) -> (LaunchReport, usize) {
         pc,
         M as u32,
         N as u32,
-        K as u32,
+        k_len as u32,
         p.lda as u32,
         p.ldb as u32,
         p.ldc as u32,
@@ -89,7 +94,7 @@ fn run(k: &CompiledKernel, mode: Mode) -> (LaunchReport, usize) {
         for i in 0..M {
             let at = |l: usize| if cfg.trans_a { a[l + i * p.lda] } else { a[i + l * p.lda] };
             let bt = |l: usize| if cfg.trans_b { b[j + l * p.ldb] } else { b[l + j * p.ldb] };
-            let want: f32 = (0..K).map(|l| at(l).to_f32() * bt(l).to_f32()).sum();
+            let want: f32 = (0..k_len).map(|l| at(l).to_f32() * bt(l).to_f32()).sum();
             if c1[i + j * p.ldc] != want {
                 wrong += 1;
             }
@@ -291,4 +296,56 @@ fn ping_pong_trace_alternates_the_two_waves_of_each_simd() {
     // 32 K tiles: two dot clusters per tile and wave, strictly alternating.
     assert!(a.pairs.iter().all(|p| p.clusters[0] >= 63 && p.handover_ratio == 1.0), "{a}");
     assert!(a.mean_mem_under_mfma() >= b.mean_mem_under_mfma() + 0.25, "ping-pong {a}\npipelined {b}");
+}
+
+/// A too-weak wait planted into three-stage kernels (`passes/pipeline.rs`: three LDS
+/// buffers, the copies of the tile after next in flight), which the unplanted kernels run
+/// clean and right. LDS-DMA: the first `vmcnt` of the loop is the barrier's `vmcnt(N)`
+/// that lets the N copies of the tile after next stay outstanding; one more leaves the
+/// last copy of the tile the barrier publishes in flight while the other waves read it.
+/// Register-staged: the first `vmcnt` guards the first LDS write of the next tile from
+/// the older staging set, with the tile after next's loads younger; one more writes a
+/// staging VGPR before its load has landed. Seven K tiles: the loop runs five times, so
+/// the planted wait (in the first unrolled body) runs again after the back edge, where
+/// two tiles' copies are outstanding at the barrier (on entry only the prefetch is).
+#[test]
+fn planted_weak_vmcnt_in_three_stage_kernels() {
+    const K3: usize = 7 * 64;
+    for dma in [true, false] {
+        let mut c = KernelConfig::new(Arch::Gfx950, DType::Bf16, DType::F32, dma, false, Align::Vec8).with_shape(
+            (128, 128, 64),
+            (2, 2),
+            MfmaShape::native_32(Arch::Gfx950),
+            3,
+        );
+        c.direct_to_lds = if dma { DmaPolicy::Auto } else { DmaPolicy::Never };
+        let k = optimise(c).unwrap();
+        assert_eq!(k.lds_buffers, 3);
+        let dmas = k.copy_paths.iter().filter(|p| **p == CopyPath::DirectToLds).count();
+        assert_eq!(dmas, 2 * usize::from(dma), "{:?}", k.copy_paths);
+        let clean = compile_kernel_with(k.clone(), Options::default()).unwrap();
+        let (r, wrong) = run_k(&clean, Mode::LongestLatency, K3);
+        assert!(r.reports.is_empty(), "{r}");
+        assert_eq!(wrong, 0);
+        let bad = compile_kernel_with(k, Options { plant: Some(PlantedBug::WeakVmcnt), ..Default::default() }).unwrap();
+        let (r, wrong) = run_k(&bad, Mode::LongestLatency, K3);
+        if dma {
+            assert!(
+                r.by_checker(Checker::Race).iter().any(|x| {
+                    let o = x.other.as_ref().map(|o| o.2.as_str()).unwrap_or("");
+                    (x.inst.starts_with("ds_read") && o.ends_with(" lds"))
+                        || (x.inst.ends_with(" lds") && o.starts_with("ds_read"))
+                }),
+                "race detector silent on the DMA read early\n{r}"
+            );
+        } else {
+            assert!(
+                r.by_checker(Checker::Wait).iter().any(|x| x.kind == Kind::RegisterBeforeWait
+                    && x.inst.starts_with("ds_write")
+                    && x.other.as_ref().is_some_and(|o| o.2.starts_with("buffer_load_dwordx4"))),
+                "register checker silent\n{r}"
+            );
+        }
+        assert!(wrong > 0, "longest-latency schedule still right");
+    }
 }
