@@ -56,6 +56,10 @@ pub struct SweepArgs {
     /// Only this many waves (4 or 8).
     #[arg(long)]
     pub waves: Option<u32>,
+    /// Pipeline stages swept (2, 3: gemm-compiler `passes/pipeline.rs`); the label's `sN`
+    /// tells a tile's rows apart.
+    #[arg(long, value_delimiter = ',', default_values_t = [2u32])]
+    pub stages: Vec<u32>,
     /// Also list the configurations the space declines.
     #[arg(long)]
     pub declined: bool,
@@ -194,11 +198,11 @@ pub fn sweep_one(cfg: KernelConfig, m: u32, n: u32, k: u32, opts: Option<&ModelO
     SweepRow { config: cfg, built, wall: t0.elapsed() }
 }
 
-/// A short label: `MTxNTxKT wWMxWN mfmaMxNxK`.
+/// A short label: `MTxNTxKT wWMxWN sS mfmaMxNxK`.
 pub fn short(c: &KernelConfig) -> String {
     format!(
-        "{}x{}x{} w{}x{} mfma{}x{}x{}",
-        c.tile.0, c.tile.1, c.tile.2, c.wave_grid.0, c.wave_grid.1, c.mfma.m, c.mfma.n, c.mfma.k
+        "{}x{}x{} w{}x{} s{} mfma{}x{}x{}",
+        c.tile.0, c.tile.1, c.tile.2, c.wave_grid.0, c.wave_grid.1, c.stages, c.mfma.m, c.mfma.n, c.mfma.k
     )
 }
 
@@ -270,6 +274,7 @@ pub fn sweep(args: &SweepArgs) -> Result<(), String> {
                 args.tile.as_deref().is_none_or(|t| format!("{}x{}x{}", c.tile.0, c.tile.1, c.tile.2).contains(t))
             })
             .filter(|c| args.waves.is_none_or(|w| c.waves == w))
+            .flat_map(|c| args.stages.iter().map(move |&s| KernelConfig { stages: s, ..c }))
             .collect();
         let in_space = configs.iter().filter(|c| fit::check(c).is_ok()).count();
         eprintln!("{arch}: {} configurations, {in_space} in the space", configs.len());
@@ -289,8 +294,14 @@ pub fn sweep(args: &SweepArgs) -> Result<(), String> {
             rows.push(r);
         }
         println!(
-            "{arch} {}->{} {}x{}x{} {}: predicted TFLOP/s (timing model, sustained clock), 2 stages, v8:",
-            args.dtype, args.out_dtype, m, n, k, args.trans
+            "{arch} {}->{} {}x{}x{} {}: predicted TFLOP/s (timing model, sustained clock), {} stages, v8:",
+            args.dtype,
+            args.out_dtype,
+            m,
+            n,
+            k,
+            args.trans,
+            args.stages.iter().map(u32::to_string).collect::<Vec<_>>().join(" and ")
         );
         print!("{}", report(&rows, args.declined));
         println!();
