@@ -86,6 +86,17 @@
 //!   (f32, bf16, f16): deterministic. The small tile because the point is spreading few
 //!   tiles over many CUs: at 128x128x65536 its 4 tiles times 147 splits predict 16.4 us
 //!   on gfx942 (`gemm splitk`), against 718 us for the best plain kernel.
+//! * `stages3` (gfx950): 256x256x32, 8 waves (2x4), 32x32x16 MFMAs, three pipeline stages
+//!   (`passes/pipeline.rs`: three LDS buffers, 96 KiB; the LDS-DMA copies of the tile after
+//!   next in flight), A^T B, bf16/f16, `v8`. The timing model (`gemm sweep --stages 2,3
+//!   --tile 256x256x32 --mfma 32 --waves 8 --trans tn`, plain grid, sustained clock) puts
+//!   it at 1082.2 TFLOP/s at 8192^3 against 1072.5 for two stages of the tile (1057.1 vs
+//!   1035.8 at 4096^3). At 4096^3: where three stages lower the occupancy they lose
+//!   (gfx950 128x128x64 w2x2: 897 vs 1030; gfx942 128x128x32 w2x2: 391 vs 435); where one
+//!   workgroup per CU is all there is and the loop waits on `vmcnt` they win most (gfx942
+//!   256x64x32 w4x1: 290 vs 225). gfx942 has no three-stage family: the tiles whose three
+//!   buffers fit its 64 KiB (at most 21 KiB each) either lose a workgroup per CU to the
+//!   third buffer (128x128x32) or stay far below `base` (256x64x32).
 //! * `interleave` (gfx950): 256x256x64 with 4 waves (one per SIMD, 128x128 each, 16x16x32
 //!   MFMAs, 256 AGPRs of accumulators), the 4-wave interleave with four slices and
 //!   register-staged copies, bf16/f16, `nn` and `tn` (B N-contiguous needs more than 256
@@ -153,6 +164,8 @@ const FP8_WHY_GFX942: &str =
 const FP8IL_WHY_GFX950: &str = "big fp8 (OCP e4m3/e5m2) A^T B problems: 256x256x128 with 4 waves (one per SIMD), 32x32x64 f8f6f4 MFMAs, the 4-wave interleave (HipKittens' fp8 schedule, four slices), register-staged copies, 128 KiB LDS: the fastest predicted gfx950 fp8 tile (gemm compare --schedules)";
 
 const INTERLEAVE_WHY_GFX950: &str = "big aligned problems: 256x256x64 with 4 waves (one per SIMD, 128x128 each), the 4-wave interleave (four slices, MFMAs interleaved with the next slice's LDS reads and the next tile's copies), register-staged copies: the fastest resident gfx950 bf16/f16 tile (gemm compare --schedules)";
+
+const STAGES3_WHY_GFX950: &str = "big A^T B problems: 256x256x32 with 8 waves (2x4, 74 VGPRs + 128 AGPRs: two waves per SIMD fit), 32x32x16 MFMAs, three stages (96 KiB of LDS: the LDS-DMA copies of the tile after next in flight while a tile is computed): 1082.2 TFLOP/s predicted at 8192^3 against 1072.5 with two stages, 1057.1 against 1035.8 at 4096^3 (gemm sweep --stages 2,3 --tile 256x256x32 --trans tn)";
 
 /// The families, per arch.
 pub fn families() -> Vec<Family> {
@@ -251,6 +264,26 @@ pub fn families() -> Vec<Family> {
                 why: INTERLEAVE_WHY_GFX950,
                 schedule: Schedule::Interleave { slices: 4 },
                 dma: DmaPolicy::Never,
+            });
+        }
+        if arch == Arch::Gfx950 {
+            out.push(Family {
+                name: "stages3",
+                arch,
+                tile: (256, 256, 32),
+                wave_grid: (2, 4),
+                mfma: MfmaShape::native_32(arch),
+                stages: 3,
+                // A^T B only: both operands LDS-DMA; an M/N-contiguous operand's
+                // transposed writes cost 16 conflict cycles per K step at KT 32.
+                transposes: K_CONTIGUOUS,
+                aligns: V8,
+                grid: LARGE_GRID,
+                fusions: PLAIN,
+                dtypes: HALF,
+                why: STAGES3_WHY_GFX950,
+                schedule: Schedule::Pipelined,
+                dma: DmaPolicy::Auto,
             });
         }
         out.push(Family {

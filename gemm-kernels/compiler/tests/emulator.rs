@@ -782,7 +782,8 @@ mod stages;
 
 /// Three-stage pipelines (`passes/pipeline.rs`: three LDS buffers, the copies of the tile
 /// after next in flight; `tests/stages`): LDS-DMA, register-staged (two staging sets),
-/// mixed and element copies on both archs, 4 and 8 waves, each on the edge shapes under
+/// mixed and element copies on both archs, 4 and 8 waves, and the catalogue's three-stage
+/// kernels, each on the edge shapes under
 /// every scheduling mode (1x1x1, a K tail with beta = 0 and NaN in C, 255x257x129), with
 /// padded leading dimensions, race detector and hazard checker on (`run` asserts them
 /// silent and the MFMA and barrier counts).
@@ -794,7 +795,9 @@ fn three_stages_edge_shapes_every_mode() {
         Case { m: 17, n: 33, k: 65, pad: 5, alpha: 1.5, beta: 0.0 },
         Case { m: 255, n: 257, k: 129, pad: 1, alpha: -0.5, beta: 0.75 },
     ];
-    for (i, (c, copies)) in stages::samples().into_iter().enumerate() {
+    // The samples, then the catalogue's three-stage kernels (gfx950 A^T B: LDS-DMA).
+    let catalogue3 = catalogue::configs().into_iter().filter(|c| c.stages == 3).map(|c| (c, stages::Copies::Dma));
+    for (i, (c, copies)) in stages::samples().into_iter().chain(catalogue3).enumerate() {
         let k = compile(c).unwrap_or_else(|e| panic!("{}: {e}", c.name()));
         assert_eq!(k.kernel.lds_buffers, 3);
         assert_eq!(k.lds_bytes, 3 * k.kernel.lds_buffer_bytes(), "{}", k.name);
