@@ -91,7 +91,11 @@
 //!   next in flight), A^T B, bf16/f16, `v8`. The timing model (`gemm sweep --stages 2,3
 //!   --tile 256x256x32 --mfma 32 --waves 8 --trans tn`, plain grid, sustained clock) puts
 //!   it at 1082.2 TFLOP/s at 8192^3 against 1072.5 for two stages of the tile (1057.1 vs
-//!   1035.8 at 4096^3). At 4096^3: where three stages lower the occupancy they lose
+//!   1035.8 at 4096^3). It stays below the `interleave` tile on squares (`gemm plan --model
+//!   timing --arch gfx950 --transa --layout col`, 4096^3: 134.6 us against 110.8); the
+//!   timing model picks it for short-K A^T B problems (8192x4096x160: 37.1 us against
+//!   41.8), where KT 32 rather than the third stage is what wins (two stages of the tile:
+//!   302.9 TFLOP/s against 297.2 there). At 4096^3: where three stages lower the occupancy they lose
 //!   (gfx950 128x128x64 w2x2: 897 vs 1030; gfx942 128x128x32 w2x2: 391 vs 435); where one
 //!   workgroup per CU is all there is and the loop waits on `vmcnt` they win most (gfx942
 //!   256x64x32 w4x1: 290 vs 225). gfx942 has no three-stage family: the tiles whose three
