@@ -42,6 +42,11 @@ pub fn samples() -> Vec<(KernelConfig, Copies)> {
         (cfg(g2, bf, bf, (true, false), v8, (128, 128, 32), (2, 2), MfmaShape::native_32(g2), always), Copies::Dma),
         // gfx942 element copies (`e1`: any leading dimension).
         (cfg(g2, f16, f32, (true, true), e1, (128, 128, 32), (2, 2), MfmaShape::native_16(g2), auto), Copies::Staged),
+        // f32 inputs (gfx950, 16x16x4_f32): A staged, B by DMA.
+        (
+            cfg(g3, f32, f32, (false, false), v8, (64, 64, 64), (2, 2), MfmaShape { m: 16, n: 16, k: 4 }, auto),
+            Copies::Mixed,
+        ),
         // gfx942 8 waves: three 16 KiB buffers in its 64 KiB of LDS.
         (cfg(g2, bf, f32, (true, false), v8, (128, 128, 32), (2, 4), MfmaShape::native_16(g2), auto), Copies::Staged),
     ]
