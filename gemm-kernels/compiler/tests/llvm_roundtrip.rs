@@ -42,8 +42,10 @@ fn section(file: &[u8], name: &str) -> Vec<u8> {
     s.data(&b).unwrap().data().to_vec()
 }
 
-fn tmpdir() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("gemm-compiler-rt-{}", std::process::id()));
+/// A scratch folder per test (`tag`): the tests of this file run in parallel in one process
+/// and each removes its folder at the end.
+fn tmpdir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("gemm-compiler-rt-{}-{tag}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     d
 }
@@ -114,7 +116,7 @@ fn round_trip(k: &CompiledKernel, dir: &Path) {
 
 #[test]
 fn every_catalogue_kernel_round_trips_through_llvm() {
-    let dir = tmpdir();
+    let dir = tmpdir("catalogue");
     let configs = catalogue::configs();
     assert!(configs.len() >= 32);
     assert!(configs.iter().any(|c| c.ab_type.is_fp8()), "fp8 kernels are part of the round trip");
@@ -132,7 +134,7 @@ mod stages;
 /// three LDS buffers in the metadata.
 #[test]
 fn three_stage_kernels_round_trip_through_llvm() {
-    let dir = tmpdir();
+    let dir = tmpdir("stages");
     for (cfg, _) in stages::samples() {
         let k = compile(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name()));
         assert_eq!(k.lds_bytes, 3 * k.kernel.lds_buffer_bytes());
