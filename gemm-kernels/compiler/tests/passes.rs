@@ -70,6 +70,57 @@ fn pipeline_double_buffers_or_declines() {
     assert_eq!(pipeline::run(k), Err(pipeline::Reason::Shape));
 }
 
+/// Three stages: three LDS buffers, the copies of loop tile 0 issued before the loop (the
+/// prefetch), the loop body of two stages, a drain of two steps; the wait pass lets the
+/// LDS-DMA copies of the tile after next stay outstanding across the barrier that
+/// publishes a tile (`vmcnt(N)`, N = the DMAs per wave of one tile), and only the last
+/// barrier waits for all of them.
+#[test]
+fn pipeline_three_stages() {
+    let mut c = cfg(Arch::Gfx950, true, false, Align::Vec8);
+    c.tile = (128, 128, 64);
+    c.stages = 3;
+    let k = pipeline::run(buffer_ops::run(Kernel::naive(c)).unwrap()).unwrap();
+    assert_eq!(k.lds_buffers, 3);
+    assert_eq!(k.prefetch.len(), 2);
+    assert!(k.prefetch.iter().all(|o| matches!(o, TileOp::GlobalLoad(cp) if cp.which == KTile::Loop)));
+    assert_eq!(k.body.iter().filter(|o| **o == TileOp::Barrier).count(), 1, "one barrier per iteration");
+    let step = [TileOp::Barrier, TileOp::LdsToRegs, TileOp::Dot];
+    let stores = [TileOp::LdsStore(Operand::A), TileOp::LdsStore(Operand::B)];
+    assert_eq!(k.drain, [&step[..], &stores, &step].concat());
+    let ck = compile(c).unwrap();
+    assert_eq!(ck.lds_bytes, 3 * k.lds_buffer_bytes());
+    let dmas =
+        gemm_compiler::schedule::dma_per_wave(&c, Operand::A) + gemm_compiler::schedule::dma_per_wave(&c, Operand::B);
+    let vm = |i: &gemm_isa::Inst| match i.operands.first() {
+        Some(gemm_isa::Operand::Imm(v)) => (*v as u32 & 0xF) | ((*v as u32 >> 14) & 3) << 4,
+        _ => unreachable!(),
+    };
+    // Per barrier, the vmcnt of the wait before it (None: no wait; 63: none on vmcnt): the
+    // three unrolled bodies, the two steps of each of the three drains, then the path with
+    // no loop tile (k <= KT), where no copy is in flight (its wait is for the DS writes of
+    // the last tile).
+    let before_barriers: Vec<Option<u32>> = ck
+        .insts
+        .windows(2)
+        .filter(|w| w[1].op == gemm_isa::Op::S_BARRIER)
+        .map(|w| (w[0].op == gemm_isa::Op::S_WAITCNT).then(|| vm(&w[0])))
+        .collect();
+    let n = Some(dmas);
+    assert_eq!(before_barriers, [n, n, n, n, Some(0), n, Some(0), n, Some(0), Some(63)], "{dmas} DMAs per tile");
+    // Other stage counts are declined; three buffers must fit the LDS.
+    c.stages = 4;
+    let k = buffer_ops::run(Kernel::naive(c)).unwrap();
+    assert_eq!(pipeline::run(k), Err(pipeline::Reason::Stages(4)));
+    let mut c = cfg(Arch::Gfx942, false, false, Align::Vec8);
+    c.tile = (128, 128, 64);
+    c.stages = 3;
+    assert!(matches!(
+        pipeline::run(Kernel::naive(c)),
+        Err(pipeline::Reason::LdsTooSmall { buffers: 3, buffer: 32768, limit: 65536, .. })
+    ));
+}
+
 #[test]
 fn swizzle_removes_read_conflicts_on_both_bank_models() {
     for arch in Arch::ALL {
@@ -157,9 +208,14 @@ fn epilogue_plans_or_declines() {
 
 #[test]
 fn run_all_reports_the_declining_pass() {
+    // Three LDS buffers of a 128x128x64 tile (96 KiB) exceed gfx942's 64 KiB.
     let mut c = cfg(Arch::Gfx942, false, false, Align::Vec8);
     c.stages = 3;
-    assert!(matches!(gemm_compiler::optimise(c), Err(Declined::Pipeline(pipeline::Reason::Stages(3)))));
+    c.tile.2 = 64;
+    assert!(matches!(
+        gemm_compiler::optimise(c),
+        Err(Declined::Pipeline(pipeline::Reason::LdsTooSmall { buffers: 3, .. }))
+    ));
 }
 
 /// Configurations outside the space or the arch's limits are declined before any pass,
