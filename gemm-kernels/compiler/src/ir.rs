@@ -216,6 +216,9 @@ pub struct KernelConfig {
     /// How the waves split the tile: `(WM, WN)` waves along M and N, `WM * WN == waves`;
     /// each wave owns an `MT/WM x NT/WN` block of C.
     pub wave_grid: (u32, u32),
+    /// Software-pipeline stages (`passes/pipeline.rs`): 2 (two LDS buffers, the next tile's
+    /// copies in flight) or 3 (three LDS buffers, the tile after next's copies in flight);
+    /// 1 only for the split-K reduction, which has no main loop.
     pub stages: u32,
     pub mfma: MfmaShape,
     pub align: Align,
