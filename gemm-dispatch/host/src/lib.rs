@@ -24,8 +24,10 @@
 //!
 //! # Threads
 //!
-//! C is cut into `threads` slabs of whole micro-tiles (columns when C's columns are laid out one
-//! after another, else rows); each worker owns its slab, so workers never synchronise. With a
+//! C is cut into slabs of whole micro-tiles (columns when C's columns are laid out one after
+//! another, else rows), up to four per worker; each worker claims the next unclaimed slab when it
+//! finishes one (so a worker the OS deschedules delays one slab, not a fixed share of the call),
+//! and slabs are disjoint, so workers never synchronise otherwise. With a
 //! column split every worker needs all of A, so A is packed once, by all workers, into a buffer
 //! they share (each packing its own copy cost 16 workers 16 copies of A); B is packed per worker.
 //! Workers are rayon pool threads, which persist between calls. A tall, narrow column-major C (too
@@ -164,7 +166,7 @@ pub fn gemm_with<A: Element, B: Element, C: Element>(
     let threads = (opts.threads.max(1) as u128).min(macs / MACS_PER_THREAD).max(1) as usize;
 
     let path = match opts.kernel {
-        KernelChoice::Auto => plan.choice(class, threads).path,
+        KernelChoice::Auto => plan.choice(class, threads, (m, n, k)).path,
         KernelChoice::Path(p) => p,
         KernelChoice::F32Panels if plan.features.avx512f => Path::Avx512,
         KernelChoice::F32Panels | KernelChoice::Portable => Path::Portable,
@@ -193,13 +195,13 @@ fn run_path<A: Element, B: Element, C: Element>(
     Ok(())
 }
 
-/// Times faer and this crate's AVX-512 f32 kernel on one `N^3` f32 GEMM (N = 512 up to 4 threads,
-/// else 1024) on `threads` threads: two warm-up runs each, then [`dispatch::F32_ROUNDS`] pairs
-/// timed back to back, alternating which path goes first (the measurement [`dispatch::decide`]
-/// uses for f32, once per process and thread count; ~30 ms on two Zen5 cores). The warm-ups
-/// matter: cold, faer measured 2-8x below its steady speed on a 16-core Xeon VM.
-fn measure_f32(threads: usize) -> Option<dispatch::F32Timing> {
-    let n = if threads <= 4 { 512 } else { 1024 };
+/// Times faer and this crate's AVX-512 f32 kernel on one `n^3` f32 GEMM (`n` a size class of
+/// [`dispatch::f32_size_class`]) on `threads` threads: warm-up runs of each (two, one from 2048^3
+/// on), then [`dispatch::f32_rounds`] pairs timed back to back, alternating which path goes first
+/// (the measurement [`dispatch::decide`] uses for f32, once per process, thread count and size
+/// class). The warm-ups matter: cold, faer measured 2-8x below its steady speed on a 16-core Xeon
+/// VM.
+fn measure_f32(threads: usize, n: usize) -> Option<dispatch::F32Timing> {
     let kern = F32Avx512::detect()?;
     let a: Vec<f32> = (0..n * n).map(|i| ((i * 7919) % 257) as f32 / 257.0 - 0.5).collect();
     let b: Vec<f32> = (0..n * n).map(|i| ((i * 104729) % 251) as f32 / 251.0 - 0.5).collect();
@@ -216,11 +218,14 @@ fn measure_f32(threads: usize) -> Option<dispatch::F32Timing> {
         }
         Some(t.elapsed().as_secs_f64())
     };
-    for own in [false, true, false, true] {
-        time(own)?;
+    let warm_ups = if n >= 2048 { 1 } else { 2 };
+    for _ in 0..warm_ups {
+        time(false)?;
+        time(true)?;
     }
-    let mut pairs = Vec::with_capacity(dispatch::F32_ROUNDS);
-    for round in 0..dispatch::F32_ROUNDS {
+    let rounds = dispatch::f32_rounds(n);
+    let mut pairs = Vec::with_capacity(rounds);
+    for round in 0..rounds {
         let pair = if round % 2 == 0 {
             let f = time(false)?;
             (f, time(true)?)
@@ -308,7 +313,12 @@ fn oriented<K: Kernel, A: Element, B: Element, C: Element>(
     }
 }
 
-/// Splits C into `threads` disjoint slabs (whole micro-tiles) and runs one worker per slab.
+/// Splits C into disjoint slabs of whole micro-tiles and runs `threads` workers over them.
+///
+/// There are more slabs than workers ([`slab_count`]) and each worker claims the next unclaimed
+/// slab when it finishes one, so a worker that the OS deschedules (other load on a shared machine,
+/// a slower core) holds up at most one slab instead of a `1/threads` share of the GEMM: with one
+/// fixed slab per worker, the call lasted as long as its most delayed worker.
 fn parallel<K: Kernel, A: Element, B: Element, C: Element>(
     kern: K,
     alpha: f32,
@@ -337,37 +347,75 @@ fn parallel<K: Kernel, A: Element, B: Element, C: Element>(
         return <K::P as kernel::PackElem>::with_shared(|buf| {
             let shared = driver::pack_shared(kern, a, threads, buf);
             let shared = &shared;
-            // rayon's pool threads persist between calls, so a GEMM of a few hundred microseconds
-            // does not pay for thread start-up (the pool is the one faer uses for f32).
-            rayon::scope(|s| {
-                let width = n.div_ceil(threads).next_multiple_of(nr);
-                let mut rest = c.t();
-                let mut j0 = 0;
-                while n - j0 > width {
-                    let (mine, more) = rest.split_rows(width).expect("columns lie one after another");
-                    let bj = b.submatrix(0, j0, k, width);
-                    s.spawn(move |_| driver::serial(kern, alpha, a, bj, beta, mine.t(), Some(shared)));
-                    rest = more;
-                    j0 += width;
-                }
-                driver::serial(kern, alpha, a, b.submatrix(0, j0, k, n - j0), beta, rest.t(), Some(shared));
-            })
+            let width = n.div_ceil(slab_count(n, nr, threads)).next_multiple_of(nr);
+            let mut slabs = Vec::new();
+            let mut rest = c.t();
+            let mut j0 = 0;
+            while n - j0 > width {
+                let (mine, more) = rest.split_rows(width).expect("columns lie one after another");
+                slabs.push((j0, mine.t()));
+                rest = more;
+                j0 += width;
+            }
+            slabs.push((j0, rest.t()));
+            run_slabs(slabs, threads, |j0, cj| {
+                let bj = b.submatrix(0, j0, k, cj.cols());
+                driver::serial(kern, alpha, a, bj, beta, cj, Some(shared))
+            });
         });
     }
-    // rayon's pool threads persist between calls, so a GEMM of a few hundred microseconds does
-    // not pay for thread start-up (the pool is the one faer uses for f32).
-    rayon::scope(|s| {
-        let height = m.div_ceil(threads).next_multiple_of(mr);
-        let mut rest = c;
-        let mut i0 = 0;
-        while m - i0 > height {
-            let (mine, more) = rest.split_rows(height).expect("rows lie one after another");
-            let ai = a.submatrix(i0, 0, height, k);
-            s.spawn(move |_| driver::serial(kern, alpha, ai, b, beta, mine, None));
-            rest = more;
-            i0 += height;
+    let height = m.div_ceil(slab_count(m, mr, threads)).next_multiple_of(mr);
+    let mut slabs = Vec::new();
+    let mut rest = c;
+    let mut i0 = 0;
+    while m - i0 > height {
+        let (mine, more) = rest.split_rows(height).expect("rows lie one after another");
+        slabs.push((i0, mine));
+        rest = more;
+        i0 += height;
+    }
+    slabs.push((i0, rest));
+    run_slabs(slabs, threads, |i0, ci| {
+        driver::serial(kern, alpha, a.submatrix(i0, 0, ci.rows(), k), b, beta, ci, None)
+    });
+}
+
+/// How many slabs to cut `len` rows or columns into for `threads` workers: up to
+/// [`SLABS_PER_THREAD`] per worker, but no slab narrower than [`SLAB_MIN_TILES`] micro-tiles of
+/// `tile` (every column slab streams all of the shared packed A from L3 or memory once, so a
+/// narrow slab costs memory traffic: 16 tiles of 12 columns do 96 multiply-adds per byte of A read),
+/// and never fewer slabs than workers.
+fn slab_count(len: usize, tile: usize, threads: usize) -> usize {
+    let tiles = len.div_ceil(tile);
+    (tiles / SLAB_MIN_TILES).clamp(threads, threads * SLABS_PER_THREAD).min(tiles)
+}
+
+/// Slabs per worker: enough that a worker descheduled for a while costs the call little (the
+/// others take its unclaimed slabs), few enough that each slab is a long run of micro-kernels.
+const SLABS_PER_THREAD: usize = 4;
+/// The narrowest slab, in micro-tiles.
+const SLAB_MIN_TILES: usize = 16;
+
+/// Runs `work(offset, slab)` for every slab on `threads` rayon workers, each claiming the next
+/// slab when done with one (rayon's pool threads persist between calls, so a GEMM of a few hundred
+/// microseconds does not pay for thread start-up; the pool is the one faer uses for f32).
+fn run_slabs<'c, C: Element>(
+    slabs: Vec<(usize, MatMut<'c, C>)>,
+    threads: usize,
+    work: impl Fn(usize, MatMut<'c, C>) + Sync,
+) {
+    let queue = std::sync::Mutex::new(slabs.into_iter());
+    let next = || queue.lock().unwrap_or_else(|e| e.into_inner()).next();
+    let worker = || {
+        while let Some((offset, slab)) = next() {
+            work(offset, slab);
         }
-        driver::serial(kern, alpha, a.submatrix(i0, 0, m - i0, k), b, beta, rest, None);
+    };
+    rayon::scope(|s| {
+        for _ in 1..threads {
+            s.spawn(|_| worker());
+        }
+        worker();
     });
 }
 
