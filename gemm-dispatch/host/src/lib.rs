@@ -358,7 +358,7 @@ fn parallel<K: Kernel, A: Element, B: Element, C: Element>(
                 j0 += width;
             }
             slabs.push((j0, rest.t()));
-            run_slabs(slabs, threads, |j0, cj| {
+            driver::claim_each(slabs, threads, |(j0, cj)| {
                 let bj = b.submatrix(0, j0, k, cj.cols());
                 driver::serial(kern, alpha, a, bj, beta, cj, Some(shared))
             });
@@ -375,19 +375,20 @@ fn parallel<K: Kernel, A: Element, B: Element, C: Element>(
         i0 += height;
     }
     slabs.push((i0, rest));
-    run_slabs(slabs, threads, |i0, ci| {
+    driver::claim_each(slabs, threads, |(i0, ci)| {
         driver::serial(kern, alpha, a.submatrix(i0, 0, ci.rows(), k), b, beta, ci, None)
     });
 }
 
-/// How many slabs to cut `len` rows or columns into for `threads` workers: up to
-/// [`SLABS_PER_THREAD`] per worker, but no slab narrower than [`SLAB_MIN_TILES`] micro-tiles of
-/// `tile` (every column slab streams all of the shared packed A from L3 or memory once, so a
-/// narrow slab costs memory traffic: 16 tiles of 12 columns do 96 multiply-adds per byte of A read),
-/// and never fewer slabs than workers.
+/// How many slabs to cut `len` rows or columns into for `threads` workers: a whole number of slabs
+/// per worker, up to [`SLABS_PER_THREAD`], but no slab narrower than [`SLAB_MIN_TILES`] micro-tiles
+/// of `tile` where that leaves one per worker (every column slab streams all of the shared packed
+/// A from L3 or memory once, so a narrow slab costs memory traffic: 16 tiles of 12 columns do 96
+/// multiply-adds per byte of A read). A whole number per worker: 21 slabs on 16 workers would
+/// take two slab times where 16 take one and a third.
 fn slab_count(len: usize, tile: usize, threads: usize) -> usize {
-    let tiles = len.div_ceil(tile);
-    (tiles / SLAB_MIN_TILES).clamp(threads, threads * SLABS_PER_THREAD).min(tiles)
+    let per = (len.div_ceil(tile) / (threads * SLAB_MIN_TILES)).clamp(1, SLABS_PER_THREAD);
+    threads * per
 }
 
 /// Slabs per worker: enough that a worker descheduled for a while costs the call little (the
@@ -395,29 +396,6 @@ fn slab_count(len: usize, tile: usize, threads: usize) -> usize {
 const SLABS_PER_THREAD: usize = 4;
 /// The narrowest slab, in micro-tiles.
 const SLAB_MIN_TILES: usize = 16;
-
-/// Runs `work(offset, slab)` for every slab on `threads` rayon workers, each claiming the next
-/// slab when done with one (rayon's pool threads persist between calls, so a GEMM of a few hundred
-/// microseconds does not pay for thread start-up; the pool is the one faer uses for f32).
-fn run_slabs<'c, C: Element>(
-    slabs: Vec<(usize, MatMut<'c, C>)>,
-    threads: usize,
-    work: impl Fn(usize, MatMut<'c, C>) + Sync,
-) {
-    let queue = std::sync::Mutex::new(slabs.into_iter());
-    let next = || queue.lock().unwrap_or_else(|e| e.into_inner()).next();
-    let worker = || {
-        while let Some((offset, slab)) = next() {
-            work(offset, slab);
-        }
-    };
-    rayon::scope(|s| {
-        for _ in 1..threads {
-            s.spawn(|_| worker());
-        }
-        worker();
-    });
-}
 
 /// Tall, narrow C whose columns lie one after another (so its rows cannot be handed out as
 /// separate slices): each worker computes its rows into a private f32 buffer, then the calling
@@ -518,6 +496,27 @@ mod faer_f32 {
             let bv = faer::MatRef::from_raw_parts(b.data().as_ptr().cast::<f32>(), k, n, brs, bcs);
             let cv = faer::MatMut::from_raw_parts_mut(cptr, m, n, crs, ccs);
             faer::linalg::matmul::matmul(cv, accum, av, bv, alpha, par);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::slab_count;
+
+    #[test]
+    fn slabs_are_a_whole_number_per_worker_and_not_too_narrow() {
+        // 2 workers, 2048 columns of 12-column tiles: 171 tiles, 4 slabs each of 22 tiles.
+        assert_eq!(slab_count(2048, 12, 2), 8);
+        // 16 workers at 2048 or 4096: one slab each (two would be narrower than 16 tiles).
+        assert_eq!(slab_count(2048, 12, 16), 16);
+        assert_eq!(slab_count(4096, 12, 16), 16);
+        assert_eq!(slab_count(8192, 12, 16), 32);
+        // Narrow C: one slab per worker even below the minimum width.
+        assert_eq!(slab_count(100, 12, 4), 4);
+        for (len, threads) in [(333, 3), (5000, 7), (64, 2), (100_000, 16)] {
+            let n = slab_count(len, 32, threads);
+            assert!(n % threads == 0 && n <= threads * 4, "{len} {threads}: {n}");
         }
     }
 }
