@@ -1,11 +1,17 @@
 //! `cargo run --release -p gemm-benches --bin f32-pairs -- [--size 2048] [--threads 1] [--pairs 9]
-//! [--impls own,openblas]`
+//! [--impls own,openblas] [--gap-ms 200]`
 //!
 //! f32 GEMMs of one square size timed in alternating rounds (each round runs every implementation
 //! once, the order rotating from round to round), reporting per implementation the **median** over
 //! rounds and the median of its per-round ratio to OpenBLAS. On a machine shared with other work a
 //! burst of load lands in a round or two and moves a median little, where it can move a best-of or
 //! a mean a lot.
+//!
+//! Each GEMM starts `--gap-ms` after the previous one ends: OpenBLAS's worker threads spin for a
+//! while after a call before they sleep (and rayon's, which faer and gemm-host use, for a shorter
+//! while), so a GEMM started at once shares the cores with the previous implementation's spinning
+//! workers. On a 16-core Xeon without the gap, gemm-host's median at 2048^3 on 16 threads was half
+//! its best-of in `gemm-bench`, which runs each implementation several times back to back.
 //!
 //! With `--threads 1` every implementation runs on the calling thread, and the time is also read
 //! as that thread's CPU time from `/proc/thread-self/schedstat` (time on a CPU, in ns; the second
@@ -33,7 +39,7 @@ fn median(v: &mut [f64]) -> f64 {
 }
 
 fn main() {
-    let (mut size, mut threads, mut pairs) = (2048usize, 1usize, 9usize);
+    let (mut size, mut threads, mut pairs, mut gap_ms) = (2048usize, 1usize, 9usize, 200u64);
     let mut impls = vec![Impl::HostF32Panels, Impl::OpenBlas];
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -42,6 +48,7 @@ fn main() {
             "--size" => size = val().parse().expect("--size N"),
             "--threads" => threads = val().parse().expect("--threads N"),
             "--pairs" => pairs = val().parse::<usize>().expect("--pairs N").max(1),
+            "--gap-ms" => gap_ms = val().parse().expect("--gap-ms MS"),
             "--impls" => {
                 impls = val()
                     .split(',')
@@ -58,7 +65,9 @@ fn main() {
                 }
             }
             "-h" | "--help" => {
-                println!("f32-pairs [--size 2048] [--threads 1] [--pairs 9] [--impls own,openblas,faer,host]");
+                println!(
+                    "f32-pairs [--size 2048] [--threads 1] [--pairs 9] [--impls own,openblas,faer,host] [--gap-ms 200]"
+                );
                 return;
             }
             other => panic!("unknown argument `{other}` (try --help)"),
@@ -79,6 +88,7 @@ fn main() {
     for round in 0..pairs {
         for i in 0..impls.len() {
             let which = (i + round) % impls.len();
+            std::thread::sleep(std::time::Duration::from_millis(gap_ms));
             let t0 = thread_times();
             let t = Instant::now();
             p.run(impls[which], Dtype::F32, threads).expect("f32 runs on every CPU");
@@ -92,7 +102,7 @@ fn main() {
     let ob = impls.iter().position(|&i| i == Impl::OpenBlas).expect("OpenBLAS is always measured");
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
-        "f32 {size}^3, {threads} thread(s), {pairs} rounds, OpenBLAS core {}, load {}",
+        "f32 {size}^3, {threads} thread(s), {pairs} rounds, {gap_ms} ms apart, OpenBLAS core {}, load {}",
         gemm_benches::openblas::core_name(),
         load.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
     );

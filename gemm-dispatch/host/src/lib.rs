@@ -195,21 +195,21 @@ fn run_path<A: Element, B: Element, C: Element>(
     Ok(())
 }
 
-/// Times faer and this crate's AVX-512 f32 kernel on one `n^3` f32 GEMM (`n` a size class of
-/// [`dispatch::f32_size_class`]) on `threads` threads: warm-up runs of each (two, one from 2048^3
-/// on), then [`dispatch::f32_rounds`] pairs timed back to back, alternating which path goes first
-/// (the measurement [`dispatch::decide`] uses for f32, once per process, thread count and size
-/// class). The warm-ups matter: cold, faer measured 2-8x below its steady speed on a 16-core Xeon
-/// VM.
-fn measure_f32(threads: usize, n: usize) -> Option<dispatch::F32Timing> {
+/// Times faer and this crate's AVX-512 f32 kernel on the GEMM of an f32 size class
+/// ([`dispatch::F32_CLASSES`]) on `threads` threads: warm-up runs of each (two, one from 2048 on),
+/// then the class's pairs timed back to back, alternating which path goes first (the measurement
+/// [`dispatch::decide`] uses for f32, once per process, thread count and size class). The
+/// warm-ups matter: cold, faer measured 2-8x below its steady speed on a 16-core Xeon VM.
+fn measure_f32(threads: usize, class: dispatch::F32Class) -> Option<dispatch::F32Timing> {
+    let (m, n, k) = class.shape;
     let kern = F32Avx512::detect()?;
-    let a: Vec<f32> = (0..n * n).map(|i| ((i * 7919) % 257) as f32 / 257.0 - 0.5).collect();
-    let b: Vec<f32> = (0..n * n).map(|i| ((i * 104729) % 251) as f32 / 251.0 - 0.5).collect();
-    let mut c = vec![0f32; n * n];
+    let a: Vec<f32> = (0..m * k).map(|i| ((i * 7919) % 257) as f32 / 257.0 - 0.5).collect();
+    let b: Vec<f32> = (0..k * n).map(|i| ((i * 104729) % 251) as f32 / 251.0 - 0.5).collect();
+    let mut c = vec![0f32; m * n];
     let mut time = |own: bool| -> Option<f64> {
-        let av = MatRef::new(&a, n, n, n, 1, gemm_core::Operand::A).ok()?;
-        let bv = MatRef::new(&b, n, n, n, 1, gemm_core::Operand::B).ok()?;
-        let cv = MatMut::new(&mut c, n, n, n, 1, gemm_core::Operand::C).ok()?;
+        let av = MatRef::new(&a, m, k, k, 1, gemm_core::Operand::A).ok()?;
+        let bv = MatRef::new(&b, k, n, n, 1, gemm_core::Operand::B).ok()?;
+        let cv = MatMut::new(&mut c, m, n, n, 1, gemm_core::Operand::C).ok()?;
         let t = std::time::Instant::now();
         if own {
             oriented(kern, 1.0, av, bv, 0.0, cv, threads);
@@ -218,14 +218,13 @@ fn measure_f32(threads: usize, n: usize) -> Option<dispatch::F32Timing> {
         }
         Some(t.elapsed().as_secs_f64())
     };
-    let warm_ups = if n >= 2048 { 1 } else { 2 };
+    let warm_ups = if class.side >= 2048 { 1 } else { 2 };
     for _ in 0..warm_ups {
         time(false)?;
         time(true)?;
     }
-    let rounds = dispatch::f32_rounds(n);
-    let mut pairs = Vec::with_capacity(rounds);
-    for round in 0..rounds {
+    let mut pairs = Vec::with_capacity(class.rounds);
+    for round in 0..class.rounds {
         let pair = if round % 2 == 0 {
             let f = time(false)?;
             (f, time(true)?)
@@ -235,7 +234,7 @@ fn measure_f32(threads: usize, n: usize) -> Option<dispatch::F32Timing> {
         };
         pairs.push(pair);
     }
-    dispatch::F32Timing::from_pairs(&pairs, n, threads)
+    dispatch::F32Timing::from_pairs(&pairs, class, threads)
 }
 
 /// `C = beta * C`, writing zeros without reading C when `beta == 0`. Runs along C's contiguous

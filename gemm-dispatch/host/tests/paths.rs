@@ -182,7 +182,7 @@ fn the_automatic_choice_is_what_dispatch_reports() {
     // f32, where it is measured, has one line per size class, each measured at its own size.
     let features = CpuFeatures::detect();
     let lines = dispatch::summary(2);
-    let f32_lines = if dispatch::f32_needs_measurement(&features) { dispatch::F32_SIZES.len() } else { 1 };
+    let f32_lines = if dispatch::f32_needs_measurement(&features) { dispatch::F32_CLASSES.len() } else { 1 };
     assert_eq!(lines.len(), f32_lines + 2, "{lines:?}");
     let classes = std::iter::repeat_n(Class::F32, f32_lines).chain([Class::Bf16, Class::F16]);
     for (i, (class, line)) in classes.zip(&lines).enumerate() {
@@ -191,10 +191,11 @@ fn the_automatic_choice_is_what_dispatch_reports() {
         if class != Class::F32 {
             assert_eq!(dispatch::decide(class, &features, None).path, path, "{line}");
         } else if dispatch::f32_needs_measurement(&features) {
-            let n = dispatch::F32_SIZES[i];
+            let c = dispatch::F32_CLASSES[i];
+            let (m, n, k) = c.shape;
             let expect = format!(
-                "calls of about {n}^3 on 2 threads, measured at first use ({n}^3, median of {} pairs)",
-                dispatch::f32_rounds(n)
+                "calls of about {}^3 on 2 threads, measured at first use ({m}x{n}x{k}, median of {} pairs)",
+                c.side, c.rounds
             );
             assert!(line.contains(&expect), "{line}");
         }
