@@ -515,7 +515,7 @@ mod tests {
         assert_eq!(slab_count(100, 12, 4), 4);
         for (len, threads) in [(333, 3), (5000, 7), (64, 2), (100_000, 16)] {
             let n = slab_count(len, 32, threads);
-            assert!(n % threads == 0 && n <= threads * 4, "{len} {threads}: {n}");
+            assert!(n.is_multiple_of(threads) && n <= threads * 4, "{len} {threads}: {n}");
         }
     }
 }
