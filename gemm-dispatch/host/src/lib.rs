@@ -34,22 +34,27 @@
 //! few columns to share out) is cut by rows into private f32 buffers that the caller then folds
 //! into C. Small problems use fewer workers (at least ~4 MFLOP each).
 //!
-//! # Measured (`gemm-bench --sizes 1024,2048,4096 --rounds 3 --impls host,own,alt`, row-major
-//! square, GFLOP/s, n = 1024 / 2048 / 4096)
+//! # Measured (`gemm-bench --sizes 1024,2048,4096 --rounds 3 --impls host,own,alt,openblas`,
+//! row-major square, GFLOP/s, n = 1024 / 2048 / 4096)
 //!
-//! 16-core Intel Xeon with AMX (a shared VM; runs vary by 10-20%), 16 threads, OpenBLAS 0.3.21
-//! with `OPENBLAS_CORETYPE=SkylakeX` (it detects this CPU as Prescott otherwise and runs 5x
-//! slower): f32 (this crate's kernel, chosen by the measurement) 877 / 910 / 1092 against OpenBLAS
-//! 912 / 1228 / 1140 (faer 985 / 1090 / 1173); bf16 (AMX) 3538 / 4133 / 4692, 4.0 / 4.5 / 4.3x
-//! this crate's f32; `vdpbf16ps` 509 / 700 / 704. 2 threads: f32 172 / 188 / 189 (OpenBLAS 185 /
-//! 203 / 253), bf16 1062 / 878 / 873. (Before the AMX kernel kept C in its tiles, loaded its
-//! operands pipelined from aligned panels: bf16 3144 / 2728 / 3732 on 16 threads.)
+//! 16-core Intel Xeon with AMX (device VM, idle at the start), 16 threads, OpenBLAS 0.3.21 with
+//! `OPENBLAS_CORETYPE=SkylakeX` (it detects this CPU as Prescott otherwise and runs 5x slower),
+//! two runs of the same binary: f32 (path chosen per size class) 1147 / 1137 / 1212 and 1004 /
+//! 1158 / 1185 against OpenBLAS 1038 / 1218 / 1209 and 1042 / 1162 / 1081 (1.10 / 0.93 / 1.00x
+//! and 0.96 / 1.00 / 1.10x; in the first run the 2048 class kept this crate's kernel at a
+//! first-use median of 1.03, inside the 5% margin of then, since lowered to 2%); bf16 (AMX) 3628
+//! / 5800 / 5677, 3.2 / 5.1 / 4.7x this crate's f32; `vdpbf16ps` 579 / 741 / 656.
 //!
-//! 2-core AMD EPYC (Zen5, family 26; shared by other builds, runs vary by 20-30%), 2 threads:
-//! OpenBLAS picks its `Haswell` kernels there (123 / 125 / 124); against `OPENBLAS_CORETYPE=
-//! SkylakeX` (246 / 251 / 245) f32 (faer, measured) 235 / 187-239 / 238 and bf16 (`vdpbf16ps`)
-//! 404 / 405 / 466, 1.7-2.2x this crate's f32. Earlier, on the 2-core Zen4 this crate was first
-//! tuned on: f32 202 / 205 / 187 (OpenBLAS 187 / 200 / 206); bf16 348 / 356 / 343.
+//! 2-core AMD EPYC (Zen4: family 25 model 17, 32 KiB L1d, 1 MiB L2; a VM shared with four other
+//! builds at load 6-9), 2 threads, OpenBLAS 0.3.21 picks `Cooperlake` by itself (its SkylakeX
+//! sgemm kernel, so no `OPENBLAS_CORETYPE` is needed): in the one run that got the cores (07:56)
+//! f32 209 / 214 / 183 against OpenBLAS 196 / 197 / 195 (1.07 / 1.09 / 0.94x, faer chosen; this
+//! crate's kernel 0.98 / 0.99 / 1.00x), bf16 (`vdpbf16ps`) 349 / 376 / 374, 1.7 / 1.8 / 2.0x f32.
+//! Under load a best-of-15 is luck (the same kernel measured 0.83x and 1.33x in one run); the
+//! medians of `f32-pairs --threads 2` (9 and 5 alternating rounds) give this crate's kernel
+//! 1.05x and 0.99x OpenBLAS at 2048^3 and 4096^3, faer 1.01x and 0.95x. On one core, in CPU time
+//! (`f32-pairs --threads 1`), the kernel runs at OpenBLAS's speed: 98.3 against 97.9 GFLOP/s at
+//! 2048^3, 99.1 against 99.3 at 4096^3.
 
 mod amx;
 mod convert;
