@@ -100,17 +100,39 @@ pub(crate) fn pack_shared<'s, K: Kernel, A: Element>(
         }
     }
     let da = Decoder::<A>::new();
-    let per = jobs.len().div_ceil(threads.max(1)).max(1);
-    rayon::scope(|s| {
-        for group in jobs.chunks_mut(per) {
-            s.spawn(move |_| {
-                for (out, pc, depth, i0) in group.iter_mut() {
-                    K::pack_a::<A>(&a, da, *i0, K::MR.min(m - *i0), *pc, *depth, out);
-                }
-            });
+    // Groups of 8 micro-panels, claimed by whichever worker is free (see `claim_each`).
+    let groups: Vec<_> = jobs.chunks_mut(8).collect();
+    claim_each(groups, threads, |group| {
+        for (out, pc, depth, i0) in group.iter_mut() {
+            K::pack_a::<A>(&a, da, *i0, K::MR.min(m - *i0), *pc, *depth, out);
         }
     });
     SharedA { data: &data[..len], kc, block }
+}
+
+/// Runs `work(item)` for every item on `threads` workers (the calling thread and `threads - 1`
+/// rayon pool threads), each claiming the next unclaimed item when done with one. A worker that
+/// the OS deschedules (other load on a shared machine, a slower core) then holds up at most the
+/// item it is on, where with a fixed share per worker the call lasted as long as its most delayed
+/// worker. rayon's pool threads persist between calls, so a GEMM of a few hundred microseconds
+/// does not pay for thread start-up (the pool is the one faer uses for f32).
+pub(crate) fn claim_each<T: Send>(items: Vec<T>, threads: usize, work: impl Fn(T) + Sync) {
+    let queue = std::sync::Mutex::new(items.into_iter());
+    let worker = || loop {
+        // The lock is held only to take the next item (a guard in a `while let` would be held
+        // for the whole body).
+        let next = queue.lock().unwrap_or_else(|e| e.into_inner()).next();
+        match next {
+            Some(item) => work(item),
+            None => break,
+        }
+    };
+    rayon::scope(|s| {
+        for _ in 1..threads {
+            s.spawn(|_| worker());
+        }
+        worker();
+    });
 }
 
 /// Grows `buf` to hold `len` elements from a 64-byte boundary (never shrinks, so a reused buffer is

@@ -24,30 +24,37 @@
 //!
 //! # Threads
 //!
-//! C is cut into `threads` slabs of whole micro-tiles (columns when C's columns are laid out one
-//! after another, else rows); each worker owns its slab, so workers never synchronise. With a
+//! C is cut into slabs of whole micro-tiles (columns when C's columns are laid out one after
+//! another, else rows), up to four per worker; each worker claims the next unclaimed slab when it
+//! finishes one (so a worker the OS deschedules delays one slab, not a fixed share of the call),
+//! and slabs are disjoint, so workers never synchronise otherwise. With a
 //! column split every worker needs all of A, so A is packed once, by all workers, into a buffer
 //! they share (each packing its own copy cost 16 workers 16 copies of A); B is packed per worker.
 //! Workers are rayon pool threads, which persist between calls. A tall, narrow column-major C (too
 //! few columns to share out) is cut by rows into private f32 buffers that the caller then folds
 //! into C. Small problems use fewer workers (at least ~4 MFLOP each).
 //!
-//! # Measured (`gemm-bench --sizes 1024,2048,4096 --rounds 3 --impls host,own,alt`, row-major
-//! square, GFLOP/s, n = 1024 / 2048 / 4096)
+//! # Measured (`gemm-bench --sizes 1024,2048,4096 --rounds 3 --impls host,own,alt,openblas`,
+//! row-major square, GFLOP/s, n = 1024 / 2048 / 4096)
 //!
-//! 16-core Intel Xeon with AMX (a shared VM; runs vary by 10-20%), 16 threads, OpenBLAS 0.3.21
-//! with `OPENBLAS_CORETYPE=SkylakeX` (it detects this CPU as Prescott otherwise and runs 5x
-//! slower): f32 (this crate's kernel, chosen by the measurement) 877 / 910 / 1092 against OpenBLAS
-//! 912 / 1228 / 1140 (faer 985 / 1090 / 1173); bf16 (AMX) 3538 / 4133 / 4692, 4.0 / 4.5 / 4.3x
-//! this crate's f32; `vdpbf16ps` 509 / 700 / 704. 2 threads: f32 172 / 188 / 189 (OpenBLAS 185 /
-//! 203 / 253), bf16 1062 / 878 / 873. (Before the AMX kernel kept C in its tiles, loaded its
-//! operands pipelined from aligned panels: bf16 3144 / 2728 / 3732 on 16 threads.)
+//! 16-core Intel Xeon with AMX (device VM, idle at the start), 16 threads, OpenBLAS 0.3.21 with
+//! `OPENBLAS_CORETYPE=SkylakeX` (it detects this CPU as Prescott otherwise and runs 5x slower),
+//! two runs of the same binary: f32 (path chosen per size class) 1147 / 1137 / 1212 and 1004 /
+//! 1158 / 1185 against OpenBLAS 1038 / 1218 / 1209 and 1042 / 1162 / 1081 (1.10 / 0.93 / 1.00x
+//! and 0.96 / 1.00 / 1.10x; in the first run the 2048 class kept this crate's kernel at a
+//! first-use median of 1.03, inside the 5% margin of then, since lowered to 2%); bf16 (AMX) 3628
+//! / 5800 / 5677, 3.2 / 5.1 / 4.7x this crate's f32; `vdpbf16ps` 579 / 741 / 656.
 //!
-//! 2-core AMD EPYC (Zen5, family 26; shared by other builds, runs vary by 20-30%), 2 threads:
-//! OpenBLAS picks its `Haswell` kernels there (123 / 125 / 124); against `OPENBLAS_CORETYPE=
-//! SkylakeX` (246 / 251 / 245) f32 (faer, measured) 235 / 187-239 / 238 and bf16 (`vdpbf16ps`)
-//! 404 / 405 / 466, 1.7-2.2x this crate's f32. Earlier, on the 2-core Zen4 this crate was first
-//! tuned on: f32 202 / 205 / 187 (OpenBLAS 187 / 200 / 206); bf16 348 / 356 / 343.
+//! 2-core AMD EPYC (Zen4: family 25 model 17, 32 KiB L1d, 1 MiB L2; a VM shared with four other
+//! builds at load 6-9), 2 threads, OpenBLAS 0.3.21 picks `Cooperlake` by itself (its SkylakeX
+//! sgemm kernel, so no `OPENBLAS_CORETYPE` is needed): in the one run that got the cores (07:56)
+//! f32 209 / 214 / 183 against OpenBLAS 196 / 197 / 195 (1.07 / 1.09 / 0.94x, faer chosen; this
+//! crate's kernel 0.98 / 0.99 / 1.00x), bf16 (`vdpbf16ps`) 349 / 376 / 374, 1.7 / 1.8 / 2.0x f32.
+//! Under load a best-of-15 is luck (the same kernel measured 0.83x and 1.33x in one run); the
+//! medians of `f32-pairs --threads 2` (9 and 5 alternating rounds) give this crate's kernel
+//! 1.05x and 0.99x OpenBLAS at 2048^3 and 4096^3, faer 1.01x and 0.95x. On one core, in CPU time
+//! (`f32-pairs --threads 1`), the kernel runs at OpenBLAS's speed: 98.3 against 97.9 GFLOP/s at
+//! 2048^3, 99.1 against 99.3 at 4096^3.
 
 mod amx;
 mod convert;
@@ -164,7 +171,7 @@ pub fn gemm_with<A: Element, B: Element, C: Element>(
     let threads = (opts.threads.max(1) as u128).min(macs / MACS_PER_THREAD).max(1) as usize;
 
     let path = match opts.kernel {
-        KernelChoice::Auto => plan.choice(class, threads).path,
+        KernelChoice::Auto => plan.choice(class, threads, (m, n, k)).path,
         KernelChoice::Path(p) => p,
         KernelChoice::F32Panels if plan.features.avx512f => Path::Avx512,
         KernelChoice::F32Panels | KernelChoice::Portable => Path::Portable,
@@ -193,21 +200,21 @@ fn run_path<A: Element, B: Element, C: Element>(
     Ok(())
 }
 
-/// Times faer and this crate's AVX-512 f32 kernel on one `N^3` f32 GEMM (N = 512 up to 4 threads,
-/// else 1024) on `threads` threads: two warm-up runs each, then [`dispatch::F32_ROUNDS`] pairs
-/// timed back to back, alternating which path goes first (the measurement [`dispatch::decide`]
-/// uses for f32, once per process and thread count; ~30 ms on two Zen5 cores). The warm-ups
-/// matter: cold, faer measured 2-8x below its steady speed on a 16-core Xeon VM.
-fn measure_f32(threads: usize) -> Option<dispatch::F32Timing> {
-    let n = if threads <= 4 { 512 } else { 1024 };
+/// Times faer and this crate's AVX-512 f32 kernel on the GEMM of an f32 size class
+/// ([`dispatch::F32_CLASSES`]) on `threads` threads: warm-up runs of each (two, one from 2048 on),
+/// then the class's pairs timed back to back, alternating which path goes first (the measurement
+/// [`dispatch::decide`] uses for f32, once per process, thread count and size class). The
+/// warm-ups matter: cold, faer measured 2-8x below its steady speed on a 16-core Xeon VM.
+fn measure_f32(threads: usize, class: dispatch::F32Class) -> Option<dispatch::F32Timing> {
+    let (m, n, k) = class.shape;
     let kern = F32Avx512::detect()?;
-    let a: Vec<f32> = (0..n * n).map(|i| ((i * 7919) % 257) as f32 / 257.0 - 0.5).collect();
-    let b: Vec<f32> = (0..n * n).map(|i| ((i * 104729) % 251) as f32 / 251.0 - 0.5).collect();
-    let mut c = vec![0f32; n * n];
+    let a: Vec<f32> = (0..m * k).map(|i| ((i * 7919) % 257) as f32 / 257.0 - 0.5).collect();
+    let b: Vec<f32> = (0..k * n).map(|i| ((i * 104729) % 251) as f32 / 251.0 - 0.5).collect();
+    let mut c = vec![0f32; m * n];
     let mut time = |own: bool| -> Option<f64> {
-        let av = MatRef::new(&a, n, n, n, 1, gemm_core::Operand::A).ok()?;
-        let bv = MatRef::new(&b, n, n, n, 1, gemm_core::Operand::B).ok()?;
-        let cv = MatMut::new(&mut c, n, n, n, 1, gemm_core::Operand::C).ok()?;
+        let av = MatRef::new(&a, m, k, k, 1, gemm_core::Operand::A).ok()?;
+        let bv = MatRef::new(&b, k, n, n, 1, gemm_core::Operand::B).ok()?;
+        let cv = MatMut::new(&mut c, m, n, n, 1, gemm_core::Operand::C).ok()?;
         let t = std::time::Instant::now();
         if own {
             oriented(kern, 1.0, av, bv, 0.0, cv, threads);
@@ -216,11 +223,13 @@ fn measure_f32(threads: usize) -> Option<dispatch::F32Timing> {
         }
         Some(t.elapsed().as_secs_f64())
     };
-    for own in [false, true, false, true] {
-        time(own)?;
+    let warm_ups = if class.side >= 2048 { 1 } else { 2 };
+    for _ in 0..warm_ups {
+        time(false)?;
+        time(true)?;
     }
-    let mut pairs = Vec::with_capacity(dispatch::F32_ROUNDS);
-    for round in 0..dispatch::F32_ROUNDS {
+    let mut pairs = Vec::with_capacity(class.rounds);
+    for round in 0..class.rounds {
         let pair = if round % 2 == 0 {
             let f = time(false)?;
             (f, time(true)?)
@@ -230,7 +239,7 @@ fn measure_f32(threads: usize) -> Option<dispatch::F32Timing> {
         };
         pairs.push(pair);
     }
-    dispatch::F32Timing::from_pairs(&pairs, n, threads)
+    dispatch::F32Timing::from_pairs(&pairs, class, threads)
 }
 
 /// `C = beta * C`, writing zeros without reading C when `beta == 0`. Runs along C's contiguous
@@ -308,7 +317,12 @@ fn oriented<K: Kernel, A: Element, B: Element, C: Element>(
     }
 }
 
-/// Splits C into `threads` disjoint slabs (whole micro-tiles) and runs one worker per slab.
+/// Splits C into disjoint slabs of whole micro-tiles and runs `threads` workers over them.
+///
+/// There are more slabs than workers ([`slab_count`]) and each worker claims the next unclaimed
+/// slab when it finishes one, so a worker that the OS deschedules (other load on a shared machine,
+/// a slower core) holds up at most one slab instead of a `1/threads` share of the GEMM: with one
+/// fixed slab per worker, the call lasted as long as its most delayed worker.
 fn parallel<K: Kernel, A: Element, B: Element, C: Element>(
     kern: K,
     alpha: f32,
@@ -337,39 +351,55 @@ fn parallel<K: Kernel, A: Element, B: Element, C: Element>(
         return <K::P as kernel::PackElem>::with_shared(|buf| {
             let shared = driver::pack_shared(kern, a, threads, buf);
             let shared = &shared;
-            // rayon's pool threads persist between calls, so a GEMM of a few hundred microseconds
-            // does not pay for thread start-up (the pool is the one faer uses for f32).
-            rayon::scope(|s| {
-                let width = n.div_ceil(threads).next_multiple_of(nr);
-                let mut rest = c.t();
-                let mut j0 = 0;
-                while n - j0 > width {
-                    let (mine, more) = rest.split_rows(width).expect("columns lie one after another");
-                    let bj = b.submatrix(0, j0, k, width);
-                    s.spawn(move |_| driver::serial(kern, alpha, a, bj, beta, mine.t(), Some(shared)));
-                    rest = more;
-                    j0 += width;
-                }
-                driver::serial(kern, alpha, a, b.submatrix(0, j0, k, n - j0), beta, rest.t(), Some(shared));
-            })
+            let width = n.div_ceil(slab_count(n, nr, threads)).next_multiple_of(nr);
+            let mut slabs = Vec::new();
+            let mut rest = c.t();
+            let mut j0 = 0;
+            while n - j0 > width {
+                let (mine, more) = rest.split_rows(width).expect("columns lie one after another");
+                slabs.push((j0, mine.t()));
+                rest = more;
+                j0 += width;
+            }
+            slabs.push((j0, rest.t()));
+            driver::claim_each(slabs, threads, |(j0, cj)| {
+                let bj = b.submatrix(0, j0, k, cj.cols());
+                driver::serial(kern, alpha, a, bj, beta, cj, Some(shared))
+            });
         });
     }
-    // rayon's pool threads persist between calls, so a GEMM of a few hundred microseconds does
-    // not pay for thread start-up (the pool is the one faer uses for f32).
-    rayon::scope(|s| {
-        let height = m.div_ceil(threads).next_multiple_of(mr);
-        let mut rest = c;
-        let mut i0 = 0;
-        while m - i0 > height {
-            let (mine, more) = rest.split_rows(height).expect("rows lie one after another");
-            let ai = a.submatrix(i0, 0, height, k);
-            s.spawn(move |_| driver::serial(kern, alpha, ai, b, beta, mine, None));
-            rest = more;
-            i0 += height;
-        }
-        driver::serial(kern, alpha, a.submatrix(i0, 0, m - i0, k), b, beta, rest, None);
+    let height = m.div_ceil(slab_count(m, mr, threads)).next_multiple_of(mr);
+    let mut slabs = Vec::new();
+    let mut rest = c;
+    let mut i0 = 0;
+    while m - i0 > height {
+        let (mine, more) = rest.split_rows(height).expect("rows lie one after another");
+        slabs.push((i0, mine));
+        rest = more;
+        i0 += height;
+    }
+    slabs.push((i0, rest));
+    driver::claim_each(slabs, threads, |(i0, ci)| {
+        driver::serial(kern, alpha, a.submatrix(i0, 0, ci.rows(), k), b, beta, ci, None)
     });
 }
+
+/// How many slabs to cut `len` rows or columns into for `threads` workers: a whole number of slabs
+/// per worker, up to [`SLABS_PER_THREAD`], but no slab narrower than [`SLAB_MIN_TILES`] micro-tiles
+/// of `tile` where that leaves one per worker (every column slab streams all of the shared packed
+/// A from L3 or memory once, so a narrow slab costs memory traffic: 16 tiles of 12 columns do 96
+/// multiply-adds per byte of A read). A whole number per worker: 21 slabs on 16 workers would
+/// take two slab times where 16 take one and a third.
+fn slab_count(len: usize, tile: usize, threads: usize) -> usize {
+    let per = (len.div_ceil(tile) / (threads * SLAB_MIN_TILES)).clamp(1, SLABS_PER_THREAD);
+    threads * per
+}
+
+/// Slabs per worker: enough that a worker descheduled for a while costs the call little (the
+/// others take its unclaimed slabs), few enough that each slab is a long run of micro-kernels.
+const SLABS_PER_THREAD: usize = 4;
+/// The narrowest slab, in micro-tiles.
+const SLAB_MIN_TILES: usize = 16;
 
 /// Tall, narrow C whose columns lie one after another (so its rows cannot be handed out as
 /// separate slices): each worker computes its rows into a private f32 buffer, then the calling
@@ -470,6 +500,27 @@ mod faer_f32 {
             let bv = faer::MatRef::from_raw_parts(b.data().as_ptr().cast::<f32>(), k, n, brs, bcs);
             let cv = faer::MatMut::from_raw_parts_mut(cptr, m, n, crs, ccs);
             faer::linalg::matmul::matmul(cv, accum, av, bv, alpha, par);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::slab_count;
+
+    #[test]
+    fn slabs_are_a_whole_number_per_worker_and_not_too_narrow() {
+        // 2 workers, 2048 columns of 12-column tiles: 171 tiles, 4 slabs each of 22 tiles.
+        assert_eq!(slab_count(2048, 12, 2), 8);
+        // 16 workers at 2048 or 4096: one slab each (two would be narrower than 16 tiles).
+        assert_eq!(slab_count(2048, 12, 16), 16);
+        assert_eq!(slab_count(4096, 12, 16), 16);
+        assert_eq!(slab_count(8192, 12, 16), 32);
+        // Narrow C: one slab per worker even below the minimum width.
+        assert_eq!(slab_count(100, 12, 4), 4);
+        for (len, threads) in [(333, 3), (5000, 7), (64, 2), (100_000, 16)] {
+            let n = slab_count(len, 32, threads);
+            assert!(n.is_multiple_of(threads) && n <= threads * 4, "{len} {threads}: {n}");
         }
     }
 }

@@ -178,45 +178,66 @@ fn amx_runs_where_the_cpu_has_it() {
 
 #[test]
 fn the_automatic_choice_is_what_dispatch_reports() {
-    // Without GEMM_HOST_PATH, every class runs the path `summary` names, which `decide` allows.
+    // Without GEMM_HOST_PATH, every class runs the path `summary` names, which `decide` allows;
+    // f32, where it is measured, has one line per size class, each measured at its own size.
     let features = CpuFeatures::detect();
     let lines = dispatch::summary(2);
-    assert_eq!(lines.len(), 3, "{lines:?}");
-    for (class, line) in Class::ALL.into_iter().zip(&lines) {
+    let f32_lines = if dispatch::f32_needs_measurement(&features) { dispatch::F32_CLASSES.len() } else { 1 };
+    assert_eq!(lines.len(), f32_lines + 2, "{lines:?}");
+    let classes = std::iter::repeat_n(Class::F32, f32_lines).chain([Class::Bf16, Class::F16]);
+    for (i, (class, line)) in classes.zip(&lines).enumerate() {
         let path = Path::ALL.into_iter().find(|p| line.split_whitespace().nth(2) == Some(p.name())).unwrap();
         assert_eq!(dispatch::check(class, path, &features), Ok(path), "{line}");
         if class != Class::F32 {
             assert_eq!(dispatch::decide(class, &features, None).path, path, "{line}");
         } else if dispatch::f32_needs_measurement(&features) {
-            assert!(line.contains("measured at first use (512^3, 2 threads, median of 9 pairs)"), "{line}");
+            let c = dispatch::F32_CLASSES[i];
+            let (m, n, k) = c.shape;
+            let expect = format!(
+                "calls of about {}^3 on 2 threads, measured at first use ({m}x{n}x{k}, median of {} pairs)",
+                c.side, c.rounds
+            );
+            assert!(line.contains(&expect), "{line}");
         }
     }
+    // Each (threads, size class) is measured once per process: a second summary repeats the
+    // first word for word (a new measurement would print other GFLOP/s).
+    assert_eq!(dispatch::summary(2), lines);
 }
 
 /// The child half of `forcing_through_the_environment`: does nothing unless the parent set
-/// `GEMM_HOST_PATH_CHILD` (`ok`, or `refused:<text the error must contain>`).
+/// `GEMM_HOST_PATH_CHILD` (`ok`, or `refused:<text the error must contain>`). It runs a bf16 and
+/// an f32 GEMM (the forcing string names paths for either class or both).
 #[test]
 fn forced_child() {
     let Ok(expect) = std::env::var("GEMM_HOST_PATH_CHILD") else { return };
     let (m, n, k) = (64, 48, 80);
-    let p = GemmProblem::new(m, n, k).with_elements::<bf16, bf16, f32>();
     let mut rng = ChaCha8Rng::seed_from_u64(1);
-    let a: Vec<bf16> = random(&mut rng, m * k);
-    let b: Vec<bf16> = random(&mut rng, k * n);
-    let mut c = vec![3.0f32; m * n];
-    let (av, bv, cv) = p.views(&a, &b, &mut c).unwrap();
-    let result = gemm(1.0, av, bv, 0.0, cv, 2);
+    let bf = GemmProblem::new(m, n, k).with_elements::<bf16, bf16, f32>();
+    let (a16, b16): (Vec<bf16>, Vec<bf16>) = (random(&mut rng, m * k), random(&mut rng, k * n));
+    let fp = GemmProblem::new(m, n, k).with_elements::<f32, f32, f32>();
+    let (a32, b32): (Vec<f32>, Vec<f32>) = (random(&mut rng, m * k), random(&mut rng, k * n));
+    let mut c16 = vec![3.0f32; m * n];
+    let mut c32 = vec![3.0f32; m * n];
+    let (av, bv, cv) = bf.views(&a16, &b16, &mut c16).unwrap();
+    let bf_result = gemm(1.0, av, bv, 0.0, cv, 2);
+    let (av, bv, cv) = fp.views(&a32, &b32, &mut c32).unwrap();
+    let f32_result = gemm(1.0, av, bv, 0.0, cv, 2);
     match expect.split_once(':') {
         None => {
             assert_eq!(expect, "ok");
-            result.unwrap();
-            assert!(check(&p, &a, &b, &vec![0.0; m * n], &c, None).unwrap().passed());
+            bf_result.unwrap();
+            f32_result.unwrap();
+            assert!(check(&bf, &a16, &b16, &vec![0.0; m * n], &c16, None).unwrap().passed());
+            assert!(check(&fp, &a32, &b32, &vec![0.0; m * n], &c32, None).unwrap().passed());
         }
         Some((_, why)) => {
-            let err = result.unwrap_err().to_string();
-            assert!(err.contains("GEMM_HOST_PATH") && err.contains(why), "{err}");
-            assert!(c.iter().all(|&x| x == 3.0), "a refused call wrote C");
             // Every class is refused alike (the variable is wrong, whatever the call).
+            for (result, c) in [(bf_result, &c16), (f32_result, &c32)] {
+                let err = result.unwrap_err().to_string();
+                assert!(err.contains("GEMM_HOST_PATH") && err.contains(why), "{err}");
+                assert!(c.iter().all(|&x| x == 3.0), "a refused call wrote C");
+            }
             let x = vec![1.0f32; 4];
             let mut y = vec![5.0f32; 4];
             let xv = MatRef::new(&x, 2, 2, 2, 1, Operand::A).unwrap();
@@ -245,10 +266,15 @@ fn forcing_through_the_environment() {
             String::from_utf8_lossy(&out.stderr)
         );
     };
-    // The portable path exists everywhere; amx and avx512bf16 only where the CPU has them.
+    // The portable path and faer exist everywhere; the others only where the CPU has them. Every
+    // path of every class is forced once: run where the CPU has it, refused where not.
     child("bf16:portable,f32:faer", "ok");
-    for path in [Path::Amx, Path::Avx512Bf16] {
-        let spec = format!("bf16:{path}");
+    child("f32:portable,f16:portable", "ok");
+    for (class, path) in [(Class::Bf16, Path::Amx), (Class::Bf16, Path::Avx512Bf16), (Class::Bf16, Path::Avx512)]
+        .into_iter()
+        .chain([(Class::F32, Path::Avx512), (Class::F16, Path::Avx512)])
+    {
+        let spec = format!("{}:{path}", class.name());
         if path.missing(&features).is_some() {
             eprintln!("{spec}: refused on this CPU ({})", features.names());
             child(&spec, "refused:lacks");
