@@ -30,7 +30,7 @@ pub enum Counter {
     Lgkm,
 }
 
-/// Ordering class: operations of one class complete in issue order, except `Smem`.
+/// Ordering class of a memory operation; [`Order::stream`] says which complete in issue order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Order {
     VmLoad,
@@ -39,11 +39,41 @@ pub enum Order {
     Smem,
 }
 
+/// A stream of memory operations that complete in issue order (README "Completion order").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Stream {
+    /// Vector loads, stores, atomics and LDS-DMA of every address space, scratch included.
+    Vm = 0,
+    /// DS operations.
+    Lds = 1,
+}
+
+impl Stream {
+    pub const COUNT: usize = 2;
+}
+
 impl Order {
     pub fn counter(self) -> Counter {
         match self {
             Order::VmLoad | Order::VmStore => Counter::Vm,
             Order::Lds | Order::Smem => Counter::Lgkm,
+        }
+    }
+
+    /// The in-order stream of this class, shared by the functional scheduler and the timed
+    /// engine. gfx9 has one VM_CNT for loads and stores (no vscnt before gfx10, ISA.md §3.1)
+    /// and it counts down in issue order: LLVM's SIInsertWaitcnts gives every VMEM access
+    /// the one event type VMEM_ACCESS when the target has no vscnt (getVmemWaitEventType),
+    /// so `s_waitcnt vmcnt(N)` after a load and N younger stores covers the load, and a
+    /// spill reload issued after its `scratch_store` without a wait reads the stored value
+    /// (AMDGPUUsage, "Memory Model GFX942": vector memory and LDS operations are performed
+    /// wavefront-wide and their completion is reported to the wave in execution order).
+    /// SMEM returns out of order (ISA.md §3.1): no stream.
+    pub fn stream(self) -> Option<Stream> {
+        match self {
+            Order::VmLoad | Order::VmStore => Some(Stream::Vm),
+            Order::Lds => Some(Stream::Lds),
+            Order::Smem => None,
         }
     }
 }
@@ -196,8 +226,8 @@ pub struct WaveSched {
     pub wait: Option<(u32, u32)>,
     /// Registers written by operations not yet waited for -> op seq.
     pub inflight: HashMap<(RegFile, u16), (u64, u64)>,
-    /// Last completion time per in-order class.
-    pub last_done: HashMap<Order, u64>,
+    /// Last completion time per in-order stream ([`Order::stream`]).
+    pub last_done: [u64; Stream::COUNT],
     pub instructions: u64,
     /// `s_barrier`s executed, and the PC of the latest (for the barrier-count checker).
     pub barriers: u64,
@@ -294,16 +324,10 @@ impl<'a> Env<'a> {
         let wi = w.id;
         let lat = self.latency(order);
         let mut at = self.now.saturating_add(lat);
-        if order != Order::Smem {
-            // gfx9 has one VM_CNT for loads and stores (no vscnt before gfx10) and it counts
-            // down in issue order: LLVM's SIInsertWaitcnts gives every VMEM access the one
-            // event type VMEM_ACCESS when the target has no vscnt (getVmemWaitEventType), so
-            // `s_waitcnt vmcnt(N)` after a load and N younger stores covers the load. Loads
-            // and stores therefore complete in one in-order stream here.
-            let key = if order == Order::VmStore { Order::VmLoad } else { order };
-            let last = self.sched[wi].last_done.get(&key).copied().unwrap_or(0);
-            at = at.max(last);
-            self.sched[wi].last_done.insert(key, at);
+        if let Some(k) = order.stream() {
+            let last = &mut self.sched[wi].last_done[k as usize];
+            at = at.max(*last);
+            *last = at;
         }
         let touches_lds = matches!(&kind, OpKind::LdsDma { .. })
             || matches!(
