@@ -3,10 +3,9 @@
 //! `s_waitcnt` / `s_barrier` block until their condition holds.
 //!
 //! Completion order per counter follows what LLVM's `SIInsertWaitcnts.cpp` assumes for
-//! gfx9 (`counterOutOfOrder`/`hasMixedPendingEvents`): vector-memory loads complete in
-//! issue order among loads, stores in order among stores, but loads and stores may pass
-//! each other (mixed events are out of order, LLVM then waits for zero); DS operations
-//! complete in order; scalar memory loads complete in any order (ISA.md §3.1).
+//! gfx9 (`getVmemWaitEventType`: one event type `VMEM_ACCESS` without vscnt): vector-memory
+//! loads and stores complete in one in-order stream, DS operations in order, scalar memory
+//! loads in any order (ISA.md §3.1; [`Order::stream`]).
 
 use crate::error::{Fault, FaultKind};
 use crate::hazard::HazardState;
@@ -228,6 +227,9 @@ pub struct WaveSched {
     pub inflight: HashMap<(RegFile, u16), (u64, u64)>,
     /// Last completion time per in-order stream ([`Order::stream`]).
     pub last_done: [u64; Stream::COUNT],
+    /// Longest-latency: per LDS dword, `Env::lds_writes` when this wave last read it, plus
+    /// one (0: never read).
+    pub lds_read: Vec<u32>,
     pub instructions: u64,
     /// `s_barrier`s executed, and the PC of the latest (for the barrier-count checker).
     pub barriers: u64,
@@ -256,6 +258,10 @@ pub struct Env<'a> {
     pub sched: Vec<WaveSched>,
     pub hazard: Vec<HazardState>,
     pub max_instructions: u64,
+    /// Longest-latency: plain writes each LDS dword has had, and whether an atomic wrote
+    /// it last (`Workgroup::note_lds`).
+    pub lds_writes: Vec<u32>,
+    pub lds_atomic: Vec<bool>,
 }
 
 pub struct Workgroup<'a> {
@@ -424,7 +430,11 @@ impl<'a> Workgroup<'a> {
         let Some(i) = self.env.sched[wi].pending.iter().position(|o| o.seq == seq) else { return Ok(()) };
         let op = self.env.sched[wi].pending[i].clone();
         self.env.sched[wi].pending[i].done = true;
-        self.perform(wi, &op)
+        self.perform(wi, &op)?;
+        if self.env.mode == Mode::LongestLatency {
+            self.note_lds(wi, &op.kind);
+        }
+        Ok(())
     }
 
     /// Whether wave `wi`'s pending wait is satisfied; in the longest-latency mode, forces
@@ -514,6 +524,27 @@ impl<'a> Workgroup<'a> {
         }
     }
 
+    /// Longest-latency: whether wave `wi` could issue now but its `s_waitcnt` would force a
+    /// plain LDS read of data (a dword not last written by an atomic) to complete.
+    fn defers_data_reads(&mut self, wi: usize) -> bool {
+        let s = &self.env.sched[wi];
+        let Some((_, lgkm)) = s.wait else { return false };
+        if self.waves[wi].state != WaveState::Running || s.ready_at > self.env.now {
+            return false;
+        }
+        let lgkm_pending = s.pending.iter().filter(|o| !o.done && o.order.counter() == Counter::Lgkm).count() as u32;
+        if lgkm_pending <= lgkm {
+            return false;
+        }
+        let atomic = &self.env.lds_atomic;
+        s.pending.iter().filter(|o| !o.done).any(|o| match lds_footprint(&o.kind) {
+            Some((r, false)) => r
+                .iter()
+                .any(|&(a, b)| (a / 4..b.div_ceil(4)).any(|d| !atomic.get(d as usize).copied().unwrap_or(false))),
+            _ => false,
+        })
+    }
+
     fn ready(&mut self, wi: usize) -> Result<bool, Fault> {
         let w = &self.waves[wi];
         if w.state != WaveState::Running || self.env.sched[wi].ready_at > self.env.now {
@@ -549,11 +580,28 @@ impl<'a> Workgroup<'a> {
                 }
                 self.check_barrier_counts(&at_barrier);
             }
+            // Longest-latency: a wave whose `s_waitcnt` would force LDS data reads is served
+            // only when no other wave can issue, so its reads stay in flight as long as the
+            // workgroup's progress allows (no ISA rule bounds an LDS latency; other waves
+            // keep issuing meanwhile, as they do on hardware while a wave is stalled), and
+            // a racing write of another wave can be issued before them
+            // (`perform_ahead_of_racing`). Spin-wait reads of dwords an atomic wrote are
+            // not deferred: they synchronise, and deferring them would hide a wave that
+            // waits for too early a phase behind the progress of the others.
+            let longest = self.env.mode == Mode::LongestLatency;
             let mut ready = Vec::with_capacity(n);
+            let mut deferred = Vec::new();
             for wi in 0..n {
-                if self.ready(wi)? {
+                if longest && self.defers_data_reads(wi) {
+                    deferred.push(wi);
+                } else if self.ready(wi)? {
                     ready.push(wi);
                 }
+            }
+            let mut forced = false;
+            if ready.is_empty() && !deferred.is_empty() {
+                ready = deferred;
+                forced = true;
             }
             if ready.is_empty() {
                 let next_op = self
@@ -592,8 +640,113 @@ impl<'a> Workgroup<'a> {
                 Mode::Reversed => *ready.last().unwrap_or(&ready[0]),
                 Mode::Random => ready[self.env.rng.gen_range(0..ready.len())],
             };
+            if forced && !self.wait_satisfied(wi)? {
+                continue;
+            }
             self.step(wi)?;
             self.env.now += 1;
+        }
+    }
+
+    /// Longest-latency: an LDS access of wave `wi` issued after `seq_before` that races
+    /// with an access of another wave still in flight (same bytes, one reading and one
+    /// writing, neither an atomic) is resolved against the reader's evident intent, by
+    /// performing one of the two now (with what precedes it in its in-order stream):
+    ///
+    /// * the read is a re-read of bytes its wave has already read since they were last
+    ///   written (a reused buffer: it waits for the new write): the read is performed
+    ///   first and misses the write;
+    /// * else the read is the first of that data (it consumes what is there): the write
+    ///   lands first and overwrites it.
+    ///
+    /// Either order is one hardware permits: an access still in flight has not been
+    /// waited for, so no barrier or signal orders it against the other wave's access; the
+    /// LDS performs operations of different waves in any order (AMDGPUUsage, "Memory Model
+    /// GFX942": the LDS has several request queues, so "the LDS operations performed by
+    /// different wavefronts of a work-group can be reordered relative to each other"), and
+    /// an LDS-DMA's data lands at any time between issue and its `vmcnt` decrement. Atomics
+    /// are left to their waits: they synchronise (README "LDS atomics synchronise").
+    fn perform_ahead_of_racing(&mut self, wi: usize, seq_before: u64) -> Result<(), Fault> {
+        let new: Vec<(u64, Vec<(u32, u32)>, bool)> = self.env.sched[wi]
+            .pending
+            .iter()
+            .filter(|o| o.seq > seq_before && !o.done)
+            .filter_map(|o| lds_footprint(&o.kind).map(|(r, w)| (o.seq, r, w)))
+            .collect();
+        for (seq, ranges, writes) in new {
+            let mut first: Vec<(usize, u64)> = Vec::new();
+            for (other, s) in self.env.sched.iter().enumerate().filter(|(other, _)| *other != wi) {
+                for o in s.pending.iter().filter(|o| !o.done) {
+                    let Some((r, w)) = lds_footprint(&o.kind) else { continue };
+                    if writes == w || !ranges_overlap(&ranges, &r) {
+                        continue;
+                    }
+                    let (reader, read, read_seq, writer, write_seq) =
+                        if writes { (other, &r, o.seq, wi, seq) } else { (wi, &ranges, seq, other, o.seq) };
+                    let reread = read.iter().all(|&(a, b)| {
+                        (a / 4..b.div_ceil(4)).all(|d| {
+                            self.env.sched[reader].lds_read.get(d as usize).copied().unwrap_or(0)
+                                == self.env.lds_writes.get(d as usize).copied().unwrap_or(0) + 1
+                        })
+                    });
+                    first.push(if reread { (reader, read_seq) } else { (writer, write_seq) });
+                }
+            }
+            for (w, q) in first {
+                self.complete_through(w, q)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Completes wave `wi`'s operation `seq` and, first, the older operations of its
+    /// in-order stream.
+    fn complete_through(&mut self, wi: usize, seq: u64) -> Result<(), Fault> {
+        let Some(stream) = self.env.sched[wi].pending.iter().find(|o| o.seq == seq).map(|o| o.order.stream()) else {
+            return Ok(());
+        };
+        let due: Vec<u64> = self.env.sched[wi]
+            .pending
+            .iter()
+            .filter(|o| !o.done && (o.seq == seq || (o.seq < seq && stream.is_some() && o.order.stream() == stream)))
+            .map(|o| o.seq)
+            .collect();
+        for q in due {
+            self.complete(wi, q)?;
+        }
+        Ok(())
+    }
+
+    /// Longest-latency bookkeeping for [`Self::perform_ahead_of_racing`]: a plain LDS write
+    /// bumps its dwords' write counts, a read records them for its wave.
+    fn note_lds(&mut self, wi: usize, kind: &OpKind) {
+        let dwords = self.env.lds.len().div_ceil(4);
+        if self.env.lds_writes.len() < dwords {
+            self.env.lds_writes.resize(dwords, 0);
+            self.env.lds_atomic.resize(dwords, false);
+        }
+        if let OpKind::Atomic { space: Space::Lds, acc, dwords: n, .. } = kind {
+            for a in acc.iter().filter(|a| a.oob == 0) {
+                for d in (a.addr / 4) as usize..((a.addr / 4) as usize + usize::from(*n)).min(dwords) {
+                    self.env.lds_atomic[d] = true;
+                }
+            }
+            return;
+        }
+        let Some((ranges, writes)) = lds_footprint(kind) else { return };
+        let seen = &mut self.env.sched[wi].lds_read;
+        if seen.len() < dwords {
+            seen.resize(dwords, 0);
+        }
+        for (a, b) in ranges {
+            for d in (a / 4) as usize..(b.div_ceil(4) as usize).min(dwords) {
+                if writes {
+                    self.env.lds_writes[d] += 1;
+                    self.env.lds_atomic[d] = false;
+                } else {
+                    seen[d] = self.env.lds_writes[d] + 1;
+                }
+            }
         }
     }
 
@@ -619,6 +772,7 @@ impl<'a> Workgroup<'a> {
             return Err(self.env.fault(&self.waves[wi], FaultKind::InstructionLimit(self.env.max_instructions)));
         }
         self.env.counts.add(inst);
+        let seq_before = self.env.sched[wi].seq;
         crate::hazard::check(&mut self.env, &self.waves[wi], inst);
         let w = &mut self.waves[wi];
         let env = &mut self.env;
@@ -639,6 +793,9 @@ impl<'a> Workgroup<'a> {
             }
         };
         res.map_err(|k| env.fault(&self.waves[wi], k))?;
+        if self.env.mode == Mode::LongestLatency {
+            self.perform_ahead_of_racing(wi, seq_before)?;
+        }
         // Longest-latency: what an ended wave left in flight lands when it ends (the mode's
         // contract), not only once every wave ended: a wave spinning on a flag another wave
         // set just before `s_endpgm` must see it.
@@ -650,6 +807,45 @@ impl<'a> Workgroup<'a> {
         }
         Ok(())
     }
+}
+
+/// The LDS bytes a plain (non-atomic) LDS access touches, as sorted `[start, end)` ranges,
+/// and whether it writes them; `None` for anything else.
+fn lds_footprint(kind: &OpKind) -> Option<(Vec<(u32, u32)>, bool)> {
+    let (acc, writes, min) = match kind {
+        OpKind::Load { space: Space::Lds, acc, .. } => (acc, false, 1),
+        OpKind::Store { space: Space::Lds, acc } => (acc, true, 1),
+        // LDS-DMA writes at least a dword per lane (sub-dword sources are zero-extended).
+        OpKind::LdsDma { acc } => (acc, true, 4),
+        _ => return None,
+    };
+    let at = |a: &Access| if matches!(kind, OpKind::LdsDma { .. }) { a.lds } else { a.addr as u32 };
+    let mut r: Vec<(u32, u32)> =
+        acc.iter().map(|a| (at(a), at(a).saturating_add(u32::from(a.size).max(min)))).collect();
+    r.sort_unstable();
+    Some((r, writes))
+}
+
+/// Whether two sorted range lists share a byte.
+fn ranges_overlap(a: &[(u32, u32)], b: &[(u32, u32)]) -> bool {
+    let (mut i, mut j) = (0, 0);
+    let (mut end_a, mut end_b) = (0u32, 0u32);
+    while i < a.len() && j < b.len() {
+        if a[i].0 <= b[j].0 {
+            if a[i].0 < end_b {
+                return true;
+            }
+            end_a = end_a.max(a[i].1);
+            i += 1;
+        } else {
+            if b[j].0 < end_a {
+                return true;
+            }
+            end_b = end_b.max(b[j].1);
+            j += 1;
+        }
+    }
+    false
 }
 
 /// SOPP: control flow, waits, barriers, scheduling hints.

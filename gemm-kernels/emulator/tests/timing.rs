@@ -514,8 +514,15 @@ fn a_spill_slot_reloaded_then_overwritten_gives_the_reload_the_old_value() {
     let dev = Device::new(arch);
     let out = dev.alloc(256).unwrap();
     let args = out.to_le_bytes();
-    let w =
-        Workload { code_object: &co, kernel: "k", grid: [1, 1, 1], block: [64, 1, 1], kernarg: &args, dynamic_lds: 0, flops: 1.0 };
+    let w = Workload {
+        code_object: &co,
+        kernel: "k",
+        grid: [1, 1, 1],
+        block: [64, 1, 1],
+        kernarg: &args,
+        dynamic_lds: 0,
+        flops: 1.0,
+    };
     let o = ModelOptions {
         hit_rates: Some(HitRates { l2: 0.0, mall: 0.0 }),
         clock_mhz: Some(1207.0),
