@@ -65,9 +65,9 @@ pub enum Mode {
     /// Round-robin waves, but memory completes only when an `s_waitcnt` forces it (or the
     /// wave ends): every missing wait or barrier-before-wait shows up. A wave whose wait
     /// would force LDS data reads is served last, and an LDS access racing with another
-    /// wave's access still in flight is performed against the reader's intent (a write
-    /// before a first read of the data it overwrites, a re-read before the write it waits
-    /// for): an overwrite issued too early shows up too (`Workgroup::perform_ahead_of_racing`).
+    /// wave's access still in flight lands ahead of it (the pair in the order opposite to
+    /// its issue): an overwrite issued too early shows up too
+    /// (`Workgroup::perform_ahead_of_racing`).
     LongestLatency,
     /// Always the highest-numbered ready wave (runs one wave as far as it can go first).
     Reversed,

@@ -213,6 +213,8 @@ pub struct MemOp {
     pub dst: Vec<(RegFile, u16)>,
     /// Race-detector clock at issue (LDS operations only).
     pub vc: Option<Vec<u32>>,
+    /// `s_barrier`s the wave had passed when it issued the operation.
+    pub barriers: u64,
 }
 
 /// Per-wave scheduling state.
@@ -227,9 +229,6 @@ pub struct WaveSched {
     pub inflight: HashMap<(RegFile, u16), (u64, u64)>,
     /// Last completion time per in-order stream ([`Order::stream`]).
     pub last_done: [u64; Stream::COUNT],
-    /// Longest-latency: per LDS dword, `Env::lds_writes` when this wave last read it, plus
-    /// one (0: never read).
-    pub lds_read: Vec<u32>,
     pub instructions: u64,
     /// `s_barrier`s executed, and the PC of the latest (for the barrier-count checker).
     pub barriers: u64,
@@ -258,9 +257,7 @@ pub struct Env<'a> {
     pub sched: Vec<WaveSched>,
     pub hazard: Vec<HazardState>,
     pub max_instructions: u64,
-    /// Longest-latency: plain writes each LDS dword has had, and whether an atomic wrote
-    /// it last (`Workgroup::note_lds`).
-    pub lds_writes: Vec<u32>,
+    /// Longest-latency: whether an atomic wrote each LDS dword last (`Workgroup::note_lds`).
     pub lds_atomic: Vec<bool>,
 }
 
@@ -349,7 +346,8 @@ impl<'a> Env<'a> {
         for d in &dst {
             s.inflight.insert(*d, (seq, w.pc));
         }
-        s.pending.push_back(MemOp { seq, order, complete_at: at, done: false, pc: w.pc, kind, dst, vc });
+        let barriers = s.barriers;
+        s.pending.push_back(MemOp { seq, order, complete_at: at, done: false, pc: w.pc, kind, dst, vc, barriers });
     }
 
     /// Reports use of registers with an un-waited write pending.
@@ -432,7 +430,7 @@ impl<'a> Workgroup<'a> {
         self.env.sched[wi].pending[i].done = true;
         self.perform(wi, &op)?;
         if self.env.mode == Mode::LongestLatency {
-            self.note_lds(wi, &op.kind);
+            self.note_lds(&op.kind);
         }
         Ok(())
     }
@@ -650,14 +648,12 @@ impl<'a> Workgroup<'a> {
 
     /// Longest-latency: an LDS access of wave `wi` issued after `seq_before` that races
     /// with an access of another wave still in flight (same bytes, one reading and one
-    /// writing, neither an atomic) is resolved against the reader's evident intent, by
-    /// performing one of the two now (with what precedes it in its in-order stream):
-    ///
-    /// * the read is a re-read of bytes its wave has already read since they were last
-    ///   written (a reused buffer: it waits for the new write): the read is performed
-    ///   first and misses the write;
-    /// * else the read is the first of that data (it consumes what is there): the write
-    ///   lands first and overwrites it.
+    /// writing, neither an atomic) is performed now, ahead of it (with what precedes it in
+    /// its in-order stream): the pair lands in the order opposite to its issue. A read
+    /// issued while another wave's write of its bytes is in flight misses that write; a
+    /// write issued while another wave's read of its bytes is in flight lands before it
+    /// (the read sees the new data) — unless that read's wave has passed an `s_barrier`
+    /// since issuing it (the LDS took the request before the barrier released).
     ///
     /// Either order is one hardware permits: an access still in flight has not been
     /// waited for, so no barrier or signal orders it against the other wave's access; the
@@ -674,26 +670,15 @@ impl<'a> Workgroup<'a> {
             .filter_map(|o| lds_footprint(&o.kind).map(|(r, w)| (o.seq, r, w)))
             .collect();
         for (seq, ranges, writes) in new {
-            let mut first: Vec<(usize, u64)> = Vec::new();
-            for (other, s) in self.env.sched.iter().enumerate().filter(|(other, _)| *other != wi) {
-                for o in s.pending.iter().filter(|o| !o.done) {
-                    let Some((r, w)) = lds_footprint(&o.kind) else { continue };
-                    if writes == w || !ranges_overlap(&ranges, &r) {
-                        continue;
-                    }
-                    let (reader, read, read_seq, writer, write_seq) =
-                        if writes { (other, &r, o.seq, wi, seq) } else { (wi, &ranges, seq, other, o.seq) };
-                    let reread = read.iter().all(|&(a, b)| {
-                        (a / 4..b.div_ceil(4)).all(|d| {
-                            self.env.sched[reader].lds_read.get(d as usize).copied().unwrap_or(0)
-                                == self.env.lds_writes.get(d as usize).copied().unwrap_or(0) + 1
-                        })
-                    });
-                    first.push(if reread { (reader, read_seq) } else { (writer, write_seq) });
-                }
-            }
-            for (w, q) in first {
-                self.complete_through(w, q)?;
+            let races = self.env.sched.iter().enumerate().filter(|(other, _)| *other != wi).any(|(_, s)| {
+                s.pending.iter().filter(|o| !o.done).any(|o| {
+                    lds_footprint(&o.kind).is_some_and(|(r, w)| {
+                        w != writes && ranges_overlap(&ranges, &r) && (!writes || o.barriers == s.barriers)
+                    })
+                })
+            });
+            if races {
+                self.complete_through(wi, seq)?;
             }
         }
         Ok(())
@@ -717,35 +702,26 @@ impl<'a> Workgroup<'a> {
         Ok(())
     }
 
-    /// Longest-latency bookkeeping for [`Self::perform_ahead_of_racing`]: a plain LDS write
-    /// bumps its dwords' write counts, a read records them for its wave.
-    fn note_lds(&mut self, wi: usize, kind: &OpKind) {
+    /// Longest-latency bookkeeping for [`Self::defers_data_reads`]: whether an atomic wrote
+    /// each LDS dword last.
+    fn note_lds(&mut self, kind: &OpKind) {
         let dwords = self.env.lds.len().div_ceil(4);
-        if self.env.lds_writes.len() < dwords {
-            self.env.lds_writes.resize(dwords, 0);
+        if self.env.lds_atomic.len() < dwords {
             self.env.lds_atomic.resize(dwords, false);
         }
-        if let OpKind::Atomic { space: Space::Lds, acc, dwords: n, .. } = kind {
-            for a in acc.iter().filter(|a| a.oob == 0) {
-                for d in (a.addr / 4) as usize..((a.addr / 4) as usize + usize::from(*n)).min(dwords) {
-                    self.env.lds_atomic[d] = true;
-                }
-            }
-            return;
-        }
-        let Some((ranges, writes)) = lds_footprint(kind) else { return };
-        let seen = &mut self.env.sched[wi].lds_read;
-        if seen.len() < dwords {
-            seen.resize(dwords, 0);
-        }
+        let (ranges, atomic) = match kind {
+            OpKind::Atomic { space: Space::Lds, acc, dwords: n, .. } => (
+                acc.iter().filter(|a| a.oob == 0).map(|a| (a.addr as u32, a.addr as u32 + 4 * u32::from(*n))).collect(),
+                true,
+            ),
+            _ => match lds_footprint(kind) {
+                Some((r, true)) => (r, false),
+                _ => return,
+            },
+        };
         for (a, b) in ranges {
             for d in (a / 4) as usize..(b.div_ceil(4) as usize).min(dwords) {
-                if writes {
-                    self.env.lds_writes[d] += 1;
-                    self.env.lds_atomic[d] = false;
-                } else {
-                    seen[d] = self.env.lds_writes[d] + 1;
-                }
+                self.env.lds_atomic[d] = atomic;
             }
         }
     }
