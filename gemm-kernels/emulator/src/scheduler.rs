@@ -663,13 +663,13 @@ impl<'a> Workgroup<'a> {
     /// an LDS-DMA's data lands at any time between issue and its `vmcnt` decrement. Atomics
     /// are left to their waits: they synchronise (README "LDS atomics synchronise").
     fn perform_ahead_of_racing(&mut self, wi: usize, seq_before: u64) -> Result<(), Fault> {
-        let new: Vec<(u64, Vec<(u32, u32)>, bool)> = self.env.sched[wi]
+        let new: Vec<(u64, LdsFootprint)> = self.env.sched[wi]
             .pending
             .iter()
             .filter(|o| o.seq > seq_before && !o.done)
-            .filter_map(|o| lds_footprint(&o.kind).map(|(r, w)| (o.seq, r, w)))
+            .filter_map(|o| lds_footprint(&o.kind).map(|f| (o.seq, f)))
             .collect();
-        for (seq, ranges, writes) in new {
+        for (seq, (ranges, writes)) in new {
             let races = self.env.sched.iter().enumerate().filter(|(other, _)| *other != wi).any(|(_, s)| {
                 s.pending.iter().filter(|o| !o.done).any(|o| {
                     lds_footprint(&o.kind).is_some_and(|(r, w)| {
@@ -785,9 +785,12 @@ impl<'a> Workgroup<'a> {
     }
 }
 
-/// The LDS bytes a plain (non-atomic) LDS access touches, as sorted `[start, end)` ranges,
-/// and whether it writes them; `None` for anything else.
-fn lds_footprint(kind: &OpKind) -> Option<(Vec<(u32, u32)>, bool)> {
+/// The LDS bytes a plain LDS access touches, as sorted `[start, end)` ranges, and whether
+/// it writes them.
+type LdsFootprint = (Vec<(u32, u32)>, bool);
+
+/// The footprint of a plain (non-atomic) LDS access; `None` for anything else.
+fn lds_footprint(kind: &OpKind) -> Option<LdsFootprint> {
     let (acc, writes, min) = match kind {
         OpKind::Load { space: Space::Lds, acc, .. } => (acc, false, 1),
         OpKind::Store { space: Space::Lds, acc } => (acc, true, 1),
