@@ -276,6 +276,7 @@ impl Device {
                         sched: (0..nwaves).map(|_| WaveSched::default()).collect(),
                         hazard: vec![Default::default(); nwaves],
                         max_instructions: opts.max_instructions_per_wave,
+                        lds_atomic: Vec::new(),
                     };
                     let mut wgr = Workgroup { waves, env };
                     let out = match wgr.run(opts.schedule) {

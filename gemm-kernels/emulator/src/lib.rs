@@ -63,7 +63,11 @@ pub enum Mode {
     /// A random ready wave each step, random latencies (VMEM 1-900, LDS 1-80, SMEM 1-300).
     Random,
     /// Round-robin waves, but memory completes only when an `s_waitcnt` forces it (or the
-    /// wave ends): every missing wait or barrier-before-wait shows up.
+    /// wave ends): every missing wait or barrier-before-wait shows up. A wave whose wait
+    /// would force LDS data reads is served last, and an LDS access racing with another
+    /// wave's access still in flight lands ahead of it (the pair in the order opposite to
+    /// its issue): an overwrite issued too early shows up too
+    /// (`Workgroup::perform_ahead_of_racing`).
     LongestLatency,
     /// Always the highest-numbered ready wave (runs one wave as far as it can go first).
     Reversed,

@@ -3,10 +3,9 @@
 //! `s_waitcnt` / `s_barrier` block until their condition holds.
 //!
 //! Completion order per counter follows what LLVM's `SIInsertWaitcnts.cpp` assumes for
-//! gfx9 (`counterOutOfOrder`/`hasMixedPendingEvents`): vector-memory loads complete in
-//! issue order among loads, stores in order among stores, but loads and stores may pass
-//! each other (mixed events are out of order, LLVM then waits for zero); DS operations
-//! complete in order; scalar memory loads complete in any order (ISA.md §3.1).
+//! gfx9 (`getVmemWaitEventType`: one event type `VMEM_ACCESS` without vscnt): vector-memory
+//! loads and stores complete in one in-order stream, DS operations in order, scalar memory
+//! loads in any order (ISA.md §3.1; [`Order::stream`]).
 
 use crate::error::{Fault, FaultKind};
 use crate::hazard::HazardState;
@@ -30,7 +29,7 @@ pub enum Counter {
     Lgkm,
 }
 
-/// Ordering class: operations of one class complete in issue order, except `Smem`.
+/// Ordering class of a memory operation; [`Order::stream`] says which complete in issue order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Order {
     VmLoad,
@@ -39,11 +38,41 @@ pub enum Order {
     Smem,
 }
 
+/// A stream of memory operations that complete in issue order (README "Completion order").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Stream {
+    /// Vector loads, stores, atomics and LDS-DMA of every address space, scratch included.
+    Vm = 0,
+    /// DS operations.
+    Lds = 1,
+}
+
+impl Stream {
+    pub const COUNT: usize = 2;
+}
+
 impl Order {
     pub fn counter(self) -> Counter {
         match self {
             Order::VmLoad | Order::VmStore => Counter::Vm,
             Order::Lds | Order::Smem => Counter::Lgkm,
+        }
+    }
+
+    /// The in-order stream of this class, shared by the functional scheduler and the timed
+    /// engine. gfx9 has one VM_CNT for loads and stores (no vscnt before gfx10, ISA.md §3.1)
+    /// and it counts down in issue order: LLVM's SIInsertWaitcnts gives every VMEM access
+    /// the one event type VMEM_ACCESS when the target has no vscnt (getVmemWaitEventType),
+    /// so `s_waitcnt vmcnt(N)` after a load and N younger stores covers the load, and a
+    /// spill reload issued after its `scratch_store` without a wait reads the stored value
+    /// (AMDGPUUsage, "Memory Model GFX942": vector memory and LDS operations are performed
+    /// wavefront-wide and their completion is reported to the wave in execution order).
+    /// SMEM returns out of order (ISA.md §3.1): no stream.
+    pub fn stream(self) -> Option<Stream> {
+        match self {
+            Order::VmLoad | Order::VmStore => Some(Stream::Vm),
+            Order::Lds => Some(Stream::Lds),
+            Order::Smem => None,
         }
     }
 }
@@ -184,6 +213,8 @@ pub struct MemOp {
     pub dst: Vec<(RegFile, u16)>,
     /// Race-detector clock at issue (LDS operations only).
     pub vc: Option<Vec<u32>>,
+    /// `s_barrier`s the wave had passed when it issued the operation.
+    pub barriers: u64,
 }
 
 /// Per-wave scheduling state.
@@ -196,8 +227,8 @@ pub struct WaveSched {
     pub wait: Option<(u32, u32)>,
     /// Registers written by operations not yet waited for -> op seq.
     pub inflight: HashMap<(RegFile, u16), (u64, u64)>,
-    /// Last completion time per in-order class.
-    pub last_done: HashMap<Order, u64>,
+    /// Last completion time per in-order stream ([`Order::stream`]).
+    pub last_done: [u64; Stream::COUNT],
     pub instructions: u64,
     /// `s_barrier`s executed, and the PC of the latest (for the barrier-count checker).
     pub barriers: u64,
@@ -226,6 +257,8 @@ pub struct Env<'a> {
     pub sched: Vec<WaveSched>,
     pub hazard: Vec<HazardState>,
     pub max_instructions: u64,
+    /// Longest-latency: whether an atomic wrote each LDS dword last (`Workgroup::note_lds`).
+    pub lds_atomic: Vec<bool>,
 }
 
 pub struct Workgroup<'a> {
@@ -294,16 +327,10 @@ impl<'a> Env<'a> {
         let wi = w.id;
         let lat = self.latency(order);
         let mut at = self.now.saturating_add(lat);
-        if order != Order::Smem {
-            // gfx9 has one VM_CNT for loads and stores (no vscnt before gfx10) and it counts
-            // down in issue order: LLVM's SIInsertWaitcnts gives every VMEM access the one
-            // event type VMEM_ACCESS when the target has no vscnt (getVmemWaitEventType), so
-            // `s_waitcnt vmcnt(N)` after a load and N younger stores covers the load. Loads
-            // and stores therefore complete in one in-order stream here.
-            let key = if order == Order::VmStore { Order::VmLoad } else { order };
-            let last = self.sched[wi].last_done.get(&key).copied().unwrap_or(0);
-            at = at.max(last);
-            self.sched[wi].last_done.insert(key, at);
+        if let Some(k) = order.stream() {
+            let last = &mut self.sched[wi].last_done[k as usize];
+            at = at.max(*last);
+            *last = at;
         }
         let touches_lds = matches!(&kind, OpKind::LdsDma { .. })
             || matches!(
@@ -319,7 +346,8 @@ impl<'a> Env<'a> {
         for d in &dst {
             s.inflight.insert(*d, (seq, w.pc));
         }
-        s.pending.push_back(MemOp { seq, order, complete_at: at, done: false, pc: w.pc, kind, dst, vc });
+        let barriers = s.barriers;
+        s.pending.push_back(MemOp { seq, order, complete_at: at, done: false, pc: w.pc, kind, dst, vc, barriers });
     }
 
     /// Reports use of registers with an un-waited write pending.
@@ -400,7 +428,11 @@ impl<'a> Workgroup<'a> {
         let Some(i) = self.env.sched[wi].pending.iter().position(|o| o.seq == seq) else { return Ok(()) };
         let op = self.env.sched[wi].pending[i].clone();
         self.env.sched[wi].pending[i].done = true;
-        self.perform(wi, &op)
+        self.perform(wi, &op)?;
+        if self.env.mode == Mode::LongestLatency {
+            self.note_lds(&op.kind);
+        }
+        Ok(())
     }
 
     /// Whether wave `wi`'s pending wait is satisfied; in the longest-latency mode, forces
@@ -490,6 +522,27 @@ impl<'a> Workgroup<'a> {
         }
     }
 
+    /// Longest-latency: whether wave `wi` could issue now but its `s_waitcnt` would force a
+    /// plain LDS read of data (a dword not last written by an atomic) to complete.
+    fn defers_data_reads(&mut self, wi: usize) -> bool {
+        let s = &self.env.sched[wi];
+        let Some((_, lgkm)) = s.wait else { return false };
+        if self.waves[wi].state != WaveState::Running || s.ready_at > self.env.now {
+            return false;
+        }
+        let lgkm_pending = s.pending.iter().filter(|o| !o.done && o.order.counter() == Counter::Lgkm).count() as u32;
+        if lgkm_pending <= lgkm {
+            return false;
+        }
+        let atomic = &self.env.lds_atomic;
+        s.pending.iter().filter(|o| !o.done).any(|o| match lds_footprint(&o.kind) {
+            Some((r, false)) => r
+                .iter()
+                .any(|&(a, b)| (a / 4..b.div_ceil(4)).any(|d| !atomic.get(d as usize).copied().unwrap_or(false))),
+            _ => false,
+        })
+    }
+
     fn ready(&mut self, wi: usize) -> Result<bool, Fault> {
         let w = &self.waves[wi];
         if w.state != WaveState::Running || self.env.sched[wi].ready_at > self.env.now {
@@ -525,11 +578,28 @@ impl<'a> Workgroup<'a> {
                 }
                 self.check_barrier_counts(&at_barrier);
             }
+            // Longest-latency: a wave whose `s_waitcnt` would force LDS data reads is served
+            // only when no other wave can issue, so its reads stay in flight as long as the
+            // workgroup's progress allows (no ISA rule bounds an LDS latency; other waves
+            // keep issuing meanwhile, as they do on hardware while a wave is stalled), and
+            // a racing write of another wave can be issued before them
+            // (`perform_ahead_of_racing`). Spin-wait reads of dwords an atomic wrote are
+            // not deferred: they synchronise, and deferring them would hide a wave that
+            // waits for too early a phase behind the progress of the others.
+            let longest = self.env.mode == Mode::LongestLatency;
             let mut ready = Vec::with_capacity(n);
+            let mut deferred = Vec::new();
             for wi in 0..n {
-                if self.ready(wi)? {
+                if longest && self.defers_data_reads(wi) {
+                    deferred.push(wi);
+                } else if self.ready(wi)? {
                     ready.push(wi);
                 }
+            }
+            let mut forced = false;
+            if ready.is_empty() && !deferred.is_empty() {
+                ready = deferred;
+                forced = true;
             }
             if ready.is_empty() {
                 let next_op = self
@@ -568,8 +638,91 @@ impl<'a> Workgroup<'a> {
                 Mode::Reversed => *ready.last().unwrap_or(&ready[0]),
                 Mode::Random => ready[self.env.rng.gen_range(0..ready.len())],
             };
+            if forced && !self.wait_satisfied(wi)? {
+                continue;
+            }
             self.step(wi)?;
             self.env.now += 1;
+        }
+    }
+
+    /// Longest-latency: an LDS access of wave `wi` issued after `seq_before` that races
+    /// with an access of another wave still in flight (same bytes, one reading and one
+    /// writing, neither an atomic) is performed now, ahead of it (with what precedes it in
+    /// its in-order stream): the pair lands in the order opposite to its issue. A read
+    /// issued while another wave's write of its bytes is in flight misses that write; a
+    /// write issued while another wave's read of its bytes is in flight lands before it
+    /// (the read sees the new data) — unless that read's wave has passed an `s_barrier`
+    /// since issuing it (the LDS took the request before the barrier released).
+    ///
+    /// Either order is one hardware permits: an access still in flight has not been
+    /// waited for, so no barrier or signal orders it against the other wave's access; the
+    /// LDS performs operations of different waves in any order (AMDGPUUsage, "Memory Model
+    /// GFX942": the LDS has several request queues, so "the LDS operations performed by
+    /// different wavefronts of a work-group can be reordered relative to each other"), and
+    /// an LDS-DMA's data lands at any time between issue and its `vmcnt` decrement. Atomics
+    /// are left to their waits: they synchronise (README "LDS atomics synchronise").
+    fn perform_ahead_of_racing(&mut self, wi: usize, seq_before: u64) -> Result<(), Fault> {
+        let new: Vec<(u64, LdsFootprint)> = self.env.sched[wi]
+            .pending
+            .iter()
+            .filter(|o| o.seq > seq_before && !o.done)
+            .filter_map(|o| lds_footprint(&o.kind).map(|f| (o.seq, f)))
+            .collect();
+        for (seq, (ranges, writes)) in new {
+            let races = self.env.sched.iter().enumerate().filter(|(other, _)| *other != wi).any(|(_, s)| {
+                s.pending.iter().filter(|o| !o.done).any(|o| {
+                    lds_footprint(&o.kind).is_some_and(|(r, w)| {
+                        w != writes && ranges_overlap(&ranges, &r) && (!writes || o.barriers == s.barriers)
+                    })
+                })
+            });
+            if races {
+                self.complete_through(wi, seq)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Completes wave `wi`'s operation `seq` and, first, the older operations of its
+    /// in-order stream.
+    fn complete_through(&mut self, wi: usize, seq: u64) -> Result<(), Fault> {
+        let Some(stream) = self.env.sched[wi].pending.iter().find(|o| o.seq == seq).map(|o| o.order.stream()) else {
+            return Ok(());
+        };
+        let due: Vec<u64> = self.env.sched[wi]
+            .pending
+            .iter()
+            .filter(|o| !o.done && (o.seq == seq || (o.seq < seq && stream.is_some() && o.order.stream() == stream)))
+            .map(|o| o.seq)
+            .collect();
+        for q in due {
+            self.complete(wi, q)?;
+        }
+        Ok(())
+    }
+
+    /// Longest-latency bookkeeping for [`Self::defers_data_reads`]: whether an atomic wrote
+    /// each LDS dword last.
+    fn note_lds(&mut self, kind: &OpKind) {
+        let dwords = self.env.lds.len().div_ceil(4);
+        if self.env.lds_atomic.len() < dwords {
+            self.env.lds_atomic.resize(dwords, false);
+        }
+        let (ranges, atomic) = match kind {
+            OpKind::Atomic { space: Space::Lds, acc, dwords: n, .. } => (
+                acc.iter().filter(|a| a.oob == 0).map(|a| (a.addr as u32, a.addr as u32 + 4 * u32::from(*n))).collect(),
+                true,
+            ),
+            _ => match lds_footprint(kind) {
+                Some((r, true)) => (r, false),
+                _ => return,
+            },
+        };
+        for (a, b) in ranges {
+            for d in (a / 4) as usize..(b.div_ceil(4) as usize).min(dwords) {
+                self.env.lds_atomic[d] = atomic;
+            }
         }
     }
 
@@ -595,6 +748,7 @@ impl<'a> Workgroup<'a> {
             return Err(self.env.fault(&self.waves[wi], FaultKind::InstructionLimit(self.env.max_instructions)));
         }
         self.env.counts.add(inst);
+        let seq_before = self.env.sched[wi].seq;
         crate::hazard::check(&mut self.env, &self.waves[wi], inst);
         let w = &mut self.waves[wi];
         let env = &mut self.env;
@@ -615,6 +769,9 @@ impl<'a> Workgroup<'a> {
             }
         };
         res.map_err(|k| env.fault(&self.waves[wi], k))?;
+        if self.env.mode == Mode::LongestLatency {
+            self.perform_ahead_of_racing(wi, seq_before)?;
+        }
         // Longest-latency: what an ended wave left in flight lands when it ends (the mode's
         // contract), not only once every wave ended: a wave spinning on a flag another wave
         // set just before `s_endpgm` must see it.
@@ -626,6 +783,48 @@ impl<'a> Workgroup<'a> {
         }
         Ok(())
     }
+}
+
+/// The LDS bytes a plain LDS access touches, as sorted `[start, end)` ranges, and whether
+/// it writes them.
+type LdsFootprint = (Vec<(u32, u32)>, bool);
+
+/// The footprint of a plain (non-atomic) LDS access; `None` for anything else.
+fn lds_footprint(kind: &OpKind) -> Option<LdsFootprint> {
+    let (acc, writes, min) = match kind {
+        OpKind::Load { space: Space::Lds, acc, .. } => (acc, false, 1),
+        OpKind::Store { space: Space::Lds, acc } => (acc, true, 1),
+        // LDS-DMA writes at least a dword per lane (sub-dword sources are zero-extended).
+        OpKind::LdsDma { acc } => (acc, true, 4),
+        _ => return None,
+    };
+    let at = |a: &Access| if matches!(kind, OpKind::LdsDma { .. }) { a.lds } else { a.addr as u32 };
+    let mut r: Vec<(u32, u32)> =
+        acc.iter().map(|a| (at(a), at(a).saturating_add(u32::from(a.size).max(min)))).collect();
+    r.sort_unstable();
+    Some((r, writes))
+}
+
+/// Whether two sorted range lists share a byte.
+fn ranges_overlap(a: &[(u32, u32)], b: &[(u32, u32)]) -> bool {
+    let (mut i, mut j) = (0, 0);
+    let (mut end_a, mut end_b) = (0u32, 0u32);
+    while i < a.len() && j < b.len() {
+        if a[i].0 <= b[j].0 {
+            if a[i].0 < end_b {
+                return true;
+            }
+            end_a = end_a.max(a[i].1);
+            i += 1;
+        } else {
+            if b[j].0 < end_a {
+                return true;
+            }
+            end_b = end_b.max(b[j].1);
+            j += 1;
+        }
+    }
+    false
 }
 
 /// SOPP: control flow, waits, barriers, scheduling hints.

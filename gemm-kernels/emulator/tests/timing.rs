@@ -485,3 +485,55 @@ fn the_simd_pairs_lds_fifo_and_bus_bound_a_burst_of_b128_reads() {
     assert_eq!(p.sim_cycles, 176, "{p}");
     assert_eq!(p.lds_conflict_cycles, 0);
 }
+
+#[test]
+fn a_spill_slot_reloaded_then_overwritten_gives_the_reload_the_old_value() {
+    // Spill code as LLVM writes it (Triton's 256x256x128 fp8 kernel spills 710 VGPRs): a
+    // slot is reloaded and, with no wait between, the slot is reused for another spill.
+    // The store must not overtake the reload: gfx9 has one in-order VM_CNT stream for
+    // loads and stores (`Order::stream`; AMDGPUUsage, "Memory Model GFX942": completion is
+    // reported to the wave in execution order). Here every line comes from HBM (hit rates
+    // given, L2 0%): the reload takes 426 clocks at 1207 MHz, the store 103 to the L2
+    // (params.rs). With separate streams for loads and stores (the bug, issue 10) the store
+    // completed first and the reload read the new value (-1) instead of the spilled lane + 1
+    // — in the Triton kernel, a wrong pointer and a fault at 128·N in `gemm compare`.
+    let arch = Arch::Gfx942;
+    let body = "s_load_dwordx2 s[2:3], s[0:1], 0x0\nv_lshlrev_b32_e32 v10, 2, v0\nv_add_u32_e32 v1, 1, v0\n\
+                v_mov_b32_e32 v3, -1\nscratch_store_dword off, v1, off\nscratch_load_dword v2, off, off\n\
+                scratch_store_dword off, v3, off\ns_waitcnt vmcnt(0) lgkmcnt(0)\n\
+                global_store_dword v10, v2, s[2:3]\ns_waitcnt vmcnt(0)\ns_endpgm\n";
+    let code = gemm_isa::asm::assemble(body, arch).unwrap();
+    let mut k = KernelSpec::new("k", code);
+    k.registers.vgprs = 16;
+    k.registers.sgprs = 16;
+    k.kernarg_size = 8;
+    k.user_sgprs.kernarg_segment_ptr = true;
+    k.private_segment_fixed_size = 16;
+    k.system_sgprs.private_segment = true;
+    let co = write_code_object(&Target::new(arch), &[k]).unwrap();
+    let dev = Device::new(arch);
+    let out = dev.alloc(256).unwrap();
+    let args = out.to_le_bytes();
+    let w = Workload {
+        code_object: &co,
+        kernel: "k",
+        grid: [1, 1, 1],
+        block: [64, 1, 1],
+        kernarg: &args,
+        dynamic_lds: 0,
+        flops: 1.0,
+    };
+    let o = ModelOptions {
+        hit_rates: Some(HitRates { l2: 0.0, mall: 0.0 }),
+        clock_mhz: Some(1207.0),
+        at_peak_clock: false,
+        resident: Some(1),
+        ..Default::default()
+    };
+    Model::new(arch).predict(dev.memory(), &w, &o).unwrap_or_else(|e| panic!("{e}"));
+    let mut got = [0u8; 256];
+    dev.memory().read(out, &mut got).unwrap();
+    let got: Vec<u32> = got.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    let want: Vec<u32> = (1..=64).collect();
+    assert_eq!(got, want);
+}

@@ -30,7 +30,7 @@ use super::params::Params;
 use super::setup::KernelSetup;
 use crate::error::{Fault, FaultKind};
 use crate::mfma::Shape;
-use crate::scheduler::{Counter, OpKind, Order, Workgroup};
+use crate::scheduler::{Counter, OpKind, Stream, Workgroup};
 use crate::wave::WaveState;
 use gemm_isa::table::flags;
 use gemm_isa::{Format, Inst, Op, Operand, RegFile};
@@ -205,8 +205,9 @@ struct WaveT {
     mfma_dst: Vec<(RegFile, u16, u16, u64, u64)>,
     /// Latest completion of anything the wave started (MFMA results, memory).
     busy_until: u64,
-    /// Last completion per in-order class (VmLoad, VmStore, Lds).
-    last: [u64; 3],
+    /// Last completion per in-order stream (`Order::stream`): a vector load completes no
+    /// earlier than the older stores of its wave, so a spill reload reads the spilled value.
+    last: [u64; Stream::COUNT],
     timing: WaveTiming,
     ended: bool,
 }
@@ -217,15 +218,6 @@ struct Resident<'a> {
     start: u64,
     waves: Vec<WaveT>,
     last_arrival: u64,
-}
-
-fn order_slot(o: Order) -> Option<usize> {
-    match o {
-        Order::VmLoad => Some(0),
-        Order::VmStore => Some(1),
-        Order::Lds => Some(2),
-        Order::Smem => None,
-    }
 }
 
 fn sopp_imm(inst: &Inst) -> i64 {
@@ -419,7 +411,7 @@ pub fn run(
                         reason: Reason::Issue,
                         mfma_dst: Vec::new(),
                         busy_until: t,
-                        last: [0; 3],
+                        last: [0; Stream::COUNT],
                         timing: WaveTiming { uid, wg: id, wave: wi, simd, start: t, ..Default::default() },
                         ended: false,
                     });
@@ -824,9 +816,9 @@ fn try_issue(
                 mem.store(t, &req)
             }
         };
-        if let Some(k) = order_slot(op.order) {
-            done = done.max(w.last[k]);
-            w.last[k] = done;
+        if let Some(k) = op.order.stream() {
+            done = done.max(w.last[k as usize]);
+            w.last[k as usize] = done;
         }
         op.complete_at = done.max(t + 1);
         if unit == Unit::Lds {

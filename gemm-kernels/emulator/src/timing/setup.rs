@@ -79,6 +79,7 @@ impl KernelSetup<'_> {
             sched: (0..nwaves).map(|_| WaveSched::default()).collect(),
             hazard: vec![Default::default(); nwaves],
             max_instructions: self.max_instructions,
+            lds_atomic: Vec::new(),
         };
         Workgroup { waves, env }
     }
