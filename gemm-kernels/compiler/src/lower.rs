@@ -997,7 +997,15 @@ impl L<'_> {
         for j in 0..n {
             self.emit_dma(op, j, buf);
         }
-        self.emit_mem(MemItem::Advance(op), 1 - buf);
+        self.advance_dma(op);
+    }
+
+    /// Moves an operand's LDS-DMA source one K tile on (its SGPR offset; the buffer plays
+    /// no part, so this serves every stage count).
+    fn advance_dma(&mut self, op: Operand) {
+        let x = Self::idx(op);
+        let (kadv, soff) = (self.cp[x].kadv, self.cp[x].dma_soff);
+        self.i(Op::S_ADD_U32, &[whole(soff), whole(soff), kadv]);
     }
 
     /// LDS-DMA instruction `j` of an operand's next K tile into LDS buffer `buf`; with three
@@ -1355,11 +1363,7 @@ impl L<'_> {
         match it {
             MemItem::Read(r) => self.emit_read(r, cur),
             MemItem::Dma(op, j) => self.emit_dma(op, j, 1 - cur),
-            MemItem::Advance(op) => {
-                let x = Self::idx(op);
-                let (kadv, soff) = (self.cp[x].kadv, self.cp[x].dma_soff);
-                self.i(Op::S_ADD_U32, &[whole(soff), whole(soff), kadv]);
-            }
+            MemItem::Advance(op) => self.advance_dma(op),
             MemItem::Load(op, p) => {
                 let kind = self.cp[Self::idx(op)].loop_kind;
                 let cp = Copy { operand: op, kind, guard: crate::ir::KGuard::None, which: KTile::Loop };
