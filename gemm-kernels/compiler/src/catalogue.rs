@@ -76,7 +76,8 @@
 //!   tile and spread over more CUs.
 //! * `pingpong` (gfx942): the `large` tile with 16x16x16 MFMAs and the 8-wave ping-pong
 //!   loop (`schedule/`, two clusters), bf16/f16, NN and TN, `v8`: the schedule that predicts
-//!   fastest (`gemm compare --schedules`: 651.1 TFLOP/s at 8192^3, 611.4 with 32x32x8). gfx950's 8-wave 256x256x64 tiles need more than the 256 VGPR+AGPR per
+//!   fastest (`gemm compare --schedules`: 651.1 TFLOP/s at 8192^3, 611.4 with 32x32x8, before
+//!   the timing model's TCP front end; since then 612.2 for `nn`, 1.21x Triton's 505.7). gfx950's 8-wave 256x256x64 tiles need more than the 256 VGPR+AGPR per
 //!   lane that two waves per SIMD leave (`fit::resident`), so gfx950 has no 8-wave family.
 //! * `splitk` and `splitk_reduce` ([`split_families`], `ir::SplitK`): problems whose
 //!   `m x n` tiles cannot fill the CUs and whose K is long run as a pair: the `small` tile

@@ -173,9 +173,10 @@ pub enum DmaPolicy {
     /// Wherever they can serve, and on gfx950 for 16-bit operands contiguous along M/N as
     /// well: such an operand's LDS tile is kept M/N-major (the DMA copies its global rows
     /// as they are) and the MFMA fragments are read back transposed with
-    /// `ds_read_b64_tr_b16` (ISA.md §2.4; CDNA4 ISA "DS_READ_B64_TR_B16": each 16-lane
-    /// group reads a 4x16 tile and each lane receives one column), as Triton 3.9 feeds
-    /// its gfx950 bf16 kernels (`lds::mn_major`).
+    /// `ds_read_b64_tr_b16` (ISA.md §3.3 lists it; the lane semantics are the emulator's,
+    /// `vmem.rs` `transpose_b64`: each 16-lane group reads a 4x16 tile and each lane
+    /// receives one column, the reading under which Triton 3.9's gfx950 kernels, which
+    /// feed their MFMAs this way, match the reference GEMM), `lds::mn_major`.
     Transposing,
 }
 
