@@ -48,12 +48,12 @@ fn config(
 const LARGE_GRID: gemm_compiler::grid::GridOrder = gemm_compiler::grid::GridOrder { chunk: 4, wgm: 8 };
 
 /// One tile without a schedule and with each of `scheds`: the baseline row, then one row
-/// per schedule (`staged`: register-staged copies, no LDS-DMA).
-fn section(out: &mut Vec<SchedRow>, base: KernelConfig, scheds: &[Schedule], staged: bool) {
+/// per schedule, copying by `dma` (`Never`: register-staged, rows marked `staged`;
+/// `Transposing`: gfx950 LDS-DMA for M/N-contiguous operands too, read back with
+/// `ds_read_b64_tr_b16`, rows marked `dmatr`).
+fn section(out: &mut Vec<SchedRow>, base: KernelConfig, scheds: &[Schedule], dma: DmaPolicy) {
     let mut base = base;
-    if staged {
-        base.direct_to_lds = DmaPolicy::Never;
-    }
+    base.direct_to_lds = dma;
     let t = |c: &KernelConfig| {
         format!(
             "{} {} {}{} {}x{}x{} w{} m{}",
@@ -68,7 +68,11 @@ fn section(out: &mut Vec<SchedRow>, base: KernelConfig, scheds: &[Schedule], sta
             c.mfma.m
         )
     };
-    let sfx = if staged { " staged" } else { "" };
+    let sfx = match dma {
+        DmaPolicy::Never => " staged",
+        DmaPolicy::Transposing => " dmatr",
+        DmaPolicy::Auto | DmaPolicy::Always => "",
+    };
     let bl = format!("{} pipelined{sfx}", t(&base));
     if !out.iter().any(|r| r.label == bl) {
         out.push(SchedRow { label: bl.clone(), config: base, baseline: None });
@@ -133,27 +137,36 @@ pub fn rows() -> Vec<SchedRow> {
         // gfx942 copies through registers either way (`DmaPolicy::Auto`: its LDS-DMA moves
         // one dword per lane), so only gfx950 has the staged rows.
         let g950 = arch == CArch::Gfx950;
-        section(&mut out, large, &scheds, false);
+        section(&mut out, large, &scheds, DmaPolicy::Auto);
         if g950 {
-            section(&mut out, large, &scheds, true);
+            section(&mut out, large, &scheds, DmaPolicy::Never);
         }
         // bf16, 4 waves, one per SIMD: the same tile (128x128 per wave).
         let mfma = if arch == CArch::Gfx950 { MfmaShape::native_16(arch) } else { MfmaShape::native_32(arch) };
         let four = config(arch, bf, (large.trans_a, large.trans_b), large.tile, (2, 2), mfma);
         let il = [Schedule::Interleave { slices: 4 }];
-        section(&mut out, four, &il, true);
+        section(&mut out, four, &il, DmaPolicy::Never);
         if g950 {
-            section(&mut out, four, &il, false);
+            section(&mut out, four, &il, DmaPolicy::Auto);
+            // A (M-contiguous in `nn`) by LDS-DMA too, into an M-major tile read with
+            // `ds_read_b64_tr_b16` (the catalogue's `interleave` family).
+            section(&mut out, four, &il, DmaPolicy::Transposing);
         }
         // gfx942 bf16: the 8-wave 256x256x32 tile with 16x16x16 MFMAs (the shape that wins
         // at 128x128 there), with ping-pong.
         if !g950 {
             let l16 = config(arch, bf, (large.trans_a, large.trans_b), large.tile, (2, 4), MfmaShape::native_16(arch));
-            section(&mut out, l16, &[Schedule::PingPong { clusters: 2 }, Schedule::PingPong { clusters: 4 }], false);
+            let pp = [Schedule::PingPong { clusters: 2 }, Schedule::PingPong { clusters: 4 }];
+            section(&mut out, l16, &pp, DmaPolicy::Auto);
         }
         // bf16, the catalogue's 128x128 base tile.
         if let Some(base) = catalogue_member("base", arch, bf.0, bf.1) {
-            section(&mut out, base, &[Schedule::PingPong { clusters: 1 }, Schedule::Interleave { slices: 2 }], false);
+            section(
+                &mut out,
+                base,
+                &[Schedule::PingPong { clusters: 1 }, Schedule::Interleave { slices: 2 }],
+                DmaPolicy::Auto,
+            );
         }
         // fp8 -> f16, A^T B.
         let f8 = (if arch == CArch::Gfx950 { DType::Fp8E4M3 } else { DType::Fp8E4M3Fnuz }, DType::F16);
@@ -164,12 +177,12 @@ pub fn rows() -> Vec<SchedRow> {
         // 32x32x64 step and two N blocks per wave make two slices at most).
         scheds.push(Schedule::PingPong { clusters: 2 });
         scheds.dedup();
-        section(&mut out, f8_8, &scheds, false);
+        section(&mut out, f8_8, &scheds, DmaPolicy::Auto);
         let f8_4 = config(arch, f8, (true, false), (256, 256, kt4), (2, 2), MfmaShape::fp8_32(arch));
         if g950 {
-            section(&mut out, f8_4, &il, false);
+            section(&mut out, f8_4, &il, DmaPolicy::Auto);
         }
-        section(&mut out, f8_4, &il, true);
+        section(&mut out, f8_4, &il, DmaPolicy::Never);
         out.extend(quadrant_rows(arch, &large, mfma));
     }
     out

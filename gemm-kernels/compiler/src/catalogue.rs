@@ -76,7 +76,8 @@
 //!   tile and spread over more CUs.
 //! * `pingpong` (gfx942): the `large` tile with 16x16x16 MFMAs and the 8-wave ping-pong
 //!   loop (`schedule/`, two clusters), bf16/f16, NN and TN, `v8`: the schedule that predicts
-//!   fastest (`gemm compare --schedules`: 651.1 TFLOP/s at 8192^3, 611.4 with 32x32x8). gfx950's 8-wave 256x256x64 tiles need more than the 256 VGPR+AGPR per
+//!   fastest (`gemm compare --schedules`: 651.1 TFLOP/s at 8192^3, 611.4 with 32x32x8, before
+//!   the timing model's TCP front end; since then 612.2 for `nn`, 1.21x Triton's 505.7). gfx950's 8-wave 256x256x64 tiles need more than the 256 VGPR+AGPR per
 //!   lane that two waves per SIMD leave (`fit::resident`), so gfx950 has no 8-wave family.
 //! * `splitk` and `splitk_reduce` ([`split_families`], `ir::SplitK`): problems whose
 //!   `m x n` tiles cannot fill the CUs and whose K is long run as a pair: the `small` tile
@@ -102,10 +103,15 @@
 //!   buffers fit its 64 KiB (at most 21 KiB each) either lose a workgroup per CU to the
 //!   third buffer (128x128x32) or stay far below `base` (256x64x32).
 //! * `interleave` (gfx950): 256x256x64 with 4 waves (one per SIMD, 128x128 each, 16x16x32
-//!   MFMAs, 256 AGPRs of accumulators), the 4-wave interleave with four slices and
-//!   register-staged copies, bf16/f16, `nn` and `tn` (B N-contiguous needs more than 256
-//!   VGPRs), `v8`: 1122.8 TFLOP/s predicted at 8192^3 against 611.2 for Triton's best
-//!   (`gemm compare --schedules`), where the resident 128x128 `base` predicts 469.5.
+//!   MFMAs, 256 AGPRs of accumulators), the 4-wave interleave with four slices, bf16/f16,
+//!   every transpose, `v8`, all copies by LDS-DMA (`DmaPolicy::Transposing`): an
+//!   M/N-contiguous operand goes into an M/N-major LDS tile as it is and its fragments are
+//!   read with `ds_read_b64_tr_b16` (`lds::mn_major`), as Triton's gfx950 kernels do. With
+//!   the timing model's TCP front end (16 clocks per `dwordx4`, 12-entry queue, 32 KB in
+//!   flight) the register-staged version lost half its speed: `nn` predicts 609.6 TFLOP/s
+//!   staged (the transposing copy's 64 `ds_write_b16` per wave and K tile bind the issue),
+//!   619.4 with B alone by DMA, 1304.0 with both (`gemm compare --schedules`, 8192^3),
+//!   against 797.5 for Triton's best (256x256x32, 8 waves, 3 stages).
 //! * `fp8` on gfx942 runs its tile with the 8-wave ping-pong (two clusters): 1203 against
 //!   1070 TFLOP/s for the pipelined loop at 8192^3 (e4m3 -> f16).
 //! * `fp8il` (gfx950): fp8 A^T B on 256x256x128 with 4 waves, 32x32x64 f8f6f4 MFMAs, the
@@ -167,7 +173,7 @@ const FP8_WHY_GFX942: &str =
     "fp8 (FNUZ e4m3/e5m2) A^T B with per-tensor scales: 256x256x64, 8 waves, 32x32x16 fp8 MFMAs, 64 KiB LDS, the 8-wave ping-pong (two clusters)";
 const FP8IL_WHY_GFX950: &str = "big fp8 (OCP e4m3/e5m2) A^T B problems: 256x256x128 with 4 waves (one per SIMD), 32x32x64 f8f6f4 MFMAs, the 4-wave interleave (HipKittens' fp8 schedule, four slices), register-staged copies, 128 KiB LDS: the fastest predicted gfx950 fp8 tile (gemm compare --schedules)";
 
-const INTERLEAVE_WHY_GFX950: &str = "big aligned problems: 256x256x64 with 4 waves (one per SIMD, 128x128 each), the 4-wave interleave (four slices, MFMAs interleaved with the next slice's LDS reads and the next tile's copies), register-staged copies: the fastest resident gfx950 bf16/f16 tile (gemm compare --schedules)";
+const INTERLEAVE_WHY_GFX950: &str = "big aligned problems: 256x256x64 with 4 waves (one per SIMD, 128x128 each), the 4-wave interleave (four slices, MFMAs interleaved with the next slice's LDS reads and the next tile's copies), every copy by LDS-DMA, M/N-contiguous operands into M/N-major tiles read with ds_read_b64_tr_b16: the fastest resident gfx950 bf16/f16 tile (gemm compare --schedules: 1304 TFLOP/s nn at 8192^3 against 797.5 for Triton's best)";
 
 const STAGES3_WHY_GFX950: &str = "big A^T B problems: 256x256x32 with 8 waves (2x4, 74 VGPRs + 128 AGPRs: two waves per SIMD fit), 32x32x16 MFMAs, three stages (96 KiB of LDS: the LDS-DMA copies of the tile after next in flight while a tile is computed): 1082.2 TFLOP/s predicted at 8192^3 against 1072.5 with two stages, 1057.1 against 1035.8 at 4096^3 (gemm sweep --stages 2,3 --tile 256x256x32 --trans tn)";
 
@@ -258,16 +264,15 @@ pub fn families() -> Vec<Family> {
                 wave_grid: (2, 2),
                 mfma: MfmaShape::native_16(arch),
                 stages: 2,
-                // B N-contiguous (`nt`, `tt`): the transposing copy of B needs more than
-                // 256 VGPRs next to the 128 fragment registers.
-                transposes: &[(false, false), (true, false)],
+                // Every transpose: no staging VGPRs (174-192 VGPRs + 256 AGPRs).
+                transposes: ALL_T,
                 aligns: V8,
                 grid: LARGE_GRID,
                 fusions: PLAIN,
                 dtypes: HALF,
                 why: INTERLEAVE_WHY_GFX950,
                 schedule: Schedule::Interleave { slices: 4 },
-                dma: DmaPolicy::Never,
+                dma: DmaPolicy::Transposing,
             });
         }
         if arch == Arch::Gfx950 {

@@ -170,6 +170,14 @@ pub enum DmaPolicy {
     Always,
     /// Never (register staging everywhere).
     Never,
+    /// Wherever they can serve, and on gfx950 for 16-bit operands contiguous along M/N as
+    /// well: such an operand's LDS tile is kept M/N-major (the DMA copies its global rows
+    /// as they are) and the MFMA fragments are read back transposed with
+    /// `ds_read_b64_tr_b16` (ISA.md §3.3 lists it; the lane semantics are the emulator's,
+    /// `vmem.rs` `transpose_b64`: each 16-lane group reads a 4x16 tile and each lane
+    /// receives one column, the reading under which Triton 3.9's gfx950 kernels, which
+    /// feed their MFMAs this way, match the reference GEMM), `lds::mn_major`.
+    Transposing,
 }
 
 /// Split-K: a GEMM whose `m x n` tiles are too few to fill the GPU (small `M*N`, large `K`)
@@ -388,6 +396,7 @@ impl KernelConfig {
             DmaPolicy::Auto => {}
             DmaPolicy::Always => grid.push_str("_dma"),
             DmaPolicy::Never => grid.push_str("_staged"),
+            DmaPolicy::Transposing => grid.push_str("_dmatr"),
         }
         // Mixed fp8: both flavours, A's first (`fp8bf8`).
         let ab = if self.b_type() == self.ab_type {

@@ -11,7 +11,7 @@
 //! MFMA reads K-runs per lane, ISA.md §1.1), A's tile first then B's; the 16-byte chunks
 //! of a row are XOR-swizzled with [`Swizzle`].
 
-use crate::ir::{Arch, Kernel, KernelConfig, Operand, Swizzle};
+use crate::ir::{Align, Arch, DmaPolicy, Kernel, KernelConfig, Operand, Swizzle};
 
 /// Bytes the LDS delivers per clock (one "line" of the bank model).
 pub fn line_bytes(arch: Arch) -> u32 {
@@ -29,6 +29,72 @@ pub fn banks(arch: Arch) -> u32 {
 /// Bytes per LDS tile row.
 pub fn row_bytes(c: &KernelConfig) -> u32 {
     c.tile.2 * c.ab_bytes()
+}
+
+/// Whether `op`'s LDS tile is M/N-major ([`DmaPolicy::Transposing`]): a gfx950 16-bit
+/// operand contiguous along M/N, `v8`, whose tile rows (one K each, `rows * 2` bytes) fill
+/// at least a bank line. Its copies then move 16-byte vectors of global rows as they are
+/// (LDS-DMA, or `ds_write_b128` from staging), with no transpose, and the MFMA fragments
+/// are read with `ds_read_b64_tr_b16` ([`tr_read_lane`]). Not for the quadrant schedule
+/// (its second B-half addresses assume K-major rows).
+pub fn mn_major(c: &KernelConfig, op: Operand) -> bool {
+    c.direct_to_lds == DmaPolicy::Transposing
+        && c.arch == Arch::Gfx950
+        && c.ab_bytes() == 2
+        && !c.k_contiguous(op)
+        && c.align == Align::Vec8
+        && matches!(c.mfma.m, 16 | 32)
+        && c.tile_rows(op) * c.ab_bytes() >= line_bytes(c.arch)
+        && c.schedule != crate::schedule::Schedule::Quadrant
+}
+
+/// Bytes per LDS tile row of `op`: `KT` elements (K-major), or `MT`/`NT` ([`mn_major`]).
+pub fn op_row_bytes(c: &KernelConfig, op: Operand) -> u32 {
+    if mn_major(c, op) {
+        c.tile_rows(op) * c.ab_bytes()
+    } else {
+        row_bytes(c)
+    }
+}
+
+/// The byte XOR of row `row` (one K) of an M/N-major tile ([`mn_major`]): it moves whole
+/// 32-byte slots (bits 5-7) inside the row, so the eight 32-byte runs one 32-lane phase of
+/// a `ds_read_b64_tr_b16` reads ([`tr_read_lane`]: four K rows per 16-lane group) land on
+/// eight different slots of the 256-byte bank line. 16x16 MFMAs: the two groups of a phase
+/// read K ranges `KT/4` apart, slot = `row % 4` plus 4 for odd K ranges; 32x32 MFMAs: the
+/// two groups read adjacent 32-byte runs of the same rows, slot = `2 * (row % 4)`. The XOR
+/// stays within the line (rows are at least 256 bytes), so LDS-DMA writes keep whole lines.
+pub fn mn_xor(c: &KernelConfig, row: u32) -> u32 {
+    let slot =
+        if c.mfma.m == 16 { (row % 4) | (((row / (c.tile.2 / c.lane_groups())) % 2) << 2) } else { 2 * (row % 4) };
+    32 * slot
+}
+
+/// Byte offset, inside one LDS buffer, of byte `byte` of row `row` of `op`'s tile: the
+/// kernel's swizzle for K-major tiles, [`mn_xor`] for M/N-major ones.
+pub fn offset(k: &Kernel, op: Operand, row: u32, byte: u32) -> u32 {
+    let c = &k.config;
+    tile_base(c, op)
+        + if mn_major(c, op) {
+            row * op_row_bytes(c, op) + (byte ^ mn_xor(c, row))
+        } else {
+            k.swizzle.byte_offset(row, byte, row_bytes(c))
+        }
+}
+
+/// `(row, byte within row)` that lane `lane` reads with the `ds_read_b64_tr_b16` `j`
+/// (0, 1) of piece `h` of MFMA block 0 of an M/N-major tile ([`mn_major`]). A 16-lane
+/// group reads a 4x16 tile and lane `o` of it receives column `o`: its four elements are
+/// rows `r..r+4` (one K each) of one M/N index. So the group's lanes `4e..4e+4` address
+/// row `r+e`, 4 elements each, and for the fragment of [`read_lane`] (lane group `g` holds
+/// K `g*KT/G + 8h .. +8` of its row `lane % M`), `r = g*KT/G + 8h + 4j`: the two reads
+/// fill the low and high 8 bytes of the piece.
+pub fn tr_read_lane(c: &KernelConfig, lane: u32, h: u32, j: u32) -> (u32, u32) {
+    let s = lane % 16;
+    let g = lane / c.mfma.m;
+    let sub = (lane % c.mfma.m) / 16;
+    let row = g * (c.tile.2 / c.lane_groups()) + 8 * h + 4 * j + s / 4;
+    (row, (16 * sub + 4 * (s % 4)) * c.ab_bytes())
 }
 
 /// Byte offset of an operand tile inside one LDS buffer.
@@ -98,6 +164,10 @@ pub struct CopyGeom {
     /// a whole number of bank lines), so the second half writes row `e ^ 1` where the
     /// first writes row `e` ([`write_row`]): the pair then fills both halves of a line.
     pub swap_halves: bool,
+    /// Vectors go to LDS whole, along the tile row (K-contiguous operands, and M/N-major
+    /// tiles, [`mn_major`]): row = strided index, bytes = contiguous index. Otherwise the
+    /// M/N-contiguous vector is transposed into a K-major tile.
+    pub direct: bool,
 }
 
 impl CopyGeom {
@@ -114,16 +184,17 @@ impl CopyGeom {
 pub fn copy_geom(c: &KernelConfig, op: Operand) -> CopyGeom {
     let rows = c.tile_rows(op);
     let kc = c.k_contiguous(op);
+    let direct = kc || mn_major(c, op);
     let (lc, ls) = if kc { (c.tile.2, rows) } else { (rows, c.tile.2) };
     let v = c.vec_elems();
     let per_thread = lc * ls / v / c.threads();
     let kgroup = if !kc && c.ab_bytes() == 1 { per_thread.clamp(1, 4) } else { 1 };
-    let step = if kc { c.threads() / (lc / v) } else { c.threads() * kgroup / ls * v };
+    let step = if direct { c.threads() / (lc / v) } else { c.threads() * kgroup / ls * v };
     // Lanes per bank-model phase of the group's writes, and the rows they cover.
     let phase = (line_bytes(c.arch) / (kgroup * c.ab_bytes())).min(64);
     let lanes_k = ls / kgroup;
     let swap_halves = kgroup > 1 && lanes_k < phase && phase / lanes_k == 2;
-    CopyGeom { lc, ls, per_thread, v, step, k_contiguous: kc, kgroup, swap_halves }
+    CopyGeom { lc, ls, per_thread, v, step, k_contiguous: kc, kgroup, swap_halves, direct }
 }
 
 /// The LDS `(row, k)` that write instruction `e` (0..16) of thread `t` stores for the group
@@ -134,9 +205,10 @@ pub fn write_row(g: &CopyGeom, t: u32, p: u32, e: u32) -> (u32, u32) {
     copy_elem(g, t, p - p % g.kgroup, e ^ j)
 }
 
-/// For thread `t`, vector `p`, element `e` (0..v): `(row, k)` in the operand's LDS tile.
+/// For thread `t`, vector `p`, element `e` (0..v): `(row, element within the row)` in the
+/// operand's LDS tile (`(row, k)` K-major, `(k, m or n)` M/N-major).
 pub fn copy_elem(g: &CopyGeom, t: u32, p: u32, e: u32) -> (u32, u32) {
-    if g.k_contiguous {
+    if g.direct {
         let per_line = g.lc / g.v;
         (t / per_line + p * g.step, (t % per_line) * g.v + e)
     } else {
@@ -186,8 +258,6 @@ pub fn conflict_cycles(arch: Arch, a: &DsAccess) -> u32 {
 /// operands, then the staging writes of both operands.
 pub fn k_step_accesses(k: &Kernel, wave: u32) -> Vec<DsAccess> {
     let c = &k.config;
-    let sw = k.swizzle;
-    let rb = row_bytes(c);
     let mut out = read_accesses(k, wave);
     for (x, op) in [Operand::A, Operand::B].into_iter().enumerate() {
         // LDS-DMA writes are lane-linear, whole lines per phase: no DS-pipe conflicts.
@@ -197,16 +267,16 @@ pub fn k_step_accesses(k: &Kernel, wave: u32) -> Vec<DsAccess> {
         let g = copy_geom(c, op);
         // Transposed fp8 groups write one K run of `kgroup` bytes per row and group.
         for p in (0..g.per_thread).step_by(g.kgroup as usize) {
-            let elems: Vec<u32> = if g.k_contiguous { vec![0] } else { (0..g.v).collect() };
+            let elems: Vec<u32> = if g.direct { vec![0] } else { (0..g.v).collect() };
             for e in elems {
                 let addrs = (0..64)
                     .map(|lane| {
                         let t = wave * 64 + lane;
                         let (r, kk) = if g.kgroup > 1 { write_row(&g, t, p, e) } else { copy_elem(&g, t, p, e) };
-                        tile_base(c, op) + sw.byte_offset(r, kk * c.ab_bytes(), rb)
+                        offset(k, op, r, kk * c.ab_bytes())
                     })
                     .collect();
-                let width = if g.k_contiguous { 16 } else { c.ab_bytes() * g.kgroup };
+                let width = if g.direct { 16 } else { c.ab_bytes() * g.kgroup };
                 out.push(DsAccess { width, addrs });
             }
         }
@@ -228,6 +298,22 @@ pub fn read_accesses(k: &Kernel, wave: u32) -> Vec<DsAccess> {
     let (wm, wn) = wave_pos(c, wave);
     for op in [Operand::A, Operand::B] {
         let wrow = if op == Operand::A { wm } else { wn } * c.wave_rows(op);
+        if mn_major(c, op) {
+            for blk in 0..c.blocks(op) {
+                for h in 0..reads_per_block(c) {
+                    for j in 0..2 {
+                        let addrs = (0..64)
+                            .map(|lane| {
+                                let (r, b) = tr_read_lane(c, lane, h, j);
+                                offset(k, op, r, (wrow + blk * c.mfma.m) * c.ab_bytes() + b)
+                            })
+                            .collect();
+                        out.push(DsAccess { width: 8, addrs });
+                    }
+                }
+            }
+            continue;
+        }
         for blk in 0..c.blocks(op) {
             for h in 0..reads_per_block(c) {
                 let addrs = (0..64)

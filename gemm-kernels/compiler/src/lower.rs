@@ -48,7 +48,9 @@ struct Copier {
     stage_sets: Vec<Vec<Reg>>,
     /// LDS write addresses: per vector (K-contiguous) or per vector and element.
     waddr: Vec<Vec<(Reg, u32)>>,
-    /// LDS read addresses per 16-byte piece `h`.
+    /// LDS read addresses per 16-byte piece `h` (K-major tiles), or per MFMA block (M/N-major
+    /// tiles, `lds::mn_major`: the `ds_read_b64_tr_b16`s of piece `h`, half `j` add
+    /// `(8h + 4j)` rows as the instruction offset).
     raddr: Vec<Reg>,
     /// The quadrant schedule's B: the read addresses of the wave's N blocks in the other
     /// group's B half (`raddr` then holds those in the group's own half); else empty.
@@ -267,13 +269,19 @@ impl L<'_> {
     fn lds_addr(&mut self, op: Operand, row: Reg, row_add: u32, lbyte: Reg, lbyte_add: u32) -> Reg {
         let c = *self.c();
         let sw = self.k.swizzle;
-        let rb = lds::row_bytes(&c);
+        let rb = lds::op_row_bytes(&c, op);
         let r = self.vadd(row, row_add);
         let lb = self.vadd(lbyte, lbyte_add);
         let lin = self.vv();
         let krb = self.k3(rb);
         self.i(Op::V_MAD_U32_U24, &[whole(lin), krb, whole(r), whole(lb)]);
-        let a = if sw.xor > 1 {
+        let a = if lds::mn_major(&c, op) {
+            // The row's slot XOR (`lds::mn_xor`) lies below the row size: XOR the linear offset.
+            let x = self.mn_xor_v(r);
+            let a = self.vv();
+            self.i(Op::V_XOR_B32, &[whole(a), whole(x), whole(lin)]);
+            a
+        } else if sw.xor > 1 {
             let x = self.vv();
             self.i(Op::V_BFE_U32, &[whole(x), whole(lin), int(4 + log2(sw.shift)), int(log2(sw.xor))]);
             self.i(Op::V_LSHLREV_B32, &[whole(x), int(4), whole(x)]);
@@ -284,6 +292,22 @@ impl L<'_> {
             lin
         };
         self.vadd(a, lds::tile_base(&c, op))
+    }
+
+    /// `lds::mn_xor` of the row index in `row`, per lane.
+    fn mn_xor_v(&mut self, row: Reg) -> Reg {
+        let c = *self.c();
+        let x = self.vv();
+        self.i(Op::V_AND_B32, &[whole(x), int(3), whole(row)]);
+        if c.mfma.m == 16 {
+            let t = self.vv();
+            self.i(Op::V_BFE_U32, &[whole(t), whole(row), int(log2(c.tile.2 / c.lane_groups())), int(1)]);
+            self.i(Op::V_LSHL_OR_B32, &[whole(x), whole(t), int(2), whole(x)]);
+            self.i(Op::V_LSHLREV_B32, &[whole(x), int(5), whole(x)]);
+        } else {
+            self.i(Op::V_LSHLREV_B32, &[whole(x), int(6), whole(x)]);
+        }
+        x
     }
 
     fn arg(&self, i: usize) -> O {
@@ -614,7 +638,7 @@ impl L<'_> {
         let (c0, s0) = if g.k_contiguous { (None, Some(origin)) } else { (Some(origin), None) };
         let per_line = g.lc / g.v;
         let (cidx, sidx) = (self.vv(), self.vv());
-        if g.k_contiguous {
+        if g.direct {
             self.i(Op::V_AND_B32, &[whole(cidx), lit(per_line - 1), whole(self.tid)]);
             self.i(Op::V_LSHLREV_B32, &[whole(cidx), int(log2(g.v)), whole(cidx)]);
             self.i(Op::V_LSHRREV_B32, &[whole(sidx), int(log2(per_line)), whole(self.tid)]);
@@ -651,7 +675,7 @@ impl L<'_> {
         self.i(Op::V_LSHLREV_B32, &[whole(off0), int(log2(e)), whole(t)]);
         let ldb = self.sv();
         self.i(Op::S_LSHL_B32, &[whole(ldb), ld, int(log2(e))]);
-        let pstride = if g.k_contiguous {
+        let pstride = if g.direct {
             let r = self.sv();
             self.i(Op::S_MUL_I32, &[whole(r), whole(ldb), lit(g.step)]);
             whole(r)
@@ -733,16 +757,17 @@ impl L<'_> {
         // A thread's vectors lie `step` rows apart: when that is a whole number of swizzle
         // periods, vector p reuses vector 0's addresses with an instruction offset.
         let period = self.k.swizzle.period_bytes();
-        let rb = lds::row_bytes(&c);
+        let mn = lds::mn_major(&c, op);
+        let rb = lds::op_row_bytes(&c, op);
         // Per vector, or per group of `kgroup` vectors (transposed fp8: one K run per row).
         for p in 0..g.groups() {
             let shift = p * g.step * rb;
-            if p > 0 && shift.is_multiple_of(period) {
+            if p > 0 && !mn && shift.is_multiple_of(period) {
                 let first: Vec<Reg> = waddr[0].iter().map(|(r, _)| *r).collect();
                 waddr.push(first.into_iter().map(|r| (r, shift)).collect());
                 continue;
             }
-            if g.k_contiguous {
+            if g.direct {
                 let a = self.lds_addr(op, sidx, p * g.step, two, 0);
                 waddr.push(vec![(a, 0)]);
             } else {
@@ -775,6 +800,32 @@ impl L<'_> {
         let mut raddr = vec![];
         let mut raddr2 = vec![];
         match self.quad {
+            _ if mn => {
+                // ds_read_b64_tr_b16 (lds::tr_read_lane): row g*KT/G + s/4, byte
+                // (16*sub + 4*(s%4))*2 of the wave's first block (s = lane % 16, sub =
+                // (lane % M) / 16); one address per block (the slot XOR mixes block bits).
+                let s = self.vv();
+                self.i(Op::V_AND_B32, &[whole(s), int(15), whole(self.lane)]);
+                let q = self.vv();
+                self.i(Op::V_LSHRREV_B32, &[whole(q), int(2), whole(s)]);
+                let kg = self.k3(c.tile.2 / c.lane_groups());
+                let trow = self.vv();
+                self.i(Op::V_MAD_U32_U24, &[whole(trow), whole(self.lgrp), kg, whole(q)]);
+                // 8*(s%4) + 32*sub (bf16), plus the wave's first row times 2.
+                let lbt = self.vv();
+                self.i(Op::V_AND_B32, &[whole(lbt), int(3), whole(s)]);
+                self.i(Op::V_LSHLREV_B32, &[whole(lbt), int(3), whole(lbt)]);
+                let sub = self.vv();
+                self.i(Op::V_LSHRREV_B32, &[whole(sub), int(4), whole(self.lrow)]);
+                self.i(Op::V_LSHL_OR_B32, &[whole(lbt), whole(sub), int(5), whole(lbt)]);
+                let kw = self.k3(c.wave_rows(op) * c.ab_bytes());
+                let lbw = self.vv();
+                self.i(Op::V_MAD_U32_U24, &[whole(lbw), whole(wsel), kw, whole(lbt)]);
+                for blk in 0..c.blocks(op) {
+                    let a = self.lds_addr(op, trow, 0, lbw, blk * c.mfma.m * c.ab_bytes());
+                    raddr.push(a);
+                }
+            }
             Some((own, other)) if op == Operand::B => {
                 // Quarters of NT/4 columns: the wave's blocks in its own B half, then in the
                 // other group's.
@@ -806,7 +857,7 @@ impl L<'_> {
             self.i(Op::S_MOV_B32, &[whole(dma_soff), int(0)]);
             let size = crate::passes::buffer_ops::dma_bytes(c.arch);
             let per_inst = 64 * size;
-            let n_inst = c.tile_rows(op) * rb / per_inst / c.waves;
+            let n_inst = c.tile_rows(op) * lds::row_bytes(&c) / per_inst / c.waves;
             let wv = self.vv();
             self.i(Op::V_LSHRREV_B32, &[whole(wv), int(6), whole(self.tid)]);
             let ws = self.sv();
@@ -826,6 +877,24 @@ impl L<'_> {
                 let kp = self.k3(per_inst);
                 self.i(Op::V_MAD_U32_U24, &[whole(p), whole(wv), kp, whole(lb)]);
                 let p = self.vadd(p, j * c.waves * per_inst);
+                if mn {
+                    // M/N-major (lds::mn_major): slot p holds row p / rb (one K), byte
+                    // (p % rb) ^ mn_xor(row) of the tile, i.e. global element
+                    // (origin + byte/2, k0 + row): offset row*ld + (origin*2 + byte).
+                    let (row, mb) = (self.vv(), self.vv());
+                    self.i(Op::V_LSHRREV_B32, &[whole(row), int(log2(rb)), whole(p)]);
+                    self.i(Op::V_AND_B32, &[whole(mb), lit(rb - 1), whole(p)]);
+                    let x = self.mn_xor_v(row);
+                    self.i(Op::V_XOR_B32, &[whole(mb), whole(x), whole(mb)]);
+                    let ob = self.vv();
+                    self.i(Op::V_LSHL_ADD_U32, &[whole(ob), whole(origin), int(log2(c.ab_bytes())), whole(mb)]);
+                    let t = self.vv();
+                    self.i(Op::V_MUL_LO_U32, &[whole(t), whole(ldb), whole(row)]);
+                    let o = self.vv();
+                    self.i(Op::V_ADD_U32, &[whole(o), whole(ob), whole(t)]);
+                    dma_offs.push(o);
+                    continue;
+                }
                 let lin = if sw.xor > 1 {
                     let x = self.vv();
                     self.i(Op::V_BFE_U32, &[whole(x), whole(p), int(4 + log2(sw.shift)), int(log2(sw.xor))]);
@@ -915,8 +984,11 @@ impl L<'_> {
                 if let Some(rs) = rem_s {
                     // The whole vector lies at one l = l_last + s + p % kgroup: valid iff
                     // < k (the groups of a thread differ along M/N only, lds::CopyGeom).
+                    // Direct M/N-major copies: vector p lies `p * step` K further.
+                    let kp = if g.direct { p as u32 * g.step } else { p as u32 % g.kgroup };
+                    let kpo = self.k3(kp);
                     let og = self.vv();
-                    self.i(Op::V_CMP_LT_I32, &[VCC, int((p as u32 % g.kgroup) as i64), whole(rs)]);
+                    self.i(Op::V_CMP_LT_I32, &[VCC, kpo, whole(rs)]);
                     self.i(Op::V_CNDMASK_B32, &[whole(og), whole(self.oob), whole(off), VCC]);
                     off = og;
                 }
@@ -1058,7 +1130,7 @@ impl L<'_> {
                 }
                 st = pk;
             }
-            if g.k_contiguous {
+            if g.direct {
                 let (a, extra) = self.cp[x].waddr[p][0];
                 let (a, off) = self.ds_off(a, base + extra);
                 self.ie(Inst::new(Op::DS_WRITE_B128, &[whole(a), sub(st, 0, 4)]).offset(off));
@@ -1130,12 +1202,10 @@ impl L<'_> {
 
     fn lds_to_regs(&mut self, buf: u32) {
         let c = *self.c();
-        let base = buf * self.k.lds_buffer_bytes();
-        for h in 0..lds::reads_per_block(&c) as usize {
+        for h in 0..lds::reads_per_block(&c) {
             for x in 0..2 {
-                for (blk, f) in self.cp[x].frags.clone().into_iter().enumerate() {
-                    let (a, off) = self.read_at(x, blk, h, base);
-                    self.ie(Inst::new(Op::DS_READ_B128, &[sub(f, 4 * h as u16, 4), whole(a)]).offset(off));
+                for blk in 0..self.cp[x].frags.len() {
+                    self.emit_read((x, blk, h), buf);
                 }
             }
         }
@@ -1292,9 +1362,23 @@ impl L<'_> {
         out
     }
 
+    /// Piece `h` of operand `x`'s block `blk` from buffer `cur`: one `ds_read_b128`
+    /// (K-major), or two `ds_read_b64_tr_b16` of four K rows each (M/N-major,
+    /// `lds::tr_read_lane`).
     fn emit_read(&mut self, (x, blk, h): (usize, usize, u32), cur: u32) {
+        let c = *self.c();
         let base = cur * self.k.lds_buffer_bytes();
         let f = self.cp[x].frags[blk];
+        let op = if x == 0 { Operand::A } else { Operand::B };
+        if lds::mn_major(&c, op) {
+            let rb = lds::op_row_bytes(&c, op);
+            for j in 0..2u32 {
+                let (a, off) = self.ds_off(self.cp[x].raddr[blk], base + (8 * h + 4 * j) * rb);
+                let dst = sub(f, (4 * h + 2 * j) as u16, 2);
+                self.ie(Inst::new(Op::DS_READ_B64_TR_B16, &[dst, whole(a)]).offset(off));
+            }
+            return;
+        }
         let (a, off) = self.read_at(x, blk, h as usize, base);
         self.ie(Inst::new(Op::DS_READ_B128, &[sub(f, 4 * h as u16, 4), whole(a)]).offset(off));
     }

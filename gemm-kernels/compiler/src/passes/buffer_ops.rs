@@ -107,8 +107,8 @@ pub fn run(mut k: Kernel) -> Result<Kernel, Reason> {
         }
         let vectors = c.tile_rows(op) * c.tile.2 / c.vec_elems();
         let g = crate::lds::copy_geom(&c, op);
-        let lanes_ok = if c.k_contiguous(op) {
-            c.tile.2 / c.vec_elems() <= c.threads()
+        let lanes_ok = if g.direct {
+            g.lc / g.v <= c.threads()
         } else {
             c.tile.2.is_power_of_two()
                 && g.per_thread.is_multiple_of(g.kgroup)
@@ -160,7 +160,7 @@ pub fn copy_path(k: &Kernel, op: Operand) -> CopyPath {
     let per_inst = 64 * dma_bytes(c.arch);
     let why = if c.direct_to_lds == DmaPolicy::Never {
         DirectToLdsDeclined::Disabled
-    } else if !c.k_contiguous(op) {
+    } else if !c.k_contiguous(op) && !crate::lds::mn_major(c, op) {
         DirectToLdsDeclined::Transposing
     } else if c.align != Align::Vec8 {
         DirectToLdsDeclined::Unaligned

@@ -29,6 +29,12 @@ pub enum Reason {
 /// block's rows (the lowering addresses block `b` at `+ b*M` rows by the instruction
 /// offset), the first with conflict-free reads and the fewest write conflicts.
 pub fn run(mut k: Kernel) -> Result<Kernel, Reason> {
+    use crate::ir::Operand;
+    if [Operand::A, Operand::B].iter().all(|&op| lds::mn_major(&k.config, op)) {
+        // Both tiles M/N-major: they carry their own row XOR (`lds::mn_xor`), and the
+        // kernel's swizzle addresses no tile.
+        return Ok(k);
+    }
     let rb = lds::row_bytes(&k.config);
     let line = lds::line_bytes(k.config.arch);
     let cands = lds::swizzle_candidates(k.config.arch, rb);
