@@ -1240,9 +1240,7 @@ mod tests {
         assert!(!entries.is_empty(), "the catalogue is built with the library");
         // Fused-epilogue kernels take their own calls, grouped kernels a problem table; xf32
         // kernels need the permission.
-        for e in
-            entries.iter().filter(|e| e.epilogue == "none" && !e.grouped && e.split_k == gemm_kernels::SplitRole::None)
-        {
+        for e in entries.iter().filter(|e| e.is_plain()) {
             let ld = |x: usize| x.next_multiple_of(e.align_elems.max(1) as usize);
             for layout in [Layout::ColMajor, Layout::RowMajor] {
                 // In row-major storage the kernel's A is the problem's B, transposes swapped.

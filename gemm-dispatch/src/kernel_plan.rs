@@ -268,10 +268,7 @@ mod tests {
 
     #[test]
     fn every_kernel_is_chosen_for_its_own_configuration_and_packs_its_arguments() {
-        for e in gemm_kernels::catalogue()
-            .iter()
-            .filter(|e| e.epilogue == "none" && !e.grouped && e.split_k == gemm_kernels::SplitRole::None)
-        {
+        for e in gemm_kernels::catalogue().iter().filter(|e| e.is_plain()) {
             let ld = |x: usize| x.next_multiple_of(e.align_elems.max(1) as usize);
             let p = GemmProblem::new(100, 70, 40)
                 .with_layout(Layout::ColMajor)

@@ -99,7 +99,7 @@ pub fn model_fingerprint(arch: Arch) -> u64 {
 /// directly).
 pub fn characterised(e: &KernelEntry) -> bool {
     // Split-K kernels run as a pair through a workspace; `splitk.rs` predicts the pair.
-    e.epilogue == "none" && !e.grouped && e.split_k == gemm_kernels::SplitRole::None
+    e.is_plain()
 }
 
 /// One kernel's row: predicted seconds on each grid at `k[0]` and `k[1]`.

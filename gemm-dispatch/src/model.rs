@@ -166,9 +166,7 @@ mod tests {
             assert!(!rows.is_empty());
             // Fused-epilogue kernels need a bias operand and grouped kernels a problem table
             // (`crate::grouped`): plain GEMMs plan only onto the others.
-            for r in rows.iter().filter(|r| {
-                r.entry.epilogue == "none" && !r.entry.grouped && r.entry.split_k == gemm_kernels::SplitRole::None
-            }) {
+            for r in rows.iter().filter(|r| r.entry.is_plain()) {
                 let p = r.prediction.as_ref().unwrap_or_else(|e| panic!("{}: {e}", r.entry.name));
                 assert!(p.tflops > 0.0 && p.tflops < p.peak_tflops, "{}: {p}", r.entry.name);
             }

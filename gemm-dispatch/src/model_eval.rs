@@ -121,7 +121,7 @@ impl CompareRow {
 /// are not plain GEMMs and have no row (`None`).
 pub fn family_label(e: &KernelEntry) -> Option<String> {
     // Split-K kernels run in pairs through a workspace (`gemm splitk` predicts them).
-    if e.epilogue != "none" || e.grouped || e.split_k != gemm_kernels::SplitRole::None {
+    if !e.is_plain() {
         return None;
     }
     Some(format!(

@@ -143,6 +143,13 @@ pub struct KernelEntry {
 }
 
 impl KernelEntry {
+    /// Whether this is a plain GEMM kernel: no fused epilogue, not grouped, not a split-K
+    /// partial or reduction. Only plain kernels take the plain kernel arguments, so they are
+    /// the ones characterised, ranked by the dispatcher and timed one launch at a time.
+    pub fn is_plain(&self) -> bool {
+        self.epilogue == "none" && !self.grouped && self.split_k == SplitRole::None
+    }
+
     /// Whether the kernel multiplies f32 inputs at xf32 precision (gfx942's `32x32x4_xf32` /
     /// `16x16x8_xf32`: two f32 inputs per lane per MFMA, where the f32 shapes take one): it
     /// runs only problems that allow it (`GemmProblem::allow_xf32`).
