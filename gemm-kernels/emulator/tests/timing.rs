@@ -50,6 +50,46 @@ fn time(arch: Arch, body: &str, waves: u32, simds: usize, agprs: u32, lds: u32) 
     Model::new(arch).predict(dev.memory(), &w, &o).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// A one-kernel code object named `k` whose kernarg holds one pointer (`s[0:1]` points at
+/// it), with `private` bytes of scratch per lane (0: none).
+fn pointer_kernel(arch: Arch, body: &str, vgprs: u32, private: u32) -> Vec<u8> {
+    let code = gemm_isa::asm::assemble(body, arch).unwrap_or_else(|e| panic!("assembling:\n{body}\n{e}"));
+    let mut k = KernelSpec::new("k", code);
+    k.registers.vgprs = vgprs;
+    k.registers.sgprs = 16;
+    k.kernarg_size = 8;
+    k.user_sgprs.kernarg_segment_ptr = true;
+    if private > 0 {
+        k.private_segment_fixed_size = private;
+        k.system_sgprs.private_segment = true;
+    }
+    write_code_object(&Target::new(arch), &[k]).expect("code object")
+}
+
+/// Times one wave of [`pointer_kernel`] `co` on one SIMD at 1207 MHz, its pointer `buf`,
+/// with the fraction `l2` of its lines hitting in the L2 and none in the MALL.
+fn time_one_wave(arch: Arch, co: &[u8], dev: &Device, buf: u64, l2: f64) -> Prediction {
+    let args = buf.to_le_bytes();
+    let w = Workload {
+        code_object: co,
+        kernel: "k",
+        grid: [1, 1, 1],
+        block: [64, 1, 1],
+        kernarg: &args,
+        dynamic_lds: 0,
+        flops: 1.0,
+    };
+    let o = ModelOptions {
+        hit_rates: Some(HitRates { l2, mall: 0.0 }),
+        clock_mhz: Some(1207.0),
+        at_peak_clock: false,
+        simds: Some(1),
+        resident: Some(1),
+        ..Default::default()
+    };
+    Model::new(arch).predict(dev.memory(), &w, &o).unwrap_or_else(|e| panic!("{e}"))
+}
+
 fn repeat(line: &str, n: usize) -> String {
     (0..n)
         .map(|i| line.replace("{i}", &(16 * i).to_string()).replace("{j}", &(16 * i + 15).to_string()) + "\n")
@@ -352,35 +392,11 @@ fn scalar_and_vector_loads_take_their_levels_latency() {
     let arch = Arch::Gfx942;
     let body = "s_load_dwordx2 s[2:3], s[0:1], 0x0\nv_lshlrev_b32_e32 v1, 2, v0\ns_waitcnt lgkmcnt(0)\n\
                 global_load_dword v2, v1, s[2:3]\ns_waitcnt vmcnt(0)\ns_endpgm\n";
-    let code = gemm_isa::asm::assemble(body, arch).unwrap();
-    let mut k = KernelSpec::new("k", code);
-    k.registers.vgprs = 8;
-    k.registers.sgprs = 16;
-    k.kernarg_size = 8;
-    k.user_sgprs.kernarg_segment_ptr = true;
-    let co = write_code_object(&Target::new(arch), &[k]).unwrap();
+    let co = pointer_kernel(arch, body, 8, 0);
     for (l2, end) in [(0.0, 544u64), (1.0, 220)] {
         let dev = Device::new(arch);
         let buf = dev.alloc(256).unwrap();
-        let args = buf.to_le_bytes();
-        let w = Workload {
-            code_object: &co,
-            kernel: "k",
-            grid: [1, 1, 1],
-            block: [64, 1, 1],
-            kernarg: &args,
-            dynamic_lds: 0,
-            flops: 1.0,
-        };
-        let o = ModelOptions {
-            hit_rates: Some(HitRates { l2, mall: 0.0 }),
-            clock_mhz: Some(1207.0),
-            at_peak_clock: false,
-            simds: Some(1),
-            resident: Some(1),
-            ..Default::default()
-        };
-        let p = Model::new(arch).predict(dev.memory(), &w, &o).unwrap();
+        let p = time_one_wave(arch, &co, &dev, buf, l2);
         assert_eq!(p.sim_cycles, end, "L2 hit fraction {l2}\n{p}");
     }
 }
@@ -433,34 +449,10 @@ fn uncoalesced_lanes_cost_a_tag_lookup_each() {
             "s_load_dwordx2 s[2:3], s[0:1], 0x0\n{shift}\ns_waitcnt lgkmcnt(0)\n\
              global_load_dword v2, v1, s[2:3]\ns_waitcnt vmcnt(0)\ns_endpgm\n"
         );
-        let code = gemm_isa::asm::assemble(&body, arch).unwrap();
-        let mut k = KernelSpec::new("k", code);
-        k.registers.vgprs = 8;
-        k.registers.sgprs = 16;
-        k.kernarg_size = 8;
-        k.user_sgprs.kernarg_segment_ptr = true;
-        let co = write_code_object(&Target::new(arch), &[k]).unwrap();
+        let co = pointer_kernel(arch, &body, 8, 0);
         let dev = Device::new(arch);
         let buf = dev.alloc(128 * 64).unwrap();
-        let args = buf.to_le_bytes();
-        let w = Workload {
-            code_object: &co,
-            kernel: "k",
-            grid: [1, 1, 1],
-            block: [64, 1, 1],
-            kernarg: &args,
-            dynamic_lds: 0,
-            flops: 1.0,
-        };
-        let o = ModelOptions {
-            hit_rates: Some(HitRates { l2: 1.0, mall: 0.0 }),
-            clock_mhz: Some(1207.0),
-            at_peak_clock: false,
-            simds: Some(1),
-            resident: Some(1),
-            ..Default::default()
-        };
-        let p = Model::new(arch).predict(dev.memory(), &w, &o).unwrap();
+        let p = time_one_wave(arch, &co, &dev, buf, 1.0);
         assert_eq!(p.sim_cycles, end, "{shift}\n{p}");
     }
 }
@@ -502,35 +494,10 @@ fn a_spill_slot_reloaded_then_overwritten_gives_the_reload_the_old_value() {
                 v_mov_b32_e32 v3, -1\nscratch_store_dword off, v1, off\nscratch_load_dword v2, off, off\n\
                 scratch_store_dword off, v3, off\ns_waitcnt vmcnt(0) lgkmcnt(0)\n\
                 global_store_dword v10, v2, s[2:3]\ns_waitcnt vmcnt(0)\ns_endpgm\n";
-    let code = gemm_isa::asm::assemble(body, arch).unwrap();
-    let mut k = KernelSpec::new("k", code);
-    k.registers.vgprs = 16;
-    k.registers.sgprs = 16;
-    k.kernarg_size = 8;
-    k.user_sgprs.kernarg_segment_ptr = true;
-    k.private_segment_fixed_size = 16;
-    k.system_sgprs.private_segment = true;
-    let co = write_code_object(&Target::new(arch), &[k]).unwrap();
+    let co = pointer_kernel(arch, body, 16, 16);
     let dev = Device::new(arch);
     let out = dev.alloc(256).unwrap();
-    let args = out.to_le_bytes();
-    let w = Workload {
-        code_object: &co,
-        kernel: "k",
-        grid: [1, 1, 1],
-        block: [64, 1, 1],
-        kernarg: &args,
-        dynamic_lds: 0,
-        flops: 1.0,
-    };
-    let o = ModelOptions {
-        hit_rates: Some(HitRates { l2: 0.0, mall: 0.0 }),
-        clock_mhz: Some(1207.0),
-        at_peak_clock: false,
-        resident: Some(1),
-        ..Default::default()
-    };
-    Model::new(arch).predict(dev.memory(), &w, &o).unwrap_or_else(|e| panic!("{e}"));
+    time_one_wave(arch, &co, &dev, out, 0.0);
     let mut got = [0u8; 256];
     dev.memory().read(out, &mut got).unwrap();
     let got: Vec<u32> = got.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
