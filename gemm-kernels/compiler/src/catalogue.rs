@@ -150,6 +150,38 @@ pub struct Family {
     pub dma: DmaPolicy,
 }
 
+impl Family {
+    /// A family of `name` on `arch` with the catalogue's common choices, which a literal
+    /// overrides where it differs (`Family { transposes: K_CONTIGUOUS, ..Family::new(..) }`):
+    /// two stages, every transpose, `v8` alignment, the plain grid order, no fused epilogue,
+    /// bf16 and f16 inputs, the software pipeline and LDS-DMA where the copy allows it.
+    const fn new(
+        name: &'static str,
+        arch: Arch,
+        tile: (u32, u32, u32),
+        wave_grid: (u32, u32),
+        mfma: MfmaShape,
+        why: &'static str,
+    ) -> Family {
+        Family {
+            name,
+            arch,
+            tile,
+            wave_grid,
+            mfma,
+            stages: 2,
+            transposes: ALL_T,
+            aligns: V8,
+            grid: GridOrder::PLAIN,
+            fusions: PLAIN,
+            dtypes: HALF,
+            why,
+            schedule: Schedule::Pipelined,
+            dma: DmaPolicy::Auto,
+        }
+    }
+}
+
 const ALL_T: &[(bool, bool)] = &[(false, false), (false, true), (true, false), (true, true)];
 /// Both operands K-contiguous (A^T B), the fp8 families' layout.
 const K_CONTIGUOUS: &[(bool, bool)] = &[(true, false)];
@@ -182,241 +214,160 @@ pub fn families() -> Vec<Family> {
     let mut out = vec![];
     for arch in Arch::ALL {
         out.push(Family {
-            name: "base",
-            arch,
+            aligns: BOTH,
             // gfx942: 32 KiB of LDS, two workgroups per CU.
-            tile: (128, 128, if arch == Arch::Gfx942 { 32 } else { 64 }),
-            wave_grid: (2, 2),
             // The sweep (module docs): on gfx942 16x16x16 predicts 643 TFLOP/s at 8192³
             // against 554 for 32x32x8; on gfx950 32x32x16 776 against 768 for 16x16x32.
-            mfma: if arch == Arch::Gfx942 { MfmaShape::native_16(arch) } else { MfmaShape::native_32(arch) },
-            stages: 2,
-            transposes: ALL_T,
-            aligns: BOTH,
-            grid: GridOrder::PLAIN,
-            fusions: PLAIN,
-            dtypes: HALF,
-            why: "every problem: all transposes and alignments, conflict-free LDS",
-            schedule: Schedule::Pipelined,
-            dma: DmaPolicy::Auto,
+            ..Family::new(
+                "base",
+                arch,
+                (128, 128, if arch == Arch::Gfx942 { 32 } else { 64 }),
+                (2, 2),
+                if arch == Arch::Gfx942 { MfmaShape::native_16(arch) } else { MfmaShape::native_32(arch) },
+                "every problem: all transposes and alignments, conflict-free LDS",
+            )
         });
         out.push(Family {
-            name: "fused",
-            arch,
-            tile: (128, 128, if arch == Arch::Gfx942 { 32 } else { 64 }),
-            wave_grid: (2, 2),
-            mfma: MfmaShape::native_32(arch),
-            stages: 2,
             transposes: &[(false, false), (true, false)],
-            aligns: V8,
-            grid: GridOrder::PLAIN,
             fusions: FUSED,
             dtypes: &[DType::Bf16],
-            why: "inference epilogues (column bias + ReLU/GELU/SiLU) on the base tile, bf16 -> bf16",
-            schedule: Schedule::Pipelined,
-            dma: DmaPolicy::Auto,
+            ..Family::new(
+                "fused",
+                arch,
+                (128, 128, if arch == Arch::Gfx942 { 32 } else { 64 }),
+                (2, 2),
+                MfmaShape::native_32(arch),
+                "inference epilogues (column bias + ReLU/GELU/SiLU) on the base tile, bf16 -> bf16",
+            )
         });
         // gfx950 has no `large` family: 256x256x64 with 8 waves (HipKittens' MI355X shape)
         // needs 258-314 VGPR+AGPR per lane, and two waves per SIMD leave 256 each
         // (`fit::resident`), so it cannot launch until its fragments are loaded per K half.
         if arch == Arch::Gfx942 {
             out.push(Family {
-                name: "large",
-                arch,
-                tile: (256, 256, 32),
-                wave_grid: (2, 4),
-                mfma: MfmaShape::native_32(arch),
-                stages: 2,
-                transposes: ALL_T,
-                aligns: V8,
                 grid: LARGE_GRID,
-                fusions: PLAIN,
-                dtypes: HALF,
-                why: "big aligned problems: 8 waves, 64 KiB LDS (KT 32: its whole LDS), every transpose",
-                schedule: Schedule::Pipelined,
-                dma: DmaPolicy::Auto,
+                ..Family::new(
+                    "large",
+                    arch,
+                    (256, 256, 32),
+                    (2, 4),
+                    MfmaShape::native_32(arch),
+                    "big aligned problems: 8 waves, 64 KiB LDS (KT 32: its whole LDS), every transpose",
+                )
             });
         }
         if arch == Arch::Gfx942 {
             out.push(Family {
-                name: "pingpong",
-                arch,
-                tile: (256, 256, 32),
-                wave_grid: (2, 4),
-                // 16x16x16: 651.1 TFLOP/s at 8192^3 (nn) against 611.4 with 32x32x8.
-                mfma: MfmaShape::native_16(arch),
-                stages: 2,
                 transposes: &[(false, false), (true, false)],
-                aligns: V8,
                 grid: LARGE_GRID,
-                fusions: PLAIN,
-                dtypes: HALF,
-                why: "the large tile with 16x16x16 MFMAs and the 8-wave ping-pong (two clusters, Triton's rule for 256x256x32x16): the fastest predicted gfx942 bf16 schedule, 651 TFLOP/s at 8192^3 against 498 for Triton's best (gemm compare --schedules)",
                 schedule: Schedule::PingPong { clusters: 2 },
-                dma: DmaPolicy::Auto,
+                // 16x16x16: 651.1 TFLOP/s at 8192^3 (nn) against 611.4 with 32x32x8.
+                ..Family::new("pingpong", arch, (256, 256, 32), (2, 4), MfmaShape::native_16(arch), "the large tile with 16x16x16 MFMAs and the 8-wave ping-pong (two clusters, Triton's rule for 256x256x32x16): the fastest predicted gfx942 bf16 schedule, 651 TFLOP/s at 8192^3 against 498 for Triton's best (gemm compare --schedules)")
             });
         }
         if arch == Arch::Gfx950 {
             out.push(Family {
-                name: "interleave",
-                arch,
-                tile: (256, 256, 64),
-                wave_grid: (2, 2),
-                mfma: MfmaShape::native_16(arch),
-                stages: 2,
                 // Every transpose: no staging VGPRs (174-192 VGPRs + 256 AGPRs).
                 transposes: ALL_T,
-                aligns: V8,
                 grid: LARGE_GRID,
-                fusions: PLAIN,
-                dtypes: HALF,
-                why: INTERLEAVE_WHY_GFX950,
                 schedule: Schedule::Interleave { slices: 4 },
                 dma: DmaPolicy::Transposing,
+                ..Family::new(
+                    "interleave",
+                    arch,
+                    (256, 256, 64),
+                    (2, 2),
+                    MfmaShape::native_16(arch),
+                    INTERLEAVE_WHY_GFX950,
+                )
             });
         }
         if arch == Arch::Gfx950 {
             out.push(Family {
-                name: "stages3",
-                arch,
-                tile: (256, 256, 32),
-                wave_grid: (2, 4),
-                mfma: MfmaShape::native_32(arch),
                 stages: 3,
                 // A^T B only: both operands LDS-DMA; an M/N-contiguous operand's
                 // transposed writes cost 16 conflict cycles per K step at KT 32.
                 transposes: K_CONTIGUOUS,
-                aligns: V8,
                 grid: LARGE_GRID,
-                fusions: PLAIN,
-                dtypes: HALF,
-                why: STAGES3_WHY_GFX950,
-                schedule: Schedule::Pipelined,
-                dma: DmaPolicy::Auto,
+                ..Family::new("stages3", arch, (256, 256, 32), (2, 4), MfmaShape::native_32(arch), STAGES3_WHY_GFX950)
             });
         }
         out.push(Family {
-            name: "f32",
-            arch,
+            aligns: BOTH,
+            dtypes: &[DType::F32],
             // KT 64 on gfx950: a transposed copy's wave then covers one 256-byte row, the
             // whole bank line (with KT 32 two rows of one write share banks).
-            tile: if arch == Arch::Gfx942 { (128, 128, 32) } else { (128, 64, 64) },
-            wave_grid: (2, 2),
-            mfma: MfmaShape { m: 32, n: 32, k: 2 },
-            stages: 2,
-            transposes: ALL_T,
-            aligns: BOTH,
-            grid: GridOrder::PLAIN,
-            fusions: PLAIN,
-            dtypes: &[DType::F32],
-            why: "f32 inputs on the matrix cores (32x32x2_f32), every transpose and alignment",
-            schedule: Schedule::Pipelined,
-            dma: DmaPolicy::Auto,
+            ..Family::new(
+                "f32",
+                arch,
+                if arch == Arch::Gfx942 { (128, 128, 32) } else { (128, 64, 64) },
+                (2, 2),
+                MfmaShape { m: 32, n: 32, k: 2 },
+                "f32 inputs on the matrix cores (32x32x2_f32), every transpose and alignment",
+            )
         });
         out.push(match arch {
             Arch::Gfx950 => Family {
-                name: "fp8",
-                arch,
-                tile: (128, 128, 128),
-                wave_grid: (2, 2),
-                mfma: MfmaShape::fp8_32(arch),
-                stages: 2,
                 transposes: K_CONTIGUOUS,
-                aligns: V8,
                 grid: LARGE_GRID,
-                fusions: PLAIN,
                 dtypes: &[DType::Fp8E4M3, DType::Fp8E5M2],
-                why: FP8_WHY_GFX950,
-                schedule: Schedule::Pipelined,
-                dma: DmaPolicy::Auto,
+                ..Family::new("fp8", arch, (128, 128, 128), (2, 2), MfmaShape::fp8_32(arch), FP8_WHY_GFX950)
             },
             Arch::Gfx942 => Family {
-                name: "fp8",
-                arch,
-                tile: (256, 256, 64),
-                wave_grid: (2, 4),
-                mfma: MfmaShape::fp8_32(arch),
-                stages: 2,
                 transposes: K_CONTIGUOUS,
-                aligns: V8,
                 grid: LARGE_GRID,
-                fusions: PLAIN,
                 dtypes: &[DType::Fp8E4M3Fnuz, DType::Fp8E5M2Fnuz],
-                why: FP8_WHY_GFX942,
                 // gemm compare --schedules at 8192^3 (e4m3 -> f16): 1203 TFLOP/s against
                 // 1070 for the pipelined loop of the same tile.
                 schedule: Schedule::PingPong { clusters: 2 },
-                dma: DmaPolicy::Auto,
+                ..Family::new("fp8", arch, (256, 256, 64), (2, 4), MfmaShape::fp8_32(arch), FP8_WHY_GFX942)
             },
         });
         if arch == Arch::Gfx950 {
             out.push(Family {
-                name: "fp8il",
-                arch,
-                tile: (256, 256, 128),
-                wave_grid: (2, 2),
-                mfma: MfmaShape::fp8_32(arch),
-                stages: 2,
                 transposes: K_CONTIGUOUS,
-                aligns: V8,
                 grid: LARGE_GRID,
-                fusions: PLAIN,
                 dtypes: &[DType::Fp8E4M3, DType::Fp8E5M2],
-                why: FP8IL_WHY_GFX950,
                 schedule: Schedule::Interleave { slices: 4 },
                 dma: DmaPolicy::Never,
+                ..Family::new("fp8il", arch, (256, 256, 128), (2, 2), MfmaShape::fp8_32(arch), FP8IL_WHY_GFX950)
             });
         }
         out.extend(fp8_more(arch));
         if arch == Arch::Gfx942 {
             out.push(Family {
-                name: "xf32",
-                arch,
-                tile: (128, 128, 32),
-                wave_grid: (2, 2),
-                mfma: MfmaShape { m: 32, n: 32, k: 4 },
-                stages: 2,
-                transposes: ALL_T,
                 aligns: BOTH,
-                grid: GridOrder::PLAIN,
-                fusions: PLAIN,
                 dtypes: &[DType::F32],
-                why: "f32 inputs at xf32 precision (32x32x4_xf32, 4x the f32 rate), only where the caller allows it",
-                schedule: Schedule::Pipelined,
-                dma: DmaPolicy::Auto,
+                ..Family::new(
+                    "xf32",
+                    arch,
+                    (128, 128, 32),
+                    (2, 2),
+                    MfmaShape { m: 32, n: 32, k: 4 },
+                    "f32 inputs at xf32 precision (32x32x4_xf32, 4x the f32 rate), only where the caller allows it",
+                )
             });
         }
         out.push(Family {
-            name: "small",
-            arch,
-            tile: (64, 64, 64),
-            wave_grid: (2, 2),
-            mfma: MfmaShape::native_16(arch),
-            stages: 2,
-            transposes: ALL_T,
             aligns: BOTH,
-            grid: GridOrder::PLAIN,
-            fusions: PLAIN,
-            dtypes: HALF,
-            why: "narrow problems: less padding in a 64x64 tile",
-            schedule: Schedule::Pipelined,
-            dma: DmaPolicy::Auto,
+            ..Family::new(
+                "small",
+                arch,
+                (64, 64, 64),
+                (2, 2),
+                MfmaShape::native_16(arch),
+                "narrow problems: less padding in a 64x64 tile",
+            )
         });
         out.push(Family {
-            name: GROUPED,
-            arch,
-            tile: (128, 128, if arch == Arch::Gfx942 { 32 } else { 64 }),
-            wave_grid: (2, 2),
-            mfma: MfmaShape::native_32(arch),
-            stages: 2,
-            transposes: ALL_T,
-            aligns: V8,
-            grid: GridOrder::PLAIN,
-            fusions: PLAIN,
-            dtypes: HALF,
-            why: "grouped GEMM in one launch: each workgroup finds its group and tile in a device-side problem table",
-            schedule: Schedule::Pipelined,
-            dma: DmaPolicy::Auto,
+            ..Family::new(
+                GROUPED,
+                arch,
+                (128, 128, if arch == Arch::Gfx942 { 32 } else { 64 }),
+                (2, 2),
+                MfmaShape::native_32(arch),
+                "grouped GEMM in one launch: each workgroup finds its group and tile in a device-side problem table",
+            )
         });
     }
     out
@@ -437,36 +388,22 @@ pub fn split_families() -> Vec<Family> {
     let mut out = vec![];
     for arch in Arch::ALL {
         out.push(Family {
-            name: SPLITK,
-            arch,
-            tile: (64, 64, 64),
-            wave_grid: (2, 2),
-            mfma: MfmaShape::native_16(arch),
-            stages: 2,
-            transposes: ALL_T,
             aligns: BOTH,
-            grid: GridOrder::PLAIN,
-            fusions: PLAIN,
-            dtypes: HALF,
-            why: "split-K partial sums (small M*N, long K): the small tile over K ranges of the grid's z dimension, f32 partials into a workspace",
-            schedule: Schedule::Pipelined,
-            dma: DmaPolicy::Auto,
+            ..Family::new(SPLITK, arch, (64, 64, 64), (2, 2), MfmaShape::native_16(arch), "split-K partial sums (small M*N, long K): the small tile over K ranges of the grid's z dimension, f32 partials into a workspace")
         });
         out.push(Family {
-            name: SPLITK_REDUCE,
-            arch,
-            tile: crate::ir::REDUCE_TILE,
-            wave_grid: (1, 4),
-            mfma: MfmaShape::native_16(arch),
             stages: 1,
             transposes: &[(false, false)],
             aligns: &[Align::Elem],
-            grid: GridOrder::PLAIN,
-            fusions: PLAIN,
             dtypes: &[DType::F32, DType::Bf16, DType::F16],
-            why: "split-K reduction: the workspace's slabs summed in order (deterministic), alpha/beta, C's type",
-            schedule: Schedule::Pipelined,
-            dma: DmaPolicy::Auto,
+            ..Family::new(
+                SPLITK_REDUCE,
+                arch,
+                crate::ir::REDUCE_TILE,
+                (1, 4),
+                MfmaShape::native_16(arch),
+                "split-K reduction: the workspace's slabs summed in order (deterministic), alpha/beta, C's type",
+            )
         });
     }
     out
@@ -499,20 +436,10 @@ fn fp8_more(arch: Arch) -> [Family; 2] {
         Arch::Gfx942 => ((256, 256, 64), (2, 4), &[DType::Fp8E4M3Fnuz, DType::Fp8E5M2Fnuz], &[DType::Fp8E4M3Fnuz]),
     };
     let base = Family {
-        name: FP8_MIXED,
-        arch,
-        tile,
-        wave_grid,
-        mfma: MfmaShape::fp8_32(arch),
-        stages: 2,
         transposes: K_CONTIGUOUS,
-        aligns: V8,
         grid: LARGE_GRID,
-        fusions: PLAIN,
-        dtypes,
-        why: "mixed fp8 flavours (e4m3 x e5m2 and e5m2 x e4m3) A^T B on the fp8 tile, per-tensor and per-row/column scales",
-        schedule: Schedule::Pipelined,
-        dma: DmaPolicy::Auto,
+        dtypes: dtypes,
+        ..Family::new(FP8_MIXED, arch, tile, wave_grid, MfmaShape::fp8_32(arch), "mixed fp8 flavours (e4m3 x e5m2 and e5m2 x e4m3) A^T B on the fp8 tile, per-tensor and per-row/column scales")
     };
     [
         base,
