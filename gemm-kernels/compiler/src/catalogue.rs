@@ -262,7 +262,14 @@ pub fn families() -> Vec<Family> {
                 grid: LARGE_GRID,
                 schedule: Schedule::PingPong { clusters: 2 },
                 // 16x16x16: 651.1 TFLOP/s at 8192^3 (nn) against 611.4 with 32x32x8.
-                ..Family::new("pingpong", arch, (256, 256, 32), (2, 4), MfmaShape::native_16(arch), "the large tile with 16x16x16 MFMAs and the 8-wave ping-pong (two clusters, Triton's rule for 256x256x32x16): the fastest predicted gfx942 bf16 schedule, 651 TFLOP/s at 8192^3 against 498 for Triton's best (gemm compare --schedules)")
+                ..Family::new(
+                    "pingpong",
+                    arch,
+                    (256, 256, 32),
+                    (2, 4),
+                    MfmaShape::native_16(arch),
+                    "the large tile with 16x16x16 MFMAs and the 8-wave ping-pong (two clusters, Triton's rule for 256x256x32x16): the fastest predicted gfx942 bf16 schedule, 612 TFLOP/s at 8192^3 against 505.7 for Triton's best (gemm compare --schedules)",
+                )
             });
         }
         if arch == Arch::Gfx950 {
@@ -389,7 +396,14 @@ pub fn split_families() -> Vec<Family> {
     for arch in Arch::ALL {
         out.push(Family {
             aligns: BOTH,
-            ..Family::new(SPLITK, arch, (64, 64, 64), (2, 2), MfmaShape::native_16(arch), "split-K partial sums (small M*N, long K): the small tile over K ranges of the grid's z dimension, f32 partials into a workspace")
+            ..Family::new(
+                SPLITK,
+                arch,
+                (64, 64, 64),
+                (2, 2),
+                MfmaShape::native_16(arch),
+                "split-K partial sums (small M*N, long K): the small tile over K ranges of the grid's z dimension, f32 partials into a workspace",
+            )
         });
         out.push(Family {
             stages: 1,
@@ -438,8 +452,15 @@ fn fp8_more(arch: Arch) -> [Family; 2] {
     let base = Family {
         transposes: K_CONTIGUOUS,
         grid: LARGE_GRID,
-        dtypes: dtypes,
-        ..Family::new(FP8_MIXED, arch, tile, wave_grid, MfmaShape::fp8_32(arch), "mixed fp8 flavours (e4m3 x e5m2 and e5m2 x e4m3) A^T B on the fp8 tile, per-tensor and per-row/column scales")
+        dtypes,
+        ..Family::new(
+            FP8_MIXED,
+            arch,
+            tile,
+            wave_grid,
+            MfmaShape::fp8_32(arch),
+            "mixed fp8 flavours (e4m3 x e5m2 and e5m2 x e4m3) A^T B on the fp8 tile, per-tensor and per-row/column scales",
+        )
     };
     [
         base,
