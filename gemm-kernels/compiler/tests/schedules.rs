@@ -199,7 +199,6 @@ fn interleave_four_waves() {
     check_every_mode(c, 600);
 }
 
-/// What each schedule declines, with its typed reason.
 /// gfx950 `DmaPolicy::Transposing`: the M/N-contiguous operands are copied by LDS-DMA into
 /// M/N-major tiles and read back with `ds_read_b64_tr_b16` (`lds::mn_major`): the 4-wave
 /// interleave on `nn` (A transposed on read, 16x16 MFMAs), and on 128x128 tiles with two
@@ -240,6 +239,7 @@ fn transposing_reads_gfx950() {
     }
 }
 
+/// What each schedule declines, with its typed reason.
 #[test]
 fn declines() {
     use gemm_compiler::passes::Declined;
