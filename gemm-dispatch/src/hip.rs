@@ -691,8 +691,9 @@ impl Backend for HipBackend {
         // Kernel choice and sizes first: items no kernel fits are Unsupported (retryable, so the
         // scheduler gives them to another device), empty ones are done.
         let mut work: Vec<Option<(KernelPlan, ItemBytes, Function)>> = Vec::with_capacity(jobs.len());
-        // Items that run as split-K (`crate::splitk`): the pair and its two functions.
-        let mut splits: Vec<Option<(crate::splitk::SplitPlan, [Function; 2])>> = vec![None; jobs.len()];
+        // Items that run as split-K (`crate::splitk`): the plan and its functions (head,
+        // partial, reduction).
+        let mut splits: Vec<Option<(crate::splitk::SplitPlan, Vec<Function>)>> = vec![None; jobs.len()];
         let mut need = Vec::with_capacity(jobs.len());
         for (i, job) in jobs.iter().enumerate() {
             let p = &job.problem;
@@ -703,10 +704,10 @@ impl Backend for HipBackend {
                 let plan = self.plan(p)?;
                 let f = self.function(plan.entry).map_err(|e| self.err(e))?;
                 if let Ok(sp) = crate::splitk::choose(self.arch, p, Some(&plan)) {
-                    let fs = [self.function(sp.partial), self.function(sp.reduce)];
-                    if let [Ok(fp), Ok(fr)] = fs {
+                    let entries = sp.head.iter().map(|h| h.entry).chain([sp.partial, sp.reduce]);
+                    if let Ok(fs) = entries.map(|e| self.function(e)).collect::<Result<Vec<_>, _>>() {
                         bytes.ws = sp.workspace_bytes();
-                        splits[i] = Some((sp, [fp, fr]));
+                        splits[i] = Some((sp, fs));
                     }
                 }
                 Ok(Some((plan, bytes, f)))
@@ -1006,14 +1007,15 @@ impl Pipeline {
         Ok(())
     }
 
-    /// Launch of a split-K pair: after the upload, on the compute stream, the partial kernel
-    /// into the slot's workspace region, then the reduction into C (stream order makes the
-    /// reduction see every slab); `computed` recorded after both.
+    /// Launch of a split-K plan: after the upload, on the compute stream, a split tail's
+    /// head (the plain kernel over C's leading columns), the partial kernel into the slot's
+    /// workspace region, then the reduction into C (stream order makes the reduction see
+    /// every slab); `computed` recorded after the last.
     fn launch_split(
         &mut self,
         slot: usize,
         plan: &crate::splitk::SplitPlan,
-        fs: &[Function; 2],
+        fs: &[Function],
         p: &GemmProblem,
         bytes: &ItemBytes,
     ) -> Result<(), StepError> {
@@ -1028,6 +1030,9 @@ impl Pipeline {
         let [oa, ob, oc] = bytes.offsets().map(|o| base + o as u64);
         let ws = base + bytes.ws_offset() as u64;
         let launches = plan.launches(p, oa, ob, oc, ws).map_err(StepError::Plan)?;
+        if launches.len() != fs.len() {
+            return Err(StepError::Plan(format!("{} launches for {} functions", launches.len(), fs.len())));
+        }
         self.compute.wait_event(&s.uploaded)?;
         for (l, f) in launches.iter().zip(fs) {
             let config = LaunchConfig { grid: l.grid, block: l.block, shared_mem_bytes: 0 };
@@ -1037,8 +1042,9 @@ impl Pipeline {
             // buffer as in `launch`, and the workspace is the region after C, `bytes.ws >=
             // workspace_bytes()` bytes at a 256-byte aligned offset (grown in `stage`, which
             // sizes the buffer by `device_bytes()`, workspace included). The plan checked the
-            // partial kernel's alignment and the 2^31-byte spans. The buffer stays allocated
-            // until both kernels are done (freed only after this slot's `Finish` or a drain).
+            // kernels' alignment and the 2^31-byte spans; a split tail's B and C addresses are
+            // those regions advanced by whole columns inside them. The buffer stays allocated
+            // until every kernel is done (freed only after this slot's `Finish` or a drain).
             unsafe { f.launch(&config, &self.compute, &l.args)? };
             LAST_KERNEL.with(|k| k.set(Some(l.entry.name)));
         }

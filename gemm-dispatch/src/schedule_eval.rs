@@ -307,7 +307,7 @@ pub fn compare_schedules(
     let triton = eval::load_triton(&eval::triton_dir()).map_err(|e| e.to_string())?;
     let mut lines: Vec<Line> = vec![];
     for r in rows().into_iter().filter(|r| only.is_empty() || only.iter().any(|s| r.label.contains(s.as_str()))) {
-        let preds = sizes
+        let preds: Vec<Result<Prediction, String>> = sizes
             .iter()
             .map(|&n| {
                 let t0 = std::time::Instant::now();
@@ -323,6 +323,7 @@ pub fn compare_schedules(
                 p
             })
             .collect();
+        let tail = split_tail_line(&r, &preds, sizes, &opts);
         lines.push(Line {
             label: r.label,
             arch: arch_of(r.config.arch),
@@ -330,6 +331,7 @@ pub fn compare_schedules(
             kernel: r.config.name(),
             preds,
         });
+        lines.extend(tail);
     }
     let archs: Vec<Arch> = {
         let mut a: Vec<Arch> = lines.iter().map(|l| l.arch).collect();
@@ -366,6 +368,69 @@ pub fn compare_schedules(
         });
     }
     Ok(report(&lines, sizes))
+}
+
+/// For a row whose kernel is a catalogue kernel with a split-K twin (`splitk.rs`,
+/// `choose_tail`): the dispatcher's plan at each size, predicted launch by launch: the split
+/// tail where it takes it (head, partial, reduction), else the plain kernel's own
+/// prediction (`preds`, the row's). `None` for other rows.
+fn split_tail_line(
+    r: &SchedRow,
+    preds: &[Result<Prediction, String>],
+    sizes: &[usize],
+    opts: &ModelOptions,
+) -> Option<Line> {
+    let name = r.config.name();
+    let arch = arch_of(r.config.arch);
+    let entry = gemm_kernels::for_arch(arch).find(|e| e.name == name)?;
+    let t = |b: bool| if b { gemm_core::Transpose::Yes } else { gemm_core::Transpose::No };
+    let problem = |n: usize| {
+        gemm_core::GemmProblem::new(n, n, n)
+            .with_layout(gemm_core::Layout::ColMajor)
+            .with_dtypes(r.config.ab_type, r.config.b_type(), r.config.c_type)
+            .with_transposes(t(r.config.trans_a), t(r.config.trans_b))
+    };
+    // Only rows whose kernel has a twin at all (the tail needs it at some size).
+    let twin = sizes.iter().any(|&n| {
+        crate::kernel_plan::plan_for(entry, &problem(n))
+            .map_err(|e| e.to_string())
+            .and_then(|plain| crate::splitk::choose_tail(arch, &problem(n), &plain))
+            .is_ok_and(|sp| sp.head.is_some())
+    });
+    if !twin {
+        return None;
+    }
+    let plan_preds: Vec<Result<Prediction, String>> = sizes
+        .iter()
+        .zip(preds)
+        .map(|(&n, own)| {
+            let p = problem(n);
+            let plain = crate::kernel_plan::plan_for(entry, &p)?;
+            let Ok(sp) = crate::splitk::choose_tail(arch, &p, &plain) else { return own.clone() };
+            let t0 = std::time::Instant::now();
+            let parts = crate::splitk::predict_split(&sp, &p, opts)?;
+            let seconds: f64 = parts.iter().map(|x| x.seconds).sum();
+            // The head's simulated share stands for the plan's MFMA-busy and stalls.
+            let mut whole = parts.into_iter().next().ok_or("no launch")?;
+            whole.seconds = seconds;
+            whole.flops = p.flops();
+            whole.tflops = p.flops() / seconds / 1e12;
+            eprintln!(
+                "  {} + split tail {n}: {:.1} TFLOP/s ({:.1}s)",
+                r.label,
+                whole.tflops,
+                t0.elapsed().as_secs_f64()
+            );
+            Ok(whole)
+        })
+        .collect();
+    Some(Line {
+        label: format!("{} +tail", r.label),
+        arch,
+        baseline: r.baseline.clone(),
+        kernel: format!("{name} (+ its _splitk twin and the reduction where the tail splits)"),
+        preds: plan_preds,
+    })
 }
 
 /// The input class of a row label: `fp8` for e4m3/e5m2 inputs, else `bf16` (Triton's f16
@@ -429,6 +494,7 @@ fn report(lines: &[Line], sizes: &[usize]) -> String {
         }
         let _ = writeln!(s, "{line}");
     }
+    let _ = writeln!(s, "+tail: the dispatcher's plan for that kernel (gemm-dispatch splitk.rs choose_tail): where the last round of tiles would be under half full, the plain kernel over the leading columns of tiles that fill whole rounds, the rest split over K (partial + reduction), the launches' predicted times summed; elsewhere the plain kernel");
     let _ = writeln!(s, "vs-pl: against the same tile with the pipelined loop; vs-tri: against the best Triton 3.9 kernel of the arch and input class (bf16, or fp8 e4m3/e5m2) at that size");
     let _ = writeln!(s, "kernels:");
     for l in lines {

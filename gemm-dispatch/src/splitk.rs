@@ -11,6 +11,20 @@
 //! kernel's MFMA issue share) plus the workspace traffic at the HBM bandwidth (ARCH.md
 //! "Memory system"): the split is taken only where it predicts faster than the plain kernel.
 //! `gemm splitk` prints the timing model's predictions of both (`model::predict_split`).
+//!
+//! **The split tail** ([`choose_tail`]): a problem with many tiles whose last round of the
+//! plain kernel would leave most CUs idle (8192x8192 outputs in 256x256 tiles: 1024 tiles
+//! on MI300X's 304 CUs are 3.37 rounds, so the fourth round runs 112 tiles on 304 CUs) runs
+//! the plain kernel over the leading columns of tiles that fill whole rounds, and splits
+//! the K of the remaining columns so that they take a fraction of a round: three launches
+//! on one stream (plain head, partial tail, reduction of the tail). It is the data-parallel
+//! plus split-K hybrid of Stream-K (Osama et al., "Stream-K: Work-centric Parallel
+//! Decomposition for Dense Matrix-Matrix Multiplication on the GPU", PPoPP 2023, §4.3
+//! "Hybridization": whole-tile rounds first, the remainder's iterations spread), with the
+//! remainder split into equal K ranges through the deterministic workspace rather than
+//! Stream-K's atomically signalled fix-up, so the sums do not depend on timing. The partial
+//! kernel is the plain kernel's twin (same tile, schedule and copies: the catalogue's
+//! `splitk_pingpong` family for gfx942's ping-pong tile).
 
 use crate::kernel_plan::{column_major, ColumnMajor, KernelPlan};
 use gemm_core::{Arch, DType, GemmProblem};
@@ -19,6 +33,12 @@ use gemm_kernels::{ArgKind, KernelEntry, SplitRole};
 /// The most workspace one split-K GEMM takes (bytes). hipBLASLt's users size theirs in tens
 /// of MiB (PyTorch's default for it is 32 MiB); the reduction kernel addresses at most 2^30.
 pub const WORKSPACE_CAP: usize = 32 << 20;
+
+/// The most workspace the split tail of a large problem takes (bytes): the tail of an
+/// 8192x8192 output (8192x1024 f32 in two slabs) needs 64 MiB, 1/6 of that problem's
+/// operand and result bytes (384 MiB in bf16); hipBLASLt's Stream-K kernels likewise take a
+/// workspace for partial tiles (its `HIPBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES`).
+pub const TAIL_WORKSPACE_CAP: usize = 64 << 20;
 
 /// K tiles each split runs at least: below this the fixed cost of a workgroup (setup, the
 /// first tile's wait, the epilogue's stores) and the workspace traffic outweigh the work.
@@ -36,9 +56,15 @@ pub struct SplitPlan {
     /// The slabs' leading dimension (elements) and the bytes from one slab to the next.
     pub ldw: u32,
     pub wstride: u32,
-    /// The static estimates [`choose`] compared (seconds).
+    /// The static estimates [`choose`] compared (seconds); for a split tail, the head and
+    /// the split together.
     pub estimate_split: f64,
     pub estimate_plain: Option<f64>,
+    /// A split tail ([`choose_tail`]): the plain kernel over C's columns `0..col0` (the
+    /// head), run before the split part; `problem` is then the columns `col0..n`.
+    pub head: Option<KernelPlan>,
+    /// The first column of C (of the column-major problem) the split part computes.
+    pub col0: u32,
 }
 
 /// One kernel launch: the entry, grid and block in workgroups/work-items, argument bytes.
@@ -53,11 +79,19 @@ pub struct Launch {
 /// Static seconds of `grid` workgroups of `e`, each computing a `2*MT*NT*k` tile: rounds of one
 /// workgroup per CU at the CU's share of the peak over the kernel's MFMA issue share.
 fn compute_seconds(e: &KernelEntry, workgroups: u64, k: u32) -> f64 {
-    let caps = e.arch.caps();
-    let rounds = workgroups.div_ceil(u64::from(caps.compute_units.max(1))) as f64;
-    let per_cu = e.arch.peak_tflops(e.a_type) * 1e12 / f64::from(caps.compute_units.max(1));
+    compute_seconds_in(e, workgroups, k, e.arch.caps().compute_units)
+}
+
+/// [`compute_seconds`] with `slots` workgroups at once: rounds of `slots`, each as long as
+/// `slots / CUs` tiles take one CU.
+fn compute_seconds_in(e: &KernelEntry, workgroups: u64, k: u32, slots: u32) -> f64 {
+    let cus = f64::from(e.arch.caps().compute_units.max(1));
+    let slots = slots.max(1);
+    let rounds = workgroups.div_ceil(u64::from(slots)) as f64;
+    let per_cu = e.arch.peak_tflops(e.a_type) * 1e12 / cus;
     let share = (f64::from(e.mfma_issue_share_permille) / 1000.0).clamp(0.05, 1.0);
-    rounds * 2.0 * f64::from(e.tile.0) * f64::from(e.tile.1) * f64::from(k.max(1)) / per_cu / share
+    let per_round = f64::from(slots) / cus;
+    rounds * per_round * 2.0 * f64::from(e.tile.0) * f64::from(e.tile.1) * f64::from(k.max(1)) / per_cu / share
 }
 
 /// The static estimate of a plain plan (the compute part of `kernel_choice::StaticEstimate`).
@@ -80,9 +114,10 @@ fn fits(e: &KernelEntry, p: &GemmProblem, cm: &ColumnMajor) -> bool {
         && spans_ok
 }
 
-/// The split-K plan for `p` on `arch`, or why split-K does not serve it. With `plain` (the
-/// kernel the problem would run otherwise), the split must also predict faster than it.
-pub fn choose(arch: Arch, p: &GemmProblem, plain: Option<&KernelPlan>) -> Result<SplitPlan, String> {
+/// The split-K plan for `p` on `arch` when its tiles are few and K is long, or why split-K
+/// does not serve it. With `plain` (the kernel the problem would run otherwise), the split
+/// must also predict faster than it.
+pub fn choose_few_tiles(arch: Arch, p: &GemmProblem, plain: Option<&KernelPlan>) -> Result<SplitPlan, String> {
     p.validate().map_err(|e| e.to_string())?;
     if p.m == 0 || p.n == 0 || p.k == 0 {
         return Err("nothing to split: m, n or k is 0".into());
@@ -91,10 +126,11 @@ pub fn choose(arch: Arch, p: &GemmProblem, plain: Option<&KernelPlan>) -> Result
         return Err(format!("no split-K reduction writes {}", p.c_type));
     }
     let cm = column_major(p)?;
-    // The vector-loading partial kernel where the leading dimensions allow it.
+    // The vector-loading partial kernel where the leading dimensions allow it, of the
+    // smallest tile (few tiles: the large tiles' twins serve split tails).
     let partial = gemm_kernels::for_arch(arch)
         .filter(|e| e.split_k == SplitRole::Partial && fits(e, p, &cm))
-        .max_by_key(|e| e.align_elems)
+        .max_by_key(|e| (e.align_elems, std::cmp::Reverse(e.tile.0 * e.tile.1)))
         .ok_or_else(|| format!("no split-K partial kernel for {} x {} on {arch}", p.a_type, p.b_type))?;
     let reduce = gemm_kernels::for_arch(arch)
         .find(|e| e.split_k == SplitRole::Reduce && e.c_type == p.c_type)
@@ -142,7 +178,139 @@ pub fn choose(arch: Arch, p: &GemmProblem, plain: Option<&KernelPlan>) -> Result
             ));
         }
     }
-    Ok(SplitPlan { partial, reduce, problem: cm, splits, kchunk, ldw, wstride, estimate_split, estimate_plain })
+    Ok(SplitPlan {
+        partial,
+        reduce,
+        problem: cm,
+        splits,
+        kchunk,
+        ldw,
+        wstride,
+        estimate_split,
+        estimate_plain,
+        head: None,
+        col0: 0,
+    })
+}
+
+/// The split plan the dispatcher runs for `p` after choosing `plain`: split-K where the
+/// tiles are few and K is long ([`choose_few_tiles`]), else a split tail where the plain
+/// kernel's last round would be mostly idle ([`choose_tail`]); `Err` gives both reasons.
+pub fn choose(arch: Arch, p: &GemmProblem, plain: Option<&KernelPlan>) -> Result<SplitPlan, String> {
+    let few = match choose_few_tiles(arch, p, plain) {
+        Ok(s) => return Ok(s),
+        Err(why) => why,
+    };
+    match plain {
+        Some(plain) => choose_tail(arch, p, plain).map_err(|tail| format!("{few}; no split tail: {tail}")),
+        None => Err(few),
+    }
+}
+
+/// The partial kernel that is `plain`'s twin for `p`: the same tile, wave grid, MFMA,
+/// stages, schedule, workgroup order and copies, f32 partial sums.
+fn twin(plain: &KernelEntry, p: &GemmProblem, cm: &ColumnMajor) -> Option<&'static KernelEntry> {
+    gemm_kernels::for_arch(plain.arch).find(|e| {
+        e.split_k == SplitRole::Partial
+            && (e.tile, e.wave_grid, e.mfma, e.stages) == (plain.tile, plain.wave_grid, plain.mfma, plain.stages)
+            && (e.schedule, e.grid_order) == (plain.schedule, plain.grid_order)
+            && (e.copy_a, e.copy_b) == (plain.copy_a, plain.copy_b)
+            && fits(e, p, cm)
+    })
+}
+
+/// The split tail of `p` run by `plain` ([`SplitPlan::head`]), or why it does not serve.
+///
+/// With `S` resident workgroups on the GPU (CUs times the kernel's workgroups per CU) and
+/// `T` tiles in `R = ceil(T/S)` rounds: the head takes the whole tile columns that fit in
+/// `R - 1` rounds, the tail's `t` tiles split K `floor(S/t)` ways (at least 2, each split at
+/// least [`MIN_TILES_PER_SPLIT`] K tiles) so that they run in one round of shorter
+/// workgroups. Taken when the static estimate (head rounds + the tail's fraction of a
+/// round + the workspace traffic) beats the plain kernel's `R` rounds.
+pub fn choose_tail(arch: Arch, p: &GemmProblem, plain: &KernelPlan) -> Result<SplitPlan, String> {
+    let e = plain.entry;
+    let slots = arch.caps().compute_units * (e.occupancy * 4 / e.waves.max(1)).max(1);
+    choose_tail_in(arch, p, plain, slots)
+}
+
+/// [`choose_tail`] on a GPU that runs `slots` workgroups of the kernel at once (the tests
+/// run a split tail on the emulator at sizes it can run in seconds by asking for few slots).
+pub fn choose_tail_in(arch: Arch, p: &GemmProblem, plain: &KernelPlan, slots: u32) -> Result<SplitPlan, String> {
+    p.validate().map_err(|e| e.to_string())?;
+    if !matches!(p.c_type, DType::F32 | DType::Bf16 | DType::F16) {
+        return Err(format!("no split-K reduction writes {}", p.c_type));
+    }
+    let cm = plain.problem;
+    let e = plain.entry;
+    let partial = twin(e, p, &cm).ok_or_else(|| format!("{} has no split-K twin", e.name))?;
+    let reduce = gemm_kernels::for_arch(arch)
+        .find(|r| r.split_k == SplitRole::Reduce && r.c_type == p.c_type)
+        .ok_or_else(|| format!("no split-K reduction to {} on {arch}", p.c_type))?;
+    let slots = slots.max(1);
+    let (tm, tn) = (cm.m.div_ceil(e.tile.0), cm.n.div_ceil(e.tile.1));
+    let tiles = tm * tn;
+    let rounds = tiles.div_ceil(slots);
+    if rounds < 2 {
+        return Err(format!("{tiles} tiles run in one round of {slots} workgroups"));
+    }
+    let last = tiles - (rounds - 1) * slots;
+    if 2 * last > slots {
+        return Err(format!("the last of {rounds} rounds runs {last} of {slots} workgroups: more than half full"));
+    }
+    let head_cols = ((rounds - 1) * slots / tm).min(tn);
+    let tail_tiles = tm * (tn - head_cols);
+    let kt = partial.tile.2;
+    let splits = (slots / tail_tiles.max(1)).min(cm.k / (MIN_TILES_PER_SPLIT * kt));
+    if tail_tiles == 0 || splits < 2 {
+        return Err(format!(
+            "the tail's {tail_tiles} tiles take fewer than 2 splits of {slots} workgroups (K {} in tiles of {kt})",
+            cm.k
+        ));
+    }
+    let col0 = head_cols * e.tile.1;
+    let tail = ColumnMajor { n: cm.n - col0, ..cm };
+    let kchunk = cm.k.div_ceil(splits).next_multiple_of(kt);
+    let splits = cm.k.div_ceil(kchunk);
+    let ldw = cm.m.next_multiple_of(4);
+    let wstride = u64::from(ldw) * u64::from(tail.n) * 4;
+    let wstride = u32::try_from(wstride.next_multiple_of(256)).map_err(|_| "the workspace slab exceeds 4 GiB")?;
+    if splits as usize * wstride as usize > TAIL_WORKSPACE_CAP {
+        return Err(format!(
+            "{splits} slabs of {} MiB exceed the tail's {} MiB workspace",
+            wstride >> 20,
+            TAIL_WORKSPACE_CAP >> 20
+        ));
+    }
+    let mut head = *plain;
+    head.problem.n = col0;
+    head.grid = e.launch(cm.m, col0).0;
+    let c_bytes = (cm.m as usize * tail.n as usize * p.c_type.size_bytes()) as f64;
+    let traffic = 2.0 * splits as f64 * wstride as f64 + c_bytes * if p.beta != 0.0 { 2.0 } else { 1.0 };
+    let wgs = |g: [u32; 3]| u64::from(g[0]) * u64::from(g[1]) * u64::from(g[2]);
+    let estimate_split = compute_seconds_in(e, wgs(head.grid), cm.k, slots)
+        + compute_seconds_in(partial, u64::from(tail_tiles) * u64::from(splits), kchunk, slots)
+        + traffic / (arch.caps().hbm_tbps * 1e12);
+    let plain_t = compute_seconds_in(e, wgs(plain.grid), cm.k, slots);
+    if plain_t <= estimate_split {
+        return Err(format!(
+            "the plain kernel predicts {:.1} us, the split tail {:.1} us",
+            plain_t * 1e6,
+            estimate_split * 1e6
+        ));
+    }
+    Ok(SplitPlan {
+        partial,
+        reduce,
+        problem: tail,
+        splits,
+        kchunk,
+        ldw,
+        wstride,
+        estimate_split,
+        estimate_plain: Some(plain_t),
+        head: Some(head),
+        col0,
+    })
 }
 
 /// Packs `e`'s arguments from its manifest, each by name from `value`.
@@ -167,11 +335,24 @@ impl SplitPlan {
         self.splits as usize * self.wstride as usize
     }
 
-    /// The two launches, in the order they must run on one stream, for A, B, C and the
-    /// workspace at these device addresses.
-    pub fn launches(&self, p: &GemmProblem, a: u64, b: u64, c: u64, ws: u64) -> Result<[Launch; 2], String> {
+    /// The launches, in the order they must run on one stream, for A, B, C and the
+    /// workspace at these device addresses: the head (a split tail's plain kernel), the
+    /// partial kernel, the reduction.
+    pub fn launches(&self, p: &GemmProblem, a: u64, b: u64, c: u64, ws: u64) -> Result<Vec<Launch>, String> {
+        let mut out = Vec::with_capacity(3);
+        if let Some(h) = &self.head {
+            let args = h.kernargs(p, a, b, c)?;
+            out.push(Launch { entry: h.entry, grid: h.grid, block: h.block, args });
+        }
         let (ka, kb) = if self.problem.swap_ab { (b, a) } else { (a, b) };
         let cm = self.problem;
+        // The split part starts at column `col0` of the kernel's B and of C: column j of
+        // op(B) is at `j*ldb` elements (B stored K x N) or at `j` (B^T stored N x K; no
+        // twin takes B^T today: the ping-pong family is nn and tn).
+        let col0 = u64::from(self.col0);
+        let b_step = if cm.trans_b == gemm_core::Transpose::No { u64::from(cm.ldb) } else { 1 };
+        let kb = kb + col0 * b_step * self.partial.b_type.size_bytes() as u64;
+        let c = c + col0 * u64::from(cm.ldc) * p.c_type.size_bytes() as u64;
         let u = |x: u32| Some(x.to_le_bytes().to_vec());
         let partial_args = pack(self.partial, |name| match name {
             "a" => Some(ka.to_le_bytes().to_vec()),
@@ -203,10 +384,9 @@ impl SplitPlan {
         let (mut grid, block) = self.partial.launch(cm.m, cm.n);
         grid[2] = self.splits;
         let (rgrid, rblock) = self.reduce.launch(cm.m, cm.n);
-        Ok([
-            Launch { entry: self.partial, grid, block, args: partial_args },
-            Launch { entry: self.reduce, grid: rgrid, block: rblock, args: reduce_args },
-        ])
+        out.push(Launch { entry: self.partial, grid, block, args: partial_args });
+        out.push(Launch { entry: self.reduce, grid: rgrid, block: rblock, args: reduce_args });
+        Ok(out)
     }
 }
 
@@ -220,14 +400,16 @@ impl SplitPlan {
     }
 }
 
-/// The timing model's prediction of a split-K pair: both kernels on one emulated device's
+/// The timing model's prediction of a split plan: its kernels on one emulated device's
 /// zero-filled memory, one after the other (the model has no launch gap: ARCH.md has no
-/// figure for it, `gemm_emu::timing` README "Not modelled").
+/// figure for it, `gemm_emu::timing` README "Not modelled"), in [`SplitPlan::launches`]
+/// order. Each kernel is credited with the flops of the C columns it sums (the reduction's
+/// adds are not MFMAs); the plan's TFLOP/s is `p.flops()` over the sum of the seconds.
 pub fn predict_split(
     plan: &SplitPlan,
     p: &GemmProblem,
     opts: &gemm_emu::timing::ModelOptions,
-) -> Result<[gemm_emu::timing::Prediction; 2], String> {
+) -> Result<Vec<gemm_emu::timing::Prediction>, String> {
     use gemm_emu::timing::{Model, Workload};
     let spans = p.validate().map_err(|e| e.to_string())?;
     let arch = plan.partial.arch;
@@ -240,8 +422,14 @@ pub fn predict_split(
     let ws = dev.alloc(plan.workspace_bytes() as u64).map_err(|e| e.to_string())?;
     let launches = plan.launches(p, ptrs[0], ptrs[1], ptrs[2], ws)?;
     let model = Model::new(arch);
-    let mut out = Vec::with_capacity(2);
-    for (i, l) in launches.iter().enumerate() {
+    let per_column = p.flops() / f64::from(plan.col0 + plan.problem.n);
+    let mut out = Vec::with_capacity(launches.len());
+    for l in &launches {
+        let flops = match l.entry.split_k {
+            SplitRole::None => per_column * f64::from(plan.col0),
+            SplitRole::Partial => per_column * f64::from(plan.problem.n),
+            SplitRole::Reduce => 0.0,
+        };
         let w = Workload {
             code_object: l.entry.code_object,
             kernel: l.entry.name,
@@ -249,13 +437,11 @@ pub fn predict_split(
             block: l.block,
             kernarg: &l.args,
             dynamic_lds: 0,
-            // The GEMM's flops belong to the partial kernel; the reduction's adds are not MFMAs.
-            flops: if i == 0 { p.flops() } else { 0.0 },
+            flops,
         };
         out.push(model.predict(dev.memory(), &w, opts).map_err(|e| e.to_string())?);
     }
-    let [a, b]: [_; 2] = out.try_into().map_err(|_| "two predictions".to_string())?;
-    Ok([a, b])
+    Ok(out)
 }
 
 /// `gemm splitk`: split-K against the plain kernels, predicted by the timing model.
@@ -326,17 +512,26 @@ pub fn report(args: &SplitkArgs) -> Result<(), String> {
         let mut best_split: Option<(f64, u32)> = None;
         for (i, &n) in counts.iter().enumerate() {
             let sp = if i == 0 { base } else { base.with_splits(n) };
-            let [a, b] = predict_split(&sp, &p, &opts)?;
-            let t = a.seconds + b.seconds;
+            let preds = predict_split(&sp, &p, &opts)?;
+            let t: f64 = preds.iter().map(|x| x.seconds).sum();
+            let parts: Vec<String> = preds
+                .iter()
+                .map(|x| {
+                    let role = match x.kernel.as_str() {
+                        k if k.contains("splitk_reduce") => "reduction".to_string(),
+                        k if k.ends_with("_splitk") => format!("partial ({})", x.limiter),
+                        _ => format!("head {} columns ({})", sp.col0, x.limiter),
+                    };
+                    format!("{:.1} us {role}", x.seconds * 1e6)
+                })
+                .collect();
             writeln!(
                 s,
-                "  split  {:>3} x K {:<6} {}{:>5.1} us partial ({}) + {:.1} us reduction = {:.1} us, {:.1} TFLOP/s, workspace {:.1} MiB",
+                "  split  {:>3} x K {:<6} {}{} = {:.1} us, {:.1} TFLOP/s, workspace {:.1} MiB",
                 sp.splits,
                 sp.kchunk,
                 if i == 0 && chosen.is_ok() { "(chosen) " } else { "" },
-                a.seconds * 1e6,
-                a.limiter,
-                b.seconds * 1e6,
+                parts.join(" + "),
                 t * 1e6,
                 p.flops() / t / 1e12,
                 sp.workspace_bytes() as f64 / (1 << 20) as f64
@@ -386,10 +581,73 @@ mod tests {
             assert_eq!(l[1].grid, [2, 32, 1]);
             assert_eq!((l[0].args.len(), l[1].args.len()), (56, 48));
             let big = bf16(8192, 8192, 8192);
-            let why = choose(arch, &big, crate::kernel_plan::plan(arch, &big).ok().as_ref()).unwrap_err();
+            let why = choose_few_tiles(arch, &big, crate::kernel_plan::plan(arch, &big).ok().as_ref()).unwrap_err();
             assert!(why.contains("fill half"), "{why}");
             let short = bf16(64, 64, 256);
             assert!(choose(arch, &short, None).unwrap_err().contains("fewer than 2 splits"));
+        }
+    }
+
+    /// The argument `name` of launch `l` (little-endian, 4 or 8 bytes).
+    fn arg(l: &Launch, name: &str) -> u64 {
+        let a = l.entry.kernarg.iter().find(|a| a.name == name).unwrap_or_else(|| panic!("{name}"));
+        let b = &l.args[a.offset as usize..(a.offset + a.size) as usize];
+        b.iter().rev().fold(0, |v, &x| v << 8 | u64::from(x))
+    }
+
+    /// gfx942's ping-pong tile at 8192^3 (1024 tiles on 304 CUs: 3.37 rounds) runs the
+    /// first 28 of 32 tile columns plain (896 tiles, three rounds) and splits the last 4
+    /// columns' K in two (256 workgroups, one round of half-length ones): the head's
+    /// launch covers columns 0..7168, the partial and the reduction start at column 7168 of
+    /// B and C, every argument in place. Sizes whose last round is full enough, one round,
+    /// and kernels without a twin decline with the reason.
+    #[test]
+    fn split_tail_balances_the_last_round() {
+        let arch = Arch::Gfx942;
+        let pp = gemm_kernels::for_arch(arch)
+            .find(|e| e.family == "pingpong" && e.c_type == DType::Bf16 && e.trans_a == gemm_core::Transpose::No)
+            .expect("the gfx942 ping-pong kernel");
+        let big = bf16(8192, 8192, 8192);
+        let plain = crate::kernel_plan::plan_for(pp, &big).unwrap();
+        let s = choose(arch, &big, Some(&plain)).unwrap();
+        assert_eq!((s.col0, s.problem.n, s.splits, s.kchunk), (7168, 1024, 2, 4096));
+        assert_eq!(s.partial.family, "splitk_pingpong");
+        assert!(s.estimate_split < s.estimate_plain.unwrap());
+        assert!(s.workspace_bytes() <= TAIL_WORKSPACE_CAP);
+        let (a, b, c, ws) = (0x1_0000_0000u64, 0x2_0000_0000, 0x3_0000_0000, 0x4_0000_0000);
+        let l = s.launches(&big, a, b, c, ws).unwrap();
+        assert_eq!(l.iter().map(|x| x.entry.name).collect::<Vec<_>>(), [pp.name, s.partial.name, s.reduce.name]);
+        assert_eq!((l[0].grid, l[1].grid, l[2].grid), ([32, 28, 1], [32, 4, 2], [128, 256, 1]));
+        assert_eq!((arg(&l[0], "b"), arg(&l[0], "c"), arg(&l[0], "n")), (b, c, 7168));
+        let col = 7168 * 8192 * 2;
+        assert_eq!((arg(&l[1], "a"), arg(&l[1], "b"), arg(&l[1], "n"), arg(&l[1], "kchunk")), (a, b + col, 1024, 4096));
+        assert_eq!((arg(&l[2], "c"), arg(&l[2], "n"), arg(&l[2], "splits")), (c + col, 1024, 2));
+        // A^T B (the family's other layout): B's columns start at the same place; a
+        // row-major problem's column-major form swaps A and B.
+        let tn = bf16(8192, 8192, 8192).with_transposes(gemm_core::Transpose::Yes, gemm_core::Transpose::No);
+        let pt = gemm_kernels::for_arch(arch)
+            .find(|e| e.family == "pingpong" && e.c_type == DType::Bf16 && e.trans_a == gemm_core::Transpose::Yes)
+            .unwrap();
+        let s = choose_tail(arch, &tn, &crate::kernel_plan::plan_for(pt, &tn).unwrap()).unwrap();
+        let l = s.launches(&tn, a, b, c, ws).unwrap();
+        assert_eq!((arg(&l[1], "a"), arg(&l[1], "b")), (a, b + col));
+        let rm = tn
+            .with_layout(gemm_core::Layout::RowMajor)
+            .with_transposes(gemm_core::Transpose::No, gemm_core::Transpose::Yes);
+        let s = choose_tail(arch, &rm, &crate::kernel_plan::plan_for(pt, &rm).unwrap()).unwrap();
+        let l = s.launches(&rm, a, b, c, ws).unwrap();
+        assert_eq!((arg(&l[1], "a"), arg(&l[1], "b")), (b, a + col));
+        // One round, a full last round, no twin.
+        let small = bf16(4096, 4096, 4096);
+        let why = choose_tail(arch, &small, &crate::kernel_plan::plan_for(pp, &small).unwrap()).unwrap_err();
+        assert!(why.contains("one round"), "{why}");
+        let full = bf16(8192, 9728, 8192); // 32 x 38 = 1216 tiles = 4 whole rounds
+        let why = choose_tail(arch, &full, &crate::kernel_plan::plan_for(pp, &full).unwrap()).unwrap_err();
+        assert!(why.contains("more than half full"), "{why}");
+        let base = crate::kernel_plan::plan(Arch::Gfx950, &big).unwrap();
+        if base.entry.family != "splitk" {
+            let why = choose_tail(Arch::Gfx950, &big, &base).unwrap_err();
+            assert!(why.contains("no split-K twin"), "{why}");
         }
     }
 }

@@ -119,7 +119,7 @@
 //!   halves of the N blocks), register-staged copies, 128 KiB of LDS.
 
 use crate::grid::GridOrder;
-use crate::ir::{Activation, Align, Arch, Bias, DmaPolicy, Fusion, KernelConfig, MfmaShape};
+use crate::ir::{Activation, Align, Arch, Bias, DmaPolicy, Fusion, KernelConfig, MfmaShape, SplitK};
 use crate::schedule::Schedule;
 use gemm_core::DType;
 
@@ -148,6 +148,8 @@ pub struct Family {
     pub schedule: Schedule,
     /// When the main loop copies with LDS-DMA.
     pub dma: DmaPolicy,
+    /// Split-K role: plain kernels, or f32 partial sums over a K range (`ir::SplitK`).
+    pub split: SplitK,
 }
 
 impl Family {
@@ -178,6 +180,7 @@ impl Family {
             why,
             schedule: Schedule::Pipelined,
             dma: DmaPolicy::Auto,
+            split: SplitK::None,
         }
     }
 }
@@ -384,6 +387,8 @@ pub fn families() -> Vec<Family> {
 pub const GROUPED: &str = "grouped";
 /// The split-K partial kernels (`ir::SplitK::Partial`): f32 partial sums into a workspace.
 pub const SPLITK: &str = "splitk";
+/// The ping-pong tile's split-K partial kernels (gfx942), for the split tail of a grid.
+pub const SPLITK_PINGPONG: &str = "splitk_pingpong";
 /// The split-K reduction kernels (`ir::SplitK::Reduce`), one per arch and C type.
 pub const SPLITK_REDUCE: &str = "splitk_reduce";
 
@@ -396,6 +401,7 @@ pub fn split_families() -> Vec<Family> {
     for arch in Arch::ALL {
         out.push(Family {
             aligns: BOTH,
+            split: SplitK::Partial,
             ..Family::new(
                 SPLITK,
                 arch,
@@ -405,6 +411,25 @@ pub fn split_families() -> Vec<Family> {
                 "split-K partial sums (small M*N, long K): the small tile over K ranges of the grid's z dimension, f32 partials into a workspace",
             )
         });
+        if arch == Arch::Gfx942 {
+            // The ping-pong family's tile and schedule, as partial sums: the dispatcher splits
+            // the K of the last columns of tiles when whole rounds of the plain kernel would
+            // leave most CUs idle in the last one (`gemm-dispatch` `splitk.rs`, `tail`).
+            out.push(Family {
+                transposes: &[(false, false), (true, false)],
+                grid: LARGE_GRID,
+                schedule: Schedule::PingPong { clusters: 2 },
+                split: SplitK::Partial,
+                ..Family::new(
+                    SPLITK_PINGPONG,
+                    arch,
+                    (256, 256, 32),
+                    (2, 4),
+                    MfmaShape::native_16(arch),
+                    "the ping-pong tile's partial sums for the split tail of a grid (8192^2 outputs: 1024 tiles are 3.37 rounds of 304 CUs; the last 128 tiles run split in two over K): 8192^3 bf16 -> f32 predicts 687.0 TFLOP/s, 1.36x Triton's best (505.7), where the plain ping-pong gives 612.2, 1.21x (gemm compare --schedules)",
+                )
+            });
+        }
         out.push(Family {
             stages: 1,
             transposes: &[(false, false)],
@@ -486,7 +511,7 @@ pub fn entries() -> Vec<(Family, KernelConfig)> {
         let fused = f.fusions != PLAIN;
         for (ab, b_type) in input_pairs(&f) {
             let outs: &[DType] = match ab {
-                _ if f.name == SPLITK => &[DType::F32],
+                _ if f.split == SplitK::Partial => &[DType::F32],
                 DType::F32 => &[DType::F32],
                 d if d.is_fp8() => &[DType::F32, DType::Bf16, DType::F16],
                 _ => &[DType::F32, ab],
@@ -506,7 +531,7 @@ pub fn entries() -> Vec<(Family, KernelConfig)> {
                             cfg.grouped = f.name == GROUPED;
                             cfg.schedule = f.schedule;
                             cfg.direct_to_lds = f.dma;
-                            if f.name == SPLITK {
+                            if f.split == SplitK::Partial {
                                 cfg = cfg.split_partial();
                             }
                             out.push((f, cfg));

@@ -180,13 +180,34 @@ pub fn plan(args: &PlanArgs) -> Result<(), String> {
                     let t = x.candidates.iter().find(|c| c.kernel == *name).and_then(|c| c.verdict.clone().ok());
                     total += t.unwrap_or(0.0);
                     launches += 1;
-                    let dispatched = kernel_choice::choose(arch, &p).map(|pl| pl.entry.name);
+                    let chosen = kernel_choice::choose(arch, &p);
+                    let dispatched = chosen.as_ref().map(|pl| pl.entry.name).map_err(|_| ());
                     let agree = if dispatched == Ok(*name) { "the same" } else { "a different kernel" };
                     println!(
                         "  pick: {name} ({:.3} us); the dispatcher (characterisation table) runs {} ({agree})",
                         t.unwrap_or(0.0) * 1e6,
                         dispatched.unwrap_or("nothing")
                     );
+                    // What the device API does with that kernel's grid (splitk.rs).
+                    if let Ok(plain) = &chosen {
+                        match gemm_dispatch::splitk::choose(arch, &p, Some(plain)) {
+                            Ok(sp) => println!(
+                                "  split: {}{} x {} K splits of {} into a {:.1} MiB workspace, then {} (static estimate {:.1} us against {:.1} us plain; gemm splitk predicts it)",
+                                sp.head.map_or(String::new(), |h| format!(
+                                    "{} over C's columns 0..{}, then ",
+                                    h.entry.name, sp.col0
+                                )),
+                                sp.partial.name,
+                                sp.splits,
+                                sp.kchunk,
+                                sp.workspace_bytes() as f64 / f64::from(1u32 << 20),
+                                sp.reduce.name,
+                                sp.estimate_split * 1e6,
+                                sp.estimate_plain.unwrap_or(f64::NAN) * 1e6
+                            ),
+                            Err(why) => println!("  no split: {why}"),
+                        }
+                    }
                 }
                 Err(why) => println!("  pick: none: {why}"),
             }
