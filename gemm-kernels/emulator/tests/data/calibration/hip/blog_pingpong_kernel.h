@@ -7,6 +7,12 @@
 // Provenance of this text: a public GitHub file found in the stored code index (the index
 // names neither its repository nor its path; index file id 52382373929); copied verbatim
 // below this comment. Its kernel is the blog's algorithm after HipKittens (arXiv:2511.08083).
+// The same authors' companion notebook (ROCm/gpuaidev
+// docs/notebooks/gpu_dev_optimize/fp8_gemm_hip_cdna4.ipynb, commit
+// 865dd7c41827a550402d2f326063131cb326077c, section "11. 8-Wave Ping-Pong Scheduling",
+// cell `pingpong_kernel_header`) prints this device code with one difference: the hot loop's
+// `asm volatile("s_waitcnt lgkmcnt(8)");` before the first barrier is active there and was
+// commented out in the copy above; it is active here, as the authors published it.
 // Licence: the blog's code is published by AMD under the MIT licence (Copyright (c) 2026
 // Advanced Micro Devices, Inc.); see the blog header quoted in blog_naive.hip.
 #pragma once
@@ -224,7 +230,7 @@ __launch_bounds__(512, 2) fp8_gemm_256x256x128(fp8* A, fp8* B, bf16* C) {
         fp8* A_lds_wave0 = A_lds[db_idx0][0] + wave_m * 64 * 128;
         lds_to_a_reg(A_lds_wave0, a_reg, laneid);
         global_to_lds<K>(global_load_A1 + (k + 1) * 128, A_lds[db_idx1][1], waveid, swizzled_offsets);
-        // asm volatile("s_waitcnt lgkmcnt(8)");
+        asm volatile("s_waitcnt lgkmcnt(8)");
         __builtin_amdgcn_s_barrier();
 
         asm volatile("s_waitcnt lgkmcnt(0)");
