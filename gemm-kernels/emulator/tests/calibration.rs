@@ -76,16 +76,19 @@ fn calibration_manifests_are_complete() {
     assert!(hi / lo >= 10.0, "published speeds span only {lo}..{hi} TFLOP/s");
 }
 
+/// The kernels clang-22 builds alone must rebuild byte for byte; the ones that need Python
+/// (the ping-pong kernel through ROCm 7.1.0's LLVM, the Gluon kernels through Triton) are
+/// checked by `build.sh --check` with those packages installed (the test suite needs none).
 #[test]
 fn calibration_code_objects_rebuild_byte_identical() {
     let script = calibration::default_dir().join("build.sh");
     let out = std::process::Command::new("bash")
-        .args([script.as_os_str(), "--check".as_ref(), "--hip-only".as_ref()])
+        .args([script.as_os_str(), "--check".as_ref(), "--clang-only".as_ref()])
         .output()
         .unwrap();
     assert!(
         out.status.success(),
-        "{} --check --hip-only failed (needs clang-22):\n{}{}",
+        "{} --check --clang-only failed (needs clang-22):\n{}{}",
         script.display(),
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
