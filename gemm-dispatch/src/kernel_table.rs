@@ -361,21 +361,13 @@ pub fn characterise_catalogue(
         .iter()
         .filter(|e| characterised(e) && only.is_none_or(|s| e.name.contains(s)))
         .collect();
-    let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
-    let results = parking_lot::Mutex::new(Vec::new());
     let opts = options();
-    std::thread::scope(|s| {
-        for _ in 0..jobs.max(1) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                let Some(&e) = todo.get(i) else { break };
-                let r = characterise(e, &opts);
-                let d = done.fetch_add(1, Ordering::SeqCst) + 1;
-                progress(d, todo.len(), e, &r);
-                results.lock().push((e, r));
-            });
-        }
+    let results = crate::jobs::map_jobs(&todo, jobs, |&e| {
+        let r = characterise(e, &opts);
+        let d = done.fetch_add(1, Ordering::SeqCst) + 1;
+        progress(d, todo.len(), e, &r);
+        (e, r)
     });
     let mut t = Table::default();
     for e in gemm_kernels::catalogue().iter().filter(|e| characterised(e)) {
@@ -387,7 +379,7 @@ pub fn characterise_catalogue(
         }
     }
     let mut failed = Vec::new();
-    for (e, r) in results.into_inner() {
+    for (e, r) in results {
         match r {
             Ok(row) => {
                 t.rows.insert(row.kernel.clone(), row);

@@ -26,6 +26,7 @@ pub mod error;
 pub mod grouped;
 pub mod hip;
 pub mod host;
+pub mod jobs;
 pub mod kernel_choice;
 pub mod kernel_plan;
 pub mod kernel_table;

@@ -86,6 +86,10 @@ pub struct CompareArgs {
     /// simulated CU, `gemm model --trace`'s format) at the largest size into this folder.
     #[arg(long)]
     pub trace_dir: Option<PathBuf>,
+    /// With `--schedules`: predictions run side by side on this many threads (default: every
+    /// hardware thread).
+    #[arg(long)]
+    pub jobs: Option<usize>,
 }
 
 /// Who produced a row's kernels.
@@ -339,7 +343,8 @@ pub fn headline(rows: &[CompareRow], cells: &[Vec<Option<Cell>>], archs: &[Arch]
 pub fn compare(args: &CompareArgs) -> Result<(), String> {
     let t0 = Instant::now();
     if args.schedules {
-        let out = crate::schedule_eval::compare_schedules(&args.sizes, &args.only, args.trace_dir.as_deref())?;
+        let jobs = args.jobs.unwrap_or_else(crate::jobs::default_jobs);
+        let out = crate::schedule_eval::compare_schedules(&args.sizes, &args.only, args.trace_dir.as_deref(), jobs)?;
         print!("{out}");
         println!("wall time: {:.1} s", t0.elapsed().as_secs_f64());
         return Ok(());

@@ -292,11 +292,14 @@ struct Line {
     preds: Vec<Result<Prediction, String>>,
 }
 
-/// Runs `gemm compare --schedules`.
+/// Runs `gemm compare --schedules`, the predictions on `jobs` threads (the rows and
+/// Triton's kernels side by side, then the split-tail lines, which fall back on their row's
+/// prediction); progress on stderr as each finishes.
 pub fn compare_schedules(
     sizes: &[usize],
     only: &[String],
     trace_dir: Option<&std::path::Path>,
+    jobs: usize,
 ) -> Result<String, String> {
     let mut opts = ModelOptions::default();
     let largest = sizes.iter().copied().max().unwrap_or(0);
@@ -305,41 +308,15 @@ pub fn compare_schedules(
         opts.trace_spans = 400_000;
     }
     let triton = eval::load_triton(&eval::triton_dir()).map_err(|e| e.to_string())?;
-    let mut lines: Vec<Line> = vec![];
-    for r in rows().into_iter().filter(|r| only.is_empty() || only.iter().any(|s| r.label.contains(s.as_str()))) {
-        let preds: Vec<Result<Prediction, String>> = sizes
-            .iter()
-            .map(|&n| {
-                let t0 = std::time::Instant::now();
-                let p = predict_config(&r.config, n, &opts);
-                if let (Some(d), Ok(p)) = (trace_dir, &p) {
-                    if n == largest {
-                        let f = d.join(format!("{}_{n}.json", r.config.name()));
-                        let _ = std::fs::write(&f, gemm_emu::timing::trace::chrome_trace(p));
-                    }
-                }
-                let what = p.as_ref().map_or_else(|e| e.clone(), |p| format!("{:.1} TFLOP/s", p.tflops));
-                eprintln!("  {} {n}: {what} ({:.1}s)", r.label, t0.elapsed().as_secs_f64());
-                p
-            })
-            .collect();
-        let tail = split_tail_line(&r, &preds, sizes, &opts);
-        lines.push(Line {
-            label: r.label,
-            arch: arch_of(r.config.arch),
-            baseline: r.baseline,
-            kernel: r.config.name(),
-            preds,
-        });
-        lines.extend(tail);
-    }
+    let rows: Vec<SchedRow> =
+        rows().into_iter().filter(|r| only.is_empty() || only.iter().any(|s| r.label.contains(s.as_str()))).collect();
     let archs: Vec<Arch> = {
-        let mut a: Vec<Arch> = lines.iter().map(|l| l.arch).collect();
+        let mut a: Vec<Arch> = rows.iter().map(|r| arch_of(r.config.arch)).collect();
         a.dedup();
         a
     };
     let classes: Vec<&str> = {
-        let mut c: Vec<&str> = lines.iter().map(|l| class(&l.label)).collect();
+        let mut c: Vec<&str> = rows.iter().map(|r| class(&r.label)).collect();
         c.sort_unstable();
         c.dedup();
         c
@@ -348,26 +325,77 @@ pub fn compare_schedules(
         .iter()
         .filter(|t| archs.contains(&t.arch()) && classes.contains(&class(&format!(" {} ", t.dtype))))
         .collect();
-    for t in tri {
-        let preds = sizes
-            .iter()
-            .map(|&n| {
-                let t0 = std::time::Instant::now();
-                let p = eval::predict_triton(&eval::triton_dir(), t, n, n, n, &opts);
-                let what = p.as_ref().map_or_else(|e| e.clone(), |p| format!("{:.1} TFLOP/s", p.tflops));
-                eprintln!("  {} {} {n}: {what} ({:.1}s)", t.label(), t.arch, t0.elapsed().as_secs_f64());
+    // Every (row or Triton kernel, size) prediction, side by side.
+    enum Task<'a> {
+        Row(&'a SchedRow, usize),
+        Triton(&'a TritonKernel, usize),
+    }
+    let tasks: Vec<Task> = rows
+        .iter()
+        .flat_map(|r| sizes.iter().map(move |&n| Task::Row(r, n)))
+        .chain(tri.iter().flat_map(|t| sizes.iter().map(move |&n| Task::Triton(t, n))))
+        .collect();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let total = tasks.len();
+    let note = |what: String, p: &Result<Prediction, String>, t0: std::time::Instant| {
+        let d = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        let v = p.as_ref().map_or_else(|e| e.clone(), |p| format!("{:.1} TFLOP/s", p.tflops));
+        eprintln!("  [{d}/{total}] {what}: {v} ({:.1}s)", t0.elapsed().as_secs_f64());
+    };
+    let mut preds = crate::jobs::map_jobs(&tasks, jobs, |t| {
+        let t0 = std::time::Instant::now();
+        match *t {
+            Task::Row(r, n) => {
+                let p = predict_config(&r.config, n, &opts);
+                if let (Some(d), Ok(p)) = (trace_dir, &p) {
+                    if n == largest {
+                        let f = d.join(format!("{}_{n}.json", r.config.name()));
+                        let _ = std::fs::write(&f, gemm_emu::timing::trace::chrome_trace(p));
+                    }
+                }
+                note(format!("{} {n}", r.label), &p, t0);
                 p
-            })
-            .collect();
+            }
+            Task::Triton(k, n) => {
+                let p = eval::predict_triton(&eval::triton_dir(), k, n, n, n, &opts);
+                note(format!("{} {} {n}", k.label(), k.arch), &p, t0);
+                p
+            }
+        }
+    })
+    .into_iter();
+    let mut lines: Vec<Line> = vec![];
+    for r in &rows {
         lines.push(Line {
+            label: r.label.clone(),
+            arch: arch_of(r.config.arch),
+            baseline: r.baseline.clone(),
+            kernel: r.config.name(),
+            preds: preds.by_ref().take(sizes.len()).collect(),
+        });
+    }
+    let tri_lines: Vec<Line> = tri
+        .iter()
+        .map(|t| Line {
             label: format!("{} {}", t.arch, t.label()),
             arch: t.arch(),
             baseline: None,
             kernel: t.file.clone(),
-            preds,
-        });
+            preds: preds.by_ref().take(sizes.len()).collect(),
+        })
+        .collect();
+    // The split tails of the rows whose kernel has a twin, each after its row.
+    let tails = crate::jobs::map_jobs(&lines, jobs, |l| {
+        let r = rows.iter().find(|r| r.label == l.label).expect("a row per line");
+        split_tail_line(r, &l.preds, sizes, &opts)
+    });
+    let mut all = vec![];
+    for (l, t) in lines.into_iter().zip(tails) {
+        all.push(l);
+        all.extend(t);
     }
-    Ok(report(&lines, sizes))
+    all.extend(tri_lines);
+    Ok(report(&all, sizes))
 }
 
 /// For a row whose kernel is a catalogue kernel with a split-K twin (`splitk.rs`,

@@ -492,7 +492,9 @@ pub fn report(args: &SplitkArgs) -> Result<(), String> {
                 best_plain = Some((pr.seconds, e.name));
             }
         }
-        let plain = crate::kernel_plan::plan(arch, &p).ok();
+        // The kernel the device API runs (the characterisation table's pick), as `emu.rs`
+        // and `hip.rs` do before asking for a split.
+        let plain = crate::kernel_choice::choose(arch, &p).ok();
         let chosen = choose(arch, &p, plain.as_ref());
         let base = match &chosen {
             Ok(sp) => *sp,

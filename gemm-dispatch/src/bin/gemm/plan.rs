@@ -65,7 +65,7 @@ pub struct PlanArgs {
 /// `gemm plan --characterise`.
 fn characterise(args: &PlanArgs) -> Result<(), String> {
     let t0 = std::time::Instant::now();
-    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let jobs = args.jobs.unwrap_or_else(gemm_dispatch::jobs::default_jobs);
     let path = args.out.clone().unwrap_or_else(kernel_table::table_path);
     let keep =
         std::fs::read_to_string(&path).ok().and_then(|s| kernel_table::Table::parse(&s).ok()).unwrap_or_default();
