@@ -74,11 +74,17 @@
 //! * `small` 64x64x64, 4 waves (2x2), 16x16 MFMAs, every transpose, `v8` and `e1`:
 //!   small problems and tall-skinny ones (few rows or columns) waste less of a smaller
 //!   tile and spread over more CUs.
-//! * `pingpong` (gfx942): the `large` tile with 16x16x16 MFMAs and the 8-wave ping-pong
-//!   loop (`schedule/`, two clusters), bf16/f16, NN and TN, `v8`: the schedule that predicts
-//!   fastest (`gemm compare --schedules`: 651.1 TFLOP/s at 8192^3, 611.4 with 32x32x8, before
-//!   the timing model's TCP front end; since then 612.2 for `nn`, 1.21x Triton's 505.7). gfx950's 8-wave 256x256x64 tiles need more than the 256 VGPR+AGPR per
-//!   lane that two waves per SIMD leave (`fit::resident`), so gfx950 has no 8-wave family.
+//! * `pingpong` and `pingpong32` (gfx942): the `large` tile with 16x16x16 (`pingpong`) or
+//!   32x32x8 (`pingpong32`) MFMAs and the 8-wave ping-pong loop (`schedule/`, two
+//!   clusters), bf16/f16, NN and TN, `v8`: the schedule that predicts fastest (`gemm compare
+//!   --schedules`, `nn` at 8192^3: 612.2 and 623.0 TFLOP/s, Triton's best 505.7; under the
+//!   timing model before its TCP front end 16x16x16 led, 651.1 against 611.4, so both are
+//!   built and the characterisation table picks). gfx950's 8-wave 256x256x64 tiles need
+//!   more than the 256 VGPR+AGPR per lane that two waves per SIMD leave (`fit::resident`),
+//!   so gfx950 has no 8-wave family.
+//! * `splitk_pingpong` (gfx942): both ping-pong tiles as split-K partial kernels, for the
+//!   split tail of a grid whose last round would be mostly idle (`gemm-dispatch`
+//!   `splitk::choose_tail`: 8192^3 `nn` predicts 700.8 TFLOP/s with 32x32x8, 1.39x Triton).
 //! * `splitk` and `splitk_reduce` ([`split_families`], `ir::SplitK`): problems whose
 //!   `m x n` tiles cannot fill the CUs and whose K is long run as a pair: the `small` tile
 //!   (64x64x64, 4 waves, 16x16 MFMAs; bf16/f16, every transpose, `v8` and `e1`) over K ranges
@@ -191,6 +197,13 @@ const K_CONTIGUOUS: &[(bool, bool)] = &[(true, false)];
 const BOTH: &[Align] = &[Align::Vec8, Align::Elem];
 const V8: &[Align] = &[Align::Vec8];
 const PLAIN: &[Fusion] = &[Fusion::NONE];
+/// The ping-pong families' layouts (gfx942): `nn` and `tn`.
+const PINGPONG_T: &[(bool, bool)] = &[(false, false), (true, false)];
+/// The ping-pong family with 32x32x8 MFMAs (gfx942).
+pub const PINGPONG_32: &str = "pingpong32";
+const PINGPONG_WHY_16: &str = "the large tile with 16x16x16 MFMAs and the 8-wave ping-pong (two clusters, Triton's rule for 256x256x32x16): 612.2 TFLOP/s at 8192^3 nn against 505.7 for Triton's best (gemm compare --schedules); 687.0 with the split tail (splitk_pingpong)";
+const PINGPONG_WHY_32: &str = "the large tile with 32x32x8 MFMAs and the 8-wave ping-pong (two clusters): 623.0 TFLOP/s at 8192^3 nn, 617.3 at 4096^3, 700.8 with the split tail (gemm compare --schedules); the table picks it or the 16x16x16 family per problem";
+
 /// The large tiles' workgroup order: 4 consecutive tiles per XCD per round, then bands of 8
 /// tile rows (a 256x256 tile's A and B panels at K 8192 are 4 MiB each: neighbours on one
 /// XCD share them in its 4 MiB L2).
@@ -260,20 +273,19 @@ pub fn families() -> Vec<Family> {
             });
         }
         if arch == Arch::Gfx942 {
-            out.push(Family {
-                transposes: &[(false, false), (true, false)],
-                grid: LARGE_GRID,
-                schedule: Schedule::PingPong { clusters: 2 },
-                // 16x16x16: 651.1 TFLOP/s at 8192^3 (nn) against 611.4 with 32x32x8.
-                ..Family::new(
-                    "pingpong",
-                    arch,
-                    (256, 256, 32),
-                    (2, 4),
-                    MfmaShape::native_16(arch),
-                    "the large tile with 16x16x16 MFMAs and the 8-wave ping-pong (two clusters, Triton's rule for 256x256x32x16): the fastest predicted gfx942 bf16 schedule, 612 TFLOP/s at 8192^3 against 505.7 for Triton's best (gemm compare --schedules)",
-                )
-            });
+            // Both MFMA shapes: the characterisation table picks per problem (gemm compare
+            // --schedules, nn 8192^3: 612.2 TFLOP/s with 16x16x16, 623.0 with 32x32x8).
+            for (name, mfma, why) in [
+                ("pingpong", MfmaShape::native_16(arch), PINGPONG_WHY_16),
+                (PINGPONG_32, MfmaShape::native_32(arch), PINGPONG_WHY_32),
+            ] {
+                out.push(Family {
+                    transposes: PINGPONG_T,
+                    grid: LARGE_GRID,
+                    schedule: Schedule::PingPong { clusters: 2 },
+                    ..Family::new(name, arch, (256, 256, 32), (2, 4), mfma, why)
+                });
+            }
         }
         if arch == Arch::Gfx950 {
             out.push(Family {
@@ -412,23 +424,26 @@ pub fn split_families() -> Vec<Family> {
             )
         });
         if arch == Arch::Gfx942 {
-            // The ping-pong family's tile and schedule, as partial sums: the dispatcher splits
-            // the K of the last columns of tiles when whole rounds of the plain kernel would
-            // leave most CUs idle in the last one (`gemm-dispatch` `splitk.rs`, `tail`).
-            out.push(Family {
-                transposes: &[(false, false), (true, false)],
-                grid: LARGE_GRID,
-                schedule: Schedule::PingPong { clusters: 2 },
-                split: SplitK::Partial,
-                ..Family::new(
-                    SPLITK_PINGPONG,
-                    arch,
-                    (256, 256, 32),
-                    (2, 4),
-                    MfmaShape::native_16(arch),
-                    "the ping-pong tile's partial sums for the split tail of a grid (8192^2 outputs: 1024 tiles are 3.37 rounds of 304 CUs; the last 128 tiles run split in two over K): 8192^3 bf16 -> f32 predicts 687.0 TFLOP/s, 1.36x Triton's best (505.7), where the plain ping-pong gives 612.2, 1.21x (gemm compare --schedules)",
-                )
-            });
+            // The ping-pong families' tiles and schedule (both MFMA shapes), as partial sums:
+            // the dispatcher splits the K of the last columns of tiles when whole rounds of
+            // the plain kernel would leave most CUs idle in the last one (`gemm-dispatch`
+            // `splitk.rs`, `choose_tail`).
+            for mfma in [MfmaShape::native_16(arch), MfmaShape::native_32(arch)] {
+                out.push(Family {
+                    transposes: PINGPONG_T,
+                    grid: LARGE_GRID,
+                    schedule: Schedule::PingPong { clusters: 2 },
+                    split: SplitK::Partial,
+                    ..Family::new(
+                        SPLITK_PINGPONG,
+                        arch,
+                        (256, 256, 32),
+                        (2, 4),
+                        mfma,
+                        "the ping-pong tiles' partial sums for the split tail of a grid (8192^2 outputs: 1024 tiles are 3.37 rounds of 304 CUs; the last 128 tiles run split in two over K): 8192^3 bf16 -> f32 predicts 700.8 TFLOP/s with 32x32x8 (1.39x Triton's best, 505.7; the plain kernel 623.0, 1.23x) and 687.0 with 16x16x16 (plain 612.2) (gemm compare --schedules)",
+                    )
+                });
+            }
         }
         out.push(Family {
             stages: 1,

@@ -310,26 +310,30 @@ fn ping_pong_structure() {
     assert_eq!(mfma_in, 2 * k.stats.mfma_per_k_step, "every loop MFMA at priority 1");
 }
 
-/// The catalogue's ping-pong family (register-staged copies), every member's shape on the
-/// edge shapes and the large one.
+/// The catalogue's ping-pong families (16x16x16 and 32x32x8 MFMAs, register-staged copies),
+/// every member's shape on the edge shapes and the large one.
 #[test]
 fn catalogue_ping_pong_family() {
     let members: Vec<KernelConfig> = gemm_compiler::catalogue::entries()
         .into_iter()
-        .filter(|(f, c)| f.name == "pingpong" && c.c_type == DType::F32)
+        .filter(|(f, c)| f.name.starts_with("pingpong") && c.c_type == DType::F32)
         .map(|(_, c)| c)
         .collect();
-    assert!(members.len() >= 2, "gfx942 TN, bf16 and f16");
+    assert!(members.len() >= 8, "gfx942 NN and TN, bf16 and f16, both MFMA shapes");
+    let mut large_shapes = vec![];
     for (i, c) in members.into_iter().enumerate() {
         assert_eq!(c.schedule, Schedule::PingPong { clusters: 2 });
         let k = compile(c).unwrap_or_else(|e| panic!("{}: {e}", c.name()));
         for (j, case) in EDGES.iter().enumerate() {
             run_kernel(&k, case, EmuSchedule { mode: Mode::ALL[(i + j) % 4], seed: 700 + j as u64 });
         }
-        if i == 0 {
+        // The large shape once per MFMA shape.
+        if !large_shapes.contains(&c.mfma) {
+            large_shapes.push(c.mfma);
             run_kernel(&k, &LARGE, EmuSchedule { mode: Mode::LongestLatency, seed: 7 });
         }
     }
+    assert_eq!(large_shapes.len(), 2);
 }
 
 /// The catalogue's gfx950 interleave family (4 waves, 256x256x64, the 4-wave interleave
