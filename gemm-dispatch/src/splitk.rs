@@ -96,8 +96,35 @@ fn compute_seconds_in(e: &KernelEntry, workgroups: u64, k: u32, slots: u32) -> f
 
 /// The static estimate of a plain plan (the compute part of `kernel_choice::StaticEstimate`).
 pub fn estimate_plain(plan: &KernelPlan) -> f64 {
-    let wgs = u64::from(plan.grid[0]) * u64::from(plan.grid[1]) * u64::from(plan.grid[2]);
-    compute_seconds(plan.entry, wgs, plan.problem.k)
+    compute_seconds(plan.entry, workgroups(plan.grid), plan.problem.k)
+}
+
+/// Workgroups of `e` the GPU holds at once: every CU's resident slots (the manifest's
+/// occupancy is waves per SIMD; 4 SIMDs per CU).
+fn resident_slots(e: &KernelEntry) -> u32 {
+    e.arch.caps().compute_units * (e.occupancy * 4 / e.waves.max(1)).max(1)
+}
+
+/// Workgroups of a grid.
+fn workgroups(g: [u32; 3]) -> u64 {
+    u64::from(g[0]) * u64::from(g[1]) * u64::from(g[2])
+}
+
+/// The workspace slabs of an `m x n` split part: leading dimension `m` rounded up to 4
+/// elements, slabs on 256-byte boundaries (whole cache lines apart).
+fn slab(m: u32, n: u32) -> Result<(u32, u32), String> {
+    let ldw = m.next_multiple_of(4);
+    let wstride = (u64::from(ldw) * u64::from(n) * 4).next_multiple_of(256);
+    let wstride = u32::try_from(wstride).map_err(|_| "the workspace slab exceeds 4 GiB")?;
+    Ok((ldw, wstride))
+}
+
+/// Seconds of a split's memory traffic at the HBM bandwidth (ARCH.md "Memory system"): the
+/// slabs written once and read once, the `m x n` C written (and read when beta != 0).
+fn traffic_seconds(arch: Arch, p: &GemmProblem, m: u32, n: u32, splits: u32, wstride: u32) -> f64 {
+    let c_bytes = (m as usize * n as usize * p.c_type.size_bytes()) as f64;
+    let traffic = 2.0 * f64::from(splits) * f64::from(wstride) + c_bytes * if p.beta != 0.0 { 2.0 } else { 1.0 };
+    traffic / (arch.caps().hbm_tbps * 1e12)
 }
 
 /// Whether the partial kernel `e` can run `p`'s operands: dtypes, transposes, alignment, spans.
@@ -144,15 +171,11 @@ pub fn choose_few_tiles(arch: Arch, p: &GemmProblem, plain: Option<&KernelPlan>)
         ));
     }
     let kt = partial.tile.2;
-    let ldw = cm.m.next_multiple_of(4);
-    // Slabs on 256-byte boundaries (whole cache lines apart).
-    let wstride = u64::from(ldw) * u64::from(cm.n) * 4;
-    let wstride = u32::try_from(wstride.next_multiple_of(256)).map_err(|_| "the workspace slab exceeds 4 GiB")?;
+    let (ldw, wstride) = slab(cm.m, cm.n)?;
     let by_cap = (WORKSPACE_CAP / wstride as usize) as u32;
-    // Enough workgroups for every resident slot of every CU (the manifest's occupancy is waves
-    // per SIMD; 4 SIMDs per CU), no split shorter than MIN_TILES_PER_SPLIT K tiles.
-    let per_cu = (partial.occupancy * 4 / partial.waves.max(1)).max(1);
-    let want = (cus * per_cu).div_ceil(tiles).min(cm.k / (MIN_TILES_PER_SPLIT * kt)).min(by_cap);
+    // Enough workgroups for every resident slot, no split shorter than MIN_TILES_PER_SPLIT K
+    // tiles.
+    let want = resident_slots(partial).div_ceil(tiles).min(cm.k / (MIN_TILES_PER_SPLIT * kt)).min(by_cap);
     if want < 2 {
         return Err(format!(
             "K = {} gives fewer than 2 splits of at least {} (or the {} MiB workspace holds fewer than 2 slabs)",
@@ -164,10 +187,7 @@ pub fn choose_few_tiles(arch: Arch, p: &GemmProblem, plain: Option<&KernelPlan>)
     let kchunk = cm.k.div_ceil(want).next_multiple_of(kt);
     let splits = cm.k.div_ceil(kchunk);
     let part = compute_seconds(partial, u64::from(tiles) * u64::from(splits), kchunk);
-    // The slabs written once and read once, C written (and read when beta != 0).
-    let c_bytes = (cm.m as usize * cm.n as usize * p.c_type.size_bytes()) as f64;
-    let traffic = 2.0 * splits as f64 * wstride as f64 + c_bytes * if p.beta != 0.0 { 2.0 } else { 1.0 };
-    let estimate_split = part + traffic / (arch.caps().hbm_tbps * 1e12);
+    let estimate_split = part + traffic_seconds(arch, p, cm.m, cm.n, splits, wstride);
     let estimate_plain = plain.map(estimate_plain);
     if let Some(t) = estimate_plain {
         if t <= estimate_split {
@@ -228,9 +248,7 @@ fn twin(plain: &KernelEntry, p: &GemmProblem, cm: &ColumnMajor) -> Option<&'stat
 /// workgroups. Taken when the static estimate (head rounds + the tail's fraction of a
 /// round + the workspace traffic) beats the plain kernel's `R` rounds.
 pub fn choose_tail(arch: Arch, p: &GemmProblem, plain: &KernelPlan) -> Result<SplitPlan, String> {
-    let e = plain.entry;
-    let slots = arch.caps().compute_units * (e.occupancy * 4 / e.waves.max(1)).max(1);
-    choose_tail_in(arch, p, plain, slots)
+    choose_tail_in(arch, p, plain, resident_slots(plain.entry))
 }
 
 /// [`choose_tail`] on a GPU that runs `slots` workgroups of the kernel at once (the tests
@@ -271,9 +289,7 @@ pub fn choose_tail_in(arch: Arch, p: &GemmProblem, plain: &KernelPlan, slots: u3
     let tail = ColumnMajor { n: cm.n - col0, ..cm };
     let kchunk = cm.k.div_ceil(splits).next_multiple_of(kt);
     let splits = cm.k.div_ceil(kchunk);
-    let ldw = cm.m.next_multiple_of(4);
-    let wstride = u64::from(ldw) * u64::from(tail.n) * 4;
-    let wstride = u32::try_from(wstride.next_multiple_of(256)).map_err(|_| "the workspace slab exceeds 4 GiB")?;
+    let (ldw, wstride) = slab(cm.m, tail.n)?;
     if splits as usize * wstride as usize > TAIL_WORKSPACE_CAP {
         return Err(format!(
             "{splits} slabs of {} MiB exceed the tail's {} MiB workspace",
@@ -284,13 +300,10 @@ pub fn choose_tail_in(arch: Arch, p: &GemmProblem, plain: &KernelPlan, slots: u3
     let mut head = *plain;
     head.problem.n = col0;
     head.grid = e.launch(cm.m, col0).0;
-    let c_bytes = (cm.m as usize * tail.n as usize * p.c_type.size_bytes()) as f64;
-    let traffic = 2.0 * splits as f64 * wstride as f64 + c_bytes * if p.beta != 0.0 { 2.0 } else { 1.0 };
-    let wgs = |g: [u32; 3]| u64::from(g[0]) * u64::from(g[1]) * u64::from(g[2]);
-    let estimate_split = compute_seconds_in(e, wgs(head.grid), cm.k, slots)
+    let estimate_split = compute_seconds_in(e, workgroups(head.grid), cm.k, slots)
         + compute_seconds_in(partial, u64::from(tail_tiles) * u64::from(splits), kchunk, slots)
-        + traffic / (arch.caps().hbm_tbps * 1e12);
-    let plain_t = compute_seconds_in(e, wgs(plain.grid), cm.k, slots);
+        + traffic_seconds(arch, p, cm.m, tail.n, splits, wstride);
+    let plain_t = compute_seconds_in(e, workgroups(plain.grid), cm.k, slots);
     if plain_t <= estimate_split {
         return Err(format!(
             "the plain kernel predicts {:.1} us, the split tail {:.1} us",
