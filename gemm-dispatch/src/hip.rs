@@ -703,7 +703,10 @@ impl Backend for HipBackend {
                 }
                 let plan = self.plan(p)?;
                 let f = self.function(plan.entry).map_err(|e| self.err(e))?;
-                if let Ok(sp) = crate::splitk::choose(self.arch, p, Some(&plan)) {
+                // Rounds of workgroups on the CUs this device reports (a partition of the
+                // chip has fewer).
+                let cus = u32::try_from(self.info.compute_units).unwrap_or(u32::MAX);
+                if let Ok(sp) = crate::splitk::choose_on(self.arch, cus, p, Some(&plan)) {
                     let entries = sp.head.iter().map(|h| h.entry).chain([sp.partial, sp.reduce]);
                     if let Ok(fs) = entries.map(|e| self.function(e)).collect::<Result<Vec<_>, _>>() {
                         bytes.ws = sp.workspace_bytes();

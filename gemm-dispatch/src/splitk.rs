@@ -99,10 +99,10 @@ pub fn estimate_plain(plan: &KernelPlan) -> f64 {
     compute_seconds(plan.entry, workgroups(plan.grid), plan.problem.k)
 }
 
-/// Workgroups of `e` the GPU holds at once: every CU's resident slots (the manifest's
-/// occupancy is waves per SIMD; 4 SIMDs per CU).
-fn resident_slots(e: &KernelEntry) -> u32 {
-    e.arch.caps().compute_units * (e.occupancy * 4 / e.waves.max(1)).max(1)
+/// Workgroups of `e` that `cus` compute units hold at once: every CU's resident slots (the
+/// manifest's occupancy is waves per SIMD; 4 SIMDs per CU).
+fn resident_slots(e: &KernelEntry, cus: u32) -> u32 {
+    cus.max(1) * (e.occupancy * 4 / e.waves.max(1)).max(1)
 }
 
 /// Workgroups of a grid.
@@ -145,6 +145,11 @@ fn fits(e: &KernelEntry, p: &GemmProblem, cm: &ColumnMajor) -> bool {
 /// does not serve it. With `plain` (the kernel the problem would run otherwise), the split
 /// must also predict faster than it.
 pub fn choose_few_tiles(arch: Arch, p: &GemmProblem, plain: Option<&KernelPlan>) -> Result<SplitPlan, String> {
+    few_tiles(arch, arch.caps().compute_units, p, plain)
+}
+
+/// [`choose_few_tiles`] on `cus` compute units ([`choose_on`]).
+fn few_tiles(arch: Arch, cus: u32, p: &GemmProblem, plain: Option<&KernelPlan>) -> Result<SplitPlan, String> {
     p.validate().map_err(|e| e.to_string())?;
     if p.m == 0 || p.n == 0 || p.k == 0 {
         return Err("nothing to split: m, n or k is 0".into());
@@ -162,7 +167,6 @@ pub fn choose_few_tiles(arch: Arch, p: &GemmProblem, plain: Option<&KernelPlan>)
     let reduce = gemm_kernels::for_arch(arch)
         .find(|e| e.split_k == SplitRole::Reduce && e.c_type == p.c_type)
         .ok_or_else(|| format!("no split-K reduction to {} on {arch}", p.c_type))?;
-    let cus = arch.caps().compute_units;
     let tiles = cm.m.div_ceil(partial.tile.0) * cm.n.div_ceil(partial.tile.1);
     if tiles >= cus / 2 {
         return Err(format!(
@@ -175,7 +179,7 @@ pub fn choose_few_tiles(arch: Arch, p: &GemmProblem, plain: Option<&KernelPlan>)
     let by_cap = (WORKSPACE_CAP / wstride as usize) as u32;
     // Enough workgroups for every resident slot, no split shorter than MIN_TILES_PER_SPLIT K
     // tiles.
-    let want = resident_slots(partial).div_ceil(tiles).min(cm.k / (MIN_TILES_PER_SPLIT * kt)).min(by_cap);
+    let want = resident_slots(partial, cus).div_ceil(tiles).min(cm.k / (MIN_TILES_PER_SPLIT * kt)).min(by_cap);
     if want < 2 {
         return Err(format!(
             "K = {} gives fewer than 2 splits of at least {} (or the {} MiB workspace holds fewer than 2 slabs)",
@@ -217,12 +221,21 @@ pub fn choose_few_tiles(arch: Arch, p: &GemmProblem, plain: Option<&KernelPlan>)
 /// tiles are few and K is long ([`choose_few_tiles`]), else a split tail where the plain
 /// kernel's last round would be mostly idle ([`choose_tail`]); `Err` gives both reasons.
 pub fn choose(arch: Arch, p: &GemmProblem, plain: Option<&KernelPlan>) -> Result<SplitPlan, String> {
-    let few = match choose_few_tiles(arch, p, plain) {
+    choose_on(arch, arch.caps().compute_units, p, plain)
+}
+
+/// [`choose`] on a device of `arch` that reports `cus` compute units: a partition of the
+/// chip (an MI300X in CPX mode has 38 per partition) holds fewer workgroups at once, so its
+/// rounds, and whether a tail splits, differ from the whole chip's. The HIP backend passes
+/// the runtime's count.
+pub fn choose_on(arch: Arch, cus: u32, p: &GemmProblem, plain: Option<&KernelPlan>) -> Result<SplitPlan, String> {
+    let few = match few_tiles(arch, cus, p, plain) {
         Ok(s) => return Ok(s),
         Err(why) => why,
     };
     match plain {
-        Some(plain) => choose_tail(arch, p, plain).map_err(|tail| format!("{few}; no split tail: {tail}")),
+        Some(plain) => choose_tail_in(arch, p, plain, resident_slots(plain.entry, cus))
+            .map_err(|tail| format!("{few}; no split tail: {tail}")),
         None => Err(few),
     }
 }
@@ -248,7 +261,7 @@ fn twin(plain: &KernelEntry, p: &GemmProblem, cm: &ColumnMajor) -> Option<&'stat
 /// workgroups. Taken when the static estimate (head rounds + the tail's fraction of a
 /// round + the workspace traffic) beats the plain kernel's `R` rounds.
 pub fn choose_tail(arch: Arch, p: &GemmProblem, plain: &KernelPlan) -> Result<SplitPlan, String> {
-    choose_tail_in(arch, p, plain, resident_slots(plain.entry))
+    choose_tail_in(arch, p, plain, resident_slots(plain.entry, arch.caps().compute_units))
 }
 
 /// [`choose_tail`] on a GPU that runs `slots` workgroups of the kernel at once (the tests
@@ -652,6 +665,11 @@ mod tests {
         let s = choose_tail(arch, &rm, &crate::kernel_plan::plan_for(pt, &rm).unwrap()).unwrap();
         let l = s.launches(&rm, a, b, c, ws).unwrap();
         assert_eq!((arg(&l[1], "a"), arg(&l[1], "b")), (b, a + col));
+        // A partition of the chip (CPX mode: 38 CUs) runs 27 rounds whose last is 36/38
+        // full: no tail there.
+        let why = choose_on(arch, 38, &big, Some(&plain)).unwrap_err();
+        assert!(why.contains("more than half full"), "{why}");
+        assert_eq!(choose_on(arch, 304, &big, Some(&plain)).unwrap().col0, 7168);
         // One round, a full last round, no twin.
         let small = bf16(4096, 4096, 4096);
         let why = choose_tail(arch, &small, &crate::kernel_plan::plan_for(pp, &small).unwrap()).unwrap_err();

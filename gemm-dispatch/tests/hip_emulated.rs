@@ -208,6 +208,12 @@ fn discovery_reads_names_arch_units_and_memory_in_both_abis() {
         assert_eq!(b.workspace_budget(), 64 << 20);
         drop(b);
     }
+    // A partitioned chip reports its partition's CUs (an MI300X in CPX mode: 38), which the
+    // backend's split choice (`splitk::choose_on`) counts rounds on.
+    configure("devices=gfx942;cus=38");
+    let found = discover_with(hip(), &HipOptions::default());
+    assert_eq!(found.devices[0].info().compute_units, 38);
+    drop(found);
     configure("devices=");
     let found = discover_with(hip(), &HipOptions::default());
     assert!(found.devices.is_empty());

@@ -5,7 +5,9 @@
 //! `devices=gfx942,gfx950` (an empty list: no device), `memory=BYTES` per device,
 //! `version=INT` (`hipRuntimeGetVersion`; below 60000000 means the ROCm 5 ABI),
 //! `jitter_us=N`, `seed=N`, `mode=fair|random|longest-latency|reversed`, `checkers=on|off`,
-//! `collective_timeout_ms=N`, `launch_threads=N`.
+//! `collective_timeout_ms=N`, `launch_threads=N`, `cus=N` (the compute units every device
+//! reports, as a partitioned GPU does: an MI300X in CPX mode shows 38 per partition; default
+//! the whole chip's, 304 on gfx942 and 256 on gfx950).
 
 use gemm_emu::{Arch, Mode};
 
@@ -35,6 +37,9 @@ pub struct Config {
     pub collective_timeout_ms: u64,
     /// Host threads one emulated launch uses (0: all cores).
     pub launch_threads: usize,
+    /// The compute units each device reports (`hipDeviceAttributeMultiprocessorCount`,
+    /// `multiProcessorCount`); `None`: the whole chip's.
+    pub cus: Option<i32>,
 }
 
 impl Default for Config {
@@ -49,6 +54,7 @@ impl Default for Config {
             checkers: true,
             collective_timeout_ms: 10_000,
             launch_threads: 0,
+            cus: None,
         }
     }
 }
@@ -112,6 +118,11 @@ impl Config {
                 }
                 "collective_timeout_ms" => c.collective_timeout_ms = num()?,
                 "launch_threads" => c.launch_threads = num()? as usize,
+                "cus" => {
+                    c.cus = Some(
+                        num()?.try_into().ok().filter(|&n: &i32| n >= 1).ok_or_else(|| bad("from 1 to 2^31 - 1"))?,
+                    )
+                }
                 _ => return Err(ConfigError::UnknownKey(key.into())),
             }
         }
@@ -138,6 +149,10 @@ mod tests {
         assert_eq!((c.mode, c.checkers, c.collective_timeout_ms), (Mode::Random, false, 50));
         assert!(c.rocm5());
         assert!(Config::parse("devices=").unwrap().devices.is_empty());
+        assert_eq!(Config::parse("cus=38").unwrap().cus, Some(38));
+        for bad in ["cus=0", "cus=-1", "cus=4294967296"] {
+            assert!(matches!(Config::parse(bad), Err(ConfigError::BadValue { .. })), "{bad}");
+        }
         assert!(matches!(Config::parse("devices=gfx90a"), Err(ConfigError::BadValue { .. })));
         assert!(matches!(Config::parse("colour=red"), Err(ConfigError::UnknownKey(_))));
         assert!(matches!(Config::parse("memory"), Err(ConfigError::NotAPair(_))));

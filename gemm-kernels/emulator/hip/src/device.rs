@@ -30,23 +30,26 @@ struct Facts {
     gcn_arch: i32,
 }
 
-fn facts(arch: Arch) -> Facts {
-    match arch {
+/// The device facts of `arch`, with `cus` compute units where the machine's spec sets them
+/// (`Config::cus`).
+fn facts(arch: Arch, cus: Option<i32>) -> Facts {
+    let f = match arch {
         Arch::Gfx942 => {
             Facts { cus: 304, clock_khz: 2_100_000, memory_clock_khz: 1_300_000, lds: 65536, minor: 4, gcn_arch: 942 }
         }
         Arch::Gfx950 => {
             Facts { cus: 256, clock_khz: 2_400_000, memory_clock_khz: 2_000_000, lds: 163_840, minor: 5, gcn_arch: 950 }
         }
-    }
+    };
+    Facts { cus: cus.unwrap_or(f.cus), ..f }
 }
 
 /// `hipDeviceGetAttribute(attr)` for device `ordinal` of `arch`. Values are
 /// `hipDeviceAttribute_t` of `hip_runtime_api.h`; where ROCm 6 turned a ROCm 5 attribute into
 /// `hipDeviceAttributeUnusedN` (10003 `GcnArch`) or added one (10015, 10017, 10018) the
 /// answer follows the configured generation. Anything else is `hipErrorInvalidValue`.
-pub fn attribute(arch: Arch, ordinal: usize, attr: i32, rocm5: bool) -> Result<i32, HipError> {
-    let f = facts(arch);
+pub fn attribute(arch: Arch, ordinal: usize, attr: i32, rocm5: bool, cus: Option<i32>) -> Result<i32, HipError> {
+    let f = facts(arch, cus);
     Ok(match attr {
         5 => f.clock_khz,                   // ClockRate
         19 => 4 << 20,                      // L2CacheSize (per XCD)
@@ -99,8 +102,8 @@ fn put_str(buf: &mut [u8], at: usize, s: &str) {
 /// Fills a `hipDeviceProp_t` image of the R0000 (ROCm 5) or R0600 (ROCm 6) layout. R0000 gets
 /// its fields up to `gcnArchName` (offsets of the ROCm 5.2 header); R0600 gets `name`,
 /// `totalGlobalMem` and `gcnArchName`; every other byte is zero.
-pub fn properties(arch: Arch, ordinal: usize, total_mem: u64, r0600: bool) -> Vec<u8> {
-    let f = facts(arch);
+pub fn properties(arch: Arch, ordinal: usize, total_mem: u64, r0600: bool, cus: Option<i32>) -> Vec<u8> {
+    let f = facts(arch, cus);
     if r0600 {
         let mut b = vec![0u8; R0600_SIZE];
         put_str(&mut b, 0, name(arch));

@@ -174,7 +174,7 @@ pub unsafe extern "C" fn hipDeviceGetAttribute(value: *mut c_int, attr: c_int, o
     guard("hipDeviceGetAttribute", || {
         let m = machine();
         let dev = m.device(ordinal)?;
-        let v = device::attribute(dev.arch, dev.ordinal, attr, m.config.rocm5())?;
+        let v = device::attribute(dev.arch, dev.ordinal, attr, m.config.rocm5(), m.config.cus)?;
         // SAFETY: `value` is null or points at an int.
         unsafe { out(value, v) }
     })
@@ -213,7 +213,7 @@ fn properties(call: &str, props: *mut c_void, ordinal: c_int, r0600: Option<bool
             return Err(HipError::invalid("null properties pointer"));
         }
         let r0600 = r0600.unwrap_or(!m.config.rocm5());
-        let bytes = device::properties(dev.arch, dev.ordinal, dev.capacity, r0600);
+        let bytes = device::properties(dev.arch, dev.ordinal, dev.capacity, r0600, m.config.cus);
         // SAFETY: the caller passes a `hipDeviceProp_t` of the layout this call fills
         // (R0000: 792 bytes, R0600: 1472 bytes), and `bytes` is exactly that size.
         unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), props.cast::<u8>(), bytes.len()) };
