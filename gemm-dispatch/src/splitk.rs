@@ -76,15 +76,10 @@ pub struct Launch {
     pub args: Vec<u8>,
 }
 
-/// Static seconds of `grid` workgroups of `e`, each computing a `2*MT*NT*k` tile: rounds of one
-/// workgroup per CU at the CU's share of the peak over the kernel's MFMA issue share.
-fn compute_seconds(e: &KernelEntry, workgroups: u64, k: u32) -> f64 {
-    compute_seconds_in(e, workgroups, k, e.arch.caps().compute_units)
-}
-
-/// [`compute_seconds`] with `slots` workgroups at once: rounds of `slots`, each as long as
-/// `slots / CUs` tiles take one CU.
-fn compute_seconds_in(e: &KernelEntry, workgroups: u64, k: u32, slots: u32) -> f64 {
+/// Static seconds of `workgroups` workgroups of `e`, each computing a `2*MT*NT*k` tile, with
+/// `slots` of them at once: rounds of `slots`, each as long as `slots / CUs` tiles take one
+/// CU at the CU's share of the peak over the kernel's MFMA issue share.
+fn compute_seconds(e: &KernelEntry, workgroups: u64, k: u32, slots: u32) -> f64 {
     let cus = f64::from(e.arch.caps().compute_units.max(1));
     let slots = slots.max(1);
     let rounds = workgroups.div_ceil(u64::from(slots)) as f64;
@@ -94,15 +89,18 @@ fn compute_seconds_in(e: &KernelEntry, workgroups: u64, k: u32, slots: u32) -> f
     rounds * per_round * 2.0 * f64::from(e.tile.0) * f64::from(e.tile.1) * f64::from(k.max(1)) / per_cu / share
 }
 
-/// The static estimate of a plain plan (the compute part of `kernel_choice::StaticEstimate`).
-pub fn estimate_plain(plan: &KernelPlan) -> f64 {
-    compute_seconds(plan.entry, workgroups(plan.grid), plan.problem.k)
-}
-
 /// Workgroups of `e` that `cus` compute units hold at once: every CU's resident slots (the
 /// manifest's occupancy is waves per SIMD; 4 SIMDs per CU).
 fn resident_slots(e: &KernelEntry, cus: u32) -> u32 {
     cus.max(1) * (e.occupancy * 4 / e.waves.max(1)).max(1)
+}
+
+/// `Ok` where the split's static estimate beats the plain kernel's, else why not.
+fn split_beats(plain: f64, split: f64, what: &str) -> Result<(), String> {
+    if plain <= split {
+        return Err(format!("the plain kernel predicts {:.1} us, {what} {:.1} us", plain * 1e6, split * 1e6));
+    }
+    Ok(())
 }
 
 /// Workgroups of a grid.
@@ -190,17 +188,11 @@ fn few_tiles(arch: Arch, cus: u32, p: &GemmProblem, plain: Option<&KernelPlan>) 
     }
     let kchunk = cm.k.div_ceil(want).next_multiple_of(kt);
     let splits = cm.k.div_ceil(kchunk);
-    let part = compute_seconds(partial, u64::from(tiles) * u64::from(splits), kchunk);
-    let estimate_split = part + traffic_seconds(arch, p, cm.m, cm.n, splits, wstride);
-    let estimate_plain = plain.map(estimate_plain);
+    let estimate_split = compute_seconds(partial, u64::from(tiles) * u64::from(splits), kchunk, cus)
+        + traffic_seconds(arch, p, cm.m, cm.n, splits, wstride);
+    let estimate_plain = plain.map(|pl| compute_seconds(pl.entry, workgroups(pl.grid), pl.problem.k, cus));
     if let Some(t) = estimate_plain {
-        if t <= estimate_split {
-            return Err(format!(
-                "the plain kernel predicts {:.1} us, split-K ({splits} splits) {:.1} us",
-                t * 1e6,
-                estimate_split * 1e6
-            ));
-        }
+        split_beats(t, estimate_split, &format!("split-K ({splits} splits)"))?;
     }
     Ok(SplitPlan {
         partial,
@@ -313,17 +305,11 @@ pub fn choose_tail_in(arch: Arch, p: &GemmProblem, plain: &KernelPlan, slots: u3
     let mut head = *plain;
     head.problem.n = col0;
     head.grid = e.launch(cm.m, col0).0;
-    let estimate_split = compute_seconds_in(e, workgroups(head.grid), cm.k, slots)
-        + compute_seconds_in(partial, u64::from(tail_tiles) * u64::from(splits), kchunk, slots)
+    let estimate_split = compute_seconds(e, workgroups(head.grid), cm.k, slots)
+        + compute_seconds(partial, u64::from(tail_tiles) * u64::from(splits), kchunk, slots)
         + traffic_seconds(arch, p, cm.m, tail.n, splits, wstride);
-    let plain_t = compute_seconds_in(e, workgroups(plain.grid), cm.k, slots);
-    if plain_t <= estimate_split {
-        return Err(format!(
-            "the plain kernel predicts {:.1} us, the split tail {:.1} us",
-            plain_t * 1e6,
-            estimate_split * 1e6
-        ));
-    }
+    let plain_t = compute_seconds(e, workgroups(plain.grid), cm.k, slots);
+    split_beats(plain_t, estimate_split, "the split tail")?;
     Ok(SplitPlan {
         partial,
         reduce,

@@ -272,21 +272,7 @@ pub fn families() -> Vec<Family> {
                 )
             });
         }
-        if arch == Arch::Gfx942 {
-            // Both MFMA shapes: the characterisation table picks per problem (gemm compare
-            // --schedules, nn 8192^3: 612.2 TFLOP/s with 16x16x16, 623.0 with 32x32x8).
-            for (name, mfma, why) in [
-                ("pingpong", MfmaShape::native_16(arch), PINGPONG_WHY_16),
-                (PINGPONG_32, MfmaShape::native_32(arch), PINGPONG_WHY_32),
-            ] {
-                out.push(Family {
-                    transposes: PINGPONG_T,
-                    grid: LARGE_GRID,
-                    schedule: Schedule::PingPong { clusters: 2 },
-                    ..Family::new(name, arch, (256, 256, 32), (2, 4), mfma, why)
-                });
-            }
-        }
+        out.extend(pingpong_families(arch));
         if arch == Arch::Gfx950 {
             out.push(Family {
                 // Every transpose: no staging VGPRs (174-192 VGPRs + 256 AGPRs).
@@ -404,6 +390,30 @@ pub const SPLITK_PINGPONG: &str = "splitk_pingpong";
 /// The split-K reduction kernels (`ir::SplitK::Reduce`), one per arch and C type.
 pub const SPLITK_REDUCE: &str = "splitk_reduce";
 
+/// The gfx942 ping-pong families (none on gfx950): the `large` tile with the 8-wave
+/// ping-pong, with 16x16x16 and with 32x32x8 MFMAs. Both are built and the
+/// characterisation table picks per problem (gemm compare --schedules, nn 8192^3: 612.2
+/// TFLOP/s with 16x16x16, 623.0 with 32x32x8); [`split_families`] builds their twins.
+fn pingpong_families(arch: Arch) -> Vec<Family> {
+    if arch != Arch::Gfx942 {
+        return vec![];
+    }
+    [
+        ("pingpong", MfmaShape::native_16(arch), PINGPONG_WHY_16),
+        (PINGPONG_32, MfmaShape::native_32(arch), PINGPONG_WHY_32),
+    ]
+    .into_iter()
+    .map(|(name, mfma, why)| Family {
+        transposes: PINGPONG_T,
+        grid: LARGE_GRID,
+        schedule: Schedule::PingPong { clusters: 2 },
+        ..Family::new(name, arch, (256, 256, 32), (2, 4), mfma, why)
+    })
+    .collect()
+}
+
+const SPLITK_PINGPONG_WHY: &str = "the ping-pong tiles' partial sums for the split tail of a grid (8192^2 outputs: 1024 tiles are 3.37 rounds of 304 CUs; the last 128 tiles run split in two over K): 8192^3 bf16 -> f32 predicts 700.8 TFLOP/s with 32x32x8 (1.39x Triton's best, 505.7; the plain kernel 623.0, 1.23x) and 687.0 with 16x16x16 (plain 612.2) (gemm compare --schedules)";
+
 /// The split-K families, per arch: the partial kernels of a tile shape (bf16/f16 inputs,
 /// every transpose and alignment, f32 partials) and the reductions (C f32, bf16, f16).
 /// Split-K serves problems whose `m x n` tiles are too few to fill the GPU's CUs and whose
@@ -423,28 +433,16 @@ pub fn split_families() -> Vec<Family> {
                 "split-K partial sums (small M*N, long K): the small tile over K ranges of the grid's z dimension, f32 partials into a workspace",
             )
         });
-        if arch == Arch::Gfx942 {
-            // The ping-pong families' tiles and schedule (both MFMA shapes), as partial sums:
-            // the dispatcher splits the K of the last columns of tiles when whole rounds of
-            // the plain kernel would leave most CUs idle in the last one (`gemm-dispatch`
-            // `splitk.rs`, `choose_tail`).
-            for mfma in [MfmaShape::native_16(arch), MfmaShape::native_32(arch)] {
-                out.push(Family {
-                    transposes: PINGPONG_T,
-                    grid: LARGE_GRID,
-                    schedule: Schedule::PingPong { clusters: 2 },
-                    split: SplitK::Partial,
-                    ..Family::new(
-                        SPLITK_PINGPONG,
-                        arch,
-                        (256, 256, 32),
-                        (2, 4),
-                        mfma,
-                        "the ping-pong tiles' partial sums for the split tail of a grid (8192^2 outputs: 1024 tiles are 3.37 rounds of 304 CUs; the last 128 tiles run split in two over K): 8192^3 bf16 -> f32 predicts 700.8 TFLOP/s with 32x32x8 (1.39x Triton's best, 505.7; the plain kernel 623.0, 1.23x) and 687.0 with 16x16x16 (plain 612.2) (gemm compare --schedules)",
-                    )
-                });
-            }
-        }
+        // The ping-pong families as partial sums, each the twin of its plain family: the
+        // dispatcher splits the K of the last columns of tiles when whole rounds of the plain
+        // kernel would leave most CUs idle in the last one (`gemm-dispatch` `splitk.rs`,
+        // `choose_tail`, which finds a twin by tile, schedule, order and copies).
+        out.extend(pingpong_families(arch).into_iter().map(|f| Family {
+            name: SPLITK_PINGPONG,
+            split: SplitK::Partial,
+            why: SPLITK_PINGPONG_WHY,
+            ..f
+        }));
         out.push(Family {
             stages: 1,
             transposes: &[(false, false)],
