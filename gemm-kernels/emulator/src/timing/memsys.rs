@@ -114,6 +114,10 @@ pub struct MemSystem {
     l1_lines: usize,
     /// Line -> last use stamp (LRU).
     l1: HashMap<u64, u64>,
+    /// Line -> clock its fill reaches the L1 (set by the miss that fetched it). A later
+    /// request for a line still in flight is a "hit-on-miss" (ROCm Compute Profiler,
+    /// vL1D hit-rate footnote): counted as a hit, but its data cannot leave before the fill.
+    filled_at: HashMap<u64, f64>,
     stamp: u64,
     l1_return: Server,
     l2: Server,
@@ -162,6 +166,7 @@ impl MemSystem {
             line: u64::from(p.line_bytes),
             l1_lines: (p.l1_bytes / p.line_bytes) as usize,
             l1: HashMap::new(),
+            filled_at: HashMap::new(),
             stamp: 0,
             l1_return: Server::new(p.l1_bytes_per_clk),
             l2: Server::new(p.l2_bytes_per_clk_per_xcd / xcd),
@@ -200,6 +205,7 @@ impl MemSystem {
         if self.l1.len() > self.l1_lines {
             if let Some((&old, _)) = self.l1.iter().min_by_key(|(_, &s)| s) {
                 self.l1.remove(&old);
+                self.filled_at.remove(&old);
             }
         }
         hit
@@ -282,9 +288,10 @@ impl MemSystem {
             let lb = self.line as f64;
             let at = if self.l1_lookup(l) {
                 self.traffic.l1_hit_bytes += lb;
-                t0 + self.lat_l1 as f64
+                let fill = self.filled_at.get(&l).copied().unwrap_or(0.0);
+                (t0 + self.lat_l1 as f64).max(fill)
             } else {
-                match self.level_below_l1(l) {
+                let fill = match self.level_below_l1(l) {
                     Level::L2 | Level::L1 => {
                         self.traffic.l2_bytes += lb;
                         self.l2.serve(t0, lb) + self.lat_l2 as f64
@@ -303,7 +310,9 @@ impl MemSystem {
                         self.l2.serve(t0, lb);
                         f.max(m) + self.lat_hbm as f64
                     }
-                }
+                };
+                self.filled_at.insert(l, fill);
+                fill
             };
             done = done.max(at);
         }
@@ -318,6 +327,7 @@ impl MemSystem {
         let t0 = self.front_end(t, r, false);
         for &l in &r.lines {
             self.l1.remove(&l);
+            self.filled_at.remove(&l);
         }
         let bytes = r.bytes as f64;
         self.traffic.store_bytes += bytes;
@@ -401,6 +411,26 @@ mod tests {
         }
         assert!(!m.can_issue(13));
         assert!(m.can_issue(100_000));
+    }
+
+    #[test]
+    fn a_hit_on_a_line_still_in_flight_waits_for_its_fill() {
+        // From HBM: 426 clocks (353 ns at 1207 MHz). One lane: its lookup (one clock)
+        // binds, the line leaves at 1, passes the fabric (1024 B/clk: 1/8 clock) and
+        // arrives at 427.125; 4 bytes returned: 427.16 -> 428.
+        let mut m = MemSystem::new(&Params::for_arch(Arch::Gfx942), 1207.0, HitRates::default(), 1.0, 1.0);
+        let r = m.request(1, std::iter::once((0, 4)));
+        assert_eq!(m.load(0, &r), 428);
+        // Another wave asks for the same line at clock 10: the tag RAM finds it (a hit, no
+        // new traffic) but its data is the fill's, at 427.125, not 11 + the L1 latency
+        // (80 clocks, 66 ns) = 91: 428 again.
+        let r2 = m.request(1, std::iter::once((64, 4)));
+        assert_eq!(m.load(10, &r2), 428);
+        assert_eq!(m.traffic.l1_hit_bytes, 128.0);
+        assert_eq!(m.traffic.hbm_bytes, 128.0);
+        // Once the fill is in, a hit costs the L1 latency: looked up at 1001, back at 1081.03
+        // -> 1082.
+        assert_eq!(m.load(1000, &r2), 1082);
     }
 
     #[test]
