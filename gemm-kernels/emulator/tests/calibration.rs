@@ -186,8 +186,8 @@ fn calibration_blog_naive_matches_reference() {
 }
 
 #[test]
-fn calibration_blog_lds_tiled_matches_reference() {
-    check_kernel("blog_lds_tiled");
+fn calibration_lds_tiled_per_wave_matches_reference() {
+    check_kernel("lds_tiled_per_wave");
 }
 
 #[test]

@@ -68,7 +68,7 @@ gluon() { # gluon NAME (file gluon/NAME.py, kernel NAME)
 
 # AMD ROCm blog "FP8 GEMM Optimization on AMD CDNA4" (MI355X).
 hip blog_naive blog_naive.hip
-hip blog_lds_tiled blog_lds_tiled.hip -DTILE=16
+hip lds_tiled_per_wave lds_tiled_per_wave.hip
 # Built with ROCm 7.1.0's LLVM: clang-22 spills it (README, "Known differences").
 needs_python=(blog_pingpong_256x256x512 blog_pingpong_4096x4096x4096 blog_pingpong_8192x8192x8192)
 if [[ $clang_only == 0 ]]; then
