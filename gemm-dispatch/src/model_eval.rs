@@ -86,8 +86,7 @@ pub struct CompareArgs {
     /// simulated CU, `gemm model --trace`'s format) at the largest size into this folder.
     #[arg(long)]
     pub trace_dir: Option<PathBuf>,
-    /// With `--schedules`: predictions run side by side on this many threads (default: every
-    /// hardware thread).
+    /// Predictions run side by side on this many threads (default: every hardware thread).
     #[arg(long)]
     pub jobs: Option<usize>,
 }
@@ -356,24 +355,26 @@ pub fn compare(args: &CompareArgs) -> Result<(), String> {
         .collect();
     let archs = Arch::ALL;
     let opts = ModelOptions::default();
-    let cells: Vec<Vec<Option<Cell>>> = rows
-        .iter()
-        .map(|r| {
-            archs
-                .iter()
-                .flat_map(|&a| args.sizes.iter().map(move |&n| (a, n)))
-                .map(|(a, n)| {
-                    let c = predict_cell(r, a, n, &opts);
-                    if let Some(c) = &c {
-                        let what =
-                            c.prediction.as_ref().map_or_else(|e| e.clone(), |p| format!("{:.1} TFLOP/s", p.tflops));
-                        eprintln!("  {} {} {n}: {what} ({:.1}s)", r.label, a.name(), c.wall.as_secs_f64());
-                    }
-                    c
-                })
-                .collect()
-        })
+    // Every (row, arch, size) cell is an independent prediction: they run side by side on
+    // `--jobs` threads and are put back in row order, so the table is the same for any count.
+    let per_row = archs.len() * args.sizes.len();
+    let items: Vec<(usize, Arch, usize)> = (0..rows.len())
+        .flat_map(|i| archs.iter().flat_map(move |&a| args.sizes.iter().map(move |&n| (i, a, n))))
         .collect();
+    let jobs = args.jobs.unwrap_or_else(crate::jobs::default_jobs);
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let flat: Vec<Option<Cell>> = crate::jobs::map_jobs(&items, jobs, |&(i, a, n)| {
+        let r = &rows[i];
+        let c = predict_cell(r, a, n, &opts);
+        if let Some(c) = &c {
+            let what = c.prediction.as_ref().map_or_else(|e| e.clone(), |p| format!("{:.1} TFLOP/s", p.tflops));
+            let k = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+            eprintln!("  [{k}/{}] {} {} {n}: {what} ({:.1}s)", items.len(), r.label, a.name(), c.wall.as_secs_f64());
+        }
+        c
+    });
+    let mut flat = flat.into_iter();
+    let cells: Vec<Vec<Option<Cell>>> = rows.iter().map(|_| flat.by_ref().take(per_row).collect()).collect();
     print!("{}", compare_report(&rows, &cells, &archs, &args.sizes));
     println!("wall time: {:.1} s", t0.elapsed().as_secs_f64());
     Ok(())

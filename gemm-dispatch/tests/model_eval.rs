@@ -71,8 +71,23 @@ fn compare_rows_are_complete() {
 /// each a figure, `refused` (with its reason listed) or `n/a`.
 #[test]
 fn compare_prints_a_cell_per_row_and_arch() {
-    let (ok, out, err) = gemm(&["compare", "--sizes", "256", "--only", "f16->f16"]);
+    let (ok, out, err) = gemm(&["compare", "--sizes", "256", "--only", "f16->f16", "--jobs", "2"]);
     assert!(ok, "{out}\n{err}");
+    // The cells run side by side; the table does not depend on how many threads ran them.
+    let (ok1, out1, err1) = gemm(&["compare", "--sizes", "256", "--only", "f16->f16", "--jobs", "1"]);
+    assert!(ok1, "{out1}\n{err1}");
+    // Everything but the wall times (the run's, and each cell's trailing "(0.1s)").
+    let table = |o: &str| {
+        o.lines()
+            .filter(|l| !l.starts_with("wall time:"))
+            .map(|l| match l.rfind(" (") {
+                Some(i) if l.ends_with("s)") => &l[..i],
+                _ => l,
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(table(&out), table(&out1));
     let head = out.lines().find(|l| l.starts_with("kernel family")).expect("header");
     assert!(head.contains("gfx942 256") && head.contains("gfx950 256"), "{head}");
     let rows: Vec<&str> = out.lines().filter(|l| l.starts_with("ours ") || l.starts_with("triton ")).collect();
