@@ -112,12 +112,10 @@ pub struct MemSystem {
     lat_hbm: u64,
     line: u64,
     l1_lines: usize,
-    /// Line -> last use stamp (LRU).
-    l1: HashMap<u64, u64>,
-    /// Line -> clock its fill reaches the L1 (set by the miss that fetched it). A later
-    /// request for a line still in flight is a "hit-on-miss" (ROCm Compute Profiler,
-    /// vL1D hit-rate footnote): counted as a hit, but its data cannot leave before the fill.
-    filled_at: HashMap<u64, f64>,
+    /// Line -> (last use stamp for LRU, clock its fill reaches the L1). A request for a
+    /// line whose fill is still in flight is a "hit-on-miss" (ROCm Compute Profiler, vL1D
+    /// hit-rate footnote): counted as a hit, but its data cannot leave before the fill.
+    l1: HashMap<u64, (u64, f64)>,
     stamp: u64,
     l1_return: Server,
     l2: Server,
@@ -166,7 +164,6 @@ impl MemSystem {
             line: u64::from(p.line_bytes),
             l1_lines: (p.l1_bytes / p.line_bytes) as usize,
             l1: HashMap::new(),
-            filled_at: HashMap::new(),
             stamp: 0,
             l1_return: Server::new(p.l1_bytes_per_clk),
             l2: Server::new(p.l2_bytes_per_clk_per_xcd / xcd),
@@ -198,17 +195,22 @@ impl MemSystem {
         }
     }
 
-    fn l1_lookup(&mut self, line: u64) -> bool {
+    /// Looks `line` up and marks it most recently used: on a hit, the clock its fill
+    /// reached (or will reach) the L1; on a miss `None`, and the line is allocated (its fill
+    /// clock set by [`MemSystem::load`]), evicting the least recently used line when full.
+    fn l1_lookup(&mut self, line: u64) -> Option<f64> {
         self.stamp += 1;
-        let hit = self.l1.contains_key(&line);
-        self.l1.insert(line, self.stamp);
+        if let Some(e) = self.l1.get_mut(&line) {
+            e.0 = self.stamp;
+            return Some(e.1);
+        }
+        self.l1.insert(line, (self.stamp, 0.0));
         if self.l1.len() > self.l1_lines {
-            if let Some((&old, _)) = self.l1.iter().min_by_key(|(_, &s)| s) {
+            if let Some((&old, _)) = self.l1.iter().min_by_key(|(_, &(s, _))| s) {
                 self.l1.remove(&old);
-                self.filled_at.remove(&old);
             }
         }
-        hit
+        None
     }
 
     /// What the L1 front end makes of one instruction's accesses (`(address, bytes)` of
@@ -286,9 +288,8 @@ impl MemSystem {
         let mut done = t0;
         for &l in &r.lines {
             let lb = self.line as f64;
-            let at = if self.l1_lookup(l) {
+            let at = if let Some(fill) = self.l1_lookup(l) {
                 self.traffic.l1_hit_bytes += lb;
-                let fill = self.filled_at.get(&l).copied().unwrap_or(0.0);
                 (t0 + self.lat_l1 as f64).max(fill)
             } else {
                 let fill = match self.level_below_l1(l) {
@@ -311,7 +312,9 @@ impl MemSystem {
                         f.max(m) + self.lat_hbm as f64
                     }
                 };
-                self.filled_at.insert(l, fill);
+                if let Some(e) = self.l1.get_mut(&l) {
+                    e.1 = fill;
+                }
                 fill
             };
             done = done.max(at);
@@ -327,7 +330,6 @@ impl MemSystem {
         let t0 = self.front_end(t, r, false);
         for &l in &r.lines {
             self.l1.remove(&l);
-            self.filled_at.remove(&l);
         }
         let bytes = r.bytes as f64;
         self.traffic.store_bytes += bytes;
