@@ -10,9 +10,9 @@
 
 use gemm_core::{DType, Element, GemmProblem, Layout, Operand, StridedBatch, Transpose};
 use gemm_core::{Fp8E4M3, Fp8E4M3Fnuz, Fp8E5M2, Fp8E5M2Fnuz};
-use gemm_dispatch::backend::{typed, typed_mut};
-use gemm_dispatch::hip::DeviceSpan;
-use gemm_dispatch::parallel::TpRoute;
+use gemm_dispatch::api::parallel::TpRoute;
+use gemm_dispatch::backends::hip::DeviceSpan;
+use gemm_dispatch::backends::{typed, typed_mut};
 use gemm_dispatch::{bf16, f16, Activation, BiasAxis, Context, Epilogue, Error, Gpu, GpuStream, Reduce, TpPlan};
 use gemm_dispatch::{Fp8Scales, ScaleError};
 use std::cell::RefCell;
@@ -1201,7 +1201,7 @@ pub unsafe extern "C" fn gemm_last_kernel(buf: *mut c_char, len: usize) -> gemm_
         }
         // SAFETY: non-null with `len` writable bytes (caller's contract).
         let dst = unsafe { std::slice::from_raw_parts_mut(buf, len) };
-        copy_str(dst, gemm_dispatch::hip::last_kernel().unwrap_or(""));
+        copy_str(dst, gemm_dispatch::backends::hip::last_kernel().unwrap_or(""));
         Ok(())
     })
 }

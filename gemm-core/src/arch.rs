@@ -47,6 +47,9 @@ pub struct ArchCaps {
     /// The product the peak figures describe.
     pub product: &'static str,
     pub compute_units: u32,
+    /// Accelerator complex dies (XCDs) the compute units are spread over, each with its own L2
+    /// (ARCH.md "XCDs x CUs": 8 on both); workgroups are dealt to them round-robin.
+    pub xcds: u32,
     /// Bytes of LDS one workgroup may allocate.
     pub lds_bytes: u32,
     pub lds_banks: u32,
@@ -102,6 +105,7 @@ const GFX942: ArchCaps = ArchCaps {
     name: "gfx942",
     product: "MI300X",
     compute_units: 304,
+    xcds: 8,
     lds_bytes: 65536,
     lds_banks: 32,
     peak_clock_mhz: 2100,
@@ -121,6 +125,7 @@ const GFX950: ArchCaps = ArchCaps {
     name: "gfx950",
     product: "MI355X",
     compute_units: 256,
+    xcds: 8,
     lds_bytes: 163840,
     lds_banks: 64,
     peak_clock_mhz: 2400,

@@ -10,7 +10,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use gemm_core::{bf16, DType, GemmProblem, StridedBatch};
-use gemm_dispatch::hip::{discover_with, launch_for, HipOptions};
+use gemm_dispatch::backends::hip::{discover_with, launch_for, HipOptions};
 use gemm_dispatch::Context;
 use gemm_rocm::hip::{pack_launch_extra, Hip};
 use std::ffi::{c_char, c_int, CString};

@@ -10,8 +10,8 @@
 
 use gemm_core::reference::{self, random_values};
 use gemm_core::{bf16, f16, DType, Element, GemmProblem, Layout};
-use gemm_dispatch::emu::EmuBackend;
-use gemm_dispatch::kernel_plan::plan_for;
+use gemm_dispatch::backends::emu::EmuBackend;
+use gemm_dispatch::plan::kernel_plan::plan_for;
 use gemm_emu::{Mode, Schedule};
 use gemm_kernels::KernelEntry;
 use std::process::ExitCode;

@@ -9,7 +9,7 @@
 //!
 //! The second line reruns that call alone (`gemm run` with the same problem, device and memory
 //! placement, on fresh seeded data); `gemm bench --from LOG` reruns every one of them
-//! ([`crate::replay`]). `host_us` is the time the call spent on the host: for device-memory
+//! (`gemm bench --from` in the lab crate). `host_us` is the time the call spent on the host: for device-memory
 //! calls, which only queue kernels, that is validation and launch, not the kernel's run time.
 //! Grouped calls log one record per group (`api=...[i/n]`), each rerunnable alone. A problem
 //! whose A and B dtypes differ has no `gemm run` form yet (`gemm run` takes one input dtype):

@@ -40,7 +40,7 @@ pub enum Error {
     /// fp8 scales that do not fit the problem (not fp8, a scale vector of the wrong length or
     /// alignment); nothing was touched.
     #[error(transparent)]
-    Scale(crate::scales::ScaleError),
+    Scale(crate::ops::scales::ScaleError),
     /// The work was not run because the batch was cancelled or its context shut down.
     #[error("not run: {0}")]
     NotRun(String),
@@ -55,3 +55,9 @@ impl Error {
 
 /// Result with the runtime [`Error`].
 pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+impl From<crate::ops::scales::ScaleError> for Error {
+    fn from(e: crate::ops::scales::ScaleError) -> Self {
+        Error::Scale(e)
+    }
+}

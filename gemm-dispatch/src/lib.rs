@@ -1,10 +1,28 @@
-//! `gemm-dispatch`: the runtime of the AMD GEMM library.
+//! `gemm-dispatch`: the runtime of the AMD GEMM library, what a Rust program, the C ABI and an
+//! inference pipeline link.
 //!
-//! A [`Context`] owns devices (the host CPU, HIP GPUs, emulated GPUs), runs single GEMMs on the best device, and spreads strided and grouped batches over all
-//! of them with one result per item. [`ndarray_ext`] adds `a.gemm(&b)` to ndarray matrices.
-//! [`device`] runs GEMMs on device memory of a context's GPUs, queued on the caller's stream;
-//! [`kernel_choice`] explains which kernel runs; [`call_log`] (`GEMM_LOG=1`) records every call
-//! with a `gemm run` line that [`replay`] (`gemm bench --from`) reruns.
+//! A [`Context`] owns devices (the host CPU, HIP GPUs, and with the `emu` feature emulated
+//! GPUs), runs single GEMMs on the best device, and spreads strided and grouped batches over
+//! all of them with one result per item. [`api::ndarray_ext`] adds `a.gemm(&b)` to ndarray
+//! matrices; [`api::device`] runs GEMMs on device memory of a context's GPUs, queued on the
+//! caller's stream; [`plan::choice`] explains which kernel runs; [`call_log`] (`GEMM_LOG=1`)
+//! records every call as a `gemm run` line that the lab's `gemm bench --from` reruns.
+//!
+//! The runtime holds no compiler, no timing model and no command-line parser: kernels come
+//! compiled from `gemm-kernels`, their predicted times from the characterisation table the lab
+//! (`gemm-kernels/lab`, the `gemm` binary) writes and this crate embeds.
+//!
+//! # Layers
+//!
+//! Modules import downward only (`tests/layers.rs` fails on an import running back up):
+//!
+//! | layer | owns |
+//! |---|---|
+//! | [`api`] | what callers hold: [`Context`], [`Gpu`] and device memory, tensor parallelism, async batches, ndarray |
+//! | [`batch`] | streaming a batch over devices: one worker per device, retries, nothing lost |
+//! | [`backends`] | devices that execute plans: host, HIP (dlopen), emulated (`emu` feature), collectives |
+//! | [`plan`] | a call becomes one plan: kernel choice by the cost table, split-K, grouped and fused launches, argument bytes |
+//! | [`ops`], [`error`], [`call_log`] | the vocabulary: epilogue and fp8-scale options, errors, the call log |
 //!
 //! ```
 //! use gemm_dispatch::{Context, GemmProblem};
@@ -15,41 +33,22 @@
 //! assert_eq!(c, [19.0, 22.0, 43.0, 50.0]);
 //! ```
 
-pub mod backend;
+pub mod api;
+pub mod backends;
+pub mod batch;
 pub mod call_log;
-pub mod collective;
-pub mod context;
-pub mod device;
-pub mod emu;
-pub mod epilogue;
 pub mod error;
-pub mod grouped;
-pub mod hip;
-pub mod host;
-pub mod jobs;
-pub mod kernel_choice;
-pub mod kernel_plan;
-pub mod kernel_table;
-pub mod model;
-pub mod model_eval;
-pub mod ndarray_ext;
-pub mod parallel;
-pub mod replay;
-pub mod scales;
-pub mod schedule;
-pub mod schedule_eval;
-pub mod splitk;
-pub mod submit;
-pub mod sweep;
+pub mod ops;
+pub mod plan;
 
-pub use backend::{Backend, DeviceInfo, DeviceKind};
-pub use context::{BatchReport, Context, DeviceUsage, GroupedItem, DEVICES_ENV};
-pub use device::{DeviceGroup, DeviceSlice, DeviceSliceMut, DeviceVec, Gpu, GpuEvent, GpuStream, GroupedError};
-pub use epilogue::{Activation, BiasAxis, Epilogue};
+pub use api::context::{BatchReport, Context, DeviceUsage, GroupedItem, DEVICES_ENV};
+pub use api::device::{DeviceGroup, DeviceSlice, DeviceSliceMut, DeviceVec, Gpu, GpuEvent, GpuStream, GroupedError};
+pub use api::ndarray_ext::{gemm_into, Gemm};
+pub use api::parallel::{Reduce, TpPlan};
+pub use api::submit::{BatchHandle, OwnedItem};
+pub use backends::{Backend, DeviceInfo, DeviceKind};
+pub use batch::schedule::{JobOutcome, JobTrace, Observer};
 pub use error::{Error, Result};
 pub use gemm_core::{self as core, bf16, f16, DType, Element, GemmProblem, Layout, StridedBatch, Transpose};
-pub use ndarray_ext::{gemm_into, Gemm};
-pub use parallel::{Reduce, TpPlan};
-pub use scales::{Fp8Scales, ScaleAxis, ScaleError};
-pub use schedule::{JobOutcome, JobTrace, Observer};
-pub use submit::{BatchHandle, OwnedItem};
+pub use ops::epilogue::{Activation, BiasAxis, Epilogue};
+pub use ops::scales::{Fp8Scales, ScaleAxis, ScaleError};

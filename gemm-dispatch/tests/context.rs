@@ -248,7 +248,7 @@ struct Flaky {
     calls: AtomicUsize,
     fail_every: usize,
     panic: bool,
-    inner: gemm_dispatch::host::HostBackend,
+    inner: gemm_dispatch::backends::host::HostBackend,
 }
 
 impl Flaky {
@@ -258,7 +258,7 @@ impl Flaky {
             calls: AtomicUsize::new(0),
             fail_every,
             panic,
-            inner: gemm_dispatch::host::HostBackend::new(9, 1),
+            inner: gemm_dispatch::backends::host::HostBackend::new(9, 1),
         })
     }
 }
@@ -316,7 +316,7 @@ fn batch_data(count: usize) -> (StridedBatch, Vec<f32>, Vec<f32>, Vec<f32>) {
 /// test does not depend on which worker thread the OS runs first.
 struct AfterFirstCallOf {
     other: Arc<Flaky>,
-    inner: gemm_dispatch::host::HostBackend,
+    inner: gemm_dispatch::backends::host::HostBackend,
 }
 
 impl Backend for AfterFirstCallOf {
@@ -335,8 +335,10 @@ impl Backend for AfterFirstCallOf {
 #[test]
 fn a_failing_device_loses_no_item() {
     let flaky = Flaky::new("flaky", 2, false);
-    let host: Arc<dyn Backend> =
-        Arc::new(AfterFirstCallOf { other: flaky.clone(), inner: gemm_dispatch::host::HostBackend::new(0, 1) });
+    let host: Arc<dyn Backend> = Arc::new(AfterFirstCallOf {
+        other: flaky.clone(),
+        inner: gemm_dispatch::backends::host::HostBackend::new(0, 1),
+    });
     let ctx = Context::from_backends(vec![flaky.clone(), host]).unwrap();
     let (batch, a, b, c0) = batch_data(40);
     let mut c = c0.clone();
@@ -491,8 +493,10 @@ fn grouped_traces_leave_out_invalid_items_and_observers_hear_each_item_once() {
 #[test]
 fn retried_items_are_traced_on_the_device_that_finished_them() {
     let flaky = Flaky::new("flaky", 2, false);
-    let host: Arc<dyn Backend> =
-        Arc::new(AfterFirstCallOf { other: flaky.clone(), inner: gemm_dispatch::host::HostBackend::new(0, 1) });
+    let host: Arc<dyn Backend> = Arc::new(AfterFirstCallOf {
+        other: flaky.clone(),
+        inner: gemm_dispatch::backends::host::HostBackend::new(0, 1),
+    });
     let ctx = Context::from_backends(vec![flaky.clone(), host]).unwrap();
     let (batch, a, b, c0) = batch_data(40);
     let mut c = c0.clone();

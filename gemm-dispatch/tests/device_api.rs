@@ -1,4 +1,4 @@
-//! The device-memory API (`gemm_dispatch::device`) on two emulated GPUs (gfx942 and gfx950,
+//! The device-memory API (`gemm_dispatch::api::device`) on two emulated GPUs (gfx942 and gfx950,
 //! `libgemm_emu_hip.so`): GEMM, strided batch and grouped GEMM (mixed sizes, an empty group) on
 //! device buffers and views at offsets give the reference's results; a library stream and the
 //! caller's own raw stream both order the GEMMs with the caller's copies; events order two
@@ -7,8 +7,8 @@
 
 use gemm_core::reference::{self, random_values};
 use gemm_core::{bf16, DType, GemmProblem, Operand, StridedBatch};
-use gemm_dispatch::device::DeviceGroup;
-use gemm_dispatch::hip::{discover_with, HipOptions};
+use gemm_dispatch::api::device::DeviceGroup;
+use gemm_dispatch::backends::hip::{discover_with, HipOptions};
 use gemm_dispatch::{Context, DeviceSlice, Error, GroupedError};
 use gemm_rocm::hip::Hip;
 use std::ffi::{c_char, c_int, CString};
@@ -79,7 +79,7 @@ fn gemms_on_device_memory_match_the_reference_on_both_gpus() {
             .unwrap()
             .expect("a kernel was launched");
         assert!(kernel.contains(gpu.arch().name()), "{kernel}");
-        assert_eq!(gemm_dispatch::hip::last_kernel(), Some(kernel));
+        assert_eq!(gemm_dispatch::backends::hip::last_kernel(), Some(kernel));
         let mut c = vec![0f32; s.c];
         stream.read(dc.as_slice(), &mut c).unwrap();
         let r = reference::check(&p, &a, &b, &c0, &c, None).unwrap();
@@ -154,7 +154,7 @@ fn grouped_on(
     assert!(kernels[1].is_none());
     let grouped = kernels.iter().flatten().all(|k| k.ends_with("_grouped"));
     assert_eq!(grouped, want == 1, "{kernels:?}");
-    assert_eq!(gemm_dispatch::hip::last_kernel(), kernels[shapes.len() - 1]);
+    assert_eq!(gemm_dispatch::backends::hip::last_kernel(), kernels[shapes.len() - 1]);
     drop(groups);
     stream.synchronize().unwrap();
     assert_eq!(launches(gpu.ordinal()) - before, want, "{kernels:?}");

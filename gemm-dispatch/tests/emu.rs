@@ -5,8 +5,8 @@
 use gemm_core::reference::{self, random_values};
 use gemm_core::Arch;
 use gemm_core::{bf16, f16, Element, GemmProblem, Layout, StridedBatch, Transpose};
-use gemm_dispatch::emu::EmuBackend;
-use gemm_dispatch::host::HostBackend;
+use gemm_dispatch::backends::emu::EmuBackend;
+use gemm_dispatch::backends::host::HostBackend;
 use gemm_dispatch::{Backend, Context, DeviceInfo, Error};
 use gemm_emu::Schedule;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -159,9 +159,12 @@ fn tall_k_runs_split_k() {
                 .with_layout(if j == 0 { Layout::ColMajor } else { Layout::RowMajor })
                 .with_transposes(Transpose::Yes, Transpose::from_bool(j == 1))
                 .with_scalars(0.5, beta);
-            let split =
-                gemm_dispatch::splitk::choose(arch, &p, gemm_dispatch::kernel_plan::plan(arch, &p).ok().as_ref())
-                    .expect("split-K is chosen for 64x64x65536");
+            let split = gemm_dispatch::plan::splitk::choose(
+                arch,
+                &p,
+                gemm_dispatch::plan::kernel_plan::plan(arch, &p).ok().as_ref(),
+            )
+            .expect("split-K is chosen for 64x64x65536");
             check::<bf16, bf16>(&ctx, &p, 70 + j as u64);
             let ran = emu.last_kernels();
             assert_eq!(ran, [split.partial.name, split.reduce.name], "{arch}");
@@ -180,7 +183,7 @@ fn tall_k_runs_split_k() {
 /// and hazard checkers silent (a finding fails the call).
 #[test]
 fn split_tail_runs_head_partial_reduction() {
-    use gemm_dispatch::kernel_plan::plan_for;
+    use gemm_dispatch::plan::kernel_plan::plan_for;
     let arch = Arch::Gfx942;
     let cases = [
         (Layout::ColMajor, Transpose::No, Transpose::No, 0.0f32),
@@ -197,7 +200,7 @@ fn split_tail_runs_head_partial_reduction() {
             .with_scalars(1.25, beta);
         // The ping-pong kernels load 16-byte vectors: A and B padded to 8 elements, C by 3.
         let p = p.with_leading_dims(p.lda.next_multiple_of(8), p.ldb.next_multiple_of(8), p.ldc + 3);
-        let cm = gemm_dispatch::kernel_plan::column_major(&p).unwrap();
+        let cm = gemm_dispatch::plan::kernel_plan::column_major(&p).unwrap();
         let pp = gemm_kernels::for_arch(arch)
             .find(|e| {
                 e.family == "pingpong"
@@ -207,7 +210,7 @@ fn split_tail_runs_head_partial_reduction() {
             })
             .expect("a ping-pong kernel");
         let plain = plan_for(pp, &p).unwrap();
-        let sp = gemm_dispatch::splitk::choose_tail_in(arch, &p, &plain, 4).unwrap();
+        let sp = gemm_dispatch::plan::splitk::choose_tail_in(arch, &p, &plain, 4).unwrap();
         assert_eq!((sp.col0, sp.problem.n, sp.splits), (512, 100, 2), "{layout:?}");
         let s = p.validate().unwrap();
         let a: Vec<bf16> = random_values(s.a, 80 + i as u64);

@@ -3,7 +3,8 @@
 //! library names every path tried. This test needs `libamdhip64-5` installed and fails, saying
 //! so, without it.
 
-use gemm_dispatch::{hip, Context, Error};
+use gemm_dispatch::backends::hip;
+use gemm_dispatch::{Context, Error};
 use std::process::Command;
 
 #[test]

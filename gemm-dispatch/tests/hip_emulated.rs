@@ -10,8 +10,8 @@
 
 use gemm_core::reference::{self, random_values};
 use gemm_core::{bf16, f16, DType, Element, GemmProblem, Layout, Operand, Transpose};
-use gemm_dispatch::hip::{discover_with, HipBackend, HipOptions};
-use gemm_dispatch::parallel::TpRoute;
+use gemm_dispatch::api::parallel::TpRoute;
+use gemm_dispatch::backends::hip::{discover_with, HipBackend, HipOptions};
 use gemm_dispatch::{Context, DeviceKind, Error, Reduce, TpPlan};
 use gemm_rocm::hip::Hip;
 use gemm_rocm::nccl::Nccl;
@@ -172,8 +172,8 @@ fn tall_k_runs_split_k_through_hip() {
             .with_transposes(Transpose::No, Transpose::Yes)
             .with_dtypes(DType::F16, DType::F16, DType::F32)
             .with_scalars(1.0, 0.5);
-        let plain = gemm_dispatch::kernel_choice::choose(arch, &p).unwrap();
-        let split = gemm_dispatch::splitk::choose(arch, &p, Some(&plain)).expect("split-K for 64x64x65536");
+        let plain = gemm_dispatch::plan::choice::choose(arch, &p).unwrap();
+        let split = gemm_dispatch::plan::splitk::choose(arch, &p, Some(&plain)).expect("split-K for 64x64x65536");
         assert!(split.splits >= 2, "{split:?}");
         let mut it = item(p, 31 + dev as u64);
         let before = counter(dev as i32, "launches");
@@ -181,7 +181,11 @@ fn tall_k_runs_split_k_through_hip() {
         ctx.gemm_on(dev, &it.p, &typed::<f16>(&it.a), &typed::<f16>(&it.b), &mut c).unwrap();
         it.c = bytemuck::cast_slice(&c).to_vec();
         assert_eq!(counter(dev as i32, "launches") - before, 2, "{arch}: the partial kernel and the reduction");
-        assert_eq!(gemm_dispatch::hip::last_kernel(), Some(split.reduce.name), "{arch}: the reduction ran last");
+        assert_eq!(
+            gemm_dispatch::backends::hip::last_kernel(),
+            Some(split.reduce.name),
+            "{arch}: the reduction ran last"
+        );
         check(&it);
     }
 }
@@ -204,7 +208,7 @@ fn discovery_reads_names_arch_units_and_memory_in_both_abis() {
             assert_eq!((info.compute_units, info.memory_bytes), (cus, 268_435_456));
         }
         // Default budget: a quarter of the memory, at least 64 MiB.
-        let b = found.devices[0].clone().as_hip().expect("a HIP device");
+        let b = gemm_dispatch::backends::hip::as_hip(&found.devices[0]).expect("a HIP device");
         assert_eq!(b.workspace_budget(), 64 << 20);
         drop(b);
     }

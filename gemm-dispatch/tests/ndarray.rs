@@ -2,7 +2,7 @@
 
 use gemm_core::reference::random_values;
 use gemm_core::{bf16, f16, Element};
-use gemm_dispatch::ndarray_ext::gemm_into_with;
+use gemm_dispatch::api::ndarray_ext::gemm_into_with;
 use gemm_dispatch::{gemm_into, Context, Error, Gemm};
 use ndarray::{s, Array2, ArrayView2, ShapeBuilder};
 

@@ -4,9 +4,9 @@
 
 use gemm_core::reference::{self, random_values};
 use gemm_core::{bf16, f16, DType, Element, GemmProblem, Layout, Operand, Transpose};
-use gemm_dispatch::collective::{Collective, CollectiveType, HostCollective};
-use gemm_dispatch::host::HostBackend;
-use gemm_dispatch::parallel::split;
+use gemm_dispatch::api::parallel::split;
+use gemm_dispatch::backends::collective::{Collective, CollectiveType, HostCollective};
+use gemm_dispatch::backends::host::HostBackend;
 use gemm_dispatch::{Backend, Context, DeviceInfo, DeviceKind, Error, Reduce, TpPlan};
 use parking_lot::Mutex;
 use std::sync::Arc;

@@ -1,9 +1,10 @@
 //! The device-memory C ABI from C (`tests/c/gemm_device_test.c`) on two emulated GPUs, with the
 //! call log on; then the log of that run replayed as `gemm bench --from LOG` does
-//! (`gemm_dispatch::replay`, the CLI's own code): every logged call reruns and the CSV has a row
+//! (`gemm_lab::replay`, the CLI's own code): every logged call reruns and the CSV has a row
 //! for each.
 
-use gemm_dispatch::{call_log, replay};
+use gemm_dispatch::call_log;
+use gemm_lab::replay;
 use gemm_tests::compile_and_run_c_with_env;
 use std::ffi::OsStr;
 use std::path::Path;

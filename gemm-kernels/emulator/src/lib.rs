@@ -27,7 +27,9 @@
 //! dev.copy_out(c, &mut out).unwrap();
 //! ```
 
+#[cfg(feature = "lab")]
 pub mod calibration;
+#[cfg(feature = "lab")]
 pub mod cli;
 pub mod error;
 pub mod hazard;
@@ -35,6 +37,7 @@ pub mod launch;
 pub mod lds;
 pub mod memory;
 pub mod mfma;
+#[cfg(feature = "lab")]
 pub mod model_eval;
 pub mod program;
 pub mod race;

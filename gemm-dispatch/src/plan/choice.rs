@@ -1,0 +1,348 @@
+//! Which catalogue kernel runs a problem, and why: every candidate of the architecture with its
+//! predicted time or the reason it cannot run, and the pick (`gemm plan` prints this).
+//!
+//! [`kernel_plan`](crate::plan::kernel_plan) says whether one kernel *can* run a problem and packs its arguments; this
+//! module ranks the kernels that can by a [`CostModel`] and remembers the pick per
+//! (arch, problem class) ([`choose`]), so the HIP dispatcher and `gemm plan` make the same choice
+//! from the same numbers.
+//!
+//! The cost source is pluggable. The dispatcher ranks by [`TableModel`]: the timing model
+//! (`gemm_emu::timing`) characterised ahead of time per kernel
+//! ([`crate::plan::cost_table`], `gemm plan --characterise`) and composed per problem in
+//! microseconds, so a library call never runs the model (the lab's `TimingModel` runs the
+//! model itself on each candidate: `gemm plan --model timing`, seconds per problem, what the
+//! table is checked against). [`StaticEstimate`] (a roofline of the architecture's published peaks,
+//! `/work/shared/reference/ARCH.md`, carried by [`gemm_core::ArchCaps`], and the kernel's own
+//! manifest figures) is the fallback for a kernel the table does not hold (added or changed since
+//! it was written): such a kernel is ranked after every characterised one, since a roofline is
+//! not comparable with the model's predictions. Each explanation names its source and every
+//! fallback's reason.
+
+use crate::plan::kernel_plan::{self, KernelPlan};
+use gemm_core::{Arch, GemmProblem, Operand};
+use gemm_kernels::KernelEntry;
+use parking_lot::Mutex;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// A source of predicted kernel times.
+pub trait CostModel: Send + Sync {
+    /// What the predictions come from, printed with every explanation.
+    fn name(&self) -> &str;
+    /// Predicted seconds for `plan` (a kernel that can run `p`) on its architecture.
+    fn predict(&self, plan: &KernelPlan, p: &GemmProblem) -> f64;
+    /// The prediction with how it was made: `fallback` is why this model had to use another
+    /// source for this kernel (ranked after every kernel it predicted itself).
+    fn estimate(&self, plan: &KernelPlan, p: &GemmProblem) -> Estimate {
+        Estimate { seconds: self.predict(plan, p), fallback: None }
+    }
+}
+
+/// A predicted time and, when the model fell back to another source, why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Estimate {
+    pub seconds: f64,
+    pub fallback: Option<String>,
+}
+
+/// The static estimate: the fallback for a kernel the characterisation table does not hold.
+///
+/// Compute: the launch's workgroups run in rounds of one workgroup per CU (`ceil(tiles / CUs)`
+/// rounds); a round takes a tile's `2 * TM * TN * K` flops at the CU's share of the peak matrix
+/// rate (ARCH.md "Peak dense matrix throughput"), divided by the kernel's MFMA issue share (its
+/// manifest's `mfma_issue_share_permille`: the fraction of issue cycles that are MFMAs).
+/// Memory: A, B and C (twice if read) at the HBM bandwidth (ARCH.md "Memory system"). The
+/// prediction is the larger of the two: a roofline, no overlap modelled, no cache, no launch
+/// cost. It ranks tiles by padding waste and CU occupancy; absolute numbers are optimistic.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StaticEstimate;
+
+impl CostModel for StaticEstimate {
+    fn name(&self) -> &str {
+        "static estimate (roofline of ARCH.md peaks and the kernel manifest)"
+    }
+
+    fn predict(&self, plan: &KernelPlan, p: &GemmProblem) -> f64 {
+        let e = plan.entry;
+        let caps = e.arch.caps();
+        let tiles = u64::from(plan.grid[0]) * u64::from(plan.grid[1]) * u64::from(plan.grid[2]);
+        let rounds = tiles.div_ceil(u64::from(caps.compute_units.max(1))) as f64;
+        let per_cu = e.arch.peak_tflops(e.a_type) * 1e12 / f64::from(caps.compute_units.max(1));
+        let share = (f64::from(e.mfma_issue_share_permille) / 1000.0).clamp(0.05, 1.0);
+        let tile_flops = 2.0 * f64::from(e.tile.0) * f64::from(e.tile.1) * p.k.max(1) as f64;
+        let compute = rounds * tile_flops / per_cu / share;
+        let bytes = p.validate().map_or(0.0, |s| {
+            let c_passes = if p.beta != 0.0 { 2.0 } else { 1.0 };
+            (s.a * p.dtype(Operand::A).size_bytes() + s.b * p.dtype(Operand::B).size_bytes()) as f64
+                + c_passes * (s.c * p.dtype(Operand::C).size_bytes()) as f64
+        });
+        let memory = bytes / (caps.hbm_tbps * 1e12);
+        compute.max(memory)
+    }
+}
+
+pub use crate::plan::cost_table::TableModel;
+
+impl CostModel for TableModel {
+    fn name(&self) -> &str {
+        "timing model via the characterisation table (gemm_dispatch::plan::cost_table: per-kernel predictions composed per problem)"
+    }
+
+    fn predict(&self, plan: &KernelPlan, p: &GemmProblem) -> f64 {
+        self.estimate(plan, p).seconds
+    }
+
+    fn estimate(&self, plan: &KernelPlan, p: &GemmProblem) -> Estimate {
+        match TableModel::composed(plan, p) {
+            Ok(seconds) => Estimate { seconds, fallback: None },
+            Err(why) => Estimate {
+                seconds: StaticEstimate.predict(plan, p),
+                fallback: Some(format!("static estimate: {why} (regenerate: {})", crate::plan::cost_table::REGENERATE)),
+            },
+        }
+    }
+}
+
+/// One catalogue kernel considered for a problem.
+#[derive(Clone, Debug)]
+pub struct Candidate {
+    pub kernel: &'static str,
+    /// `Ok(seconds)` predicted, or why the kernel cannot run the problem.
+    pub verdict: Result<f64, String>,
+    /// Why the cost model used a fallback source for this kernel's time.
+    pub fallback: Option<String>,
+}
+
+/// Every candidate of an architecture for one problem, and the pick.
+#[derive(Clone, Debug)]
+pub struct Explanation {
+    pub arch: Arch,
+    pub model: String,
+    pub candidates: Vec<Candidate>,
+    /// The kernel chosen (least predicted time among the kernels the model predicted itself,
+    /// then among fallbacks; ties go to the smaller padded area, then the larger tile), or why
+    /// none can run.
+    pub pick: Result<&'static str, String>,
+}
+
+fn padded_area(plan: &KernelPlan) -> u64 {
+    let (tm, tn) = (plan.entry.tile.0, plan.entry.tile.1);
+    u64::from(plan.problem.m.div_ceil(tm) * tm) * u64::from(plan.problem.n.div_ceil(tn) * tn)
+}
+
+/// Ranks the kernels of `arch` for `p` with `model`.
+pub fn explain(arch: Arch, p: &GemmProblem, model: &dyn CostModel) -> Explanation {
+    let mut candidates = Vec::new();
+    // (plan, fell back, seconds)
+    let mut best: Option<(KernelPlan, bool, f64)> = None;
+    let mut why_none = format!("the catalogue has no kernel for {arch}");
+    let cm = kernel_plan::column_major(p).ok();
+    for e in gemm_kernels::for_arch(arch) {
+        // The kernel's own configuration first, in its terms (kernel_plan's reasons speak of
+        // the problem).
+        if let Some(cm) = &cm {
+            let (a_t, b_t) = if cm.swap_ab { (p.b_type, p.a_type) } else { (p.a_type, p.b_type) };
+            let why = if (e.a_type, e.b_type, e.c_type) != (a_t, b_t, p.c_type) {
+                Some(format!("computes {} x {} -> {}", e.a_type, e.b_type, e.c_type))
+            } else if (e.trans_a, e.trans_b) != (cm.trans_a, cm.trans_b) {
+                let t = |x: gemm_core::Transpose| if x.is_yes() { 'T' } else { 'N' };
+                Some(format!(
+                    "reads {}{} operands, the problem needs {}{} (column-major form)",
+                    t(e.trans_a),
+                    t(e.trans_b),
+                    t(cm.trans_a),
+                    t(cm.trans_b)
+                ))
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                candidates.push(Candidate { kernel: e.name, verdict: Err(why), fallback: None });
+                continue;
+            }
+        }
+        match kernel_plan::plan_for(e, p) {
+            Ok(plan) => {
+                let Estimate { seconds: t, fallback } = model.estimate(&plan, p);
+                let fb = fallback.is_some();
+                let better = match &best {
+                    None => true,
+                    Some((b, bfb, bt)) => {
+                        (fb, t) < (*bfb, *bt)
+                            || (fb == *bfb
+                                && t == *bt
+                                && (padded_area(&plan), std::cmp::Reverse(e.tile.0 * e.tile.1))
+                                    < (padded_area(b), std::cmp::Reverse(b.entry.tile.0 * b.entry.tile.1)))
+                    }
+                };
+                if better {
+                    best = Some((plan, fb, t));
+                }
+                candidates.push(Candidate { kernel: e.name, verdict: Ok(t), fallback });
+            }
+            Err(why) => {
+                why_none.clone_from(&why);
+                candidates.push(Candidate { kernel: e.name, verdict: Err(why), fallback: None });
+            }
+        }
+    }
+    let pick = match (&best, p.validate()) {
+        (_, Err(e)) => Err(e.to_string()),
+        (Some((plan, _, _)), _) => Ok(plan.entry.name),
+        (None, _) if p.m == 0 || p.n == 0 => Err("empty problems launch nothing".into()),
+        (None, _) if candidates.iter().all(|c| c.verdict.as_ref().is_err_and(|w| w.starts_with("computes"))) => {
+            Err(format!("no {arch} kernel computes {} x {} -> {}", p.a_type, p.b_type, p.c_type))
+        }
+        (None, _) => Err(why_none),
+    };
+    Explanation { arch, model: model.name().to_string(), candidates, pick }
+}
+
+/// The problem class a choice is remembered for: architecture, dtypes (and whether f32 inputs
+/// may be multiplied at xf32 precision), the column-major transposes, the A/B leading-dimension
+/// alignment (largest power of two up to 16 dividing both) and the power-of-two buckets of m, n
+/// and k.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ProblemClass {
+    pub arch: Arch,
+    pub dtypes: [gemm_core::DType; 3],
+    pub allow_xf32: bool,
+    pub trans: [bool; 2],
+    pub align: u32,
+    pub buckets: [u32; 3],
+}
+
+impl ProblemClass {
+    /// The class of a problem whose column-major form fits the kernels' 32-bit arguments.
+    pub fn of(arch: Arch, p: &GemmProblem) -> Option<Self> {
+        let cm = kernel_plan::column_major(p).ok()?;
+        let align = [16u32, 8, 4, 2, 1].into_iter().find(|a| cm.lda % a == 0 && cm.ldb % a == 0).unwrap_or(1);
+        let bucket = |v: u32| 32 - v.max(1).leading_zeros();
+        Some(Self {
+            arch,
+            dtypes: [p.a_type, p.b_type, p.c_type],
+            allow_xf32: p.allow_xf32 && p.a_type == gemm_core::DType::F32,
+            trans: [cm.trans_a.is_yes(), cm.trans_b.is_yes()],
+            align,
+            buckets: [bucket(cm.m), bucket(cm.n), bucket(cm.k)],
+        })
+    }
+}
+
+fn cache() -> &'static Mutex<HashMap<ProblemClass, &'static KernelEntry>> {
+    static CACHE: OnceLock<Mutex<HashMap<ProblemClass, &'static KernelEntry>>> = OnceLock::new();
+    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// The kernel the dispatcher runs for `p` on `arch`: the [`explain`] pick under
+/// [`TableModel`] (the timing model's characterisation), remembered per [`ProblemClass`]. A remembered kernel is re-checked
+/// against the exact problem ([`kernel_plan::plan_for`]) and the choice is redone when it does
+/// not fit (a span over 2 GiB inside the bucket, say). `Err` says why no kernel can run `p`.
+pub fn choose(arch: Arch, p: &GemmProblem) -> Result<KernelPlan, String> {
+    let class = ProblemClass::of(arch, p);
+    if let Some(class) = &class {
+        let hit = cache().lock().get(class).copied();
+        if let Some(plan) = hit.and_then(|e| kernel_plan::plan_for(e, p).ok()) {
+            return Ok(plan);
+        }
+    }
+    let explained = explain(arch, p, &TableModel);
+    let name = explained.pick?;
+    let entry = gemm_kernels::for_arch(arch).find(|e| e.name == name).ok_or_else(|| format!("{name} vanished"))?;
+    let plan = kernel_plan::plan_for(entry, p)?;
+    if let Some(class) = class {
+        cache().lock().insert(class, entry);
+    }
+    Ok(plan)
+}
+
+/// How many problem classes have a remembered choice (for tests and `gemm plan`).
+pub fn cached_classes() -> usize {
+    cache().lock().len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gemm_core::{DType, Layout, Transpose};
+
+    fn bf16(m: usize, n: usize, k: usize) -> GemmProblem {
+        GemmProblem::new(m, n, k).with_dtypes(DType::Bf16, DType::Bf16, DType::F32)
+    }
+
+    #[test]
+    fn every_kernel_is_a_candidate_with_a_time_or_a_reason() {
+        for arch in Arch::ALL {
+            let p = bf16(4096, 4096, 4096);
+            let x = explain(arch, &p, &StaticEstimate);
+            assert_eq!(x.candidates.len(), gemm_kernels::for_arch(arch).count());
+            assert!(x.candidates.iter().any(|c| c.verdict.is_ok()), "{x:?}");
+            let pick = x.pick.clone().unwrap();
+            let best = x
+                .candidates
+                .iter()
+                .filter_map(|c| c.verdict.as_ref().ok().map(|t| (*t, c.kernel)))
+                .fold(f64::INFINITY, |m, (t, _)| m.min(t));
+            let picked = x.candidates.iter().find(|c| c.kernel == pick).unwrap();
+            assert_eq!(*picked.verdict.as_ref().unwrap(), best);
+            for c in &x.candidates {
+                if let Err(why) = &c.verdict {
+                    assert!(!why.is_empty());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_estimate_grows_with_work_and_prefers_the_faster_arch() {
+        let small = bf16(256, 256, 256);
+        let big = bf16(8192, 8192, 8192);
+        for arch in Arch::ALL {
+            let plan = choose(arch, &big).unwrap();
+            let t_big = StaticEstimate.predict(&plan, &big);
+            let plan_s = choose(arch, &small).unwrap();
+            assert!(StaticEstimate.predict(&plan_s, &small) < t_big);
+            // Never faster than the published peak.
+            assert!(t_big >= big.flops() / (arch.peak_tflops(DType::Bf16) * 1e12));
+        }
+    }
+
+    #[test]
+    fn the_dispatcher_choice_is_the_explained_pick_and_is_cached() {
+        let p = bf16(1000, 24, 512).with_layout(Layout::ColMajor).with_transposes(Transpose::No, Transpose::No);
+        for arch in Arch::ALL {
+            let chosen = choose(arch, &p).unwrap();
+            assert_eq!(Ok(chosen.entry.name), explain(arch, &p, &TableModel).pick);
+            assert!(cached_classes() >= 1);
+            // A problem of the same class reuses the remembered kernel.
+            let q = bf16(1001, 25, 513).with_layout(Layout::ColMajor).with_leading_dims(1008, 520, 1001);
+            assert_eq!(ProblemClass::of(arch, &p), ProblemClass::of(arch, &q));
+            assert_eq!(choose(arch, &q).unwrap().entry.name, chosen.entry.name);
+        }
+    }
+
+    /// f32 problems run f32 kernels; gfx942's xf32 kernels (4x the f32 MFMA rate) only when the
+    /// problem allows them, whatever was remembered for the other permission.
+    #[test]
+    fn f32_choices_take_xf32_kernels_only_when_allowed() {
+        let p = GemmProblem::new(1024, 1024, 1024).with_layout(Layout::ColMajor);
+        for arch in Arch::ALL {
+            let exact = choose(arch, &p).unwrap();
+            assert_eq!(exact.entry.a_type, DType::F32, "{}", exact.entry.name);
+            assert!(!exact.entry.xf32(), "{}", exact.entry.name);
+            let fast = choose(arch, &p.with_xf32(true)).unwrap();
+            assert_eq!(fast.entry.xf32(), arch == Arch::Gfx942, "{}", fast.entry.name);
+            assert!(!choose(arch, &p).unwrap().entry.xf32());
+        }
+    }
+
+    #[test]
+    fn problems_no_kernel_runs_say_why() {
+        // OCP fp8 is gfx950's flavour: gfx942 has no kernel for it.
+        let ocp = GemmProblem::new(64, 64, 64).with_dtypes(DType::Fp8E4M3, DType::Fp8E4M3, DType::F32);
+        let x = explain(Arch::Gfx942, &ocp, &TableModel);
+        assert!(x.pick.as_ref().unwrap_err().contains("no gfx942 kernel computes"), "{:?}", x.pick);
+        assert!(x.candidates.iter().all(|c| c.verdict.is_err()));
+        assert!(choose(Arch::Gfx942, &bf16(0, 8, 8)).is_err());
+    }
+}

@@ -1,0 +1,108 @@
+//! One GEMM on one device as the launches that compute it: the single way a call becomes work
+//! for a GPU backend (HIP or emulated).
+//!
+//! [`plan_gemm`] makes every decision once, from the problem and the device's architecture and
+//! compute-unit count: the kernel the characterisation table ranks first
+//! ([`choice::choose`](crate::plan::choice::choose)), then whether split-K or a split tail
+//! ([`splitk::choose_on`](crate::plan::splitk::choose_on)) beats it on that many CUs. The
+//! [`GemmPlan`] it returns knows its workspace and, given device addresses, its launches in
+//! stream order; a backend allocates, copies and launches what it is told, and decides nothing.
+
+use crate::plan::choice;
+use crate::plan::kernel_plan::{KernelPlan, Launch};
+use crate::plan::splitk::{self, SplitPlan};
+use gemm_core::{Arch, GemmProblem};
+use gemm_kernels::KernelEntry;
+
+/// The launches of one GEMM on one device.
+#[derive(Clone, Copy, Debug)]
+pub struct GemmPlan {
+    /// The dispatcher's kernel for the problem (with a split, the plain kernel it beat).
+    pub kernel: KernelPlan,
+    /// Split-K or a split tail, where it predicts faster than `kernel` alone.
+    pub split: Option<SplitPlan>,
+}
+
+/// The plan for `p` on a device of `arch` with `cus` compute units (a partition of a chip has
+/// fewer than [`gemm_core::ArchCaps::compute_units`]). `Ok(None)` for an empty problem (m or n
+/// is 0: nothing to launch); `Err` says why no kernel runs it.
+pub fn plan_gemm(arch: Arch, cus: u32, p: &GemmProblem) -> Result<Option<GemmPlan>, String> {
+    if p.m == 0 || p.n == 0 {
+        p.validate().map_err(|e| e.to_string())?;
+        return Ok(None);
+    }
+    let kernel = choice::choose(arch, p)?;
+    let split = splitk::choose_on(arch, cus, p, Some(&kernel)).ok();
+    Ok(Some(GemmPlan { kernel, split }))
+}
+
+impl GemmPlan {
+    /// Bytes of device workspace the launches need (0 without a split).
+    pub fn workspace_bytes(&self) -> usize {
+        self.split.as_ref().map_or(0, SplitPlan::workspace_bytes)
+    }
+
+    /// The kernels, in launch order.
+    pub fn entries(&self) -> Vec<&'static KernelEntry> {
+        match &self.split {
+            None => vec![self.kernel.entry],
+            Some(sp) => sp.head.iter().map(|h| h.entry).chain([sp.partial, sp.reduce]).collect(),
+        }
+    }
+
+    /// The launches, in the order they must run on one stream, for A, B, C and the workspace
+    /// (ignored without a split) at these device addresses.
+    pub fn launches(&self, p: &GemmProblem, a: u64, b: u64, c: u64, ws: u64) -> Result<Vec<Launch>, String> {
+        match &self.split {
+            None => Ok(vec![self.kernel.launch(p, a, b, c)?]),
+            Some(sp) => sp.launches(p, a, b, c, ws),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gemm_core::{DType, Layout};
+
+    fn bf16(m: usize, n: usize, k: usize) -> GemmProblem {
+        GemmProblem::new(m, n, k).with_layout(Layout::ColMajor).with_dtypes(DType::Bf16, DType::Bf16, DType::F32)
+    }
+
+    #[test]
+    fn empty_problems_plan_nothing_and_bad_ones_say_why() {
+        for arch in Arch::ALL {
+            let cus = arch.caps().compute_units;
+            assert!(plan_gemm(arch, cus, &bf16(0, 64, 64)).unwrap().is_none());
+            assert!(plan_gemm(arch, cus, &bf16(64, 0, 64)).unwrap().is_none());
+            let bad = bf16(64, 64, 64).with_leading_dims(1, 64, 64);
+            assert!(plan_gemm(arch, cus, &bad).is_err());
+        }
+    }
+
+    /// A few tiles over a long K split; a square problem runs one kernel; the launches follow
+    /// the plan's entries and the workspace is the split's.
+    #[test]
+    fn the_plan_carries_its_launches_and_workspace() {
+        for arch in Arch::ALL {
+            let cus = arch.caps().compute_units;
+            let deep = bf16(128, 128, 65536);
+            let plan = plan_gemm(arch, cus, &deep).unwrap().unwrap();
+            let sp = plan.split.expect("128x128x65536 splits K");
+            assert_eq!(plan.workspace_bytes(), sp.workspace_bytes());
+            let launches = plan.launches(&deep, 0x1000, 0x2000_0000, 0x4000_0000, 0x8000_0000).unwrap();
+            let names: Vec<_> = launches.iter().map(|l| l.entry.name).collect();
+            assert_eq!(names, plan.entries().iter().map(|e| e.name).collect::<Vec<_>>());
+            assert!(names.last().unwrap().contains("splitk_reduce"), "{names:?}");
+
+            let square = bf16(1024, 1024, 1024);
+            let plan = plan_gemm(arch, cus, &square).unwrap().unwrap();
+            assert!(plan.split.is_none());
+            assert_eq!(plan.workspace_bytes(), 0);
+            let launches = plan.launches(&square, 0x1000, 0x2000, 0x3000, 0).unwrap();
+            assert_eq!(launches.len(), 1);
+            assert_eq!(launches[0].entry.name, plan.kernel.entry.name);
+            assert_eq!(launches[0].grid, plan.kernel.grid);
+        }
+    }
+}

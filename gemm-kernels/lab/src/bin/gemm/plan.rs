@@ -1,0 +1,242 @@
+//! `gemm plan`: which kernel runs a problem, and why. Every catalogue kernel of the architecture
+//! is listed with its predicted time or the reason it cannot run, then the pick: the same choice
+//! the dispatcher makes ([`gemm_dispatch::plan::choice::choose`]), which ranks by the timing
+//! model's characterisation table (`--model table`, the default; a kernel missing from the table
+//! shows its fallback and why). `--model timing` runs the timing model itself on each candidate,
+//! prints the table's composed time beside it and says whether the dispatcher's pick agrees;
+//! `--model static` ranks by the roofline. `--group M,N,K` (repeated) explains a grouped GEMM
+//! group by group, then the one launch of a grouped kernel.
+//!
+//! `gemm plan --characterise [--jobs N] [--only S]` regenerates the table
+//! (`gemm-dispatch/data/kernel_timing.tsv`, [`gemm_dispatch::plan::cost_table`]).
+
+use gemm_core::{Arch, DType, GemmProblem, Transpose};
+use gemm_dispatch::plan::choice::{self, CostModel, StaticEstimate, TableModel};
+use gemm_dispatch::plan::cost_table;
+use gemm_lab::replay::Storage;
+use gemm_lab::timing_cost::TimingModel;
+
+#[derive(clap::Args)]
+pub struct PlanArgs {
+    #[arg(long, required_unless_present_any = ["group", "characterise"])]
+    m: Option<usize>,
+    #[arg(long, required_unless_present_any = ["group", "characterise"])]
+    n: Option<usize>,
+    #[arg(long, required_unless_present_any = ["group", "characterise"])]
+    k: Option<usize>,
+    /// The groups of a grouped GEMM, each `M,N,K` (repeat the flag).
+    #[arg(long, value_name = "M,N,K")]
+    group: Vec<String>,
+    #[arg(long, default_value = "bf16")]
+    dtype: DType,
+    /// Output dtype (default: the input dtype for f32/f16/bf16, f32 for fp8).
+    #[arg(long)]
+    out_dtype: Option<DType>,
+    #[arg(long)]
+    transa: bool,
+    #[arg(long)]
+    transb: bool,
+    #[command(flatten)]
+    storage: Storage,
+    /// Architecture: gfx942, gfx950 or all.
+    #[arg(long, default_value = "all")]
+    arch: String,
+    /// Cost source: `table` (the timing model's characterisation table, what the dispatcher
+    /// ranks by), `timing` (the timing model itself, seconds per candidate) or `static` (the
+    /// roofline estimate).
+    #[arg(long, default_value = "table")]
+    model: String,
+    /// Regenerate the characterisation table: run the timing model on every plain catalogue
+    /// kernel's characterisation launches and write the table.
+    #[arg(long)]
+    characterise: bool,
+    /// With `--characterise`: threads (default: all cores).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// With `--characterise`: only kernels whose name contains this (other rows are kept while
+    /// their code and the model are unchanged).
+    #[arg(long)]
+    only: Option<String>,
+    /// With `--characterise`: where to write the table (default: the source tree's
+    /// gemm-dispatch/data/kernel_timing.tsv, which the library embeds at its next build).
+    #[arg(long)]
+    out: Option<std::path::PathBuf>,
+}
+
+/// `gemm plan --characterise`.
+fn characterise(args: &PlanArgs) -> Result<(), String> {
+    let t0 = std::time::Instant::now();
+    let jobs = args.jobs.unwrap_or_else(gemm_lab::jobs::default_jobs);
+    let path = args.out.clone().unwrap_or_else(cost_table::table_path);
+    let keep = std::fs::read_to_string(&path).ok().and_then(|s| cost_table::Table::parse(&s).ok()).unwrap_or_default();
+    eprintln!("characterising with the timing model on {jobs} thread(s); writing {}", path.display());
+    let (table, failed) =
+        gemm_lab::characterise::characterise_catalogue(args.only.as_deref(), jobs, &keep, &|done, total, e, r| {
+            let what = match r {
+                Ok(row) => format!("occupancy {}, R1 at k_hi {:.2} us", row.occupancy, row.r1[1] * 1e6),
+                Err(why) => format!("no prediction: {why}"),
+            };
+            eprintln!("  [{done}/{total}] {:.0}s {} {}: {what}", t0.elapsed().as_secs_f64(), e.arch, e.name);
+        });
+    std::fs::write(&path, table.to_text()).map_err(|e| format!("{}: {e}", path.display()))?;
+    println!("wrote {} rows to {}", table.rows.len(), path.display());
+    for (k, why) in &failed {
+        println!("  not characterised (the dispatcher falls back to the static estimate): {k}: {why}");
+    }
+    println!("wall time: {:.1} s on {jobs} thread(s)", t0.elapsed().as_secs_f64());
+    Ok(())
+}
+
+fn shapes(args: &PlanArgs) -> Result<Vec<(usize, usize, usize)>, String> {
+    if args.group.is_empty() {
+        return Ok(vec![(args.m.unwrap_or(0), args.n.unwrap_or(0), args.k.unwrap_or(0))]);
+    }
+    args.group
+        .iter()
+        .map(|g| {
+            let v: Vec<usize> = g
+                .split(',')
+                .map(|x| x.trim().parse::<usize>())
+                .collect::<Result<_, _>>()
+                .map_err(|e| format!("--group `{g}`: {e} (expected M,N,K)"))?;
+            match v[..] {
+                [m, n, k] => Ok((m, n, k)),
+                _ => Err(format!("--group `{g}`: expected M,N,K")),
+            }
+        })
+        .collect()
+}
+
+pub fn plan(args: &PlanArgs) -> Result<(), String> {
+    if args.characterise {
+        return characterise(args);
+    }
+    let archs: Vec<Arch> = match args.arch.as_str() {
+        "all" => Arch::ALL.to_vec(),
+        a => vec![a.parse().map_err(|e: gemm_core::Error| e.to_string())?],
+    };
+    let out = args.out_dtype.unwrap_or(if args.dtype.is_fp8() { DType::F32 } else { args.dtype });
+    let shapes = shapes(args)?;
+    let grouped = !args.group.is_empty();
+    let timing = TimingModel::default();
+    let model: &dyn CostModel = match args.model.as_str() {
+        "table" => &TableModel,
+        "timing" => &timing,
+        "static" => &StaticEstimate,
+        m => return Err(format!("--model {m}: expected table, timing or static")),
+    };
+    let direct = args.model == "timing";
+    println!("cost model: {}", model.name());
+    for arch in archs {
+        if !gemm_lab::characterise::model_matches(cost_table::table(), arch) {
+            println!(
+                "note: the characterisation table was not made with this build's timing model for {arch}; regenerate: {}",
+                cost_table::REGENERATE
+            );
+        }
+        let mut total = 0.0;
+        let mut launches = 0;
+        for (g, &(m, n, k)) in shapes.iter().enumerate() {
+            let p = GemmProblem::new(m, n, k)
+                .with_dtypes(args.dtype, args.dtype, out)
+                .with_transposes(Transpose::from_bool(args.transa), Transpose::from_bool(args.transb));
+            let p = args.storage.apply(p);
+            let what = if grouped { format!("group {g}: ") } else { String::new() };
+            println!(
+                "\n{arch}: {what}{m}x{n}x{k} {}->{} {}{}",
+                p.a_type,
+                p.c_type,
+                if p.layout == gemm_core::Layout::RowMajor { "row-major " } else { "col-major " },
+                [p.trans_a, p.trans_b].iter().map(|t| if t.is_yes() { 'T' } else { 'N' }).collect::<String>()
+            );
+            let x = choice::explain(arch, &p, model);
+            let pick = x.pick.clone();
+            for c in &x.candidates {
+                let mark = if pick.as_deref() == Ok(c.kernel) { "*" } else { " " };
+                match &c.verdict {
+                    Ok(t) => {
+                        let mut extra = String::new();
+                        if direct {
+                            let e = gemm_kernels::for_arch(arch).find(|e| e.name == c.kernel);
+                            let composed = e
+                                .and_then(|e| gemm_dispatch::plan::kernel_plan::plan_for(e, &p).ok())
+                                .map(|pl| TableModel::composed(&pl, &p));
+                            extra = match composed {
+                                Some(Ok(s)) => format!("  table {:>12.3} us ({:+.0}%)", s * 1e6, (s / t - 1.0) * 100.0),
+                                Some(Err(why)) => format!("  table: {why}"),
+                                None => String::new(),
+                            };
+                        }
+                        if let Some(fb) = &c.fallback {
+                            extra = format!("  ({fb})");
+                        }
+                        println!("  {mark} {:<58} {:>12.3} us{extra}", c.kernel, t * 1e6)
+                    }
+                    Err(why) => println!("    {:<58} cannot run: {why}", c.kernel),
+                }
+            }
+            match &pick {
+                Ok(name) => {
+                    let t = x.candidates.iter().find(|c| c.kernel == *name).and_then(|c| c.verdict.clone().ok());
+                    total += t.unwrap_or(0.0);
+                    launches += 1;
+                    let chosen = choice::choose(arch, &p);
+                    let dispatched = chosen.as_ref().map(|pl| pl.entry.name).map_err(|_| ());
+                    let agree = if dispatched == Ok(*name) { "the same" } else { "a different kernel" };
+                    println!(
+                        "  pick: {name} ({:.3} us); the dispatcher (characterisation table) runs {} ({agree})",
+                        t.unwrap_or(0.0) * 1e6,
+                        dispatched.unwrap_or("nothing")
+                    );
+                    // What the device API does with that kernel's grid (splitk.rs).
+                    if let Ok(plain) = &chosen {
+                        match gemm_dispatch::plan::splitk::choose(arch, &p, Some(plain)) {
+                            Ok(sp) => println!(
+                                "  split: {}{} x {} K splits of {} into a {:.1} MiB workspace, then {} (static estimate {:.1} us against {:.1} us plain; gemm splitk predicts it)",
+                                sp.head.map_or(String::new(), |h| format!(
+                                    "{} over C's columns 0..{}, then ",
+                                    h.entry.name, sp.col0
+                                )),
+                                sp.partial.name,
+                                sp.splits,
+                                sp.kchunk,
+                                sp.workspace_bytes() as f64 / f64::from(1u32 << 20),
+                                sp.reduce.name,
+                                sp.estimate_split * 1e6,
+                                sp.estimate_plain.unwrap_or(f64::NAN) * 1e6
+                            ),
+                            Err(why) => println!("  no split: {why}"),
+                        }
+                    }
+                }
+                Err(why) => println!("  pick: none: {why}"),
+            }
+        }
+        if grouped {
+            println!(
+                "\n{arch}: one launch per non-empty group: {:.3} us in {launches} launch(es) (sum of the picks)",
+                total * 1e6
+            );
+            let ps: Vec<GemmProblem> = shapes
+                .iter()
+                .map(|&(m, n, k)| {
+                    args.storage.apply(
+                        GemmProblem::new(m, n, k)
+                            .with_dtypes(args.dtype, args.dtype, out)
+                            .with_transposes(Transpose::from_bool(args.transa), Transpose::from_bool(args.transb)),
+                    )
+                })
+                .collect();
+            match gemm_lab::model::predict_grouped(arch, &ps, &timing.opts) {
+                Ok((entry, pred)) => println!(
+                    "{arch}: one grouped launch (timing model): {} {:.3} us, {} workgroups; the device API runs this",
+                    entry.name,
+                    pred.seconds * 1e6,
+                    pred.grid[0]
+                ),
+                Err(why) => println!("{arch}: no grouped launch: {why}; the device API launches per group"),
+            }
+        }
+    }
+    Ok(())
+}

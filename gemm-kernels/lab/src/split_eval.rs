@@ -1,0 +1,165 @@
+//! Split-K and split-tail plans predicted by the timing model: `gemm splitk` prints them beside
+//! every plain kernel ([`report`]); the decisions themselves are the runtime's
+//! ([`gemm_dispatch::plan::splitk`]).
+
+use gemm_core::{Arch, DType, GemmProblem};
+use gemm_dispatch::plan::splitk::{choose, SplitPlan};
+use gemm_kernels::SplitRole;
+
+/// The timing model's prediction of a split plan: its kernels on one emulated device's
+/// zero-filled memory, one after the other (the model has no launch gap: ARCH.md has no
+/// figure for it, `gemm_emu::timing` README "Not modelled"), in [`SplitPlan::launches`]
+/// order. Each kernel is credited with the flops of the C columns it sums (the reduction's
+/// adds are not MFMAs); the plan's TFLOP/s is `p.flops()` over the sum of the seconds.
+pub fn predict_split(
+    plan: &SplitPlan,
+    p: &GemmProblem,
+    opts: &gemm_emu::timing::ModelOptions,
+) -> Result<Vec<gemm_emu::timing::Prediction>, String> {
+    use gemm_emu::timing::{Model, Workload};
+    let spans = p.validate().map_err(|e| e.to_string())?;
+    let arch = plan.partial.arch;
+    let dev = gemm_emu::Device::new(arch);
+    let bytes = |elems: usize, d: DType| ((elems * d.size_bytes()) as u64).next_multiple_of(16).max(16);
+    let mut ptrs = Vec::new();
+    for (n, d) in [(spans.a, p.a_type), (spans.b, p.b_type), (spans.c, p.c_type)] {
+        ptrs.push(dev.alloc(bytes(n, d)).map_err(|e| e.to_string())?);
+    }
+    let ws = dev.alloc(plan.workspace_bytes() as u64).map_err(|e| e.to_string())?;
+    let launches = plan.launches(p, ptrs[0], ptrs[1], ptrs[2], ws)?;
+    let model = Model::new(arch);
+    let per_column = p.flops() / f64::from(plan.col0 + plan.problem.n);
+    let mut out = Vec::with_capacity(launches.len());
+    for l in &launches {
+        let flops = match l.entry.split_k {
+            SplitRole::None => per_column * f64::from(plan.col0),
+            SplitRole::Partial => per_column * f64::from(plan.problem.n),
+            SplitRole::Reduce => 0.0,
+        };
+        let w = Workload {
+            code_object: l.entry.code_object,
+            kernel: l.entry.name,
+            grid: l.grid,
+            block: l.block,
+            kernarg: &l.args,
+            dynamic_lds: 0,
+            flops,
+        };
+        out.push(model.predict(dev.memory(), &w, opts).map_err(|e| e.to_string())?);
+    }
+    Ok(out)
+}
+
+/// `gemm splitk`: split-K against the plain kernels, predicted by the timing model.
+#[derive(clap::Args, Debug)]
+pub struct SplitkArgs {
+    #[arg(long)]
+    pub m: usize,
+    #[arg(long)]
+    pub n: usize,
+    #[arg(long)]
+    pub k: usize,
+    /// gfx942 or gfx950 (default: both).
+    #[arg(long)]
+    pub arch: Option<Arch>,
+    /// Input dtype (bf16 or f16).
+    #[arg(long, default_value = "bf16")]
+    pub dtype: DType,
+    /// Output dtype (f32, bf16, f16).
+    #[arg(long, default_value = "bf16")]
+    pub out_dtype: DType,
+    /// Also predict these split counts (beside the one the dispatcher picks).
+    #[arg(long, value_delimiter = ',')]
+    pub splits: Vec<u32>,
+}
+
+/// Prints, per arch: every plain kernel that can run the problem with its predicted time, the
+/// split plan the dispatcher picks (and any `--splits` asked for) with both kernels' predicted
+/// times, and the speed-up of the best split over the best plain kernel.
+pub fn report(args: &SplitkArgs) -> Result<(), String> {
+    use std::fmt::Write as _;
+    let opts = gemm_emu::timing::ModelOptions::default();
+    let p = GemmProblem::new(args.m, args.n, args.k).with_layout(gemm_core::Layout::ColMajor).with_dtypes(
+        args.dtype,
+        args.dtype,
+        args.out_dtype,
+    );
+    let archs: Vec<Arch> = args.arch.map_or(Arch::ALL.to_vec(), |a| vec![a]);
+    for arch in archs {
+        let mut s = String::new();
+        writeln!(s, "{arch} {}x{}x{} {} -> {} (timing model, sustained clock):", p.m, p.n, p.k, p.a_type, p.c_type)
+            .unwrap();
+        let mut best_plain: Option<(f64, &str)> = None;
+        for e in gemm_kernels::for_arch(arch) {
+            let Ok(plan) = gemm_dispatch::plan::kernel_plan::plan_for(e, &p) else { continue };
+            let pr = crate::model::predict_plan(&plan, &p, &opts)?;
+            writeln!(s, "  plain  {:<58} {:>9.1} us {:>8.1} TFLOP/s", e.name, pr.seconds * 1e6, pr.tflops).unwrap();
+            if best_plain.is_none_or(|(t, _)| pr.seconds < t) {
+                best_plain = Some((pr.seconds, e.name));
+            }
+        }
+        // The kernel the device API runs (the characterisation table's pick), as `emu.rs`
+        // and `hip.rs` do before asking for a split.
+        let plain = gemm_dispatch::plan::choice::choose(arch, &p).ok();
+        let chosen = choose(arch, &p, plain.as_ref());
+        let base = match &chosen {
+            Ok(sp) => *sp,
+            Err(why) => {
+                writeln!(s, "  the dispatcher does not split: {why}").unwrap();
+                match choose(arch, &p, None) {
+                    Ok(sp) => sp,
+                    Err(_) => {
+                        print!("{s}");
+                        continue;
+                    }
+                }
+            }
+        };
+        let mut counts = vec![base.splits];
+        counts.extend(args.splits.iter().copied().filter(|&x| x >= 1));
+        let mut best_split: Option<(f64, u32)> = None;
+        for (i, &n) in counts.iter().enumerate() {
+            let sp = if i == 0 { base } else { base.with_splits(n) };
+            let preds = predict_split(&sp, &p, &opts)?;
+            let t: f64 = preds.iter().map(|x| x.seconds).sum();
+            let parts: Vec<String> = preds
+                .iter()
+                .map(|x| {
+                    let role = match x.kernel.as_str() {
+                        k if k.contains("splitk_reduce") => "reduction".to_string(),
+                        k if k.ends_with("_splitk") => format!("partial ({})", x.limiter),
+                        _ => format!("head {} columns ({})", sp.col0, x.limiter),
+                    };
+                    format!("{:.1} us {role}", x.seconds * 1e6)
+                })
+                .collect();
+            writeln!(
+                s,
+                "  split  {:>3} x K {:<6} {}{} = {:.1} us, {:.1} TFLOP/s, workspace {:.1} MiB",
+                sp.splits,
+                sp.kchunk,
+                if i == 0 && chosen.is_ok() { "(chosen) " } else { "" },
+                parts.join(" + "),
+                t * 1e6,
+                p.flops() / t / 1e12,
+                sp.workspace_bytes() as f64 / (1 << 20) as f64
+            )
+            .unwrap();
+            if best_split.is_none_or(|(bt, _)| t < bt) {
+                best_split = Some((t, sp.splits));
+            }
+        }
+        if let (Some((tp, name)), Some((ts, n))) = (best_plain, best_split) {
+            writeln!(
+                s,
+                "  best plain {name}: {:.1} us; best split ({n} splits): {:.1} us; {:.2}x",
+                tp * 1e6,
+                ts * 1e6,
+                tp / ts
+            )
+            .unwrap();
+        }
+        print!("{s}");
+    }
+    Ok(())
+}
