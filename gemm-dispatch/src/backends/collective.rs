@@ -377,6 +377,13 @@ impl Collective for RcclCollective {
     }
 }
 
+/// The communicators of one set of ranks, kept by the rank-0 backend between calls.
+pub struct TpCollective {
+    /// The HIP ordinals of the ranks, in rank order.
+    pub(crate) ranks: Vec<i32>,
+    pub(crate) collective: RcclCollective,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -396,11 +403,4 @@ mod tests {
         assert_eq!(CollectiveType::from_dtype(DType::Fp8E4M3), None);
         assert_eq!(CollectiveType::from_dtype(DType::Bf16), Some(CollectiveType::Bf16));
     }
-}
-
-/// The communicators of one set of ranks, kept by the rank-0 backend between calls.
-pub struct TpCollective {
-    /// The HIP ordinals of the ranks, in rank order.
-    pub(crate) ranks: Vec<i32>,
-    pub(crate) collective: RcclCollective,
 }

@@ -8,7 +8,7 @@
 //! kernel; [`GroupedPlan::table`] packs the table for the operands' device addresses. Groups
 //! with `m` or `n` = 0 get no table entry (they own no tile; the kernel would skip them too).
 
-use crate::kernel_plan::{self, KernelPlan};
+use crate::plan::kernel_plan::{self, KernelPlan};
 use gemm_core::{Arch, GemmProblem};
 use gemm_kernels::{KernelEntry, GROUP_ENTRY_BYTES, GROUP_TILE_START, MAX_GROUPS};
 
