@@ -54,6 +54,13 @@ pub struct ArchCaps {
     pub lds_bytes: u32,
     pub lds_banks: u32,
     pub peak_clock_mhz: u32,
+    /// The engine clock with the matrix pipes fully busy, f16/bf16 (and f32) MFMAs `[0]`, fp8
+    /// `[1]`: the clock the peak rate really runs at. gfx942: 1207 / 1230 MHz, the median clocks of
+    /// hipBLASLt's max-achievable bf16 / fp8 GEMMs on MI300X (ROCm blog "Measuring Max-Achievable
+    /// FLOPs - Part 2", TIMING.md); gfx950: 1438 / 1557 MHz, derived from the Gluon tutorial's
+    /// measured 1489 TFLOP/s at 98.75% MFMA busy and 3257 at 99.72% on MI355X (TIMING.md). The
+    /// timing model's `Params::loaded_mhz` rows are the same figures (a lab test holds them equal).
+    pub loaded_clock_mhz: [f64; 2],
     pub wavefront_size: u32,
     /// Bytes per lane a direct global->LDS load moves (4 on gfx942, 16 on gfx950).
     pub lds_dma_bytes_per_lane: u32,
@@ -109,6 +116,7 @@ const GFX942: ArchCaps = ArchCaps {
     lds_bytes: 65536,
     lds_banks: 32,
     peak_clock_mhz: 2100,
+    loaded_clock_mhz: [1207.0, 1230.0],
     wavefront_size: 64,
     lds_dma_bytes_per_lane: 4,
     fp8: FpFlavour::Fnuz,
@@ -129,6 +137,7 @@ const GFX950: ArchCaps = ArchCaps {
     lds_bytes: 163840,
     lds_banks: 64,
     peak_clock_mhz: 2400,
+    loaded_clock_mhz: [1438.0, 1557.0],
     wavefront_size: 64,
     lds_dma_bytes_per_lane: 16,
     fp8: FpFlavour::Ocp,
@@ -206,6 +215,17 @@ impl Arch {
             DType::F16 | DType::Bf16 => c.peak_tflops_f16,
             _ => c.peak_tflops_fp8,
         }
+    }
+
+    /// The dense matrix rate the chip sustains with its matrix pipes fully busy, in TFLOP/s:
+    /// [`Self::peak_tflops`] scaled from the peak clock to [`ArchCaps::loaded_clock_mhz`]. No
+    /// kernel computes faster; `xf32` multiplies f32 inputs at xf32 precision (gfx942: 4x the
+    /// f32 rate, CDNA3 ISA `V_MFMA_F32_*_XF32`).
+    pub fn mfma_ceiling_tflops(self, d: DType, xf32: bool) -> f64 {
+        let c = self.caps();
+        let peak = if xf32 && d == DType::F32 { 4.0 * c.peak_tflops_f32 } else { self.peak_tflops(d) };
+        let loaded = c.loaded_clock_mhz[usize::from(d.is_fp8())];
+        peak * loaded / f64::from(c.peak_clock_mhz)
     }
 }
 

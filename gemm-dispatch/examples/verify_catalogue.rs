@@ -5,7 +5,7 @@
 //! suite (about 20 s per kernel at 1024^3), so it is a tool:
 //!
 //! ```text
-//! cargo run --release -p gemm-dispatch --example verify_catalogue -- [--filter gfx950] [--shapes 1024x1024x1024] [--mode random]
+//! cargo run --release -p gemm-dispatch --features emu --example verify_catalogue -- [--filter gfx950] [--shapes 1024x1024x1024] [--mode random]
 //! ```
 
 use gemm_core::reference::{self, random_values};

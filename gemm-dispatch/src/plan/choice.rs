@@ -137,12 +137,21 @@ pub fn explain(arch: Arch, p: &GemmProblem, model: &dyn CostModel) -> Explanatio
     let mut best: Option<(KernelPlan, bool, f64)> = None;
     let mut why_none = format!("the catalogue has no kernel for {arch}");
     let cm = kernel_plan::column_major(p).ok();
+    // The transposes, in the problem's own terms, of every kernel that computes its dtypes: what
+    // a refusal names when only the form is missing.
+    let mut forms = std::collections::BTreeSet::new();
+    let mut form_fits = false;
     for e in gemm_kernels::for_arch(arch) {
         // The kernel's own configuration first, in its terms (kernel_plan's reasons speak of
         // the problem).
         if let Some(cm) = &cm {
             let (a_t, b_t) = if cm.swap_ab { (p.b_type, p.a_type) } else { (p.a_type, p.b_type) };
-            let why = if (e.a_type, e.b_type, e.c_type) != (a_t, b_t, p.c_type) {
+            let dtypes_match = (e.a_type, e.b_type, e.c_type) == (a_t, b_t, p.c_type);
+            if dtypes_match && (!e.xf32() || p.allow_xf32) {
+                forms.insert(problem_form(cm.swap_ab, e.trans_a, e.trans_b));
+                form_fits |= (e.trans_a, e.trans_b) == (cm.trans_a, cm.trans_b);
+            }
+            let why = if !dtypes_match {
                 Some(format!("computes {} x {} -> {}", e.a_type, e.b_type, e.c_type))
             } else if (e.trans_a, e.trans_b) != (cm.trans_a, cm.trans_b) {
                 let t = |x: gemm_core::Transpose| if x.is_yes() { 'T' } else { 'N' };
@@ -193,9 +202,30 @@ pub fn explain(arch: Arch, p: &GemmProblem, model: &dyn CostModel) -> Explanatio
         (None, _) if candidates.iter().all(|c| c.verdict.as_ref().is_err_and(|w| w.starts_with("computes"))) => {
             Err(format!("no {arch} kernel computes {} x {} -> {}", p.a_type, p.b_type, p.c_type))
         }
+        (None, _) if !form_fits && !forms.is_empty() => {
+            let want = cm.map_or_else(String::new, |cm| problem_form(cm.swap_ab, cm.trans_a, cm.trans_b));
+            let have: Vec<String> = forms.into_iter().collect();
+            Err(format!(
+                "no {arch} kernel computes {} x {} -> {} with the transposes {want}; \
+                 the forms that exist for these dtypes: {}",
+                p.a_type,
+                p.b_type,
+                p.c_type,
+                have.join(", ")
+            ))
+        }
         (None, _) => Err(why_none),
     };
     Explanation { arch, model: model.name().to_string(), candidates, pick }
+}
+
+/// A kernel's column-major transposes in the terms of the caller's problem: `(transa, transb)`
+/// as `N`/`T` of op(A) and op(B); a row-major problem runs as `C^T = op(B)^T op(A)^T`, so the
+/// kernel's A is the problem's B ([`kernel_plan::column_major`]).
+fn problem_form(swap_ab: bool, ka: gemm_core::Transpose, kb: gemm_core::Transpose) -> String {
+    let t = |x: gemm_core::Transpose| if x.is_yes() { 'T' } else { 'N' };
+    let (a, b) = if swap_ab { (kb, ka) } else { (ka, kb) };
+    format!("transa={} transb={}", t(a), t(b))
 }
 
 /// The problem class a choice is remembered for: architecture, dtypes (and whether f32 inputs
@@ -344,5 +374,30 @@ mod tests {
         assert!(x.pick.as_ref().unwrap_err().contains("no gfx942 kernel computes"), "{:?}", x.pick);
         assert!(x.candidates.iter().all(|c| c.verdict.is_err()));
         assert!(choose(Arch::Gfx942, &bf16(0, 8, 8)).is_err());
+    }
+
+    /// A dtype the arch has in other transposes only: the refusal names the forms that exist,
+    /// in the problem's terms (issue 27: it used to say "the catalogue has no kernel").
+    #[test]
+    fn a_missing_form_is_named_with_the_forms_that_exist() {
+        use gemm_core::Transpose;
+        for (arch, dt, out) in
+            [(Arch::Gfx942, DType::Fp8E5M2Fnuz, DType::F32), (Arch::Gfx950, DType::Fp8E5M2, DType::Bf16)]
+        {
+            let row_nn = GemmProblem::new(64, 64, 64).with_dtypes(dt, dt, out);
+            let x = explain(arch, &row_nn, &TableModel);
+            let why = x.pick.unwrap_err();
+            assert!(why.contains("with the transposes transa=N transb=N"), "{arch}: {why}");
+            assert!(why.contains("the forms that exist for these dtypes: "), "{arch}: {why}");
+            assert!(!why.contains("the catalogue has no kernel"), "{arch}: {why}");
+            // Every form it names runs.
+            let forms = why.rsplit(": ").next().unwrap();
+            for f in forms.split(", ") {
+                let ta = Transpose::from_bool(f.contains("transa=T"));
+                let tb = Transpose::from_bool(f.contains("transb=T"));
+                let q = row_nn.with_transposes(ta, tb);
+                assert!(explain(arch, &q, &TableModel).pick.is_ok(), "{arch} {f} was named but does not run");
+            }
+        }
     }
 }

@@ -2,9 +2,10 @@
 //! ([`kernel_plan`]: can a kernel run it, and its argument bytes), ranked by the timing model's
 //! characterisation table the build embeds ([`cost_table`], [`choice`]); split-K and the split
 //! tail ([`splitk`]); one grouped launch for many problems ([`grouped`]); fused epilogues and fp8
-//! scales ([`fused`]). [`gemm_plan`] puts them together: the launches of one GEMM on one device.
+//! scales ([`fused`]); and the physics every predicted time obeys ([`bounds`]). [`gemm_plan`] puts them together: the launches of one GEMM on one device.
 //! Backends execute plans; nothing here touches memory or a device.
 
+pub mod bounds;
 pub mod choice;
 pub mod cost_table;
 pub mod fused;

@@ -2,7 +2,7 @@
 //! families (a tile/wave/MFMA shape with the dtypes, transposes and alignments it is
 //! built for) and why each was chosen.
 //!
-//! The shapes were chosen with the timing model: `gemm sweep` (gemm-dispatch `sweep.rs`)
+//! The shapes were chosen with the timing model: `gemm sweep` (gemm-lab `sweep.rs`)
 //! compiles each configuration of the space and predicts it (bf16 -> f32, `nn`, `v8`,
 //! sustained clock, footprint prefix 64 KiB). At 8192³:
 //!

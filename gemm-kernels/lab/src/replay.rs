@@ -60,15 +60,19 @@ pub struct Storage {
     /// Leading dimension of A in elements (default: the tight one).
     #[arg(long)]
     pub lda: Option<usize>,
+    /// Leading dimension of B in elements (default: the tight one).
     #[arg(long)]
     pub ldb: Option<usize>,
+    /// Leading dimension of C in elements (default: the tight one).
     #[arg(long)]
     pub ldc: Option<usize>,
-    /// Batch strides in elements (default: the items' spans, back to back).
+    /// Elements from one batch item's A to the next (default: A's span, back to back).
     #[arg(long)]
     pub stride_a: Option<usize>,
+    /// Elements from one batch item's B to the next (default: B's span, back to back).
     #[arg(long)]
     pub stride_b: Option<usize>,
+    /// Elements from one batch item's C to the next (default: C's span, back to back).
     #[arg(long)]
     pub stride_c: Option<usize>,
     /// Operands in device memory of the first device (a HIP GPU), through the device API: the
@@ -84,12 +88,16 @@ impl Storage {
         p.with_leading_dims(self.lda.unwrap_or(p.lda), self.ldb.unwrap_or(p.ldb), self.ldc.unwrap_or(p.ldc))
     }
 
-    /// The strided batch of `count` items of `p` with these strides (defaults: back to back).
+    /// The strided batch of `count` items of `p` with these strides (defaults: back to back);
+    /// a batch of 0 items is refused, as every other zero size of the command line is.
     pub fn batch(&self, p: GemmProblem, count: usize) -> Result<StridedBatch, String> {
+        if count == 0 {
+            return Err("--batch must be at least 1".into());
+        }
         let item = p.validate().map_err(|e| e.to_string())?;
         Ok(StridedBatch {
             problem: p,
-            count: count.max(1),
+            count,
             stride_a: self.stride_a.unwrap_or(item.a),
             stride_b: self.stride_b.unwrap_or(item.b),
             stride_c: self.stride_c.unwrap_or(item.c),

@@ -522,7 +522,7 @@ fn report(lines: &[Line], sizes: &[usize]) -> String {
         }
         let _ = writeln!(s, "{line}");
     }
-    let _ = writeln!(s, "+tail: the dispatcher's plan for that kernel (gemm-dispatch splitk.rs choose_tail): where the last round of tiles would be under half full, the plain kernel over the leading columns of tiles that fill whole rounds, the rest split over K (partial + reduction), the launches' predicted times summed; elsewhere the plain kernel");
+    let _ = writeln!(s, "+tail: the dispatcher's plan for that kernel (gemm-dispatch plan/splitk.rs choose_tail): where the last round of tiles would be under half full, the plain kernel over the leading columns of tiles that fill whole rounds, the rest split over K (partial + reduction), the launches' predicted times summed; elsewhere the plain kernel");
     let _ = writeln!(s, "vs-pl: against the same tile with the pipelined loop; vs-tri: against the best Triton 3.9 kernel of the arch and input class (bf16, or fp8 e4m3/e5m2) at that size");
     let _ = writeln!(s, "kernels:");
     for l in lines {

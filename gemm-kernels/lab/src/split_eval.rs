@@ -53,10 +53,13 @@ pub fn predict_split(
 /// `gemm splitk`: split-K against the plain kernels, predicted by the timing model.
 #[derive(clap::Args, Debug)]
 pub struct SplitkArgs {
+    /// Rows of C and of op(A).
     #[arg(long)]
     pub m: usize,
+    /// Columns of C and of op(B).
     #[arg(long)]
     pub n: usize,
+    /// Columns of op(A), rows of op(B).
     #[arg(long)]
     pub k: usize,
     /// gfx942 or gfx950 (default: both).

@@ -32,10 +32,13 @@ pub struct SweepArgs {
     /// Output dtype (default: f32).
     #[arg(long, default_value = "f32")]
     pub out_dtype: DType,
+    /// Rows of C and of op(A).
     #[arg(long, default_value_t = 8192)]
     pub m: usize,
+    /// Columns of C and of op(B).
     #[arg(long, default_value_t = 8192)]
     pub n: usize,
+    /// Columns of op(A), rows of op(B).
     #[arg(long, default_value_t = 8192)]
     pub k: usize,
     /// Transposes of A and B: nn, nt, tn or tt.

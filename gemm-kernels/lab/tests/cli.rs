@@ -284,7 +284,9 @@ fn tp_refuses_bad_arguments() {
         (vec!["tp", "--plan", "diagonal", "--m", "4", "--n", "4", "--k", "4"], "invalid value 'diagonal'"),
         (vec!["tp", "--m", "4", "--n", "4", "--k", "4"], "--plan"),
         (vec!["tp", "--plan", "row", "--m", "0", "--n", "4", "--k", "4"], "--m"),
-        (vec!["tp", "--plan", "row", "--m", "4", "--n", "4", "--k", "4", "--reps", "0"], "--reps"),
+        // `--reps` is the old name of `--iters` (one name for repetitions across commands).
+        (vec!["tp", "--plan", "row", "--m", "4", "--n", "4", "--k", "4", "--reps", "0"], "--iters"),
+        (vec!["tp", "--plan", "row", "--m", "4", "--n", "4", "--k", "4", "--iters", "0"], "--iters"),
         (vec!["tp", "--plan", "row", "--m", "4", "--n", "4", "--k", "4", "--dtype", "f64"], "f64"),
         (
             vec!["tp", "--plan", "column", "--m", "4", "--n", "4", "--k", "4", "--out-dtype", "bf16"],
@@ -338,4 +340,15 @@ fn tp_on_emulated_hip_devices_takes_the_device_route() {
         let agree = if plan == "column" { "bit-identical" } else { "within tolerance" };
         assert!(stdout.lines().any(|l| l.starts_with("agree") && l.contains(agree)), "{stdout}");
     }
+}
+
+/// `run --batch 0` is refused like every other zero size (it used to run one item).
+#[test]
+fn run_refuses_an_empty_batch() {
+    let out = Command::new(env!("CARGO_BIN_EXE_gemm"))
+        .args(["--devices", "host", "run", "--m", "4", "--n", "4", "--k", "4", "--batch", "0"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("--batch"), "{err}");
 }

@@ -181,11 +181,12 @@ fn the_call_log_reruns_with_bench_into_csv_and_svg() {
     // A problem list (not a log) works too; a file without commands is an error.
     let list = dir.join("list.txt");
     std::fs::write(&list, "# problems\ngemm --devices host run --m 3 --n 3 --k 3\n").unwrap();
-    let (ok, out, _) = gemm(
-        &["bench", "--from", list.to_str().unwrap(), "--csv", csv.to_str().unwrap(), "--plot", svg.to_str().unwrap()],
-        &[],
-    );
+    // `--out` names the folder of both files (created if missing).
+    let out_dir = dir.join("out");
+    let (ok, out, _) = gemm(&["bench", "--from", list.to_str().unwrap(), "--out", out_dir.to_str().unwrap()], &[]);
     assert!(ok && out.contains("reran 1 call(s), 1 ok"), "{out}");
+    assert!(std::fs::read_to_string(out_dir.join("gemm-bench.csv")).unwrap().lines().count() == 2);
+    assert!(out_dir.join("gemm-bench.svg").exists());
     std::fs::write(&list, "nothing here\n").unwrap();
     let (ok, _, err) = gemm(&["bench", "--from", list.to_str().unwrap()], &[]);
     assert!(!ok && err.contains("no `gemm run` command"), "{err}");

@@ -51,7 +51,9 @@ use std::time::{Duration, Instant};
 #[derive(Parser)]
 #[command(name = "gemm", version, about = "Fast matrix products on AMD Instinct GPUs, with a CPU backend everywhere")]
 struct Cli {
-    /// Devices to use, e.g. `host` or `host,host,host` (default: $GEMM_DEVICES, else the best available).
+    /// Devices to use, comma-separated: `host` (repeatable: `host,host,host`), `hip` or `hip:N`
+    /// (AMD GPUs), `emu:gfx942` or `emu:gfx950[:MODE[:SEED]]` (GPUs emulated on the CPU). Default:
+    /// $GEMM_DEVICES, else every usable HIP GPU, else the host.
     #[arg(long, global = true, visible_alias = "device")]
     devices: Option<String>,
     #[command(subcommand)]
@@ -92,10 +94,13 @@ enum Command {
         /// Print each kernel's predicted TFLOP/s for --m/--n/--k (timing model).
         #[arg(long)]
         model: bool,
+        /// Rows of C and of op(A).
         #[arg(long, default_value_t = 4096)]
         m: usize,
+        /// Columns of C and of op(B).
         #[arg(long, default_value_t = 4096)]
         n: usize,
+        /// Columns of op(A), rows of op(B).
         #[arg(long, default_value_t = 4096)]
         k: usize,
         /// Only this arch (gfx942 or gfx950).
@@ -116,12 +121,16 @@ struct OperandArgs {
     /// Output dtype (default: the input dtype for f32/f16/bf16, f32 for fp8).
     #[arg(long)]
     out_dtype: Option<DType>,
+    /// Use op(A) = A^T.
     #[arg(long)]
     transa: bool,
+    /// Use op(B) = B^T (`x * W^T`, a Linear layer's form with row-major W).
     #[arg(long)]
     transb: bool,
+    /// Scalar alpha of C = alpha op(A) op(B) + beta C.
     #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
     alpha: f32,
+    /// Scalar beta (0: C is never read).
     #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
     beta: f32,
 }
@@ -148,23 +157,27 @@ impl OperandArgs {
 
 #[derive(clap::Args)]
 struct RunArgs {
+    /// Rows of C and of op(A).
     #[arg(long)]
     m: usize,
+    /// Columns of C and of op(B).
     #[arg(long)]
     n: usize,
+    /// Columns of op(A), rows of op(B).
     #[arg(long)]
     k: usize,
     #[command(flatten)]
     ops: OperandArgs,
-    /// Number of GEMMs in a strided batch.
-    #[arg(long, default_value_t = 1)]
-    batch: usize,
+    /// Number of GEMMs in a strided batch (at least 1).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    batch: u64,
     /// Timed repetitions after one warm-up run.
     #[arg(long, default_value_t = 5)]
     iters: usize,
     /// Entries of C compared with the reference (per batch item checked).
     #[arg(long, default_value_t = 256)]
     samples: usize,
+    /// Seed of the random inputs and of the sampled entries.
     #[arg(long, default_value_t = 42)]
     seed: u64,
     /// Layout, leading dimensions, batch strides, device memory (as the call log writes them).
@@ -177,6 +190,7 @@ struct BatchArgs {
     /// Number of GEMMs in the batch.
     #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     items: u64,
+    /// Seed of the shapes, dtypes and inputs.
     #[arg(long, default_value_t = 42)]
     seed: u64,
     /// Smallest m, n and k (each drawn log-uniformly between the bounds).
@@ -396,7 +410,7 @@ fn random<T: Element>(len: usize, rng: &mut ChaCha8Rng) -> Vec<T> {
 fn run_typed<A: Element, C: Element>(ctx: &Context, args: &RunArgs) -> Result<(), String> {
     let p = args.storage.apply(args.ops.problem::<A, C>(args.m, args.n, args.k));
     let item = p.validate().map_err(|e| e.to_string())?;
-    let batch = args.storage.batch(p, args.batch)?;
+    let batch = args.storage.batch(p, usize::try_from(args.batch).map_err(|e| e.to_string())?)?;
     let spans = batch.validate().map_err(|e| e.to_string())?;
     // Refuse what cannot fit, with the amount, before allocating anything.
     gemm_lab::replay::ensure_host_memory(gemm_lab::replay::host_bytes(&batch)?, "this run")?;
@@ -1014,20 +1028,25 @@ struct TpArgs {
     /// column, row (reduce-scatter) or row-allreduce.
     #[arg(long, value_enum)]
     plan: PlanArg,
+    /// Rows of C and of op(A).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     m: u64,
+    /// Columns of C and of op(B).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     n: u64,
+    /// Columns of op(A), rows of op(B).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     k: u64,
     #[command(flatten)]
     ops: OperandArgs,
-    /// Timed repetitions after one warm-up run (for the tensor-parallel and the one-device GEMM).
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
-    reps: u64,
+    /// Timed repetitions after one warm-up run (for the tensor-parallel and the one-device GEMM);
+    /// `--reps` is the old name.
+    #[arg(long, visible_alias = "reps", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    iters: u64,
     /// Entries of C compared with the reference (and between the two results, for row plans).
     #[arg(long, default_value_t = 256)]
     samples: usize,
+    /// Seed of the random inputs and of the sampled entries.
     #[arg(long, default_value_t = 42)]
     seed: u64,
 }
@@ -1072,7 +1091,7 @@ fn timed(
 fn tp_typed<A: Element, C: Element>(ctx: &Context, args: &TpArgs) -> Result<(), String> {
     let dim = |v: u64, name: &str| usize::try_from(v).map_err(|_| format!("--{name} does not fit this machine"));
     let (m, n, k) = (dim(args.m, "m")?, dim(args.n, "n")?, dim(args.k, "k")?);
-    let reps = dim(args.reps, "reps")?;
+    let reps = dim(args.iters, "iters")?;
     let plan = args.plan.plan();
     let p = args.ops.problem::<A, C>(m, n, k);
     let spans = p.validate().map_err(|e| e.to_string())?;
@@ -1219,5 +1238,45 @@ fn tp_typed<A: Element, C: Element>(ctx: &Context, args: &TpArgs) -> Result<(), 
         (true, true) => Ok(()),
         (false, _) => Err("the tensor-parallel result does not match the reference".into()),
         (true, false) => Err("the tensor-parallel result does not agree with one device's".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+
+    /// Every option of every command says what it is (`gemm CMD --help`): the issue that found
+    /// `--m`, `--transa`, `--seed`, `--ldb`, `--stride-b` ... bare.
+    #[test]
+    fn every_option_has_help_text() {
+        fn walk(cmd: &clap::Command, path: &str, bare: &mut Vec<String>) {
+            for arg in cmd.get_arguments() {
+                let id = arg.get_id().as_str();
+                if id == "help" || id == "version" || arg.is_positional() && arg.get_help().is_some() {
+                    continue;
+                }
+                if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                    bare.push(format!("{path} --{}", arg.get_long().unwrap_or(id)));
+                }
+            }
+            for sub in cmd.get_subcommands() {
+                walk(sub, &format!("{path} {}", sub.get_name()), bare);
+            }
+        }
+        let mut bare = Vec::new();
+        walk(&Cli::command(), "gemm", &mut bare);
+        assert!(bare.is_empty(), "options without help text:\n{}", bare.join("\n"));
+    }
+
+    /// `--devices` help names every kind of device, `emu:` included.
+    #[test]
+    fn the_devices_help_names_every_kind() {
+        let cmd = Cli::command();
+        let arg = cmd.get_arguments().find(|a| a.get_id() == "devices").unwrap();
+        let help = arg.get_help().unwrap().to_string();
+        for kind in ["host", "hip", "emu:gfx942", "emu:gfx950"] {
+            assert!(help.contains(kind), "{help}");
+        }
     }
 }

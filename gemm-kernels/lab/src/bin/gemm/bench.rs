@@ -14,12 +14,16 @@ pub struct BenchArgs {
     /// Timed runs per call after one warm-up.
     #[arg(long, default_value_t = 3)]
     iters: usize,
-    /// Where to write the CSV.
-    #[arg(long, default_value = "target/gemm-bench.csv")]
-    csv: PathBuf,
-    /// Where to write the SVG chart.
-    #[arg(long, default_value = "target/gemm-bench.svg")]
-    plot: PathBuf,
+    /// The folder the CSV and the SVG chart go to (`gemm-bench.csv`, `gemm-bench.svg`),
+    /// created if missing.
+    #[arg(long, default_value = ".")]
+    out: PathBuf,
+    /// Where to write the CSV (default: OUT/gemm-bench.csv).
+    #[arg(long)]
+    csv: Option<PathBuf>,
+    /// Where to write the SVG chart (default: OUT/gemm-bench.svg).
+    #[arg(long)]
+    plot: Option<PathBuf>,
 }
 
 pub fn bench(args: &BenchArgs) -> Result<(), String> {
@@ -47,7 +51,9 @@ pub fn bench(args: &BenchArgs) -> Result<(), String> {
         }
         rows.push((spec, result));
     }
-    for (path, body) in [(&args.csv, replay::csv(&rows)), (&args.plot, replay::svg(&rows))] {
+    let csv = args.csv.clone().unwrap_or_else(|| args.out.join("gemm-bench.csv"));
+    let plot = args.plot.clone().unwrap_or_else(|| args.out.join("gemm-bench.svg"));
+    for (path, body) in [(&csv, replay::csv(&rows)), (&plot, replay::svg(&rows))] {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         }
@@ -58,8 +64,8 @@ pub fn bench(args: &BenchArgs) -> Result<(), String> {
         "reran {} call(s), {} ok; wrote {} and {}",
         rows.len(),
         rows.len() - failed,
-        args.csv.display(),
-        args.plot.display()
+        csv.display(),
+        plot.display()
     );
     if failed > 0 {
         Err(format!("{failed} call(s) failed or mismatched the reference"))

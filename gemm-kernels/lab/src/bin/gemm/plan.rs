@@ -18,22 +18,28 @@ use gemm_lab::timing_cost::TimingModel;
 
 #[derive(clap::Args)]
 pub struct PlanArgs {
+    /// Rows of C and of op(A).
     #[arg(long, required_unless_present_any = ["group", "characterise"])]
     m: Option<usize>,
+    /// Columns of C and of op(B).
     #[arg(long, required_unless_present_any = ["group", "characterise"])]
     n: Option<usize>,
+    /// Columns of op(A), rows of op(B).
     #[arg(long, required_unless_present_any = ["group", "characterise"])]
     k: Option<usize>,
     /// The groups of a grouped GEMM, each `M,N,K` (repeat the flag).
     #[arg(long, value_name = "M,N,K")]
     group: Vec<String>,
+    /// Input dtype: f32, f16, bf16, fp8_e4m3fnuz, fp8_e5m2fnuz, fp8_e4m3, fp8_e5m2.
     #[arg(long, default_value = "bf16")]
     dtype: DType,
     /// Output dtype (default: the input dtype for f32/f16/bf16, f32 for fp8).
     #[arg(long)]
     out_dtype: Option<DType>,
+    /// Use op(A) = A^T.
     #[arg(long)]
     transa: bool,
+    /// Use op(B) = B^T (`x * W^T`, a Linear layer's form with row-major W).
     #[arg(long)]
     transb: bool,
     #[command(flatten)]
