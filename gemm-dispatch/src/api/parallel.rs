@@ -212,7 +212,7 @@ impl Context {
     /// and C is rounded once, whatever its dtype.
     ///
     /// ```
-    /// use gemm_dispatch::{Context, GemmProblem, parallel::{Reduce, TpPlan}};
+    /// use gemm_dispatch::{Context, GemmProblem, Reduce, TpPlan};
     /// let ctx = Context::host(2);
     /// let p = GemmProblem::new(2, 2, 2);
     /// let mut c = [0f32; 4];

@@ -48,8 +48,8 @@ pub struct Estimate {
 /// The static estimate: the fallback for a kernel the characterisation table does not hold.
 ///
 /// Compute: the launch's workgroups run in rounds of one workgroup per CU (`ceil(tiles / CUs)`
-/// rounds); a round takes a tile's `2 * TM * TN * K` flops at the CU's share of the peak matrix
-/// rate (ARCH.md "Peak dense matrix throughput"), divided by the kernel's MFMA issue share (its
+/// rounds); a round takes a tile's `2 * TM * TN * K` flops at the CU's share of the MFMA ceiling
+/// (the peak matrix rate at the loaded clock, [`gemm_core::Arch::mfma_ceiling_tflops`]), divided by the kernel's MFMA issue share (its
 /// manifest's `mfma_issue_share_permille`: the fraction of issue cycles that are MFMAs).
 /// Memory: A, B and C (twice if read) at the HBM bandwidth (ARCH.md "Memory system"). The
 /// prediction is the larger of the two: a roofline, no overlap modelled, no cache, no launch
@@ -67,7 +67,7 @@ impl CostModel for StaticEstimate {
         let caps = e.arch.caps();
         let tiles = u64::from(plan.grid[0]) * u64::from(plan.grid[1]) * u64::from(plan.grid[2]);
         let rounds = tiles.div_ceil(u64::from(caps.compute_units.max(1))) as f64;
-        let per_cu = e.arch.peak_tflops(e.a_type) * 1e12 / f64::from(caps.compute_units.max(1));
+        let per_cu = e.arch.mfma_ceiling_tflops(e.a_type, e.xf32()) * 1e12 / f64::from(caps.compute_units.max(1));
         let share = (f64::from(e.mfma_issue_share_permille) / 1000.0).clamp(0.05, 1.0);
         let tile_flops = 2.0 * f64::from(e.tile.0) * f64::from(e.tile.1) * p.k.max(1) as f64;
         let compute = rounds * tile_flops / per_cu / share;
@@ -77,7 +77,7 @@ impl CostModel for StaticEstimate {
                 + c_passes * (s.c * p.dtype(Operand::C).size_bytes()) as f64
         });
         let memory = bytes / (caps.hbm_tbps * 1e12);
-        compute.max(memory)
+        compute.max(memory).max(crate::plan::bounds::floor(e.arch, p, e.xf32()).seconds())
     }
 }
 

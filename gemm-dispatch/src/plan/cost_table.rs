@@ -206,10 +206,21 @@ pub fn table() -> &'static Table {
     T.get_or_init(|| Table::parse(TABLE_TEXT).unwrap_or_default())
 }
 
-/// A time measured at `k_lo` and `k_hi`, at `k` (linear between, extrapolated outside; never
-/// below a tenth of the `k_lo` time).
-fn at_k(x: [f64; 2], ks: [u32; 2], k: f64) -> f64 {
+/// A time measured at `k_lo` and `k_hi`, at `k`: linear between; below `k_lo` extrapolated
+/// along the same line (never below a tenth of the `k_lo` time); beyond `k_hi` along the measured
+/// slope or `min_slope`, whichever is steeper.
+///
+/// Why the floor beyond `k_hi`: the two K values are short (4 and 12 K tiles), and part of the
+/// K tiles added between them still hide under the pipeline's fill and the epilogue, so the
+/// measured slope can be flatter than the main loop's steady state; extrapolated to a long K it
+/// predicted rounds faster than the matrix pipes can compute them (issue 28: 961 TFLOP/s for
+/// gfx942 bf16 4096 x 57344 x 8192, above the 751 the loaded clock allows). A long main loop runs
+/// at least at the MFMA time of each K step, which is `min_slope`.
+fn at_k(x: [f64; 2], ks: [u32; 2], k: f64, min_slope: f64) -> f64 {
     let slope = (x[1] - x[0]) / f64::from(ks[1] - ks[0]);
+    if k > f64::from(ks[1]) {
+        return x[1] + slope.max(min_slope) * (k - f64::from(ks[1]));
+    }
     (x[0] + slope * (k - f64::from(ks[0]))).max(0.1 * x[0])
 }
 
@@ -224,11 +235,22 @@ fn at_k(x: [f64; 2], ks: [u32; 2], k: f64) -> f64 {
 ///   simulates the whole stream (`n <= 4 occupancy`), else whole rounds and a partial last
 ///   round at its own one-round time, as the model extrapolates.
 pub fn compose(row: &Row, arch: Arch, wgs: u64, k: f64) -> f64 {
+    compose_bounded(row, arch, wgs, k, 0.0)
+}
+
+/// [`compose`] with the time one workgroup's main loop takes per unit of K at the least,
+/// `wg_k_seconds` (its tile's `2 TM TN` flops at one CU's share of the MFMA ceiling): beyond
+/// `k_hi` each grid's time grows at least by the workgroups a CU runs on it times that
+/// ([`at_k`]), a steady round is at least its `occupancy` tiles' MFMA time, and the whole is at
+/// least the MFMA time of the busiest CU's workgroups.
+pub fn compose_bounded(row: &Row, arch: Arch, wgs: u64, k: f64, wg_k_seconds: f64) -> f64 {
     let caps = arch.caps();
     let cus = u64::from(caps.compute_units);
     let xcds = u64::from(caps.xcds.max(1));
     let occ = u64::from(row.occupancy.max(1));
-    let (s, f, r1, r3) = (at_k(row.s, row.k, k), at_k(row.f, row.k, k), at_k(row.r1, row.k, k), at_k(row.r3, row.k, k));
+    let w = wg_k_seconds;
+    let (s, f) = (at_k(row.s, row.k, k, w), at_k(row.f, row.k, k, w));
+    let (r1, r3) = (at_k(row.r1, row.k, k, occ as f64 * w), at_k(row.r3, row.k, k, 3.0 * occ as f64 * w));
     let one_round = |n: u64| {
         if occ <= 1 {
             f
@@ -236,23 +258,28 @@ pub fn compose(row: &Row, arch: Arch, wgs: u64, k: f64) -> f64 {
             f + (r1 - f) * (n.clamp(1, occ) - 1) as f64 / (occ - 1) as f64
         }
     };
-    if wgs <= xcds {
-        return s;
-    }
-    if wgs < cus {
-        return s + (f - s) * (wgs - xcds) as f64 / (cus - xcds) as f64;
-    }
+    // Workgroups the busiest CU runs (CU 0 of XCD 0): its MFMA work alone takes `n w k`, however
+    // the rounds overlap.
     let n = wgs.div_ceil(xcds).div_ceil((cus / xcds).max(1));
-    if n <= occ {
-        return one_round(n);
-    }
-    let period = ((r3 - r1) / 2.0).max(0.0);
-    if n <= 4 * occ {
-        return r1 + period * (n - occ) as f64 / occ as f64;
-    }
-    let full = n / occ;
-    let rem = n % occ;
-    r1 + period * (full - 1) as f64 + if rem > 0 { one_round(rem) } else { 0.0 }
+    let busiest = n as f64 * w * k;
+    let composed = if wgs <= xcds {
+        s
+    } else if wgs < cus {
+        s + (f - s) * (wgs - xcds) as f64 / (cus - xcds) as f64
+    } else if n <= occ {
+        one_round(n)
+    } else {
+        // A steady round of `occ` workgroups computes `occ` tiles on the CU at the least.
+        let period = ((r3 - r1) / 2.0).max(occ as f64 * w * k);
+        if n <= 4 * occ {
+            r1 + period * (n - occ) as f64 / occ as f64
+        } else {
+            let full = n / occ;
+            let rem = n % occ;
+            r1 + period * (full - 1) as f64 + if rem > 0 { one_round(rem) } else { 0.0 }
+        }
+    };
+    composed.max(busiest)
 }
 
 /// The timing model through the characterisation table: what the dispatcher ranks by.
@@ -264,9 +291,17 @@ impl TableModel {
     pub fn composed(plan: &KernelPlan, p: &GemmProblem) -> Result<f64, String> {
         let row = table().row(plan.entry)?;
         let wgs = u64::from(plan.grid[0]) * u64::from(plan.grid[1]) * u64::from(plan.grid[2]);
-        let kt = f64::from(plan.entry.tile.2.max(1));
+        let e = plan.entry;
+        let kt = f64::from(e.tile.2.max(1));
         let k = (p.k.max(1) as f64 / kt).ceil() * kt;
-        Ok(compose(row, plan.entry.arch, wgs, k))
+        let per_cu = e.arch.mfma_ceiling_tflops(e.a_type, e.xf32()) * 1e12 / f64::from(e.arch.caps().compute_units);
+        let wg_k_seconds = 2.0 * f64::from(e.tile.0) * f64::from(e.tile.1) / per_cu;
+        // The characterisation's grids are near-square arrangements of tiles that share their
+        // A and B panels through L2 and the Infinity Cache; a skinny or wide problem's operands
+        // are read with little reuse, traffic the table never measured. Its compulsory bytes at
+        // the peak HBM bandwidth bound the composed time ([`crate::plan::bounds`]).
+        let memory = crate::plan::bounds::floor(e.arch, p, e.xf32()).memory_seconds;
+        Ok(compose_bounded(row, e.arch, wgs, k, wg_k_seconds).max(memory))
     }
 }
 

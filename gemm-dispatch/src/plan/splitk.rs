@@ -6,10 +6,12 @@
 //! beta and writes C in its type (gemm-compiler `ir::SplitK`: deterministic, Tensile's
 //! `GlobalSplitU` "MultipleBuffer" form).
 //!
-//! [`choose`] decides with a static estimate in the terms of `kernel_choice::StaticEstimate`
-//! (rounds of one workgroup per CU, a tile's flops at the CU's share of the peak over the
-//! kernel's MFMA issue share) plus the workspace traffic at the HBM bandwidth (ARCH.md
-//! "Memory system"): the split is taken only where it predicts faster than the plain kernel.
+//! [`choose`] decides with a static estimate in the terms of `choice::StaticEstimate`
+//! (rounds of one workgroup per CU, a tile's flops at the CU's share of the MFMA ceiling over
+//! the kernel's MFMA issue share) plus the workspace traffic at the HBM bandwidth (ARCH.md
+//! "Memory system"), never below the physical floor ([`crate::plan::bounds`]: the MFMA ceiling
+//! and the bytes of A, B and C at peak HBM bandwidth, plus the workspace's own traffic for a
+//! split): the split is taken only where it predicts faster than the plain kernel.
 //! `gemm splitk` prints the timing model's predictions of both (`model::predict_split`).
 //!
 //! **The split tail** ([`choose_tail`]): a problem with many tiles whose last round of the
@@ -75,7 +77,7 @@ fn compute_seconds(e: &KernelEntry, workgroups: u64, k: u32, slots: u32) -> f64 
     let cus = f64::from(e.arch.caps().compute_units.max(1));
     let slots = slots.max(1);
     let rounds = workgroups.div_ceil(u64::from(slots)) as f64;
-    let per_cu = e.arch.peak_tflops(e.a_type) * 1e12 / cus;
+    let per_cu = e.arch.mfma_ceiling_tflops(e.a_type, e.xf32()) * 1e12 / cus;
     let share = (f64::from(e.mfma_issue_share_permille) / 1000.0).clamp(0.05, 1.0);
     let per_round = f64::from(slots) / cus;
     rounds * per_round * 2.0 * f64::from(e.tile.0) * f64::from(e.tile.1) * f64::from(k.max(1)) / per_cu / share
@@ -115,6 +117,12 @@ fn traffic_seconds(arch: Arch, p: &GemmProblem, m: u32, n: u32, splits: u32, wst
     let c_bytes = (m as usize * n as usize * p.c_type.size_bytes()) as f64;
     let traffic = 2.0 * f64::from(splits) * f64::from(wstride) + c_bytes * if p.beta != 0.0 { 2.0 } else { 1.0 };
     traffic / (arch.caps().hbm_tbps * 1e12)
+}
+
+/// Seconds of the workspace's own traffic at the HBM bandwidth: every slab written once and read
+/// once by the reduction (bytes a plain kernel does not move).
+fn workspace_seconds(arch: Arch, splits: u32, wstride: u32) -> f64 {
+    2.0 * f64::from(splits) * f64::from(wstride) / (arch.caps().hbm_tbps * 1e12)
 }
 
 /// Whether the partial kernel `e` can run `p`'s operands: dtypes, transposes, alignment, spans.
@@ -180,9 +188,13 @@ fn few_tiles(arch: Arch, cus: u32, p: &GemmProblem, plain: Option<&KernelPlan>) 
     }
     let kchunk = cm.k.div_ceil(want).next_multiple_of(kt);
     let splits = cm.k.div_ceil(kchunk);
-    let estimate_split = compute_seconds(partial, u64::from(tiles) * u64::from(splits), kchunk, cus)
-        + traffic_seconds(arch, p, cm.m, cm.n, splits, wstride);
-    let estimate_plain = plain.map(|pl| compute_seconds(pl.entry, workgroups(pl.grid), pl.problem.k, cus));
+    let floor = crate::plan::bounds::floor(arch, p, partial.xf32());
+    let ws = workspace_seconds(arch, splits, wstride);
+    let estimate_split = (compute_seconds(partial, u64::from(tiles) * u64::from(splits), kchunk, cus)
+        + traffic_seconds(arch, p, cm.m, cm.n, splits, wstride))
+    .max(floor.seconds() + ws);
+    let estimate_plain =
+        plain.map(|pl| compute_seconds(pl.entry, workgroups(pl.grid), pl.problem.k, cus).max(floor.seconds()));
     if let Some(t) = estimate_plain {
         split_beats(t, estimate_split, &format!("split-K ({splits} splits)"))?;
     }
@@ -297,10 +309,12 @@ pub fn choose_tail_in(arch: Arch, p: &GemmProblem, plain: &KernelPlan, slots: u3
     let mut head = *plain;
     head.problem.n = col0;
     head.grid = e.launch(cm.m, col0).0;
-    let estimate_split = compute_seconds(e, workgroups(head.grid), cm.k, slots)
+    let floor = crate::plan::bounds::floor(arch, p, e.xf32()).seconds();
+    let estimate_split = (compute_seconds(e, workgroups(head.grid), cm.k, slots)
         + compute_seconds(partial, u64::from(tail_tiles) * u64::from(splits), kchunk, slots)
-        + traffic_seconds(arch, p, cm.m, tail.n, splits, wstride);
-    let plain_t = compute_seconds(e, workgroups(plain.grid), cm.k, slots);
+        + traffic_seconds(arch, p, cm.m, tail.n, splits, wstride))
+    .max(floor + workspace_seconds(arch, splits, wstride));
+    let plain_t = compute_seconds(e, workgroups(plain.grid), cm.k, slots).max(floor);
     split_beats(plain_t, estimate_split, "the split tail")?;
     Ok(SplitPlan {
         partial,

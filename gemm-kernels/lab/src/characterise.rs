@@ -232,14 +232,19 @@ mod tests {
     }
 
     /// The runtime composes the table's rows with the chip's XCD and CU counts from
-    /// `gemm_core::ArchCaps`; they must be the timing model's (`Params`), whose grid arithmetic
-    /// the composition follows.
+    /// `gemm_core::ArchCaps` and bounds predictions with its clocks and bandwidth; they must be
+    /// the timing model's (`Params`), whose grid arithmetic the composition follows.
     #[test]
     fn the_runtime_composes_with_the_models_chip() {
         for arch in Arch::ALL {
             let (caps, p) = (arch.caps(), Params::for_arch(arch));
             assert_eq!(caps.xcds, p.xcds, "{arch}");
             assert_eq!(caps.compute_units, p.cus(), "{arch}");
+            // The runtime's physical bounds (gemm_dispatch::plan::bounds) use the model's
+            // loaded clocks and HBM peak.
+            assert_eq!(caps.loaded_clock_mhz, p.loaded_mhz, "{arch}");
+            assert_eq!(f64::from(caps.peak_clock_mhz), p.peak_mhz, "{arch}");
+            assert_eq!(caps.hbm_tbps, p.hbm_tbps, "{arch}");
         }
     }
 }

@@ -194,6 +194,50 @@ pub fn plan(args: &PlanArgs) -> Result<(), String> {
                         t.unwrap_or(0.0) * 1e6,
                         dispatched.unwrap_or("nothing")
                     );
+                    // Physics: how far the pick is from the least time the chip allows.
+                    let fl = gemm_dispatch::plan::bounds::floor(arch, &p, p.allow_xf32);
+                    println!(
+                        "  floor: {:.3} us ({}: {:.3} us of MFMAs at {:.1} TFLOP/s, {:.1} MB of A, B and C at {:.1} TB/s in {:.3} us); the pick is at {:.0}% of it",
+                        fl.seconds() * 1e6,
+                        if fl.memory_seconds > fl.mfma_seconds { "memory-bound" } else { "compute-bound" },
+                        fl.mfma_seconds * 1e6,
+                        arch.mfma_ceiling_tflops(p.a_type, p.allow_xf32),
+                        gemm_dispatch::plan::bounds::bytes_moved(&p) / 1e6,
+                        arch.caps().hbm_tbps,
+                        fl.memory_seconds * 1e6,
+                        100.0 * fl.seconds() / t.unwrap_or(f64::INFINITY)
+                    );
+                    // With `--model timing`: what the runtime launches (every launch of a split
+                    // plan), predicted by the timing model, beside the table's composed figure.
+                    if direct {
+                        if let Ok(Some(gp)) =
+                            gemm_dispatch::plan::gemm_plan::plan_gemm(arch, arch.caps().compute_units, &p)
+                        {
+                            let modelled = match &gp.split {
+                                None => gemm_lab::model::predict_plan(&gp.kernel, &p, &timing.opts).map(|x| x.seconds),
+                                Some(sp) => gemm_lab::split_eval::predict_split(sp, &p, &timing.opts)
+                                    .map(|xs| xs.iter().map(|x| x.seconds).sum()),
+                            };
+                            let table = TableModel::composed(&gp.kernel, &p);
+                            match (modelled, gp.split.is_some()) {
+                                (Ok(m), split) => println!(
+                                    "  the runtime runs {} launch(es): {:.3} us by the timing model ({:.0}% of the floor){}",
+                                    gp.entries().len(),
+                                    m * 1e6,
+                                    100.0 * fl.seconds() / m,
+                                    match (table, split) {
+                                        (Ok(tb), false) if (tb / m - 1.0).abs() > gemm_lab::characterise::TOLERANCE => format!(
+                                            "; the table's {:.3} us is {:+.0}% off it",
+                                            tb * 1e6,
+                                            (tb / m - 1.0) * 100.0
+                                        ),
+                                        _ => String::new(),
+                                    }
+                                ),
+                                (Err(why), _) => println!("  the timing model cannot run the runtime's plan: {why}"),
+                            }
+                        }
+                    }
                     // What the device API does with that kernel's grid (splitk.rs).
                     if let Ok(plain) = &chosen {
                         match gemm_dispatch::plan::splitk::choose(arch, &p, Some(plain)) {
