@@ -28,6 +28,8 @@ const FOLD_EVERY: u32 = 1 << 12;
 pub enum ExactError {
     #[error("a product of {0} factors exceeds the accumulator's window (at most {MAX_FACTORS})")]
     TooManyFactors(usize),
+    #[error("n * 2^{0} lies outside the accumulator's window")]
+    OutOfRange(i32),
 }
 
 /// An exact sum of products of f32 values (see the module documentation). Specials follow IEEE
@@ -118,9 +120,29 @@ impl ExactAccumulator {
             e += fe;
         }
         // m < 2^(24 * 5) = 2^120, e >= -745: the bits lie in [e, e + 120) within the window.
+        self.add_mag(neg, m, e);
+        Ok(())
+    }
+
+    /// Adds the integer `n` times `2^e` exactly: the fast path of block dot products, whose
+    /// integer sums are formed first (a zero `n` counts as a +0 term). `n * 2^e` must lie in
+    /// the window (bits `-768 .. 640`).
+    pub fn add_scaled(&mut self, n: i128, e: i32) -> Result<(), ExactError> {
+        if e < LOW || e + 128 > 640 {
+            return Err(ExactError::OutOfRange(e));
+        }
+        self.all_neg_zero = Some(false);
+        if n != 0 {
+            self.add_mag(n < 0, n.unsigned_abs(), e);
+        }
+        Ok(())
+    }
+
+    /// Adds `(-1)^neg * m * 2^e` (`m < 2^128`, `LOW <= e`, `e + 128 <= 640`).
+    fn add_mag(&mut self, neg: bool, m: u128, e: i32) {
         let pos = (e - LOW) as u32;
         let (limb, shift) = ((pos / 32) as usize, pos % 32);
-        // m << shift spans at most 152 bits: five 32-bit digits.
+        // m << shift spans at most 159 bits: five 32-bit digits.
         let lo = m << shift; // the top `shift` bits of m fall out here ...
         let hi = if shift == 0 { 0 } else { m >> (128 - shift) }; // ... and are kept here
         let digits = [lo as u32, (lo >> 32) as u32, (lo >> 64) as u32, (lo >> 96) as u32, hi as u32];
@@ -130,13 +152,12 @@ impl ExactAccumulator {
                 self.limbs[limb + k] += if neg { -v } else { v };
             }
         }
-        // Each product moves a limb by less than 2^32: folding carries every FOLD_EVERY
-        // products keeps every limb far from i64 overflow.
+        // Each addition moves a limb by less than 2^32: folding carries every FOLD_EVERY
+        // additions keeps every limb far from i64 overflow.
         self.since_fold += 1;
         if self.since_fold == FOLD_EVERY {
             self.normalise();
         }
-        Ok(())
     }
 
     /// Propagates carries so that every limb but the top one is in `0 .. 2^32`.
@@ -194,12 +215,23 @@ impl ExactAccumulator {
         // Keep 24 significant bits, but never below f32's smallest subnormal bit (2^-149).
         let lsb_abs = (top_abs - 23).max(-149);
         let lsb = lsb_abs - i64::from(LOW);
-        let mut q: u64 = 0;
-        for p in (lsb..=top).rev() {
-            q = q << 1 | u64::from(bit(p));
-        }
+        // q: bits lsb..=top (at most 24 of them), read a digit pair at a time.
+        let window = |p: i64| -> u64 {
+            // 32 bits starting at bit p >= 0.
+            let (d, sh) = ((p / 32) as usize, (p % 32) as u32);
+            let lo = u64::from(mag.get(d).copied().unwrap_or(0));
+            let hi = u64::from(mag.get(d + 1).copied().unwrap_or(0));
+            ((hi << 32 | lo) >> sh) & 0xFFFF_FFFF
+        };
+        // (Below f32's smallest subnormal the kept part is empty: q = 0.)
+        let mut q = if top >= lsb { window(lsb) & ((1u64 << (top - lsb + 1)) - 1) } else { 0 };
         let half = bit(lsb - 1) == 1;
-        let sticky = (0..lsb - 1).any(|p| bit(p) == 1);
+        // Sticky: any bit below lsb - 1 (whole digits, then the partial one).
+        let sticky = lsb > 1 && {
+            let below = lsb - 1; // bits 0 .. below
+            let (d, sh) = ((below / 32) as usize, (below % 32) as u32);
+            mag[..d].iter().any(|x| *x != 0) || mag[d] & ((1u32 << sh) - 1) != 0
+        };
         if half && (sticky || q & 1 == 1) {
             q += 1;
         }
@@ -280,6 +312,34 @@ mod tests {
         assert_eq!(sum(&[]).to_bits(), 0);
         let mut a = ExactAccumulator::new();
         assert_eq!(a.add_product(&[1.0; 6]), Err(ExactError::TooManyFactors(6)));
+        assert_eq!(a.add_scaled(1, -769), Err(ExactError::OutOfRange(-769)));
+        assert_eq!(a.add_scaled(1, 513), Err(ExactError::OutOfRange(513)));
+    }
+
+    #[test]
+    fn integer_terms_equal_the_same_products() {
+        // n * 2^e terms (the block fast path) against the products they stand for.
+        let mut s = 0xFA57u64;
+        for _ in 0..100 {
+            let (mut a, mut b) = (ExactAccumulator::new(), ExactAccumulator::new());
+            for _ in 0..40 {
+                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let n = ((s >> 20) as i64 % (1 << 40)) - (1 << 39);
+                let e = ((s >> 8) % 350) as i32 - 250;
+                a.add_scaled(i128::from(n) * 3, e).unwrap();
+                // n * 3 * 2^e as f32 factors: n < 2^40 splits into two exact halves.
+                let (hi, lo) = (n >> 20, n & 0xF_FFFF);
+                let p = 2f32.powi(e.clamp(-126, 127));
+                let q = 2f32.powi((e - e.clamp(-126, 127)).clamp(-126, 127));
+                b.add_product(&[hi as f32 * 1048576.0, 3.0, p, q]).unwrap();
+                b.add_product(&[lo as f32, 3.0, p, q]).unwrap();
+            }
+            assert_eq!(a.to_f32().to_bits(), b.to_f32().to_bits());
+        }
+        let mut z = ExactAccumulator::new();
+        z.add(-0.0);
+        z.add_scaled(0, 0).unwrap();
+        assert_eq!(z.to_f32().to_bits(), 0, "a zero integer term is +0");
     }
 
     #[test]

@@ -28,7 +28,7 @@ use crate::valu::{fp8_formats, regs_of};
 use crate::wave::{Wave, LANES};
 use gemm_core::exact::ExactAccumulator;
 use gemm_core::fp8::Fp8Format;
-use gemm_core::mx::{MxFormat, E8M0};
+use gemm_core::mx::{MxFormat, E8M0, MX_BLOCK};
 use gemm_isa::table::{flags, Field};
 use gemm_isa::{Inst, Op, Operand, RegFile, Ty};
 use half::{bf16, f16};
@@ -418,6 +418,17 @@ pub fn exec(w: &mut Wave, env: &mut Env, inst: &Inst) -> R<()> {
     Ok(())
 }
 
+/// One decoded input of a `*_f8f6f4` MFMA: the element and its block scale, and (when both
+/// are finite) the exact integer form `int * 2^exp` of their product.
+struct Term {
+    value: f32,
+    scale: f32,
+    int: i64,
+    exp: i32,
+    exact: bool,
+    neg: bool,
+}
+
 /// The gfx950 `v_mfma_[scale_]f32_{16x16x128,32x32x64}_f8f6f4` MFMAs, every format pair.
 ///
 /// * Formats: `cbsz` (A) and `blgp` (B) pick fp8 E4M3, bf8 E5M2, fp6 E2M3, bf6 E3M2 or fp4
@@ -482,31 +493,41 @@ fn exec_f8f6f4(w: &mut Wave, env: &mut Env, inst: &Inst, base: Shape) -> R<()> {
         let code = ((hi << 32 | lo) >> off) as u8 & ((1u16 << bits) - 1) as u8;
         Ok((lane, f.decode(code)))
     };
-    let scale_of = |o: &Operand, sel: u8, lane: u32| -> R<f32> {
+    let scale_of = |o: &Operand, sel: u8, lane: u32| -> R<E8M0> {
         let v = match o {
             Operand::Reg(r) => w.vget(r.file, r.index, lane as usize)?,
             _ => return Err(FaultKind::Unsupported(format!("{}: scale must be a VGPR", inst.op.name()))),
         };
-        Ok(E8M0((v >> (8 * u32::from(sel))) as u8).to_f32())
+        Ok(E8M0((v >> (8 * u32::from(sel))) as u8))
     };
     let sel = |i: u8| (inst.mods.op_sel >> i & 1) | (inst.mods.op_sel_hi >> i & 1) << 1;
     // A as [row][k] (value, scale), B as [col][k].
-    let gather = |r: &gemm_isa::Reg, f: MxFormat, rows: u32, which: u8| -> R<Vec<(f32, f32)>> {
+    let gather = |r: &gemm_isa::Reg, f: MxFormat, rows: u32, which: u8| -> R<Vec<Term>> {
+        // Every element is a multiple of the format's smallest subnormal, 2^(1 - bias - mbits).
+        let (_, mbits, bias) = f.layout();
+        let lsb_exp = 1 - bias - mbits as i32;
+        let lsb = 2f64.powi(lsb_exp);
         let mut out = Vec::with_capacity((rows * k) as usize);
         for row in 0..rows {
             for kk in 0..k {
                 let (lane, v) = element(r, f, row, kk)?;
                 let x = match &scales {
                     Some((sa, sb)) => scale_of(if which == 0 { sa } else { sb }, sel(which), lane)?,
-                    None => 1.0,
+                    None => E8M0::ONE,
                 };
-                out.push((v, x));
+                // value * scale = int * 2^exp exactly, when both are finite.
+                let exact = v.is_finite() && !x.is_nan();
+                let int = if exact { (f64::from(v) / lsb) as i64 } else { 0 };
+                let exp = lsb_exp + x.exponent().unwrap_or(0);
+                out.push(Term { value: v, scale: x.to_f32(), int, exp, exact, neg: v.is_sign_negative() });
             }
         }
         Ok(out)
     };
     let av = gather(&ra, fa, m, 0)?;
     let bv = gather(&rb, fb, n, 1)?;
+    let ku = k as usize;
+    let blocks = ku / MX_BLOCK;
     let mut out = vec![0u32; ncd as usize * LANES];
     for i in 0..m {
         for j in 0..n {
@@ -516,10 +537,33 @@ fn exec_f8f6f4(w: &mut Wave, env: &mut Env, inst: &Inst, base: Shape) -> R<()> {
                 o => f32::from_bits(o.const_bits(Ty::F32).unwrap_or(0) as u32),
             };
             let mut acc = ExactAccumulator::new();
-            for kk in 0..k as usize {
-                let (x, sx) = av[i as usize * k as usize + kk];
-                let (y, sy) = bv[j as usize * k as usize + kk];
-                acc.add_product(&[sx, x, sy, y]).map_err(|e| FaultKind::Unsupported(e.to_string()))?;
+            let arow = &av[i as usize * ku..][..ku];
+            let bcol = &bv[j as usize * ku..][..ku];
+            for g in 0..blocks {
+                let (ab, bb) = (&arow[g * MX_BLOCK..][..MX_BLOCK], &bcol[g * MX_BLOCK..][..MX_BLOCK]);
+                // One scale pair per block: the block's integer dot product is exact in
+                // i128 (|int| < 2^32 for E5M2, 32 products), then added once. Blocks with a
+                // NaN/Inf element or a NaN scale take the product-by-product path.
+                if ab.iter().chain(bb).all(|t| t.exact) {
+                    let mut dot = 0i128;
+                    let mut neg_zeros = true;
+                    for (x, y) in ab.iter().zip(bb) {
+                        let p = i128::from(x.int) * i128::from(y.int);
+                        neg_zeros &= p == 0 && x.neg != y.neg;
+                        dot += p;
+                    }
+                    if dot == 0 && neg_zeros {
+                        acc.add(-0.0);
+                    } else {
+                        acc.add_scaled(dot, ab[0].exp + bb[0].exp)
+                            .map_err(|e| FaultKind::Unsupported(e.to_string()))?;
+                    }
+                } else {
+                    for (x, y) in ab.iter().zip(bb) {
+                        acc.add_product(&[x.scale, x.value, y.scale, y.value])
+                            .map_err(|e| FaultKind::Unsupported(e.to_string()))?;
+                    }
+                }
             }
             acc.add(cval);
             out[reg as usize * LANES + lane as usize] = acc.to_f32().to_bits();
