@@ -113,6 +113,18 @@ impl BlockFp8Matrix {
         Self::new(format, rows, k, block, codes, scales)
     }
 
+    /// [`BlockFp8Matrix::quantize`] of bf16 values (exactly widened to f32 first).
+    pub fn quantize_bf16(
+        format: Fp8Format,
+        rows: usize,
+        k: usize,
+        block: (usize, usize),
+        values: &[half::bf16],
+    ) -> Result<Self, BlockFp8Error> {
+        let f: Vec<f32> = values.iter().map(|v| v.to_f32()).collect();
+        Self::quantize(format, rows, k, block, &f)
+    }
+
     /// DeepSeek-V3 activations: `m x k`, 1 x 128 blocks.
     pub fn quantize_1x128(format: Fp8Format, m: usize, k: usize, values: &[f32]) -> Result<Self, BlockFp8Error> {
         Self::quantize(format, m, k, (1, FP8_BLOCK), values)
@@ -222,6 +234,13 @@ mod tests {
             Err(BlockFp8Error::NonFinite { row: 26, col: 1, value: f32::INFINITY })
         );
         assert!(BlockFp8Matrix::quantize(Fp8Format::E4M3FN, 1, 1, (0, 1), &[1.0]).is_err());
+        // bf16 input: the same as its f32 widening.
+        let b: Vec<half::bf16> = v.iter().map(|x| half::bf16::from_f32(*x)).collect();
+        let wide: Vec<f32> = b.iter().map(|x| x.to_f32()).collect();
+        assert_eq!(
+            BlockFp8Matrix::quantize_bf16(Fp8Format::E4M3FN, 1, 256, (1, 128), &b).unwrap(),
+            BlockFp8Matrix::quantize(Fp8Format::E4M3FN, 1, 256, (1, 128), &wide).unwrap()
+        );
         assert!(BlockFp8Matrix::new(Fp8Format::E4M3FN, 1, 2, (1, 128), vec![0; 2], vec![]).is_err());
     }
 

@@ -668,6 +668,16 @@ mod tests {
     }
 
     #[test]
+    fn bf16_quantisation_is_that_of_the_widened_values() {
+        let v: Vec<half::bf16> = crate::reference::random_values::<half::bf16>(2 * 64, 3);
+        let wide: Vec<f32> = v.iter().map(|x| x.to_f32()).collect();
+        for f in MxFormat::ALL {
+            assert_eq!(MxMatrix::quantize_bf16(f, 2, 64, &v).unwrap(), MxMatrix::quantize(f, 2, 64, &wide).unwrap());
+        }
+        assert!(matches!(MxMatrix::quantize(MxFormat::E2M1, 2, 64, &wide[1..]), Err(MxError::Length { .. })));
+    }
+
+    #[test]
     fn quantise_then_decode_follows_the_spec() {
         // A block with amax 5.5: floor(log2 5.5) = 2, fp4 emax 2 -> X = 2^0; 5.5 rounds to 6
         // (tie between 5 and 6? no: E2M1 neighbours of 5.5 are 4 and 6, 6 is nearer).
