@@ -8,15 +8,22 @@
 //!   problems;
 //! * [`Arch`] and its capabilities;
 //! * the typed [`Error`];
-//! * [`reference`]: a GEMM that accumulates in f64, the yardstick of every test.
+//! * [`reference`]: a GEMM that accumulates in f64, the yardstick of every test;
+//! * block-scaled formats in their own types (not [`DType`] variants): [`mx`] (OCP MX: E4M3,
+//!   E5M2, E2M3, E3M2, E2M1 elements with E8M0 scales, packing, quantiser, reference GEMM) and
+//!   [`block_fp8`] (DeepSeek-V3 1x128 / 128x128 f32-scaled fp8), both summed exactly by
+//!   [`exact`].
 //!
 //! No I/O, no `unsafe`.
 #![forbid(unsafe_code)]
 
 pub mod arch;
+pub mod block_fp8;
 pub mod dtype;
 pub mod error;
+pub mod exact;
 pub mod fp8;
+pub mod mx;
 pub mod problem;
 pub mod reference;
 pub mod view;
@@ -26,5 +33,6 @@ pub use dtype::{DType, Element};
 pub use error::{Error, Operand, Result};
 pub use fp8::{Fp8E4M3, Fp8E4M3Fnuz, Fp8E5M2, Fp8E5M2Fnuz};
 pub use half::{bf16, f16};
+pub use mx::{MxFormat, MxMatrix, E8M0};
 pub use problem::{GemmProblem, Layout, StridedBatch, Transpose};
 pub use view::{MatMut, MatRef};

@@ -14,8 +14,8 @@
 //!   same register tuple (back-to-back accumulation): 0; srcC overlapping partly (another
 //!   shape or offset): XDL producer `passes + 1` (+1 on gfx950), SMFMA producer feeding
 //!   an XDL: 0, SMFMA feeding an SMFMA: `passes`.
-//! * A VALU writes a VGPR that an MFMA then reads: 2; a VALU writes EXEC, an MFMA
-//!   follows: 4.
+//! * A VALU writes a VGPR that an MFMA then reads (srcA/B/C, and the scale VGPRs of
+//!   `v_mfma_scale_*`): 2; a VALU writes EXEC, an MFMA follows: 4.
 //! * A VALU writes an SGPR (incl. VCC, M0) that a VMEM/FLAT instruction reads (resource,
 //!   soffset, saddr, M0 of LDS-DMA): 5.
 //! * A VALU writes an SGPR or VCC that a VALU reads: 2. `v_readlane`/`v_readfirstlane`
@@ -169,10 +169,11 @@ fn is_lds_dma(inst: &Inst) -> bool {
 pub(crate) fn uses(inst: &Inst) -> (Regs, Regs) {
     let mut rd = Vec::new();
     let mut wr = Vec::new();
-    let shape = Shape::of(inst.op);
+    let shape = Shape::of_inst(inst);
     for (s, o) in inst.slots().iter().zip(&inst.operands) {
         let n = match (shape, s.field) {
-            (Some(sh), Field::Src0 | Field::Src1) => sh.ab_regs() as u8,
+            (Some(sh), Field::Src0) => sh.src_regs(false) as u8,
+            (Some(sh), Field::Src1) => sh.src_regs(true) as u8,
             (Some(sh), Field::Src2 | Field::Vdst) => sh.cd_regs() as u8,
             _ => s.dwords.max(1),
         };
@@ -227,7 +228,7 @@ pub fn check(env: &mut Env, w: &Wave, inst: &Inst) {
     let name = def.name;
     // DGEMM (f64 MFMA) hazards are not modelled (README): such an MFMA is neither checked
     // nor recorded as a producer.
-    let shape = if fmt == Format::Mai { Shape::of(inst.op).filter(|s| !s.is_dgemm()) } else { None };
+    let shape = if fmt == Format::Mai { Shape::of_inst(inst).filter(|s| !s.is_dgemm()) } else { None };
     let is_mfma = shape.is_some();
     let is_valu = !is_mfma && matches!(fmt, Format::Vop1 | Format::Vop2 | Format::Vopc | Format::Vop3 | Format::Vop3p);
     let is_salu = matches!(fmt, Format::Sop1 | Format::Sop2 | Format::Sopk | Format::Sopc);
@@ -274,9 +275,16 @@ pub fn check(env: &mut Env, w: &Wave, inst: &Inst) {
         }
         if let Some(sh) = shape {
             let legacy = |p: Producer| matches!(p, Producer::Valu { dot: false, .. });
-            for f in [Field::Src0, Field::Src1, Field::Src2] {
+            // The scale VGPRs of `v_mfma_scale_*` too: llc-22 puts `s_nop 1` between a
+            // `v_mov_b32` of a scale and the MFMA (tests/hazard_rules.rs).
+            for f in [Field::Src0, Field::Src1, Field::Src2, Field::ScaleSrc0, Field::ScaleSrc1] {
                 let Some(o) = inst.operand(f) else { continue };
-                let n = if f == Field::Src2 { sh.cd_regs() } else { sh.ab_regs() };
+                let n = match f {
+                    Field::Src2 => sh.cd_regs(),
+                    Field::Src0 => sh.src_regs(false),
+                    Field::Src1 => sh.src_regs(true),
+                    _ => 1,
+                };
                 let regs = vector_only(regs_of(&o, n as u8));
                 if regs.is_empty() {
                     continue;

@@ -2,7 +2,8 @@
 //! the input formats, 0 fp8 (OCP E4M3FN) and 1 bf8 (OCP E5M2). With every A byte equal
 //! to `a` and every B byte to `b`, each D element is `K * a * b` whatever the register
 //! layout, so the format decoding is checked on its own (byte 0x3C is 1.5 as E4M3FN and
-//! 1.0 as E5M2). fp6/bf6/fp4 are not modelled and must be reported, not computed.
+//! 1.0 as E5M2). fp6/bf6/fp4 and the scaled forms are checked against the reference GEMM in
+//! `mfma_scale.rs`; the reserved format codes 5-7 must be reported, not computed.
 
 mod common;
 use common::*;
@@ -69,10 +70,12 @@ fn cbsz_and_blgp_select_fp8_or_bf8_per_operand() {
 }
 
 #[test]
-fn fp6_and_fp4_formats_are_reported_not_computed() {
-    let err = run("f8f6f4-fp4", "v_mfma_f32_32x32x64_f8f6f4 v[16:31], v[2:5], v[2:5], 0 cbsz:4 blgp:4").unwrap_err();
+fn reserved_format_codes_are_reported_not_computed() {
+    let err = run("f8f6f4-reserved", "v_mfma_f32_32x32x64_f8f6f4 v[16:31], v[2:9], v[2:9], 0 cbsz:5").unwrap_err();
     match err {
-        EmuError::Fault(f) => assert!(matches!(&f.kind, FaultKind::Unsupported(m) if m.contains("format 4")), "{f}"),
+        EmuError::Fault(f) => {
+            assert!(matches!(&f.kind, FaultKind::Unsupported(m) if m.contains("format code 5")), "{f}")
+        }
         e => panic!("expected an unsupported-format fault, got {e}"),
     }
 }

@@ -417,6 +417,9 @@ fn f8f6f4_rules_match_llvm_wait_states_on_gfx950() {
     const D16: &str = "$vgpr16_vgpr17_vgpr18_vgpr19_vgpr20_vgpr21_vgpr22_vgpr23_vgpr24_vgpr25_vgpr26_vgpr27_vgpr28_vgpr29_vgpr30_vgpr31";
     const D4: &str = "$vgpr32_vgpr33_vgpr34_vgpr35";
     const N8: &str = "$vgpr40_vgpr41_vgpr42_vgpr43_vgpr44_vgpr45_vgpr46_vgpr47";
+    const V6A: &str = "$vgpr0_vgpr1_vgpr2_vgpr3_vgpr4_vgpr5";
+    const V4A: &str = "$vgpr0_vgpr1_vgpr2_vgpr3";
+    const V4B: &str = "$vgpr8_vgpr9_vgpr10_vgpr11";
     let c = |name, mir: [&'static str; 2], asm| Case { name, mir, asm };
     let list = vec![
         c(
@@ -444,6 +447,32 @@ fn f8f6f4_rules_match_llvm_wait_states_on_gfx950() {
             ["$vgpr44 = V_MOV_B32_e32 0, implicit $exec", "D4 = V_MFMA_F32_16X16X128_F8F6F4_f8_f8_vgprcd_e64 V8A, N8, 0, 0, 0, implicit $mode, implicit $exec"],
             ["v_mov_b32_e32 v44, 0", "v_mfma_f32_16x16x128_f8f6f4 v[32:35], v[0:7], v[40:47], 0"],
         ),
+        // fp4/fp6 operands on both sides halve the passes (mfma.rs Shape::of_inst).
+        c(
+            "f4f4_16_result_valu",
+            ["D4 = V_MFMA_F32_16X16X128_F8F6F4_f4_f4_vgprcd_e64 V4A, V4B, 0, 4, 4, implicit $mode, implicit $exec", "$vgpr50 = V_ADD_U32_e32 $vgpr33, $vgpr1, implicit $exec"],
+            ["v_mfma_f32_16x16x128_f8f6f4 v[32:35], v[0:3], v[8:11], 0 cbsz:4 blgp:4", "v_add_u32_e32 v50, v33, v1"],
+        ),
+        c(
+            "scale_f4f4_16_result_valu",
+            ["D4 = V_MFMA_SCALE_F32_16X16X128_F8F6F4_f4_f4_vgprcd_e64 V4A, V4B, 0, 4, 4, $vgpr48, $vgpr49, 4, 8, implicit $mode, implicit $exec", "$vgpr50 = V_ADD_U32_e32 $vgpr33, $vgpr1, implicit $exec"],
+            ["v_mfma_scale_f32_16x16x128_f8f6f4 v[32:35], v[0:3], v[8:11], 0, v48, v49 op_sel:[1,0,0] op_sel_hi:[0,1,0] cbsz:4 blgp:4", "v_add_u32_e32 v50, v33, v1"],
+        ),
+        c(
+            "scale_f8f4_16_result_valu",
+            ["D4 = V_MFMA_SCALE_F32_16X16X128_F8F6F4_f8_f4_vgprcd_e64 V8A, V4B, 0, 0, 4, $vgpr48, $vgpr49, 0, 0, implicit $mode, implicit $exec", "$vgpr50 = V_ADD_U32_e32 $vgpr33, $vgpr1, implicit $exec"],
+            ["v_mfma_scale_f32_16x16x128_f8f6f4 v[32:35], v[0:7], v[8:11], 0, v48, v49 blgp:4", "v_add_u32_e32 v50, v33, v1"],
+        ),
+        c(
+            "scale_f6f4_32_result_valu",
+            ["D16 = V_MFMA_SCALE_F32_32X32X64_F8F6F4_f6_f4_vgprcd_e64 V6A, V4B, 0, 2, 4, $vgpr48, $vgpr49, 0, 0, implicit $mode, implicit $exec", "$vgpr50 = V_ADD_U32_e32 $vgpr20, $vgpr1, implicit $exec"],
+            ["v_mfma_scale_f32_32x32x64_f8f6f4 v[16:31], v[0:5], v[8:11], 0, v48, v49 cbsz:2 blgp:4", "v_add_u32_e32 v50, v20, v1"],
+        ),
+        c(
+            "valu_vgpr_scale_operand",
+            ["$vgpr49 = V_MOV_B32_e32 0, implicit $exec", "D4 = V_MFMA_SCALE_F32_16X16X128_F8F6F4_f4_f4_vgprcd_e64 V4A, V4B, 0, 4, 4, $vgpr48, $vgpr49, 0, 0, implicit $mode, implicit $exec"],
+            ["v_mov_b32_e32 v49, 0", "v_mfma_scale_f32_16x16x128_f8f6f4 v[32:35], v[0:3], v[8:11], 0, v48, v49 cbsz:4 blgp:4"],
+        ),
     ];
     let cases: Vec<(Case, String, String)> = list
         .into_iter()
@@ -455,6 +484,9 @@ fn f8f6f4_rules_match_llvm_wait_states_on_gfx950() {
                     .replace("V8A", V8A)
                     .replace("V8B", V8B)
                     .replace("N8", N8)
+                    .replace("V6A", V6A)
+                    .replace("V4A", V4A)
+                    .replace("V4B", V4B)
             };
             let (p, q) = (x(c.mir[0]), x(c.mir[1]));
             (c, p, q)
@@ -496,4 +528,8 @@ fn f8f6f4_rules_match_llvm_wait_states_on_gfx950() {
     }
     assert_eq!(need["f8f6f4_32_srcc_full"], 0);
     assert!(need["f8f6f4_32_result_valu"] > need["f8f6f4_16_result_valu"], "{need:?}");
+    // fp4 x fp4 waits less than fp8 x fp8; one fp8 operand keeps the fp8 rate.
+    assert!(need["f4f4_16_result_valu"] < need["f8f6f4_16_result_valu"], "{need:?}");
+    assert_eq!(need["scale_f4f4_16_result_valu"], need["f4f4_16_result_valu"], "{need:?}");
+    assert_eq!(need["scale_f8f4_16_result_valu"], need["f8f6f4_16_result_valu"], "{need:?}");
 }

@@ -504,3 +504,28 @@ fn a_spill_slot_reloaded_then_overwritten_gives_the_reload_the_old_value() {
     let want: Vec<u32> = (1..=64).collect();
     assert_eq!(got, want);
 }
+
+#[test]
+fn scaled_f8f6f4_mfmas_take_half_the_passes_without_an_fp8_operand() {
+    // gfx950: 8 `v_mfma_scale_f32_32x32x64_f8f6f4` accumulating into a[0:15] run back to back
+    // at the pipe rate (as the bf16 chain above): 16 passes (64 clocks) each with an fp8 or bf8
+    // operand, 8 (32 clocks) with fp6/bf6/fp4 on both sides (PARAMETERS.md, mfma.rs
+    // Shape::of_inst). 16x16x128: 8 and 4 passes. The unscaled forms cost the same.
+    for (mfma, a, b, mods, clocks) in [
+        ("v_mfma_scale_f32_32x32x64_f8f6f4 a[0:15]", "v[0:7]", "v[8:15]", "", 64),
+        ("v_mfma_scale_f32_32x32x64_f8f6f4 a[0:15]", "v[0:7]", "v[8:11]", " blgp:4", 64),
+        ("v_mfma_scale_f32_32x32x64_f8f6f4 a[0:15]", "v[0:3]", "v[8:13]", " cbsz:4 blgp:3", 32),
+        ("v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3]", "v[0:5]", "v[8:15]", " cbsz:2 blgp:1", 32),
+        ("v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3]", "v[0:5]", "v[8:13]", " cbsz:2 blgp:2", 16),
+        ("v_mfma_f32_16x16x128_f8f6f4 a[0:3]", "v[0:3]", "v[8:11]", " cbsz:4 blgp:4", 16),
+    ] {
+        let acc = mfma.split(' ').nth(1).unwrap();
+        let scales = if mfma.contains("scale") { ", v16, v17" } else { "" };
+        let line = format!("{mfma}, {a}, {b}, {acc}{scales}{mods}");
+        let body = repeat(&line, 8) + "s_endpgm\n";
+        let p = time(Arch::Gfx950, &body, 1, 1, 16, 0);
+        assert_eq!(p.sim_cycles, 8 * clocks, "{line}: {p}");
+        assert_eq!(p.waves[0].mfmas, 8);
+        assert_eq!(p.mfma_busy[0], 1.0, "{line}");
+    }
+}

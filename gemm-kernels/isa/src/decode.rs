@@ -7,7 +7,7 @@
 use crate::inst::{Dpp, Enc, Inst, Mods, Sdwa};
 use crate::lookup::{by_code, Space};
 use crate::operand::{Operand, Reg, RegFile};
-use crate::table::{flags::*, Class, Field, Format, Presence};
+use crate::table::{flags::*, Class, Field, Format, Presence, LD_SCALE_OPCODE};
 use crate::{Arch, DecodeError};
 
 type R<T> = Result<T, DecodeError>;
@@ -33,6 +33,13 @@ fn word_at(code: &[u8], inst: usize, rel: usize, needed: usize) -> R<u32> {
 
 /// Decode the instruction at byte `offset`; returns it and its length in bytes.
 pub fn decode_one(code: &[u8], offset: usize, arch: Arch) -> R<(Inst, usize)> {
+    decode_at(code, offset, arch, true)
+}
+
+/// [`decode_one`]; `verify` re-encodes the result and requires the same words (off only for
+/// the MFMA part of a scaled MFMA, which is verified as a whole: its unscaled row's operand
+/// rules are not the scaled row's).
+fn decode_at(code: &[u8], offset: usize, arch: Arch, verify: bool) -> R<(Inst, usize)> {
     if !offset.is_multiple_of(4) {
         return Err(DecodeError::Invalid { offset, word: 0, why: "instructions are dword aligned" });
     }
@@ -69,6 +76,12 @@ pub fn decode_one(code: &[u8], offset: usize, arch: Arch) -> R<(Inst, usize)> {
             _ => return Err(unknown),
         }
     };
+    if space == Space::Vop3p && opc as u16 == LD_SCALE_OPCODE && arch == Arch::Gfx950 {
+        return decode_scaled(code, offset, arch).map_err(|e| match e {
+            DecodeError::Unknown { .. } => unknown,
+            e => e,
+        });
+    }
     let (op, mut enc) = by_code(arch, space, opc as u16).ok_or(unknown)?;
     let def = op.def();
     let w1 = if two { word_at(code, offset, 4, 8)? } else { 0 };
@@ -367,6 +380,9 @@ pub fn decode_one(code: &[u8], offset: usize, arch: Arch) -> R<(Inst, usize)> {
         operands.push(o);
     }
     let inst = Inst { op, enc, operands, mods: m };
+    if !verify {
+        return Ok((inst, len));
+    }
     // Round-trip check: only canonical encodings are accepted.
     let again = crate::encode::encode(&inst, arch).map_err(|_| DecodeError::Invalid {
         offset,
@@ -378,6 +394,52 @@ pub fn decode_one(code: &[u8], offset: usize, arch: Arch) -> R<(Inst, usize)> {
         return Err(DecodeError::Invalid { offset, word: w0, why: "reserved bits set or non-canonical encoding" });
     }
     Ok((inst, len))
+}
+
+/// A `v_mfma_scale_*` (table.rs `SCALED`): the `v_mfma_ld_scale_b32` prefix at `offset`, then
+/// an `*_f8f6f4` MFMA word pair with bit 11 set. The MFMA part decodes as its unscaled row (bit
+/// 11 cleared); the prefix adds the two scale VGPRs and their op_sel/op_sel_hi bits; the whole
+/// is re-encoded and must give the same four words (a prefix with any other bit set, or not
+/// followed by such an MFMA, is not an instruction this table has).
+fn decode_scaled(code: &[u8], offset: usize, arch: Arch) -> R<(Inst, usize)> {
+    let p0 = word_at(code, offset, 0, 16)?;
+    let p1 = word_at(code, offset, 4, 16)?;
+    let m0 = word_at(code, offset, 8, 16)?;
+    let m1 = word_at(code, offset, 12, 16)?;
+    let unknown = DecodeError::Unknown { offset, word: p0 };
+    if m0 >> 23 != 0x1A7 || m0 >> 11 & 1 == 0 {
+        return Err(unknown);
+    }
+    let mut inner = Vec::with_capacity(8);
+    inner.extend_from_slice(&(m0 & !(1 << 11)).to_le_bytes());
+    inner.extend_from_slice(&m1.to_le_bytes());
+    let (mfma, _) = decode_at(&inner, 0, arch, false).map_err(|_| unknown.clone())?;
+    let op = match mfma.op.scale_pair() {
+        Some(op) if op.def().has(SCALED) => op,
+        _ => return Err(unknown),
+    };
+    let scale = |code9: u32| -> R<Operand> {
+        match Operand::from_src_code(code9 as u16, 1, false) {
+            Some(o @ Operand::Reg(Reg { file: RegFile::Vgpr, .. })) => Ok(o),
+            _ => Err(DecodeError::Invalid { offset, word: p0, why: "a scale operand must be a VGPR" }),
+        }
+    };
+    let mut operands = mfma.operands;
+    operands.push(scale(p1 & 0x1FF)?);
+    operands.push(scale(p1 >> 9 & 0x1FF)?);
+    let mut mods = mfma.mods;
+    mods.op_sel = (p0 >> 11 & 3) as u8;
+    mods.op_sel_hi = (p1 >> 27 & 3) as u8;
+    let inst = Inst { op, enc: Enc::Native, operands, mods };
+    let again = crate::encode::encode(&inst, arch).map_err(|_| DecodeError::Invalid {
+        offset,
+        word: p0,
+        why: "operands or modifiers not valid for this instruction",
+    })?;
+    if again != [p0, p1, m0, m1] {
+        return Err(DecodeError::Invalid { offset, word: p0, why: "reserved bits set or non-canonical encoding" });
+    }
+    Ok((inst, 16))
 }
 
 fn return_v(idx: u32, acc: bool, n: u8) -> Operand {

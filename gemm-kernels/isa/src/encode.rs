@@ -2,7 +2,7 @@
 
 use crate::inst::{Enc, Inst};
 use crate::operand::{fold_literal, Operand, Reg, RegFile};
-use crate::table::{f8f6f4_dwords, flags::*, Access, Class, Field, Format, InstDef, Opnd};
+use crate::table::{f8f6f4_dwords, flags::*, Access, Class, Field, Format, InstDef, Opnd, LD_SCALE_OPCODE};
 use crate::{Arch, EncodeError};
 
 type R<T> = Result<T, EncodeError>;
@@ -289,6 +289,13 @@ fn check_mods(cx: &Ctx, arch: Arch) -> R<()> {
         if m.cbsz > 7 || m.abid > 15 || m.blgp > 7 {
             return Err(cx.modifier("cbsz/abid/blgp"));
         }
+        if d.has(SCALED) {
+            // Two entries each, one per scale; llvm-mc-22 accepts a third and drops it from
+            // the encoding, which could not decode back to it: refused here.
+            if m.op_sel & !0b11 != 0 || m.op_sel_hi & !0b11 != 0 {
+                return Err(cx.modifier("op_sel/op_sel_hi beyond the two scale entries"));
+            }
+        }
     } else {
         if (m.cbsz | m.abid | m.blgp) != 0 {
             return Err(cx.modifier("cbsz/abid/blgp"));
@@ -325,7 +332,7 @@ fn check_mods(cx: &Ctx, arch: Arch) -> R<()> {
         if (m.op_sel_hi ^ default) & src_mask != 0 && !d.has(OPSEL) {
             return Err(cx.modifier("op_sel_hi"));
         }
-    } else {
+    } else if !d.has(SCALED) {
         let opsel_mask = if d.has(OPSEL4) { 0xF } else { src_mask | 8 };
         if m.op_sel != 0 && !(vop3ish && d.has(OPSEL) && m.op_sel & !opsel_mask == 0) {
             return Err(cx.modifier("op_sel"));
@@ -648,8 +655,10 @@ fn enc_mai(cx: &Ctx, op: u32) -> R<Vec<u32>> {
     // LLVM: "source 2 operand must not partially overlap with dst", checked only for
     // destinations wider than 128 bits (AMDGPUAsmParser::validateMFMA; llvm-mc-22 accepts
     // `v_mfma_f32_16x16x32_f16 a[164:167], .., a[166:169]`, which Triton 3.9 emits, and
-    // rejects the same overlap on a 16-register destination: golden.tsv).
-    if let (Some(dr), Some(cr)) = (d.reg(), c.reg()) {
+    // rejects the same overlap on a 16-register destination: golden.tsv). llvm-mc-22 does not
+    // check the scaled (VOP3PX) forms: `v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], .., v[2:17],
+    // ..` assembles (golden-extra.s).
+    if let (Some(dr), Some(cr), false) = (d.reg(), c.reg(), cx.def.has(SCALED)) {
         let (d0, d1) = (dr.index, dr.index + dr.count as u16);
         let (c0, c1) = (cr.index, cr.index + cr.count as u16);
         if dr.count > 4 && dr.file == cr.file && d0 < c1 && c0 < d1 && d0 != c0 {
@@ -660,14 +669,23 @@ fn enc_mai(cx: &Ctx, op: u32) -> R<Vec<u32>> {
     let src = |f: Field| cx.get(f).map(|(i, _, _)| scode(cx, i)).unwrap_or(0);
     let acc = |f: Field| cx.get(f).map(|(_, o, _)| (file_of(o) == Some(RegFile::Agpr)) as u32).unwrap_or(0);
     let hi = if cx.def.has(MAI_NEG) { m.neg as u32 } else { m.blgp as u32 };
-    let w0 = 0x1A7 << 23 | op << 16 | (acc_cd as u32) << 15 | (m.abid as u32) << 11 | (m.cbsz as u32) << 8 | dst8(cx);
+    let scaled = cx.def.has(SCALED);
+    // The scaled form marks its MFMA word with bit 11 (abid's low bit, table.rs `SCALED`).
+    let abid = if scaled { 1 } else { m.abid as u32 };
+    let w0 = 0x1A7 << 23 | op << 16 | (acc_cd as u32) << 15 | abid << 11 | (m.cbsz as u32) << 8 | dst8(cx);
     let w1 = src(Field::Src0)
         | src(Field::Src1) << 9
         | src(Field::Src2) << 18
         | acc(Field::Src0) << 27
         | acc(Field::Src1) << 28
         | hi << 29;
-    Ok(vec![w0, w1])
+    if !scaled {
+        return Ok(vec![w0, w1]);
+    }
+    // The v_mfma_ld_scale_b32 prefix: VOP3P, no vdst, the scale VGPRs as src0/src1.
+    let p0 = 0x1A7 << 23 | (LD_SCALE_OPCODE as u32) << 16 | ((m.op_sel & 3) as u32) << 11;
+    let p1 = src(Field::ScaleSrc0) | src(Field::ScaleSrc1) << 9 | ((m.op_sel_hi & 3) as u32) << 27;
+    Ok(vec![p0, p1, w0, w1])
 }
 
 /// The acc bit of memory instructions: all AV data operands in one file (ISA.md §3.3).

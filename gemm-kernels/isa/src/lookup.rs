@@ -39,6 +39,10 @@ fn index() -> &'static Index {
         let mut codes = HashMap::new();
         for d in TABLE {
             names.insert(d.name, d.op);
+            if d.has(crate::table::flags::SCALED) {
+                // Decoded through the v_mfma_ld_scale_b32 prefix and the unscaled row's opcode.
+                continue;
+            }
             for arch in [Arch::Gfx942, Arch::Gfx950] {
                 let Some(oc) = d.opcode(arch) else { continue };
                 let mut put = |sp, c, e| {

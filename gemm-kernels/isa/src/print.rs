@@ -182,6 +182,14 @@ impl fmt::Display for Inst {
                 }
             }
             Format::Mai => {
+                if d.has(SCALED) {
+                    // llvm-objdump-22 prints op_sel when set and op_sel_hi always, three
+                    // entries each (the third is always 0).
+                    if m.op_sel != 0 {
+                        let _ = write!(s, " op_sel:{}", bits_list(m.op_sel, 3));
+                    }
+                    let _ = write!(s, " op_sel_hi:{}", bits_list(m.op_sel_hi, 3));
+                }
                 if m.cbsz != 0 {
                     let _ = write!(s, " cbsz:{}", m.cbsz);
                 }

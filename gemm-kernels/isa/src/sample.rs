@@ -178,6 +178,10 @@ fn generate(op: Op, arch: Arch, enc: Enc, g: &mut G) -> Inst {
                 m.cbsz = g.below(5) as u8;
                 m.blgp = g.below(5) as u8;
             }
+            if d.has(SCALED) && g.chance(1, 2) {
+                m.op_sel = g.below(4) as u8;
+                m.op_sel_hi = g.below(4) as u8;
+            }
         }
         Format::Vop3p => {
             m.clamp = d.has(CLAMP) && g.chance(1, 4);

@@ -86,6 +86,10 @@ pub enum Field {
     Data,
     /// GLOBAL scalar address (pair or `off`).
     Saddr,
+    /// Scale of A of `v_mfma_scale_*` (src0 of its `v_mfma_ld_scale_b32` prefix).
+    ScaleSrc0,
+    /// Scale of B of `v_mfma_scale_*` (src1 of its `v_mfma_ld_scale_b32` prefix).
+    ScaleSrc1,
 }
 
 /// Which operands a slot accepts.
@@ -246,6 +250,11 @@ const fn mc(n: u8) -> Opnd {
 const fn mc64(n: u8) -> Opnd {
     o(Field::Src2, Class::AVSrc, F64, n, Access::Read)
 }
+/// A scale operand of `v_mfma_scale_*`: one VGPR (llvm-mc-22 rejects SGPRs, constants and
+/// literals there: "invalid operand for instruction", probed; golden-extra.s).
+const fn mscale(field: Field) -> Opnd {
+    o(field, Class::Vgpr, B32, 1, Access::Read)
+}
 const fn dvdst(n: u8) -> Opnd {
     o(Field::Vdst, Class::AV, B32, n, Access::Write)
 }
@@ -358,6 +367,14 @@ pub mod flags {
     /// 2 fp6, 3 bf6, 4 fp4; LLVM `AMDGPU::MFMAScaleFormats`), and the A/B register
     /// tuples shrink with them (8 dwords for fp8/bf8, 6 for fp6/bf6, 4 for fp4).
     pub const F8F6F4: u32 = 1 << 23;
+    /// gfx950 `v_mfma_scale_*_f8f6f4` (LLVM's VOP3PX encoding): a 128-bit instruction, the
+    /// `v_mfma_ld_scale_b32` prefix (VOP3P opcode [`super::LD_SCALE_OPCODE`]: src0 the scale of
+    /// A, src1 the scale of B, `op_sel[i]` in bit 11+i and `op_sel_hi[i]` in bit 59+i) followed
+    /// by the MFMA word pair of the row's opcode with bit 11 (abid's low bit) set. `op_sel`
+    /// and `op_sel_hi` have two meaningful entries (scale A, scale B): `op_sel_hi:[h,..]` with
+    /// `op_sel:[l,..]` picks byte `2h + l` of the scale VGPR. Read off `llvm-mc-22
+    /// -show-encoding` and `llvm-objdump-22` (golden.tsv).
+    pub const SCALED: u32 = 1 << 24;
 }
 use flags::*;
 
@@ -374,6 +391,10 @@ pub fn f8f6f4_dwords(fmt: u8) -> Option<u8> {
         _ => None,
     }
 }
+
+/// VOP3P opcode of `v_mfma_ld_scale_b32`, the prefix of every [`flags::SCALED`] row (gfx950;
+/// llvm-mc-22: `v_mfma_ld_scale_b32 v1, v2` is `D3AC4000 18020501`).
+pub const LD_SCALE_OPCODE: u16 = 0x2C;
 
 /// Opcode value meaning "not available on this arch".
 pub const NA: u16 = u16::MAX;
@@ -451,6 +472,15 @@ macro_rules! isa_table {
 }
 
 impl Op {
+    /// The [`flags::SCALED`] row whose MFMA part is this unscaled `*_f8f6f4` row (same opcode),
+    /// and back: the pair `v_mfma_f32_16x16x128_f8f6f4` / `v_mfma_scale_f32_16x16x128_f8f6f4`.
+    pub fn scale_pair(self) -> Option<Op> {
+        let d = self.def();
+        if !d.has(F8F6F4) {
+            return None;
+        }
+        TABLE.iter().find(|o| o.has(F8F6F4) && o.has(SCALED) != d.has(SCALED) && o.opcodes == d.opcodes).map(|o| o.op)
+    }
     /// The table row of this instruction.
     pub fn def(self) -> &'static InstDef {
         &TABLE[self as usize]
@@ -1489,6 +1519,8 @@ isa_table! {
     V_ASHR_PK_U8_I32 = "v_ashr_pk_u8_i32", Vop3, NA, 0x266, [vd(B32), vs0(B32), vs1(B32), vs2(B32)], OPSEL;
     V_MFMA_F32_16X16X128_F8F6F4 = "v_mfma_f32_16x16x128_f8f6f4", Mai, NA, 0x2D, [md(4), ma(8), mb(8), mc(4)], F8F6F4;
     V_MFMA_F32_32X32X64_F8F6F4 = "v_mfma_f32_32x32x64_f8f6f4", Mai, NA, 0x2E, [md(16), ma(8), mb(8), mc(16)], F8F6F4;
+    V_MFMA_SCALE_F32_16X16X128_F8F6F4 = "v_mfma_scale_f32_16x16x128_f8f6f4", Mai, NA, 0x2D, [md(4), ma(8), mb(8), mc(4), mscale(Field::ScaleSrc0), mscale(Field::ScaleSrc1)], F8F6F4 | SCALED;
+    V_MFMA_SCALE_F32_32X32X64_F8F6F4 = "v_mfma_scale_f32_32x32x64_f8f6f4", Mai, NA, 0x2E, [md(16), ma(8), mb(8), mc(16), mscale(Field::ScaleSrc0), mscale(Field::ScaleSrc1)], F8F6F4 | SCALED;
     SCRATCH_LOAD_UBYTE = "scratch_load_ubyte", Scratch, 0x10, 0x10, [fvdst(1), svaddr(), ssaddr()], NONE;
     SCRATCH_LOAD_SBYTE = "scratch_load_sbyte", Scratch, 0x11, 0x11, [fvdst(1), svaddr(), ssaddr()], NONE;
     SCRATCH_LOAD_USHORT = "scratch_load_ushort", Scratch, 0x12, 0x12, [fvdst(1), svaddr(), ssaddr()], NONE;

@@ -689,7 +689,7 @@ fn try_issue(
     if unit != Unit::Internal && used.contains(&unit) {
         return Ok(Reason::IssueConflict);
     }
-    let shape = if unit == Unit::Mfma { Shape::of(inst.op) } else { None };
+    let shape = if unit == Unit::Mfma { Shape::of_inst(inst) } else { None };
     if matches!(unit, Unit::Valu | Unit::Mfma) && valu_free[s] > t {
         return Ok(Reason::IssueConflict);
     }

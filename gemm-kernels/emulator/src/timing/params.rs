@@ -213,7 +213,7 @@ impl Params {
         let g950 = self.arch == Arch::Gfx950;
         let same = "no CDNA4 figure found: taken equal to gfx942's";
         let r = |name, value: f64, unit, tag, source| Row { name, value, unit, tag, source };
-        vec![
+        let mut rows = vec![
             r("XCDs", self.xcds as f64, "", Tag::Verified, GPU_SPECS),
             r("CUs per XCD", self.cus_per_xcd as f64, "", Tag::Verified, GPU_SPECS),
             r("SIMDs per CU", 4.0, "", Tag::Verified, "CDNA3 ISA guide §2 (4 SIMD16 per CU); bring-up log row B3 (kfd 4 SIMDs/CU)"),
@@ -347,7 +347,40 @@ impl Params {
             r("barrier release", self.barrier_cycles as f64, "clk", Tag::Assumed, "one issue period after the last arrival"),
             r("dense f16/bf16 FLOP per CU per clk", self.flops_per_cu_clk_f16, "FLOP", Tag::Verified, "CDNA3 WP table 1 (2048); ARCH.md (gfx950 4096)"),
             r("dense fp8 FLOP per CU per clk", self.flops_per_cu_clk_fp8, "FLOP", Tag::Verified, "CDNA3 WP table 1 (4096); ARCH.md (gfx950 8192)"),
-        ]
+        ];
+        if g950 {
+            // The f8f6f4 MFMAs (scaled or not) exist on gfx950 only; mfma.rs Shape::of_inst.
+            const F8F6F4: &str = "TIMING.md / ARCH.md MFMA tables (LLVM SISchedule.td: 32 / 64 cycles with an fp8 or bf8 operand, half that with fp6/bf6/fp4 on both sides, fp4/fp6 at twice fp8's rate); checked with llc-22's hazard NOPs after v_mfma_scale_f32_16x16x128_f8f6f4 (12 wait states fp8 x fp8 and fp8 x fp4, 8 fp4 x fp4) and _32x32x64 (8 for fp6 x fp4): tests/hazard_rules.rs";
+            rows.push(r(
+                "v_mfma[_scale]_f32_16x16x128_f8f6f4 passes, an fp8/bf8 operand",
+                8.0,
+                "passes",
+                Tag::Verified,
+                F8F6F4,
+            ));
+            rows.push(r(
+                "v_mfma[_scale]_f32_16x16x128_f8f6f4 passes, fp6/bf6/fp4 only",
+                4.0,
+                "passes",
+                Tag::Verified,
+                F8F6F4,
+            ));
+            rows.push(r(
+                "v_mfma[_scale]_f32_32x32x64_f8f6f4 passes, an fp8/bf8 operand",
+                16.0,
+                "passes",
+                Tag::Verified,
+                F8F6F4,
+            ));
+            rows.push(r(
+                "v_mfma[_scale]_f32_32x32x64_f8f6f4 passes, fp6/bf6/fp4 only",
+                8.0,
+                "passes",
+                Tag::Verified,
+                F8F6F4,
+            ));
+        }
+        rows
     }
 }
 

@@ -434,6 +434,82 @@ v_mfma_f32_32x32x64_f8f6f4 v[0:15], v[16:23], v[24:31], v[0:15] cbsz:5
 v_mfma_f32_16x16x128_f8f6f4 v[0:3], v[16:23], v[24:31], v[0:3]
 v_mfma_f32_16x16x128_f8f6f4 a[0:3], v[16:23], a[24:31], a[0:3] cbsz:1 blgp:0
 v_mfma_f32_16x16x128_f8f6f4 v[0:3], v[16:23], v[24:27], v[0:3] blgp:4
+# --- gfx950 scaled MFMAs (v_mfma_ld_scale_b32 prefix + MFMA, 128 bits): every format pair's
+# tuple widths, the scale byte selects, and the operands llvm-mc-22 refuses (scales are VGPRs only)
+v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], v[20:23], v24, v25
+v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], a[4:7], v[12:17], a[20:23], v24, v25 op_sel:[1,0,0] op_sel_hi:[0,1,0] cbsz:4 blgp:2
+v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], v[20:23], v24, v25 op_sel:[1,1,0] op_sel_hi:[1,1,0]
+v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], v[20:23], v24, v25 op_sel:[1,1] op_sel_hi:[1,1]
+v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], v[20:23], v255, v1 cbsz:1 blgp:7
+v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], 1.0, v2, v1
+v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], v[0:3], v2, v1
+v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], a[0:3], v2, v1
+v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[5:12], v[12:19], v[20:23], v2, v1
+v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], v[20:23], s24, v25
+v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], v[20:23], v24, 9
+v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], v[20:23], 0x12345, v25
+v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], v[20:23], a24, v25
+v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], v[20:23], m0, v25
+v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], v[20:23], v24, v25 abid:1
+v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], v[20:23], v24, v25 neg_lo:[1,0,0]
+v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], v[20:23], v24, v25 clamp
+v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], v[20:23], v24, v25 cbsz:2
+v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:23], v[24:31], v[32:47], v48, v49
+v_mfma_scale_f32_32x32x64_f8f6f4 a[0:15], a[16:23], a[24:31], a[32:47], v48, v49 op_sel:[0,1,0] op_sel_hi:[1,0,0]
+v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:21], v[24:31], v[32:47], v48, v49 cbsz:3 blgp:1
+v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:23], v[24:31], v[32:47], v48, v49 cbsz:5
+v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:23], v[24:31], v[34:49], v48, v49
+v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:23], v[24:31], v[2:17], v48, v49
+v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[4:11], v[16:23], a[0:3], v40, v41
+v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:23], a[24:31], v[0:15], v40, v41 op_sel:[1,0,0]
+v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[4:11], v[16:23], a[0:3], v40, v41 blgp:1
+v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:23], a[24:31], v[0:15], v40, v41 op_sel:[1,0,0] blgp:1
+v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[4:11], v[16:21], a[0:3], v40, v41 blgp:2
+v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:23], a[24:29], v[0:15], v40, v41 op_sel:[1,0,0] blgp:2
+v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[4:11], v[16:21], a[0:3], v40, v41 blgp:3
+v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:23], a[24:29], v[0:15], v40, v41 op_sel:[1,0,0] blgp:3
+v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[4:11], v[16:19], a[0:3], v40, v41 blgp:4
+v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:23], a[24:27], v[0:15], v40, v41 op_sel:[1,0,0] blgp:4
+v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[4:11], v[16:23], a[0:3], v40, v41 cbsz:1
+v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:23], a[24:31], v[0:15], v40, v41 op_sel:[1,0,0] cbsz:1
+v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[4:11], v[16:23], a[0:3], v40, v41 cbsz:1 blgp:1
+v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:23], a[24:31], v[0:15], v40, v41 op_sel:[1,0,0] cbsz:1 blgp:1
+v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[4:11], v[16:21], a[0:3], v40, v41 cbsz:1 blgp:2
+v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:23], a[24:29], v[0:15], v40, v41 op_sel:[1,0,0] cbsz:1 blgp:2
+v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[4:11], v[16:21], a[0:3], v40, v41 cbsz:1 blgp:3
+v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:23], a[24:29], v[0:15], v40, v41 op_sel:[1,0,0] cbsz:1 blgp:3
+v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[4:11], v[16:19], a[0:3], v40, v41 cbsz:1 blgp:4
+v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:23], a[24:27], v[0:15], v40, v41 op_sel:[1,0,0] cbsz:1 blgp:4
+v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[4:9], v[16:23], a[0:3], v40, v41 cbsz:2
+v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:21], a[24:31], v[0:15], v40, v41 op_sel:[1,0,0] cbsz:2
+v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[4:9], v[16:23], a[0:3], v40, v41 cbsz:2 blgp:1
+v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:21], a[24:31], v[0:15], v40, v41 op_sel:[1,0,0] cbsz:2 blgp:1
+v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[4:9], v[16:21], a[0:3], v40, v41 cbsz:2 blgp:2
+v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:21], a[24:29], v[0:15], v40, v41 op_sel:[1,0,0] cbsz:2 blgp:2
+v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[4:9], v[16:21], a[0:3], v40, v41 cbsz:2 blgp:3
+v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:21], a[24:29], v[0:15], v40, v41 op_sel:[1,0,0] cbsz:2 blgp:3
+v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[4:9], v[16:19], a[0:3], v40, v41 cbsz:2 blgp:4
+v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:21], a[24:27], v[0:15], v40, v41 op_sel:[1,0,0] cbsz:2 blgp:4
+v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[4:9], v[16:23], a[0:3], v40, v41 cbsz:3
+v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:21], a[24:31], v[0:15], v40, v41 op_sel:[1,0,0] cbsz:3
+v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[4:9], v[16:23], a[0:3], v40, v41 cbsz:3 blgp:1
+v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:21], a[24:31], v[0:15], v40, v41 op_sel:[1,0,0] cbsz:3 blgp:1
+v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[4:9], v[16:21], a[0:3], v40, v41 cbsz:3 blgp:2
+v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:21], a[24:29], v[0:15], v40, v41 op_sel:[1,0,0] cbsz:3 blgp:2
+v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[4:9], v[16:21], a[0:3], v40, v41 cbsz:3 blgp:3
+v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:21], a[24:29], v[0:15], v40, v41 op_sel:[1,0,0] cbsz:3 blgp:3
+v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[4:9], v[16:19], a[0:3], v40, v41 cbsz:3 blgp:4
+v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:21], a[24:27], v[0:15], v40, v41 op_sel:[1,0,0] cbsz:3 blgp:4
+v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[4:7], v[16:23], a[0:3], v40, v41 cbsz:4
+v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:19], a[24:31], v[0:15], v40, v41 op_sel:[1,0,0] cbsz:4
+v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[4:7], v[16:23], a[0:3], v40, v41 cbsz:4 blgp:1
+v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:19], a[24:31], v[0:15], v40, v41 op_sel:[1,0,0] cbsz:4 blgp:1
+v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[4:7], v[16:21], a[0:3], v40, v41 cbsz:4 blgp:2
+v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:19], a[24:29], v[0:15], v40, v41 op_sel:[1,0,0] cbsz:4 blgp:2
+v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[4:7], v[16:21], a[0:3], v40, v41 cbsz:4 blgp:3
+v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:19], a[24:29], v[0:15], v40, v41 op_sel:[1,0,0] cbsz:4 blgp:3
+v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[4:7], v[16:19], a[0:3], v40, v41 cbsz:4 blgp:4
+v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:19], a[24:27], v[0:15], v40, v41 op_sel:[1,0,0] cbsz:4 blgp:4
 # --- scratch (seg = 1): vaddr one VGPR or off (SVE), saddr one SGPR or off
 scratch_load_dword v1, v2, off
 scratch_load_dword v1, off, s2
