@@ -42,12 +42,11 @@ fn main() {
         gflops(median),
         first / median
     );
-    let side = gemm_host::dispatch::f32_size_class(n, n, n).side;
-    for line in gemm_host::dispatch::summary(threads) {
-        if line.starts_with("f32") && line.contains(&format!("about {side}^3"))
-            || line.starts_with("f32") && !line.contains("about")
-        {
-            println!("path: {line}");
-        }
+    // `summary` has one f32 line per size class where the path depends on the size, else one.
+    let class = gemm_host::dispatch::f32_size_class(n, n, n);
+    let f32_lines: Vec<String> = gemm_host::dispatch::summary(threads).into_iter().filter(|l| l.starts_with("f32")).collect();
+    let index = gemm_host::dispatch::F32_CLASSES.iter().position(|c| *c == class).filter(|_| f32_lines.len() > 1);
+    if let Some(line) = f32_lines.get(index.unwrap_or(0)) {
+        println!("path: {line}");
     }
 }
