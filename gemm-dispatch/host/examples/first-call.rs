@@ -44,7 +44,8 @@ fn main() {
     );
     // `summary` has one f32 line per size class where the path depends on the size, else one.
     let class = gemm_host::dispatch::f32_size_class(n, n, n);
-    let f32_lines: Vec<String> = gemm_host::dispatch::summary(threads).into_iter().filter(|l| l.starts_with("f32")).collect();
+    let f32_lines: Vec<String> =
+        gemm_host::dispatch::summary(threads).into_iter().filter(|l| l.starts_with("f32")).collect();
     let index = gemm_host::dispatch::F32_CLASSES.iter().position(|c| *c == class).filter(|_| f32_lines.len() > 1);
     if let Some(line) = f32_lines.get(index.unwrap_or(0)) {
         println!("path: {line}");

@@ -452,7 +452,10 @@ impl Plan {
                         Ok(()) => format!(" [measured now ({ENV_TUNE}=1), stored in {}]", file(d)),
                         Err(e) => format!(" [measured now ({ENV_TUNE}=1), not stored in {}: {e}]", file(d)),
                     },
-                    None => format!(" [measured now ({ENV_TUNE}=1); no cache directory: {} is empty]", cache::ENV_DIR),
+                    None => format!(
+                        " [measured now ({ENV_TUNE}=1); not stored: no cache directory ({} empty, or no HOME)]",
+                        cache::ENV_DIR
+                    ),
                 };
             }
             return c;
@@ -619,7 +622,7 @@ mod tests {
         let c = plain.f32_choice(2, class, never);
         assert_eq!(c.path, Path::Faer);
         assert!(c.why.contains("[stored in") && c.why.contains("median of 1 pairs"), "{}", c.why);
-        // Only for that thread count and class; without AVX-512 nothing is consulted.
+        // Only for that thread count and class.
         assert_eq!(plain.f32_choice(4, class, never).path, Path::Avx512);
         assert_eq!(plain.f32_choice(2, F32_CLASSES[3], never).path, Path::Avx512);
         // A corrupt store is ignored; no store at all is the rule.
