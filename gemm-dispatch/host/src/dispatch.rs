@@ -467,7 +467,10 @@ impl Plan {
                 return c;
             }
         }
-        decide(Class::F32, &self.features, None)
+        let mut c = decide(Class::F32, &self.features, None);
+        c.why =
+            c.why.replacen("avx512f, ", &format!("avx512f, calls of about {}^3 on {threads} threads, ", class.side), 1);
+        c
     }
 }
 
@@ -611,7 +614,7 @@ mod tests {
         let plain = Plan::new(ZEN4, false, Some(dir.clone()));
         let c = plain.f32_choice(2, class, never);
         assert_eq!(c.path, Path::Avx512);
-        assert!(c.why.contains("the rule"), "{}", c.why);
+        assert!(c.why.contains("the rule") && c.why.contains("about 2048^3 on 2 threads"), "{}", c.why);
         // GEMM_HOST_TUNE=1: measured (here faer 10% faster) and stored ...
         let tuning = Plan::new(ZEN4, true, Some(dir.clone()));
         let t = F32Timing::from_pairs(&[(1.0, 1.1)], class, 2);
