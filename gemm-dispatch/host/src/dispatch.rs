@@ -20,8 +20,11 @@
 //!
 //! Until this version the f32 choice was *measured* at the first call of each (thread count, size
 //! class) of every process: 12 GEMMs of 2048^3 before the first 2048^3 call (6.3 s instead of
-//! 0.3 s on 2 Zen5 cores, issue 27), 18.7 s for `gemm devices`. A measurement that cheap enough to
-//! cost under 10% of the call it serves cannot be made: the two paths differ by 0-15% on the
+//! 0.3 s on 2 loaded Zen5 cores, issue 27; 0.57 s against 0.039 s in an idle moment), 18.7 s for
+//! `gemm devices`. Now the first call is within noise of a steady one (`examples/first-call.rs`;
+//! median first/steady 1.085x over 12 fresh processes idle, 0.975x loaded) and `gemm devices`
+//! takes 0.02 s. A measurement cheap enough to cost under 10% of the call it serves cannot be
+//! made: the two paths differ by 0-15% on the
 //! machines measured, one pair of 2048^3 GEMMs already costs 2 calls, and a pair at a smaller size
 //! answers for another size (the winners differ by size, below). Measuring on the caller's own
 //! calls (alternating paths) would cost nothing extra but would give the same GEMM different
