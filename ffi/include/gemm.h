@@ -14,6 +14,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
+/*
+ Checks once, at run time, that the library this program loaded was built with the header it was
+ compiled against (ABI version and struct sizes; see GEMM_ABI_VERSION): GEMM_STATUS_SUCCESS, or
+ GEMM_STATUS_INVALID_VALUE and gemm_last_error_message() naming what differs.
+ */
+#define GEMM_ABI_CHECK() gemm_abi_check(GEMM_ABI_VERSION, sizeof(gemm_problem_t), sizeof(gemm_epilogue_t), sizeof(gemm_fp8_scales_t), sizeof(gemm_device_info_t))
 
 /*
  Device kinds in `gemm_device_info_t.kind`.
@@ -25,6 +31,39 @@
 #define GEMM_DEVICE_EMU 2
 
 #define GEMM_DEVICE_OTHER 3
+
+/*
+ The library's version, `GEMM_VERSION_MAJOR.GEMM_VERSION_MINOR.GEMM_VERSION_PATCH` (the crates'
+ version; a test keeps these in step with Cargo.toml). Compare the header's with the loaded
+ library's `gemm_version()`.
+ */
+#define GEMM_VERSION_MAJOR 0
+
+#define GEMM_VERSION_MINOR 1
+
+#define GEMM_VERSION_PATCH 0
+
+/*
+ The version as one number for `#if`: MAJOR * 10000 + MINOR * 100 + PATCH.
+ */
+#define GEMM_VERSION 100
+
+/*
+ The ABI version this header describes. How the ABI grows:
+ * a struct passed by pointer (gemm_problem_t, gemm_epilogue_t, gemm_fp8_scales_t,
+   gemm_device_info_t) is **frozen once released**: its fields, order and size never change.
+   New fields come in a new versioned struct (`gemm_problem_v2_t`, say) whose first member is
+   `size_t size`, set by its init function, taken by new entry points; the old struct and the
+   functions that take it keep working unchanged. New functions and new constants may be added
+   at any time and do not change the ABI version;
+ * anything else (a field removed or reordered, a signature changed, a status value renumbered)
+   increments GEMM_ABI_VERSION.
+
+ A program calls `GEMM_ABI_CHECK()` once (or compares `gemm_abi_version()` with
+ GEMM_ABI_VERSION) so that a header and a library that disagree give a status and a message
+ instead of structs read with the wrong layout.
+ */
+#define GEMM_ABI_VERSION 1
 
 /*
  Status of every call. Values are fixed: they are part of the ABI.
@@ -588,6 +627,29 @@ const char *gemm_status_string(int32_t status);
  call on the same thread.
  */
 const char *gemm_last_error_message(void);
+
+/*
+ The library's version as a static, NUL-terminated string ("0.1.0"), whatever header the caller
+ was compiled with.
+ */
+const char *gemm_version(void);
+
+/*
+ The ABI version of the loaded library (GEMM_ABI_VERSION of the header it was built with).
+ */
+uint32_t gemm_abi_version(void);
+
+/*
+ Checks that the caller's header and this library agree: the ABI version and the size of every
+ struct passed by pointer (`GEMM_ABI_CHECK()` passes them). GEMM_STATUS_SUCCESS, or
+ GEMM_STATUS_INVALID_VALUE with a message (gemm_last_error_message) naming what differs and
+ both versions.
+ */
+gemm_status_t gemm_abi_check(uint32_t abi_version,
+                             size_t problem_size,
+                             size_t epilogue_size,
+                             size_t fp8_scales_size,
+                             size_t device_info_size);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -1238,3 +1238,123 @@ pub extern "C" fn gemm_status_string(status: i32) -> *const c_char {
 pub extern "C" fn gemm_last_error_message() -> *const c_char {
     LAST_ERROR.with(|e| e.borrow().as_ptr())
 }
+
+/// The library's version, `GEMM_VERSION_MAJOR.GEMM_VERSION_MINOR.GEMM_VERSION_PATCH` (the crates'
+/// version; a test keeps these in step with Cargo.toml). Compare the header's with the loaded
+/// library's `gemm_version()`.
+pub const GEMM_VERSION_MAJOR: u32 = 0;
+pub const GEMM_VERSION_MINOR: u32 = 1;
+pub const GEMM_VERSION_PATCH: u32 = 0;
+/// The version as one number for `#if`: MAJOR * 10000 + MINOR * 100 + PATCH.
+pub const GEMM_VERSION: u32 = 100;
+
+/// The ABI version this header describes. How the ABI grows:
+/// * a struct passed by pointer (gemm_problem_t, gemm_epilogue_t, gemm_fp8_scales_t,
+///   gemm_device_info_t) is **frozen once released**: its fields, order and size never change.
+///   New fields come in a new versioned struct (`gemm_problem_v2_t`, say) whose first member is
+///   `size_t size`, set by its init function, taken by new entry points; the old struct and the
+///   functions that take it keep working unchanged. New functions and new constants may be added
+///   at any time and do not change the ABI version;
+/// * anything else (a field removed or reordered, a signature changed, a status value renumbered)
+///   increments GEMM_ABI_VERSION.
+///
+/// A program calls `GEMM_ABI_CHECK()` once (or compares `gemm_abi_version()` with
+/// GEMM_ABI_VERSION) so that a header and a library that disagree give a status and a message
+/// instead of structs read with the wrong layout.
+pub const GEMM_ABI_VERSION: u32 = 1;
+
+/// The library's version as a static, NUL-terminated string ("0.1.0"), whatever header the caller
+/// was compiled with.
+#[no_mangle]
+pub extern "C" fn gemm_version() -> *const c_char {
+    static VERSION: &CStr = match CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
+        Ok(s) => s,
+        Err(_) => c"unknown",
+    };
+    VERSION.as_ptr()
+}
+
+/// The ABI version of the loaded library (GEMM_ABI_VERSION of the header it was built with).
+#[no_mangle]
+pub extern "C" fn gemm_abi_version() -> u32 {
+    GEMM_ABI_VERSION
+}
+
+/// Checks that the caller's header and this library agree: the ABI version and the size of every
+/// struct passed by pointer (`GEMM_ABI_CHECK()` passes them). GEMM_STATUS_SUCCESS, or
+/// GEMM_STATUS_INVALID_VALUE with a message (gemm_last_error_message) naming what differs and
+/// both versions.
+#[no_mangle]
+pub extern "C" fn gemm_abi_check(
+    abi_version: u32,
+    problem_size: usize,
+    epilogue_size: usize,
+    fp8_scales_size: usize,
+    device_info_size: usize,
+) -> gemm_status_t {
+    guard(|| {
+        let mut wrong = Vec::new();
+        if abi_version != GEMM_ABI_VERSION {
+            wrong.push(format!("ABI version {abi_version} (this library: {GEMM_ABI_VERSION})"));
+        }
+        for (name, theirs, ours) in [
+            ("gemm_problem_t", problem_size, std::mem::size_of::<gemm_problem_t>()),
+            ("gemm_epilogue_t", epilogue_size, std::mem::size_of::<gemm_epilogue_t>()),
+            ("gemm_fp8_scales_t", fp8_scales_size, std::mem::size_of::<gemm_fp8_scales_t>()),
+            ("gemm_device_info_t", device_info_size, std::mem::size_of::<gemm_device_info_t>()),
+        ] {
+            if theirs != ours {
+                wrong.push(format!("sizeof({name}) {theirs} (this library: {ours})"));
+            }
+        }
+        if wrong.is_empty() {
+            return Ok(());
+        }
+        Err(invalid(format!(
+            "the program was compiled against another gemm.h than this library ({}) was built with: {}; rebuild it against this library's header",
+            env!("CARGO_PKG_VERSION"),
+            wrong.join(", ")
+        )))
+    })
+}
+
+#[cfg(test)]
+mod version_tests {
+    use super::*;
+
+    #[test]
+    fn version_constants_follow_cargo() {
+        let v = |s: &str| s.parse::<u32>().unwrap();
+        assert_eq!(GEMM_VERSION_MAJOR, v(env!("CARGO_PKG_VERSION_MAJOR")));
+        assert_eq!(GEMM_VERSION_MINOR, v(env!("CARGO_PKG_VERSION_MINOR")));
+        assert_eq!(GEMM_VERSION_PATCH, v(env!("CARGO_PKG_VERSION_PATCH")));
+        assert_eq!(GEMM_VERSION, GEMM_VERSION_MAJOR * 10000 + GEMM_VERSION_MINOR * 100 + GEMM_VERSION_PATCH);
+        // SAFETY: gemm_version returns a static NUL-terminated string.
+        let s = unsafe { CStr::from_ptr(gemm_version()) };
+        assert_eq!(s.to_str().unwrap(), env!("CARGO_PKG_VERSION"));
+        assert_eq!(gemm_abi_version(), GEMM_ABI_VERSION);
+    }
+
+    #[test]
+    fn abi_check_names_what_differs() {
+        let sizes = (
+            std::mem::size_of::<gemm_problem_t>(),
+            std::mem::size_of::<gemm_epilogue_t>(),
+            std::mem::size_of::<gemm_fp8_scales_t>(),
+            std::mem::size_of::<gemm_device_info_t>(),
+        );
+        assert_eq!(gemm_abi_check(GEMM_ABI_VERSION, sizes.0, sizes.1, sizes.2, sizes.3), GEMM_STATUS_SUCCESS);
+        let message = || unsafe { CStr::from_ptr(gemm_last_error_message()) }.to_string_lossy().into_owned();
+        assert_eq!(message(), "");
+        // A header from before `math` was appended: a shorter gemm_problem_t.
+        let s = gemm_abi_check(GEMM_ABI_VERSION, sizes.0 - 8, sizes.1, sizes.2, sizes.3);
+        assert_eq!(s, GEMM_STATUS_INVALID_VALUE);
+        let m = message();
+        assert!(m.contains("sizeof(gemm_problem_t)") && m.contains("rebuild"), "{m}");
+        assert!(!m.contains("gemm_epilogue_t"), "{m}");
+        let s = gemm_abi_check(GEMM_ABI_VERSION + 1, sizes.0, sizes.1, sizes.2 + 1, sizes.3);
+        assert_eq!(s, GEMM_STATUS_INVALID_VALUE);
+        let m = message();
+        assert!(m.contains("ABI version 2 (this library: 1)") && m.contains("gemm_fp8_scales_t"), "{m}");
+    }
+}

@@ -1,5 +1,6 @@
-//! Which kernel path serves each input type, chosen at run time from the CPU's features and, where
-//! the features do not decide, from a short measurement at first use (cached per process).
+//! Which kernel path serves each input type, chosen at run time from the CPU's features, with no
+//! measurement at first use unless asked for (`GEMM_HOST_TUNE=1`); a measurement, once made, is
+//! kept per user ([`crate::cache`]) and serves every later process on the same CPU.
 //!
 //! # Rules ([`decide`], a pure function of features and measurements)
 //!
@@ -12,16 +13,45 @@
 //! | f16 | `avx512` (f32 panels) | AVX-512F |
 //! | | `portable` | otherwise |
 //! | f32 | `faer` | no AVX-512F (faer brings its own AVX2/FMA kernels) |
-//! | | `avx512` unless `faer` is faster | AVX-512F: both are timed at first use for each thread count and size class (see below) |
+//! | | `avx512` | AVX-512F, nothing measured (the rule, see below) |
+//! | | `avx512` unless `faer` is faster | AVX-512F and a measurement for the thread count and size class |
 //!
-//! # The f32 rule: our kernel unless faer wins by a margin, measured per size class
+//! # The first call runs at steady speed
 //!
-//! Where AVX-512F is present both f32 paths run, and which is faster depends on the CPU, the
-//! thread count and the size; a single timing at first use picked differently from run to run on
-//! a noisy 16-core VM (f32 0.89-1.02x OpenBLAS across runs), and one made at 1024^3 kept this
-//! crate's kernel on a 16-core Xeon where faer was 5-20% faster at 2048^3 and 4096^3 on 16
-//! threads. The measurement is therefore made robust, biased toward a default, and made at the
-//! size of the call:
+//! Until this version the f32 choice was *measured* at the first call of each (thread count, size
+//! class) of every process: 12 GEMMs of 2048^3 before the first 2048^3 call (6.3 s instead of
+//! 0.3 s on 2 loaded Zen5 cores, issue 27; 0.57 s against 0.039 s in an idle moment), 18.7 s for
+//! `gemm devices`. Now the first call is within noise of a steady one (`examples/first-call.rs`;
+//! median first/steady 1.085x over 12 fresh processes idle, 0.975x loaded) and `gemm devices`
+//! takes 0.02 s. A measurement cheap enough to cost under 10% of the call it serves cannot be
+//! made: the two paths differ by 0-15% on the
+//! machines measured, one pair of 2048^3 GEMMs already costs 2 calls, and a pair at a smaller size
+//! answers for another size (the winners differ by size, below). Measuring on the caller's own
+//! calls (alternating paths) would cost nothing extra but would give the same GEMM different
+//! rounding from call to call within a process, which a library must not do. So:
+//!
+//! * **the rule decides at first use**: with AVX-512F, this crate's kernel (`avx512`). It is never
+//!   far from the best where measured: on 2 Zen5 cores it was 1.05-1.4x faer at 2048^3 and 4096^3
+//!   (faer 1.05-1.07x it at 512^3); on 2 Zen4 cores within 1-9% of faer either way; on a 16-core
+//!   Xeon faer was 4-15% faster from 1024^3 on, but faer's 16-thread split was 3-10x slower at
+//!   512^3. The rule's worst case measured is 15% slower; faer's is 3-10x. One path per (thread
+//!   count, size class) per process, so a GEMM repeated in a process gives the same bits;
+//! * **a measurement, where one is stored, overrides the rule**: `GEMM_HOST_TUNE=1` makes the first
+//!   use of each (thread count, size class) in that process measure both paths as described below
+//!   (the old behaviour, 0.1-1 s per class on two cores) and store the evidence in the per-user
+//!   cache ([`crate::cache`]: keyed by library version, CPU, thread count and size class; safe
+//!   under concurrent processes; a corrupt file is ignored). Every later process on that CPU reads
+//!   it at first use (a small file read) and runs the measured winner from its first call.
+//!   `GEMM_HOST_TUNE=1 gemm devices` measures every size class at once;
+//! * `GEMM_HOST_PATH` still forces a path, over both.
+//!
+//! # The measurement: our kernel unless faer wins by a margin, per size class
+//!
+//! Which of the two f32 paths is faster depends on the CPU, the thread count and the size; a
+//! single timing picked differently from run to run on a noisy 16-core VM (f32 0.89-1.02x
+//! OpenBLAS across runs), and one made at 1024^3 kept this crate's kernel on a 16-core Xeon where
+//! faer was 5-20% faster at 2048^3 and 4096^3 on 16 threads. The measurement is therefore made
+//! robust, biased toward a default, and made at the size of the call:
 //!
 //! * each call falls in a **size class** by the cube root of `m * n * k` ([`f32_size_class`]:
 //!   512, 1024, 2048 or 4096, the nearest on a log scale), and the choice is made once per
@@ -35,9 +65,9 @@
 //!   more than [`FAER_MARGIN`]** (2%) in that median, so that a tie does not flip from process to
 //!   process; choosing our kernel within the margin costs at most the margin.
 //!
-//! The first call of each class pays for its measurement: 22 GEMMs of 512^3 or 1024^3, 12 of
-//! 2048^3 or of 4096 x 4096 x 512 (on two Zen4 cores about 0.1 s, 0.3 s, 1 s and 1 s; on 16
-//! Xeon cores a fifth).
+//! A measurement of a class costs 22 GEMMs of 512^3 or 1024^3, 12 of 2048^3 or of
+//! 4096 x 4096 x 512 (on two Zen4 cores about 0.1 s, 0.3 s, 1 s and 1 s; on 16 Xeon cores a
+//! fifth).
 //! Why per size: on 2-core Zen5 (previous session, under load 10-14) the median at 512^3 put faer
 //! at 1.05-1.07x while at 2048^3 and 4096^3 this crate's kernel was 1.05-1.4x faer; on 2 Zen4
 //! cores faer was 1.09x OpenBLAS at 2048^3 and 0.96x at 4096^3, the kernel 0.99x and 1.00x; on
@@ -60,6 +90,9 @@ use std::sync::OnceLock;
 
 /// The environment variable that forces paths.
 pub const ENV: &str = "GEMM_HOST_PATH";
+/// The environment variable that asks for the f32 measurement at first use (`1`), stored for later
+/// processes (see the module docs).
+pub const ENV_TUNE: &str = "GEMM_HOST_TUNE";
 
 /// A kernel path of the host engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -284,14 +317,15 @@ impl F32Timing {
     }
 }
 
-/// Whether [`decide`] needs an [`F32Timing`] on a CPU with `features` (it does where both f32
-/// paths run: with AVX-512F).
+/// Whether an [`F32Timing`] can change what [`decide`] picks for f32 on a CPU with `features` (it
+/// can where both f32 paths run: with AVX-512F); without one the rule decides.
 pub fn f32_needs_measurement(features: &CpuFeatures) -> bool {
     features.avx512f
 }
 
 /// The path for `class` on a CPU with `features`; `f32` is the measurement that decides f32 where
-/// [`f32_needs_measurement`] (without one, faer serves f32).
+/// [`f32_needs_measurement`] (without one, the rule: this crate's kernel with AVX-512F, else
+/// faer).
 pub fn decide(class: Class, features: &CpuFeatures, f32: Option<F32Timing>) -> Choice {
     let c = |path: Path, why: String| Choice { path, why };
     match class {
@@ -316,7 +350,10 @@ pub fn decide(class: Class, features: &CpuFeatures, f32: Option<F32Timing>) -> C
         }
         Class::F32 => match f32 {
             _ if !features.avx512f => c(Path::Faer, "no AVX-512: faer's own AVX2/FMA kernels".into()),
-            None => c(Path::Faer, "avx512f, not measured: faer".into()),
+            None => c(
+                Path::Avx512,
+                format!("avx512f, not measured: the rule, this crate's kernel ({ENV_TUNE}=1 measures faer against it)"),
+            ),
             Some(t) => {
                 let (m, n, k) = t.class.shape;
                 let gflops = |s: f64| 2.0 * m as f64 * n as f64 * k as f64 / s * 1e-9;
@@ -329,7 +366,7 @@ pub fn decide(class: Class, features: &CpuFeatures, f32: Option<F32Timing>) -> C
                 c(
                     path,
                     format!(
-                        "avx512f, calls of about {side}^3 on {th} threads, measured at first use ({m}x{n}x{k}, median of {r} pairs): faer/avx512 speed {:.2} ({:.0} vs {:.0} GFLOP/s best): {verdict}",
+                        "avx512f, calls of about {side}^3 on {th} threads, measured ({m}x{n}x{k}, median of {r} pairs): faer/avx512 speed {:.2} ({:.0} vs {:.0} GFLOP/s best): {verdict}",
                         t.faer_speedup,
                         gflops(t.faer),
                         gflops(t.avx512),
@@ -348,6 +385,10 @@ pub fn decide(class: Class, features: &CpuFeatures, f32: Option<F32Timing>) -> C
 pub struct Plan {
     pub features: CpuFeatures,
     forced: Vec<(Class, Path)>,
+    /// [`ENV_TUNE`] is `1`: measure f32 at first use and store the result.
+    pub tune: bool,
+    /// Where measurements are kept ([`crate::cache::dir`]), if anywhere.
+    pub cache_dir: Option<std::path::PathBuf>,
 }
 
 /// This process's forced paths (parsed and checked once), or the error every GEMM reports.
@@ -359,16 +400,23 @@ pub(crate) fn forced() -> Result<&'static Plan, PathError> {
             Ok(spec) => forced_from(&spec, &features)?,
             Err(_) => Vec::new(),
         };
-        Ok(Plan { features, forced })
+        let tune = std::env::var(ENV_TUNE).is_ok_and(|v| v.trim() == "1");
+        Ok(Plan { features, forced, tune, cache_dir: crate::cache::dir() })
     })
     .as_ref()
     .map_err(Clone::clone)
 }
 
 impl Plan {
+    /// A plan with nothing forced, for `features`, measuring at first use if `tune`, keeping
+    /// measurements in `cache_dir` (what [`forced`] builds from the environment; for tests).
+    pub fn new(features: CpuFeatures, tune: bool, cache_dir: Option<std::path::PathBuf>) -> Self {
+        Plan { features, forced: Vec::new(), tune, cache_dir }
+    }
+
     /// The path for `class` on `threads` worker threads for an `m x n x k` GEMM: forced, else
-    /// decided (f32 measured once per thread count and size class where the features do not
-    /// decide; the two paths scale differently with both).
+    /// decided (f32 once per process, thread count and size class where the features do not
+    /// decide: see [`Plan::f32_choice`]).
     pub fn choice(&self, class: Class, threads: usize, (m, n, k): (usize, usize, usize)) -> Choice {
         if let Some(&(_, path)) = self.forced.iter().find(|&&(c, _)| c == class) {
             return Choice { path, why: format!("forced by {ENV}") };
@@ -376,22 +424,63 @@ impl Plan {
         if class == Class::F32 && f32_needs_measurement(&self.features) {
             static F32: std::sync::Mutex<Vec<((usize, F32Class), Choice)>> = std::sync::Mutex::new(Vec::new());
             let key = (threads.max(1), f32_size_class(m, n, k));
-            // Held while measuring, so concurrent first calls measure once and time alone.
+            // Held while deciding, so concurrent first calls decide once (and, when tuning,
+            // measure once and time alone); every later call of the key reuses the choice.
             let mut known = F32.lock().unwrap_or_else(|e| e.into_inner());
             if let Some((_, c)) = known.iter().find(|(x, _)| *x == key) {
                 return c.clone();
             }
-            let c = decide(Class::F32, &self.features, crate::measure_f32(key.0, key.1));
+            let c = self.f32_choice(key.0, key.1, || crate::measure_f32(key.0, key.1));
             known.push((key, c.clone()));
             return c;
         }
         decide(class, &self.features, None)
     }
+
+    /// The f32 choice for `threads` and `class` where both f32 paths run (called once per process
+    /// and key by [`Plan::choice`]): with [`Plan::tune`], `measure()` and store the timing in the
+    /// cache; else the stored timing for this CPU, version, threads and class if there is one;
+    /// else the rule. Costs a small file read without `tune`; never fails (a cache that cannot be
+    /// read or written is reported in the explanation and otherwise ignored).
+    pub fn f32_choice(&self, threads: usize, class: F32Class, measure: impl FnOnce() -> Option<F32Timing>) -> Choice {
+        use crate::cache;
+        let cpu = cache::cpu_identity();
+        let file = |d: &std::path::Path| d.join(cache::FILE).display().to_string();
+        if self.tune {
+            let timing = measure();
+            let mut c = decide(Class::F32, &self.features, timing);
+            if let Some(t) = timing {
+                c.why += &match &self.cache_dir {
+                    Some(d) => match cache::store(d, &cpu, t) {
+                        Ok(()) => format!(" [measured now ({ENV_TUNE}=1), stored in {}]", file(d)),
+                        Err(e) => format!(" [measured now ({ENV_TUNE}=1), not stored in {}: {e}]", file(d)),
+                    },
+                    None => format!(
+                        " [measured now ({ENV_TUNE}=1); not stored: no cache directory ({} empty, or no HOME)]",
+                        cache::ENV_DIR
+                    ),
+                };
+            }
+            return c;
+        }
+        if let Some(d) = &self.cache_dir {
+            if let Some(t) = cache::lookup(d, &cpu, threads, class) {
+                let mut c = decide(Class::F32, &self.features, Some(t));
+                c.why += &format!(" [stored in {}]", file(d));
+                return c;
+            }
+        }
+        let mut c = decide(Class::F32, &self.features, None);
+        c.why =
+            c.why.replacen("avx512f, ", &format!("avx512f, calls of about {}^3 on {threads} threads, ", class.side), 1);
+        c
+    }
 }
 
 /// One line per class: the path that serves it on `threads` threads and why (for `gemm devices`),
-/// or the forcing error. Where f32 is measured there is one f32 line per size class of
-/// [`F32_CLASSES`] (each measured now if it was not yet).
+/// or the forcing error. Where both f32 paths run there is one f32 line per size class of
+/// [`F32_CLASSES`] (the rule or a stored measurement: nothing is measured unless [`ENV_TUNE`] is
+/// `1`, so this takes milliseconds).
 pub fn summary(threads: usize) -> Vec<String> {
     match forced() {
         Err(e) => vec![format!("every GEMM is refused: {e}")],
@@ -456,7 +545,10 @@ mod tests {
         assert_eq!(own.path, Path::Avx512);
         assert!(own.why.contains("measured") && own.why.contains("16 threads"), "{}", own.why);
         assert_eq!(decide(Class::F32, &ZEN4, timing(0.008, 0.010)).path, Path::Faer);
-        assert_eq!(decide(Class::F32, &ZEN4, None).path, Path::Faer);
+        // Nothing measured: the rule, this crate's kernel (no measurement at first use).
+        let rule = decide(Class::F32, &ZEN4, None);
+        assert_eq!(rule.path, Path::Avx512);
+        assert!(rule.why.contains("the rule") && rule.why.contains(ENV_TUNE), "{}", rule.why);
     }
 
     #[test]
@@ -513,6 +605,42 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn f32_first_use_measures_only_when_tuning_and_later_processes_reuse_it() {
+        let dir = std::env::temp_dir().join(format!("gemm-host-plan-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let class = F32_CLASSES[2];
+        let never = || -> Option<F32Timing> { panic!("measured without {ENV_TUNE}") };
+        // A fresh machine: the rule, without measuring.
+        let plain = Plan::new(ZEN4, false, Some(dir.clone()));
+        let c = plain.f32_choice(2, class, never);
+        assert_eq!(c.path, Path::Avx512);
+        assert!(c.why.contains("the rule") && c.why.contains("about 2048^3 on 2 threads"), "{}", c.why);
+        // GEMM_HOST_TUNE=1: measured (here faer 10% faster) and stored ...
+        let tuning = Plan::new(ZEN4, true, Some(dir.clone()));
+        let t = F32Timing::from_pairs(&[(1.0, 1.1)], class, 2);
+        let c = tuning.f32_choice(2, class, || t);
+        assert_eq!(c.path, Path::Faer);
+        assert!(c.why.contains("measured now") && c.why.contains("stored in"), "{}", c.why);
+        // ... so a later process picks faer from its first call, without measuring.
+        let c = plain.f32_choice(2, class, never);
+        assert_eq!(c.path, Path::Faer);
+        assert!(c.why.contains("[stored in") && c.why.contains("median of 1 pairs"), "{}", c.why);
+        // Only for that thread count and class.
+        assert_eq!(plain.f32_choice(4, class, never).path, Path::Avx512);
+        assert_eq!(plain.f32_choice(2, F32_CLASSES[3], never).path, Path::Avx512);
+        // A corrupt store is ignored; no store at all is the rule.
+        std::fs::write(dir.join(crate::cache::FILE), "not\ta cache\n").unwrap();
+        assert_eq!(plain.f32_choice(2, class, never).path, Path::Avx512);
+        assert_eq!(Plan::new(ZEN4, false, None).f32_choice(2, class, never).path, Path::Avx512);
+        // A store that cannot be written is reported, and the measurement still serves.
+        let file_as_dir = dir.join(crate::cache::FILE);
+        let c = Plan::new(ZEN4, true, Some(file_as_dir)).f32_choice(2, class, || t);
+        assert_eq!(c.path, Path::Faer);
+        assert!(c.why.contains("not stored"), "{}", c.why);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

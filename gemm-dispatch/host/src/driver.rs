@@ -140,13 +140,47 @@ pub(crate) fn claim_each<T: Send>(items: Vec<T>, threads: usize, work: impl Fn(T
 /// zmm load that straddles two lines costs two (on a 16-core AMX Xeon the AMX kernel ran 2.4x
 /// slower from a panel 16 bytes off a line than from an aligned one, 700 against 1700 GFLOP/s per
 /// core, both from L1).
+///
+/// A buffer that must grow is replaced by a fresh zeroed allocation rather than resized: `resize`
+/// wrote every element on the calling thread, page-faulting 4 KiB pages one by one inside the
+/// first call of a process (16 MiB for the shared packed A at 2048^3). A zeroed allocation of
+/// this size comes from `mmap` untouched, so its pages are faulted by the packing workers in
+/// parallel, and large buffers ask for transparent huge pages ([`advise_huge_pages`]). On 2 Zen5
+/// cores under load, four fresh processes each, interleaved: first 2048^3 call / steady call
+/// 1.10-1.69x with `resize`, 0.91-1.39x with this; the first call now takes about 650 page faults
+/// in all.
 fn at_least<P: Copy + Default>(buf: &mut Vec<P>, len: usize) -> &mut [P] {
     let slack = 64 / size_of::<P>();
     if buf.len() < len + slack {
-        buf.resize(len + slack, P::default());
+        *buf = Vec::new();
+        // `P` is f32 or u32, whose default is all-zero bits: `vec!` takes the `alloc_zeroed` path.
+        *buf = vec![P::default(); len + slack];
+        advise_huge_pages(buf);
     }
     let skip = buf.as_ptr().align_offset(64).min(slack);
     &mut buf[skip..skip + len]
+}
+
+/// Asks Linux for transparent huge pages over a buffer of at least 4 MiB (`madvise(MADV_HUGEPAGE)`,
+/// which matters where THP is in `madvise` mode, the Debian default): a hint, whose failure changes
+/// nothing but speed. The range is narrowed to whole 4 KiB pages inside the buffer.
+fn advise_huge_pages<P>(buf: &mut [P]) {
+    #[cfg(target_os = "linux")]
+    {
+        let bytes = std::mem::size_of_val(buf);
+        if bytes < 4 << 20 {
+            return;
+        }
+        let start = buf.as_mut_ptr() as usize;
+        let (first, end) = (start.next_multiple_of(4096), (start + bytes) & !4095);
+        // SAFETY: [first, end) lies inside `buf`, which this thread borrows mutably; MADV_HUGEPAGE
+        // changes how the kernel backs those pages, never their contents.
+        unsafe {
+            libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = buf;
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -10,7 +10,9 @@
 //!   without reading A or B; tiny problems (`m*n*k <= 16^3`) run a plain loop on the calling
 //!   thread, without packing or threads.
 //! * Otherwise [`dispatch`] picks the path for the inputs' class from the CPU's features (and, for
-//!   f32 on AVX-512 CPUs, a measurement at first use); `GEMM_HOST_PATH` can force one. The paths:
+//!   f32 on AVX-512 CPUs, a measurement of faer against this crate's kernel where one is stored in
+//!   the per-user [`cache`]: none is made at first use unless `GEMM_HOST_TUNE=1`, so the first
+//!   call runs at steady speed); `GEMM_HOST_PATH` can force one. The paths:
 //!   * `faer`: faer's matmul (f32).
 //!   * `avx512`: this crate's AVX-512F f32 kernel, 32 x 12, blocked for the L1d/L2 sizes the CPU
 //!     reports ([`Blocking::f32_for`]); f16/bf16/fp8 inputs are widened to f32 panels.
@@ -57,6 +59,7 @@
 //! 2048^3, 99.1 against 99.3 at 4096^3.
 
 mod amx;
+pub mod cache;
 mod convert;
 pub mod cpu;
 pub mod dispatch;
@@ -203,7 +206,8 @@ fn run_path<A: Element, B: Element, C: Element>(
 /// Times faer and this crate's AVX-512 f32 kernel on the GEMM of an f32 size class
 /// ([`dispatch::F32_CLASSES`]) on `threads` threads: warm-up runs of each (two, one from 2048 on),
 /// then the class's pairs timed back to back, alternating which path goes first (the measurement
-/// [`dispatch::decide`] uses for f32, once per process, thread count and size class). The
+/// [`dispatch::decide`] uses for f32, with `GEMM_HOST_TUNE=1` once per process, thread count and
+/// size class, then stored in the [`cache`] for later processes). The
 /// warm-ups matter: cold, faer measured 2-8x below its steady speed on a 16-core Xeon VM.
 fn measure_f32(threads: usize, class: dispatch::F32Class) -> Option<dispatch::F32Timing> {
     let (m, n, k) = class.shape;

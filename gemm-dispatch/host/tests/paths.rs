@@ -176,33 +176,91 @@ fn amx_runs_where_the_cpu_has_it() {
     run::<Fp8E4M3, Fp8E4M3, f32>(&p, 4, Path::Amx, 9);
 }
 
+/// The child half of `the_automatic_choice_is_what_dispatch_reports`: does nothing unless the
+/// parent set `GEMM_SUMMARY_CHILD` to what the f32 lines must say (`rule`, `tuned`, `stored`).
+/// Runs one 600^3 f32 GEMM (the 512 class) on the automatic path, then checks `summary(2)` line by
+/// line.
 #[test]
-fn the_automatic_choice_is_what_dispatch_reports() {
-    // Without GEMM_HOST_PATH, every class runs the path `summary` names, which `decide` allows;
-    // f32, where it is measured, has one line per size class, each measured at its own size.
+fn summary_child() {
+    let Ok(expect) = std::env::var("GEMM_SUMMARY_CHILD") else { return };
     let features = CpuFeatures::detect();
+    let p = GemmProblem::new(600, 600, 600);
+    let mut c = vec![0f32; 600 * 600];
+    let (a, b) = (vec![0.5f32; 600 * 600], vec![0.25f32; 600 * 600]);
+    let (av, bv, cv) = p.views(&a, &b, &mut c).unwrap();
+    let t = std::time::Instant::now();
+    gemm(1.0, av, bv, 0.0, cv, 2).unwrap();
+    let first = t.elapsed();
+    assert!(c.iter().all(|&x| x == 75.0));
+    // Without GEMM_HOST_TUNE nothing is measured, so `gemm devices` answers at once.
+    let t = std::time::Instant::now();
     let lines = dispatch::summary(2);
+    let summary_time = t.elapsed();
+    eprintln!("first 600^3 call {first:?}, summary {summary_time:?}:\n{}", lines.join("\n"));
     let f32_lines = if dispatch::f32_needs_measurement(&features) { dispatch::F32_CLASSES.len() } else { 1 };
     assert_eq!(lines.len(), f32_lines + 2, "{lines:?}");
     let classes = std::iter::repeat_n(Class::F32, f32_lines).chain([Class::Bf16, Class::F16]);
     for (i, (class, line)) in classes.zip(&lines).enumerate() {
         let path = Path::ALL.into_iter().find(|p| line.split_whitespace().nth(2) == Some(p.name())).unwrap();
         assert_eq!(dispatch::check(class, path, &features), Ok(path), "{line}");
-        if class != Class::F32 {
+        if class != Class::F32 || !dispatch::f32_needs_measurement(&features) {
             assert_eq!(dispatch::decide(class, &features, None).path, path, "{line}");
-        } else if dispatch::f32_needs_measurement(&features) {
-            let c = dispatch::F32_CLASSES[i];
-            let (m, n, k) = c.shape;
-            let expect = format!(
-                "calls of about {}^3 on 2 threads, measured at first use ({m}x{n}x{k}, median of {} pairs)",
-                c.side, c.rounds
-            );
-            assert!(line.contains(&expect), "{line}");
+            continue;
+        }
+        let c = dispatch::F32_CLASSES[i];
+        let (m, n, k) = c.shape;
+        let measured =
+            format!("calls of about {}^3 on 2 threads, measured ({m}x{n}x{k}, median of {} pairs)", c.side, c.rounds);
+        match expect.as_str() {
+            // A fresh machine: the rule, not measured.
+            "rule" => {
+                assert!(path == Path::Avx512 && line.contains("the rule") && !line.contains("median of"), "{line}")
+            }
+            // GEMM_HOST_TUNE=1: the 512 class at the call above, the others by `summary` itself.
+            "tuned" => assert!(line.contains(&measured) && line.contains("[measured now"), "{line}"),
+            // A later process: every class from the store, nothing measured again.
+            "stored" => assert!(line.contains(&measured) && line.contains("[stored in"), "{line}"),
+            _ => panic!("{expect}: {line}"),
         }
     }
-    // Each (threads, size class) is measured once per process: a second summary repeats the
-    // first word for word (a new measurement would print other GFLOP/s).
+    // One choice per (threads, size class) per process: a second summary repeats the first.
     assert_eq!(dispatch::summary(2), lines);
+}
+
+#[test]
+fn the_automatic_choice_is_what_dispatch_reports() {
+    // Each case in a child process, since the environment is read once per process; the cache is
+    // a fresh directory, so what the user's own cache holds cannot change the outcome.
+    let dir = std::env::temp_dir().join(format!("gemm-host-summary-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let exe = std::env::current_exe().unwrap();
+    let child = |tune: bool, expect: &str| {
+        let mut cmd = std::process::Command::new(&exe);
+        cmd.args(["--exact", "summary_child", "--test-threads", "1", "--nocapture"])
+            .env("GEMM_SUMMARY_CHILD", expect)
+            .env("GEMM_HOST_CACHE_DIR", &dir)
+            .env_remove("GEMM_HOST_PATH")
+            .env_remove("GEMM_HOST_TUNE");
+        if tune {
+            cmd.env("GEMM_HOST_TUNE", "1");
+        }
+        let out = cmd.output().unwrap();
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "{expect}: {text}");
+        text
+    };
+    // A fresh machine: the rule, nothing measured, nothing stored.
+    child(false, "rule");
+    assert!(!dir.join(gemm_host::cache::FILE).exists());
+    if !dispatch::f32_needs_measurement(&CpuFeatures::detect()) {
+        return eprintln!("f32 tuning: not run (no AVX-512F: faer serves f32 without a measurement)");
+    }
+    // GEMM_HOST_TUNE=1 measures at first use and stores; the next process reads it.
+    child(true, "tuned");
+    let stored = std::fs::read_to_string(dir.join(gemm_host::cache::FILE)).unwrap();
+    assert_eq!(gemm_host::cache::parse(&stored).len(), dispatch::F32_CLASSES.len(), "{stored}");
+    child(false, "stored");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The child half of `forcing_through_the_environment`: does nothing unless the parent set
