@@ -414,7 +414,7 @@ gemm_status_t gemm_run_epilogue(gemm_context_t *ctx,
  `gemm_run_device`; `bias` is a device pointer to the f32 vector the epilogue's bias needs (NULL
  without a bias). It runs in one kernel of the catalogue's fused family (bf16 -> bf16, a column
  bias in the kernel's column-major terms, i.e. a per-row bias of a row-major problem, with
- ReLU, GELU or SiLU); other epilogues are GEMM_STATUS_UNSUPPORTED on GPUs (gemm_run_epilogue
+ ReLU, GELU or SiLU); other epilogues are GEMM_STATUS_UNSUPPORTED_DTYPE on GPUs (gemm_run_epilogue
  computes every one on the host). `gemm_last_kernel` names the kernel.
 
  # Safety

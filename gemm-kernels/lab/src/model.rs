@@ -102,16 +102,32 @@ pub fn catalogue(
     k: usize,
     opts: &ModelOptions,
 ) -> Vec<CatalogueRow> {
-    gemm_kernels::catalogue()
+    catalogue_on(arch, only, (m, n, k), opts, 1, &|_, _, _| {})
+}
+
+/// [`catalogue`] on `jobs` threads, calling `progress(done, total, row)` as each kernel's
+/// prediction finishes (rows come back in catalogue order whatever the thread count).
+pub fn catalogue_on(
+    arch: Option<Arch>,
+    only: Option<&str>,
+    (m, n, k): (usize, usize, usize),
+    opts: &ModelOptions,
+    jobs: usize,
+    progress: &(dyn Fn(usize, usize, &CatalogueRow) + Sync),
+) -> Vec<CatalogueRow> {
+    let entries: Vec<&'static KernelEntry> = gemm_kernels::catalogue()
         .iter()
         .filter(|e| arch.is_none_or(|a| e.arch == a) && only.is_none_or(|s| e.name.contains(s)))
-        .map(|e| {
-            let t0 = std::time::Instant::now();
-            let p = problem_for(e, m, n, k);
-            let prediction = kernel_plan::plan_for(e, &p).and_then(|plan| predict_plan(&plan, &p, opts));
-            CatalogueRow { entry: e, prediction, wall: t0.elapsed() }
-        })
-        .collect()
+        .collect();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    crate::jobs::map_jobs(&entries, jobs, |&e| {
+        let t0 = std::time::Instant::now();
+        let p = problem_for(e, m, n, k);
+        let prediction = kernel_plan::plan_for(e, &p).and_then(|plan| predict_plan(&plan, &p, opts));
+        let row = CatalogueRow { entry: e, prediction, wall: t0.elapsed() };
+        progress(done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1, entries.len(), &row);
+        row
+    })
 }
 
 /// The table `gemm kernels --model` prints.

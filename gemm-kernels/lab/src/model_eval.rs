@@ -48,6 +48,11 @@ pub fn calibrate(args: &CalibrateArgs) -> Result<(), String> {
     let dir = args.dir.clone().unwrap_or_else(gemm_emu::calibration::default_dir);
     let set = gemm_emu::calibration::load_dir(&dir).map_err(|e| e.to_string())?;
     let sel = CalSelection { only: args.only.clone(), max_mnk: args.max_mnk };
+    eprintln!(
+        "predicting the {} calibration kernel(s) of {} with the timing model, one line as each finishes",
+        set.len(),
+        dir.display()
+    );
     let rows = eval::calibrate(&set, &sel, &ModelOptions::default(), |r| {
         let what = match &r.prediction {
             Ok(p) => format!("{:.1} TFLOP/s", p.tflops),

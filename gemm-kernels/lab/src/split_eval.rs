@@ -74,6 +74,9 @@ pub struct SplitkArgs {
     /// Also predict these split counts (beside the one the dispatcher picks).
     #[arg(long, value_delimiter = ',')]
     pub splits: Vec<u32>,
+    /// Threads for the plain kernels' predictions (default: every hardware thread).
+    #[arg(long)]
+    pub jobs: Option<usize>,
 }
 
 /// Prints, per arch: every plain kernel that can run the problem with its predicted time, the
@@ -93,9 +96,23 @@ pub fn report(args: &SplitkArgs) -> Result<(), String> {
         writeln!(s, "{arch} {}x{}x{} {} -> {} (timing model, sustained clock):", p.m, p.n, p.k, p.a_type, p.c_type)
             .unwrap();
         let mut best_plain: Option<(f64, &str)> = None;
-        for e in gemm_kernels::for_arch(arch) {
-            let Ok(plan) = gemm_dispatch::plan::kernel_plan::plan_for(e, &p) else { continue };
-            let pr = crate::model::predict_plan(&plan, &p, &opts)?;
+        // The plain kernels' predictions are independent: on `--jobs` threads, with a line as
+        // each finishes, printed in catalogue order once all are done.
+        let plans: Vec<_> = gemm_kernels::for_arch(arch)
+            .filter_map(|e| gemm_dispatch::plan::kernel_plan::plan_for(e, &p).ok())
+            .collect();
+        let jobs = args.jobs.unwrap_or_else(crate::jobs::default_jobs);
+        eprintln!("{arch}: predicting {} plain kernel(s) and the split plans on {jobs} thread(s)", plans.len());
+        let done = std::sync::atomic::AtomicUsize::new(0);
+        let preds = crate::jobs::map_jobs(&plans, jobs, |plan| {
+            let t0 = std::time::Instant::now();
+            let pr = crate::model::predict_plan(plan, &p, &opts);
+            let d = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+            eprintln!("  [{d}/{}] {} ({:.1}s)", plans.len(), plan.entry.name, t0.elapsed().as_secs_f64());
+            pr
+        });
+        for (plan, pr) in plans.iter().zip(preds) {
+            let (e, pr) = (plan.entry, pr?);
             writeln!(s, "  plain  {:<58} {:>9.1} us {:>8.1} TFLOP/s", e.name, pr.seconds * 1e6, pr.tflops).unwrap();
             if best_plain.is_none_or(|(t, _)| pr.seconds < t) {
                 best_plain = Some((pr.seconds, e.name));

@@ -73,6 +73,9 @@ pub struct SweepArgs {
     /// faster, coarser hit rates).
     #[arg(long, default_value_t = 64 << 10)]
     pub prefix_bytes: u64,
+    /// Threads for the compilations and predictions (default: every hardware thread).
+    #[arg(long)]
+    pub jobs: Option<usize>,
 }
 
 /// One configuration's outcome.
@@ -281,21 +284,24 @@ pub fn sweep(args: &SweepArgs) -> Result<(), String> {
             .collect();
         let in_space = configs.iter().filter(|c| fit::check(c).is_ok()).count();
         eprintln!("{arch}: {} configurations, {in_space} in the space", configs.len());
-        let mut rows = Vec::with_capacity(configs.len());
-        let mut done = 0;
-        for cfg in configs {
+        // Configurations are independent: compiled and predicted on `--jobs` threads, the rows
+        // put back in order (the report is the same for any thread count).
+        let jobs = args.jobs.unwrap_or_else(crate::jobs::default_jobs);
+        eprintln!("{arch}: compiling and predicting on {jobs} thread(s)");
+        let done = std::sync::atomic::AtomicUsize::new(0);
+        let rows = crate::jobs::map_jobs(&configs, jobs, |&cfg| {
             let fits = fit::check(&cfg).is_ok();
             let r = sweep_one(cfg, m, n, k, (!args.static_only).then_some(&opts));
             if fits {
-                done += 1;
+                let d = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
                 let what = match &r.built {
                     Ok(b) => b.prediction.as_ref().map_or_else(|e| e.clone(), |p| format!("{:.1} TFLOP/s", p.tflops)),
                     Err(e) => format!("declined: {e}"),
                 };
-                eprintln!("  [{done}/{in_space}] {}: {what} ({:.1}s)", short(&cfg), r.wall.as_secs_f64());
+                eprintln!("  [{d}/{in_space}] {}: {what} ({:.1}s)", short(&cfg), r.wall.as_secs_f64());
             }
-            rows.push(r);
-        }
+            r
+        });
         println!(
             "{arch} {}->{} {}x{}x{} {}: predicted TFLOP/s (timing model, sustained clock), {} stages, v8:",
             args.dtype,

@@ -109,6 +109,9 @@ enum Command {
         /// Only kernels whose name contains this.
         #[arg(long)]
         only: Option<String>,
+        /// With --model: threads for the predictions (default: every hardware thread).
+        #[arg(long)]
+        jobs: Option<usize>,
     },
 }
 
@@ -236,8 +239,20 @@ fn main() -> ExitCode {
             Ok(())
         }
         Command::Kernels { disasm: Some(name), .. } => disassemble(&name),
-        Command::Kernels { model: true, m, n, k, arch, only, .. } => {
-            let rows = gemm_lab::model::catalogue(arch, only.as_deref(), m, n, k, &Default::default());
+        Command::Kernels { model: true, m, n, k, arch, only, jobs, .. } => {
+            let jobs = jobs.unwrap_or_else(gemm_lab::jobs::default_jobs);
+            eprintln!("predicting every catalogue kernel at {m}x{n}x{k} with the timing model on {jobs} thread(s)");
+            let rows = gemm_lab::model::catalogue_on(
+                arch,
+                only.as_deref(),
+                (m, n, k),
+                &Default::default(),
+                jobs,
+                &|done, total, r| {
+                    let what = r.prediction.as_ref().map_or_else(|e| e.clone(), |p| format!("{:.1} TFLOP/s", p.tflops));
+                    eprintln!("  [{done}/{total}] {}: {what} ({:.1}s)", r.entry.name, r.wall.as_secs_f64());
+                },
+            );
             print!("{}", gemm_lab::model::catalogue_report(&rows, m, n, k));
             Ok(())
         }
@@ -298,12 +313,12 @@ fn kernels() {
         return;
     }
     println!(
-        "{:<78} {:<7} {:<16} {:<11} {:<5} {:<8} {:<16} {:>4} {:>4} {:>4} {:>6} {:>4} {:>6}  copies (A; B)",
+        "{:<78} {:<7} {:<16} {:<11} {:<5} {:<8} {:<16} {:>4} {:>4} {:>4} {:>6} {:>4} {:>6}  global->LDS copies",
         "name", "arch", "dtypes", "tile", "waves", "family", "schedule", "vgpr", "agpr", "occ", "lds", "conf", "mfma%"
     );
     for k in all {
         println!(
-            "{:<78} {:<7} {:<16} {:<11} {:<5} {:<8} {:<16} {:>4} {:>4} {:>4} {:>6} {:>4} {:>5.1}%  {}; {}",
+            "{:<78} {:<7} {:<16} {:<11} {:<5} {:<8} {:<16} {:>4} {:>4} {:>4} {:>6} {:>4} {:>5.1}%  {}",
             k.name,
             k.arch,
             format!("{}x{}->{}", k.a_type, k.b_type, k.c_type),
@@ -317,9 +332,18 @@ fn kernels() {
             k.lds_bytes,
             k.lds_read_conflicts_per_k_step + k.lds_write_conflicts_per_k_step,
             k.mfma_issue_share_permille as f64 / 10.0,
-            k.copy_a,
-            k.copy_b,
+            copies(k.copy_a, k.copy_b),
         );
+    }
+}
+
+/// How a kernel copies A and B from global memory to LDS, each named: "A and B: ..." when the
+/// two are the same (the listing used to print the same reason twice, naming neither).
+fn copies(a: &str, b: &str) -> String {
+    if a == b {
+        format!("A and B: {a}")
+    } else {
+        format!("A: {a}; B: {b}")
     }
 }
 
@@ -1267,6 +1291,12 @@ mod tests {
         let mut bare = Vec::new();
         walk(&Cli::command(), "gemm", &mut bare);
         assert!(bare.is_empty(), "options without help text:\n{}", bare.join("\n"));
+    }
+
+    #[test]
+    fn copy_reasons_name_their_operand() {
+        assert_eq!(super::copies("lds-dma", "lds-dma"), "A and B: lds-dma");
+        assert_eq!(super::copies("lds-dma", "register-staged: x"), "A: lds-dma; B: register-staged: x");
     }
 
     /// `--devices` help names every kind of device, `emu:` included.
