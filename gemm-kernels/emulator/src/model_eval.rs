@@ -118,6 +118,43 @@ pub fn calibrate(
     rows
 }
 
+/// [`calibrate`] on `jobs` threads: the points are independent, each thread takes the next one
+/// as it finishes one; `progress` sees each row as it finishes, and the rows come back in the
+/// set's order whatever the thread count.
+pub fn calibrate_on(
+    set: &[Kernel],
+    sel: &CalSelection,
+    opts: &ModelOptions,
+    jobs: usize,
+    progress: &(dyn Fn(&CalRow) + Sync),
+) -> Vec<CalRow> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let points: Vec<(&Kernel, &Published)> =
+        set.iter().flat_map(|k| k.published.iter().filter(|p| sel.keeps(k, p)).map(move |p| (k, p))).collect();
+    let next = AtomicUsize::new(0);
+    let slots: Vec<std::sync::Mutex<Option<CalRow>>> = points.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.clamp(1, points.len().max(1)) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let Some(&(k, p)) = points.get(i) else { break };
+                let t0 = Instant::now();
+                let prediction = predict_published(k, p, opts);
+                let row = CalRow {
+                    kernel: k.name.clone(),
+                    arch: k.arch,
+                    published: p.clone(),
+                    prediction,
+                    wall: t0.elapsed(),
+                };
+                progress(&row);
+                *slots[i].lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(row);
+            });
+        }
+    });
+    slots.into_iter().filter_map(|s| s.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner)).collect()
+}
+
 /// The order check: every pair of predicted points on the same GPU whose published
 /// figures differ by more than 2 % must be predicted in the same order.
 #[derive(Clone, Debug, Default)]

@@ -40,6 +40,9 @@ pub struct CalibrateArgs {
     /// Write the predicted-vs-published log-log plot here.
     #[arg(long, default_value = "calibration.svg")]
     pub plot: PathBuf,
+    /// Threads for the predictions (default: every hardware thread).
+    #[arg(long)]
+    pub jobs: Option<usize>,
 }
 
 /// Runs `gemm calibrate`: prints the table, writes the plot.
@@ -48,12 +51,13 @@ pub fn calibrate(args: &CalibrateArgs) -> Result<(), String> {
     let dir = args.dir.clone().unwrap_or_else(gemm_emu::calibration::default_dir);
     let set = gemm_emu::calibration::load_dir(&dir).map_err(|e| e.to_string())?;
     let sel = CalSelection { only: args.only.clone(), max_mnk: args.max_mnk };
+    let jobs = args.jobs.unwrap_or_else(crate::jobs::default_jobs);
     eprintln!(
-        "predicting the {} calibration kernel(s) of {} with the timing model, one line as each finishes",
+        "predicting the {} calibration kernel(s) of {} with the timing model on {jobs} thread(s), one line as each point finishes",
         set.len(),
         dir.display()
     );
-    let rows = eval::calibrate(&set, &sel, &ModelOptions::default(), |r| {
+    let rows = eval::calibrate_on(&set, &sel, &ModelOptions::default(), jobs, &|r| {
         let what = match &r.prediction {
             Ok(p) => format!("{:.1} TFLOP/s", p.tflops),
             Err(e) => format!("no prediction: {e}"),

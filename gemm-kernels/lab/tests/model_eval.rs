@@ -123,3 +123,29 @@ fn calibrate_prints_the_table_and_writes_the_plot() {
     let (ok, _, err) = gemm(&["calibrate", "--only", "no-such-kernel", "--plot", plot.to_str().unwrap()]);
     assert!(!ok && err.contains("no calibration point selected"), "{err}");
 }
+
+/// `gemm calibrate --jobs N` predicts the points on N threads and prints the same table (rows in
+/// the set's order) as one thread does.
+#[test]
+fn calibrate_prints_the_same_table_on_any_thread_count() {
+    let plot = std::env::temp_dir().join(format!("gemm-calibrate-jobs-{}.svg", std::process::id()));
+    let table = |jobs: &str| {
+        let (ok, out, err) =
+            gemm(&["calibrate", "--only", "_prefetch", "--jobs", jobs, "--plot", plot.to_str().unwrap()]);
+        assert!(ok, "{out}\n{err}");
+        assert!(err.contains(&format!("on {jobs} thread(s)")), "{err}");
+        // Everything but the wall-clock figures (the rows' last column, the total).
+        out.lines()
+            .filter(|l| !l.starts_with("wall time") && !l.starts_with("plot:"))
+            .map(|l| match l.rsplit_once(' ') {
+                Some((head, wall)) if wall.ends_with('s') && wall.trim_end_matches('s').parse::<f64>().is_ok() => head,
+                _ => l,
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let two = table("2");
+    assert!(two.contains("v4_global_prefetch") && two.contains("v5_local_prefetch"), "{two}");
+    assert_eq!(two, table("1"));
+    let _ = std::fs::remove_file(&plot);
+}
