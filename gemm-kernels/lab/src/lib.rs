@@ -7,12 +7,14 @@
 //! * [`characterise`]: the characterisation table the runtime embeds
 //!   (`gemm plan --characterise`), and the tests that hold the table to the model;
 //! * [`split_eval`]: split-K plans predicted by the model (`gemm splitk`);
+//! * [`grid_eval`]: the table against the model on a sampled grid of shapes (`gemm plan --grid`);
 //! * [`model_eval`], [`schedule_eval`]: `gemm calibrate` and `gemm compare`;
 //! * [`sweep`]: compiling and ranking configurations of the kernel space (`gemm sweep`);
 //! * [`replay`]: rerunning a call log (`gemm bench --from`) and the flags of `gemm run`;
 //! * [`jobs`]: independent predictions spread over threads.
 
 pub mod characterise;
+pub mod grid_eval;
 pub mod jobs;
 pub mod model;
 pub mod model_eval;

@@ -19,13 +19,13 @@ use gemm_lab::timing_cost::TimingModel;
 #[derive(clap::Args)]
 pub struct PlanArgs {
     /// Rows of C and of op(A).
-    #[arg(long, required_unless_present_any = ["group", "characterise"])]
+    #[arg(long, required_unless_present_any = ["group", "characterise", "grid"])]
     m: Option<usize>,
     /// Columns of C and of op(B).
-    #[arg(long, required_unless_present_any = ["group", "characterise"])]
+    #[arg(long, required_unless_present_any = ["group", "characterise", "grid"])]
     n: Option<usize>,
     /// Columns of op(A), rows of op(B).
-    #[arg(long, required_unless_present_any = ["group", "characterise"])]
+    #[arg(long, required_unless_present_any = ["group", "characterise", "grid"])]
     k: Option<usize>,
     /// The groups of a grouped GEMM, each `M,N,K` (repeat the flag).
     #[arg(long, value_name = "M,N,K")]
@@ -56,7 +56,15 @@ pub struct PlanArgs {
     /// kernel's characterisation launches and write the table.
     #[arg(long)]
     characterise: bool,
-    /// With `--characterise`: threads (default: all cores).
+    /// Compare the characterisation table with the timing model on a sampled grid of shapes
+    /// (`ci`: four problems; `full`: 120 per arch, for many cores): median and worst error for
+    /// the dispatcher's pick, and with `--best` how often the model's best kernel differs.
+    #[arg(long, value_parser = ["ci", "full"])]
+    grid: Option<String>,
+    /// With `--grid`: also run the model on every candidate (the model's best kernel).
+    #[arg(long)]
+    best: bool,
+    /// With `--characterise` or `--grid`: threads (default: all cores).
     #[arg(long)]
     jobs: Option<usize>,
     /// With `--characterise`: only kernels whose name contains this (other rows are kept while
@@ -116,6 +124,25 @@ fn shapes(args: &PlanArgs) -> Result<Vec<(usize, usize, usize)>, String> {
 pub fn plan(args: &PlanArgs) -> Result<(), String> {
     if args.characterise {
         return characterise(args);
+    }
+    if let Some(grid) = &args.grid {
+        let full = grid == "full";
+        let archs: Vec<Arch> = match args.arch.as_str() {
+            "all" => Arch::ALL.to_vec(),
+            a => vec![a.parse().map_err(|e: gemm_core::Error| e.to_string())?],
+        };
+        let probs: Vec<(Arch, GemmProblem)> = archs
+            .iter()
+            .flat_map(|&a| gemm_lab::grid_eval::problems(a, full).into_iter().map(move |p| (a, p)))
+            .collect();
+        let jobs = args.jobs.unwrap_or_else(gemm_lab::jobs::default_jobs);
+        eprintln!("table against the timing model on {} problems, {jobs} thread(s)", probs.len());
+        let rows = gemm_lab::grid_eval::evaluate(&probs, args.best, jobs, &|d, t, r| {
+            let e = gemm_lab::grid_eval::table_error(r).map_or("-".into(), |e| format!("{:+.0}%", e * 100.0));
+            eprintln!("  [{d}/{t}] {} {}x{}x{} {}: {e}", r.arch, r.problem.m, r.problem.n, r.problem.k, r.pick);
+        });
+        print!("{}", gemm_lab::grid_eval::report(&rows));
+        return Ok(());
     }
     let archs: Vec<Arch> = match args.arch.as_str() {
         "all" => Arch::ALL.to_vec(),
