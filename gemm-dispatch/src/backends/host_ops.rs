@@ -18,6 +18,41 @@ fn c_index(p: &GemmProblem, i: usize, j: usize) -> usize {
     }
 }
 
+/// The first `span` elements of C as f32; C's dtype must be f32, f16 or bf16 (the dtypes an
+/// epilogue or a scaled GEMM writes).
+fn read_c(p: &GemmProblem, c: &[u8], span: usize) -> Result<Vec<f32>> {
+    Ok(match p.c_type {
+        DType::F32 => typed::<f32>(c, Operand::C, p.c_type)?[..span].to_vec(),
+        DType::F16 => typed::<f16>(c, Operand::C, p.c_type)?[..span].iter().map(|x| x.to_f32()).collect(),
+        DType::Bf16 => typed::<bf16>(c, Operand::C, p.c_type)?[..span].iter().map(|x| x.to_f32()).collect(),
+        other => {
+            return Err(Error::Unsupported {
+                device: "host".into(),
+                why: format!("epilogues and fp8 scales write f32, f16 or bf16, not {other}"),
+            })
+        }
+    })
+}
+
+/// A writer of element `i` of C from an f32 value, rounded once to C's dtype (f32, f16 or bf16;
+/// [`read_c`] or the caller's checks refused the others).
+fn writer<'c>(p: &GemmProblem, c: &'c mut [u8]) -> Result<Box<dyn FnMut(usize, f32) + 'c>> {
+    Ok(match p.c_type {
+        DType::F32 => {
+            let out = typed_mut::<f32>(c, Operand::C, p.c_type)?;
+            Box::new(move |i, y| out[i] = y)
+        }
+        DType::F16 => {
+            let out = typed_mut::<f16>(c, Operand::C, p.c_type)?;
+            Box::new(move |i, y| out[i] = f16::from_f32(y))
+        }
+        _ => {
+            let out = typed_mut::<bf16>(c, Operand::C, p.c_type)?;
+            Box::new(move |i, y| out[i] = bf16::from_f32(y))
+        }
+    })
+}
+
 /// `C = clamp(act(alpha op(A) op(B) + beta C + bias))` on the host, on byte buffers of `p`'s
 /// dtypes: the GEMM with an f32 C (gemm-host, `threads` threads; C read only when `beta != 0`),
 /// then [`Epilogue::apply`] on each element of the `m x n` block and one rounding to C's dtype
@@ -34,41 +69,15 @@ pub fn gemm_epilogue_bytes(
     validate_bytes(p, a.len(), b.len(), c.len())?;
     ep.check(p, bias.map(<[f32]>::len))?;
     let spans = p.validate()?;
-    let read = |c: &[u8]| -> Result<Vec<f32>> {
-        Ok(match p.c_type {
-            DType::F32 => typed::<f32>(c, Operand::C, p.c_type)?[..spans.c].to_vec(),
-            DType::F16 => typed::<f16>(c, Operand::C, p.c_type)?[..spans.c].iter().map(|x| x.to_f32()).collect(),
-            DType::Bf16 => typed::<bf16>(c, Operand::C, p.c_type)?[..spans.c].iter().map(|x| x.to_f32()).collect(),
-            other => {
-                return Err(Error::Unsupported {
-                    device: "host".into(),
-                    why: format!("epilogues write f32, f16 or bf16, not {other}"),
-                })
-            }
-        })
-    };
     // beta == 0 never reads C (it may hold NaN): start from zeros then.
-    let mut c32 = if p.beta != 0.0 { read(c)? } else { vec![0f32; spans.c] };
+    let mut c32 = if p.beta != 0.0 { read_c(p, c, spans.c)? } else { vec![0f32; spans.c] };
     if p.beta == 0.0 {
-        read(&c[..0])?; // the dtype check alone
+        read_c(p, &c[..0], 0)?; // the dtype check alone
     }
     let p32 = p.with_dtypes(p.a_type, p.b_type, DType::F32);
     HostBackend::new(0, threads).gemm(&p32, a, b, bytemuck::cast_slice_mut(&mut c32))?;
     let bias = bias.unwrap_or(&[]);
-    let mut put: Box<dyn FnMut(usize, f32) + '_> = match p.c_type {
-        DType::F32 => {
-            let out = typed_mut::<f32>(c, Operand::C, p.c_type)?;
-            Box::new(move |i, y| out[i] = y)
-        }
-        DType::F16 => {
-            let out = typed_mut::<f16>(c, Operand::C, p.c_type)?;
-            Box::new(move |i, y| out[i] = f16::from_f32(y))
-        }
-        _ => {
-            let out = typed_mut::<bf16>(c, Operand::C, p.c_type)?;
-            Box::new(move |i, y| out[i] = bf16::from_f32(y))
-        }
-    };
+    let mut put = writer(p, c)?;
     for i in 0..p.m {
         for j in 0..p.n {
             let bv = match ep.bias {
@@ -104,34 +113,13 @@ pub fn gemm_scaled_bytes(
     if p.m == 0 || p.n == 0 {
         return Ok(());
     }
-    let c_in: Vec<f32> = if p.beta != 0.0 {
-        match p.c_type {
-            DType::F32 => typed::<f32>(c, Operand::C, p.c_type)?[..spans.c].to_vec(),
-            DType::F16 => typed::<f16>(c, Operand::C, p.c_type)?[..spans.c].iter().map(|x| x.to_f32()).collect(),
-            _ => typed::<bf16>(c, Operand::C, p.c_type)?[..spans.c].iter().map(|x| x.to_f32()).collect(),
-        }
-    } else {
-        vec![]
-    };
+    let c_in: Vec<f32> = if p.beta != 0.0 { read_c(p, c, spans.c)? } else { vec![] };
     // The sums alone: alpha 1, beta 0 (C never read), f32 C of the same leading dimension.
     let p32 = p.with_dtypes(p.a_type, p.b_type, DType::F32).with_scalars(1.0, 0.0);
     let mut acc = vec![0f32; spans.c];
     HostBackend::new(0, threads).gemm(&p32, a, b, bytemuck::cast_slice_mut(&mut acc))?;
     let s = scales.combined(p.alpha);
-    let mut put: Box<dyn FnMut(usize, f32) + '_> = match p.c_type {
-        DType::F32 => {
-            let out = typed_mut::<f32>(c, Operand::C, p.c_type)?;
-            Box::new(move |i, y| out[i] = y)
-        }
-        DType::F16 => {
-            let out = typed_mut::<f16>(c, Operand::C, p.c_type)?;
-            Box::new(move |i, y| out[i] = f16::from_f32(y))
-        }
-        _ => {
-            let out = typed_mut::<bf16>(c, Operand::C, p.c_type)?;
-            Box::new(move |i, y| out[i] = bf16::from_f32(y))
-        }
-    };
+    let mut put = writer(p, c)?;
     for i in 0..p.m {
         for j in 0..p.n {
             let w = row.map_or(1.0, |r| r[i]) * col.map_or(1.0, |v| v[j]);
