@@ -80,6 +80,26 @@ mod tests {
         }
     }
 
+    /// A Linear layer at decode (1 and 8 rows of x against 4096 x 4096 and 1280 x 8192 weights,
+    /// bf16) runs a decode kernel (gemm-compiler `lower/decode.rs`), alone or as the partial
+    /// kernel of its split, on both archs.
+    #[test]
+    fn decode_shapes_run_decode_kernels() {
+        use gemm_core::Transpose;
+        for arch in Arch::ALL {
+            let cus = arch.caps().compute_units;
+            for (m, n, k) in [(1, 4096, 4096), (8, 4096, 4096), (1, 1280, 8192)] {
+                let p = GemmProblem::new(m, n, k)
+                    .with_layout(Layout::RowMajor)
+                    .with_transposes(Transpose::No, Transpose::Yes)
+                    .with_dtypes(DType::Bf16, DType::Bf16, DType::Bf16);
+                let plan = plan_gemm(arch, cus, &p).unwrap().unwrap();
+                let e = plan.split.map_or(plan.kernel.entry, |s| s.partial);
+                assert!(e.schedule.starts_with("decode"), "{arch} {m}x{n}x{k}: {}", e.name);
+            }
+        }
+    }
+
     /// A few tiles over a long K split; a square problem runs one kernel; the launches follow
     /// the plan's entries and the workspace is the split's.
     #[test]

@@ -156,10 +156,15 @@ fn few_tiles(arch: Arch, cus: u32, p: &GemmProblem, plain: Option<&KernelPlan>) 
         return Err(format!("no split-K reduction writes {}", p.c_type));
     }
     let cm = column_major(p)?;
+    // A decode kernel splits into its own twin, and the table composes both halves
+    // ([`decode_split`]).
+    if let Some(pl) = plain.filter(|pl| is_decode(pl.entry)) {
+        return decode_split(arch, cus, p, &cm, pl);
+    }
     // The vector-loading partial kernel where the leading dimensions allow it, of the
     // smallest tile (few tiles: the large tiles' twins serve split tails).
     let partial = gemm_kernels::for_arch(arch)
-        .filter(|e| e.split_k == SplitRole::Partial && fits(e, p, &cm))
+        .filter(|e| e.split_k == SplitRole::Partial && !is_decode(e) && fits(e, p, &cm))
         .max_by_key(|e| (e.align_elems, std::cmp::Reverse(e.tile.0 * e.tile.1)))
         .ok_or_else(|| format!("no split-K partial kernel for {} x {} on {arch}", p.a_type, p.b_type))?;
     let reduce = gemm_kernels::for_arch(arch)
@@ -208,6 +213,65 @@ fn few_tiles(arch: Arch, cus: u32, p: &GemmProblem, plain: Option<&KernelPlan>) 
         wstride,
         estimate_split,
         estimate_plain,
+        head: None,
+        col0: 0,
+    })
+}
+
+/// Whether `e` is a decode kernel (gemm-compiler `lower/decode.rs`).
+fn is_decode(e: &KernelEntry) -> bool {
+    e.schedule.starts_with("decode")
+}
+
+/// Split-K for a decode kernel whose weight rows are too few to fill the CUs (a tensor-parallel
+/// shard of 1280 rows is 80 blocks of 16): its partial twin over `S` K ranges, `S` chosen so the
+/// blocks times `S` fill every resident slot once, then the reduction. Both halves come from the
+/// characterisation table: the partial kernel is the plain kernel with f32 sums into a slab, so
+/// the plain kernel's row composed at `blocks x S` workgroups and K = `kchunk` predicts it; the
+/// reduction moves the slabs and C at HBM bandwidth. Each candidate `S` (2, 3, ... up to the
+/// slots) is composed and the fastest kept when it beats the plain kernel's composed time.
+fn decode_split(arch: Arch, cus: u32, p: &GemmProblem, cm: &ColumnMajor, plain: &KernelPlan) -> Result<SplitPlan, String> {
+    let e = plain.entry;
+    let partial = twin(e, p, cm).ok_or_else(|| format!("{} has no split-K twin", e.name))?;
+    let reduce = gemm_kernels::for_arch(arch)
+        .find(|r| r.split_k == SplitRole::Reduce && r.c_type == p.c_type)
+        .ok_or_else(|| format!("no split-K reduction to {} on {arch}", p.c_type))?;
+    let row = crate::plan::cost_table::table().row(e)?;
+    let tiles = u64::from(cm.m.div_ceil(e.tile.0)) * u64::from(cm.n.div_ceil(e.tile.1));
+    let slots = u64::from(resident_slots(e, cus));
+    if tiles >= slots / 2 {
+        return Err(format!("{tiles} decode blocks already fill half of the {slots} resident slots"));
+    }
+    let kt = e.tile.2;
+    let (ldw, wstride) = slab(cm.m, cm.n)?;
+    let by_cap = (WORKSPACE_CAP / wstride as usize) as u32;
+    let most = (slots / tiles).min(u64::from(cm.k / kt)).min(u64::from(by_cap)) as u32;
+    let floor = crate::plan::bounds::floor(arch, p, false).seconds();
+    let plain_t = crate::plan::cost_table::compose(row, arch, tiles, f64::from(cm.k.next_multiple_of(kt))).max(floor);
+    let mut best: Option<(f64, u32, u32)> = None;
+    for want in 2..=most {
+        let kchunk = cm.k.div_ceil(want).next_multiple_of(kt);
+        let splits = cm.k.div_ceil(kchunk);
+        let t = crate::plan::cost_table::compose(row, arch, tiles * u64::from(splits), f64::from(kchunk))
+            + traffic_seconds(arch, p, cm.m, cm.n, splits, wstride);
+        let t = t.max(floor + workspace_seconds(arch, splits, wstride));
+        if best.is_none_or(|b| t < b.0) {
+            best = Some((t, splits, kchunk));
+        }
+    }
+    let (estimate_split, splits, kchunk) =
+        best.ok_or_else(|| format!("K = {} is under two K steps of {kt}: nothing to split", cm.k))?;
+    split_beats(plain_t, estimate_split, &format!("decode split-K ({splits} splits)"))?;
+    Ok(SplitPlan {
+        partial,
+        reduce,
+        problem: *cm,
+        splits,
+        kchunk,
+        ldw,
+        wstride,
+        estimate_split,
+        estimate_plain: Some(plain_t),
         head: None,
         col0: 0,
     })

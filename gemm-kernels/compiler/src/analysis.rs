@@ -41,7 +41,7 @@ pub fn stats(k: &Kernel, prog: &Program) -> Stats {
         // No main loop, no LDS.
         return s;
     }
-    let (r, w) = lds::k_step_conflicts(k);
+    let (r, w) = if k.config.is_decode() { (0, 0) } else { lds::k_step_conflicts(k) };
     s.lds_read_conflicts = r;
     s.lds_write_conflicts = w;
     let Some((lp, target)) = prog.iteration else { return s };

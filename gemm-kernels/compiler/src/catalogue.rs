@@ -156,6 +156,9 @@ pub struct Family {
     pub dma: DmaPolicy,
     /// Split-K role: plain kernels, or f32 partial sums over a K range (`ir::SplitK`).
     pub split: SplitK,
+    /// Decode families ([`Schedule::Decode`]): the waves that split K (the wave grid is
+    /// `(1, 1)`: every wave owns the whole block of C). 0 elsewhere.
+    pub decode_waves: u32,
 }
 
 impl Family {
@@ -187,6 +190,7 @@ impl Family {
             schedule: Schedule::Pipelined,
             dma: DmaPolicy::Auto,
             split: SplitK::None,
+            decode_waves: 0,
         }
     }
 }
@@ -367,6 +371,7 @@ pub fn families() -> Vec<Family> {
                 "narrow problems: less padding in a 64x64 tile",
             )
         });
+        out.extend(decode_families(arch));
         out.push(Family {
             ..Family::new(
                 GROUPED,
@@ -383,10 +388,55 @@ pub fn families() -> Vec<Family> {
 
 /// The family whose kernels are built with `KernelConfig::grouped`.
 pub const GROUPED: &str = "grouped";
+/// The decode families' name ([`decode_families`]).
+pub const DECODE: &str = "decode";
+
+/// One decode shape: rows and columns of C per workgroup, waves along K, loads per row block.
+type DecodeShape = (u32, u32, u32, u32);
+
+/// The decode families (`lower/decode.rs`, issue 23): A^T B (a Linear layer's `x W^T` with
+/// the weights as A), every 16-bit and fp8 input of the arch, split-K partials for the 16-bit
+/// ones. Shapes chosen with `gemm sweep --decode --trans tn` (bf16, the timing model) on the
+/// decode table's problems; the table picks per problem:
+///
+/// * 16x16, 2 waves, 8 loads: M = 1..16 over many weight rows (gfx942 4096x1x4096: 9.05 us,
+///   91% of the model's streaming ceiling);
+/// * 32x16, 1 wave, 4 loads: fewer, longer workgroups (gfx942 8192x1x12288: 50.1 us, 98% of
+///   the model's HBM ceiling, where today's split-K 64x64 plan predicts 90.3 us);
+/// * 16x16, 8 waves, 4 loads: few weight rows (Llama-70B shards: 1280 rows are 80 blocks), K
+///   split over 8 waves of each workgroup for bytes in flight;
+/// * 16x64 and 32x64, 4 waves, 2 loads: M = 17..64, four column blocks per wave.
+pub const DECODE_SHAPES: &[DecodeShape] = &[(16, 16, 2, 8), (32, 16, 1, 4), (16, 16, 8, 4), (16, 64, 4, 2), (32, 64, 4, 2)];
+
+fn decode_families(arch: Arch) -> Vec<Family> {
+    let fp8: &'static [DType] = match arch {
+        Arch::Gfx942 => &[DType::Bf16, DType::F16, DType::Fp8E4M3Fnuz, DType::Fp8E5M2Fnuz],
+        Arch::Gfx950 => &[DType::Bf16, DType::F16, DType::Fp8E4M3, DType::Fp8E5M2],
+    };
+    DECODE_SHAPES
+        .iter()
+        .map(|&(rows, cols, waves, unroll)| Family {
+            transposes: K_CONTIGUOUS,
+            dtypes: fp8,
+            stages: 1,
+            schedule: Schedule::Decode { unroll: unroll as u8 },
+            decode_waves: waves,
+            ..Family::new(
+                DECODE,
+                arch,
+                (rows, cols, 0),
+                (1, 1),
+                MfmaShape::native_16(arch),
+                "decode (M = 1..64 of a Linear layer): the weights streamed once straight into the MFMA registers, K split over the waves, no LDS tiles",
+            )
+        })
+        .collect()
+}
 /// The split-K partial kernels (`ir::SplitK::Partial`): f32 partial sums into a workspace.
 pub const SPLITK: &str = "splitk";
 /// The ping-pong tile's split-K partial kernels (gfx942), for the split tail of a grid.
 pub const SPLITK_PINGPONG: &str = "splitk_pingpong";
+pub const SPLITK_DECODE: &str = "splitk_decode";
 /// The split-K reduction kernels (`ir::SplitK::Reduce`), one per arch and C type.
 pub const SPLITK_REDUCE: &str = "splitk_reduce";
 
@@ -437,6 +487,13 @@ pub fn split_families() -> Vec<Family> {
         // dispatcher splits the K of the last columns of tiles when whole rounds of the plain
         // kernel would leave most CUs idle in the last one (`gemm-dispatch` `splitk.rs`,
         // `choose_tail`, which finds a twin by tile, schedule, order and copies).
+        out.extend(decode_families(arch).into_iter().map(|f| Family {
+            name: SPLITK_DECODE,
+            dtypes: HALF,
+            split: SplitK::Partial,
+            why: "decode split-K partial sums: weight matrices with too few rows to fill the CUs (a tensor-parallel shard's 1280 rows are 80 blocks of 16) stream over K ranges of the grid's z dimension",
+            ..f
+        }));
         out.extend(pingpong_families(arch).into_iter().map(|f| Family {
             name: SPLITK_PINGPONG,
             split: SplitK::Partial,
@@ -536,9 +593,24 @@ pub fn entries() -> Vec<(Family, KernelConfig)> {
                 for &(ta, tb) in f.transposes {
                     for &align in f.aligns {
                         for &fusion in f.fusions {
-                            let mut cfg = KernelConfig::new(f.arch, ab, c, ta, tb, align)
-                                .with_shape(f.tile, f.wave_grid, f.mfma, f.stages)
-                                .with_b_type(b_type);
+                            let mut cfg = match f.schedule {
+                                Schedule::Decode { unroll } => KernelConfig::decode(
+                                    f.arch,
+                                    ab,
+                                    c,
+                                    f.tile.0,
+                                    f.tile.1,
+                                    f.decode_waves,
+                                    u32::from(unroll),
+                                ),
+                                _ => KernelConfig::new(f.arch, ab, c, ta, tb, align).with_shape(
+                                    f.tile,
+                                    f.wave_grid,
+                                    f.mfma,
+                                    f.stages,
+                                ),
+                            }
+                            .with_b_type(b_type);
                             cfg.fusion = fusion;
                             cfg.grid = f.grid;
                             cfg.grouped = f.name == GROUPED;

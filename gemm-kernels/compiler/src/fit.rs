@@ -49,10 +49,15 @@ pub enum Unfit {
     Stages(u32),
     #[error("fp8 kernels need `v8` alignment (leading dimensions a multiple of 16 elements): element copies would load one byte per instruction")]
     Fp8Align,
+    #[error("decode kernel: {0}")]
+    Decode(String),
 }
 
 /// Checks `c` against the kernel space and the arch limits.
 pub fn check(c: &KernelConfig) -> Result<(), Unfit> {
+    if c.is_decode() {
+        return check_decode(c);
+    }
     match c.split {
         SplitK::None => {}
         SplitK::Reduce => return check_reduce(c),
@@ -214,4 +219,67 @@ mod residency_tests {
         assert_eq!(resident(4, 256, 256), Ok(1));
         assert_eq!(resident(4, 160, 128), Ok(1));
     }
+}
+
+/// Bytes of LDS a decode kernel uses: waves 1.. each park their partial sums there
+/// (`lower/decode.rs`), one 1 KiB block (a 16x16 f32 MFMA result, 64 lanes x 16 bytes) per
+/// block of C.
+pub fn decode_lds_bytes(c: &KernelConfig) -> u32 {
+    (c.waves - 1) * (c.tile.0 / 16) * (c.tile.1 / 16) * 1024
+}
+
+/// The decode space (`KernelConfig::decode`): A^T B with 16-byte vector loads, the arch's
+/// full-rate 16x16 MFMA, blocks of 16..64 rows and 16..64 columns of C, 1..16 waves along K,
+/// 1..8 loads per row block and iteration (even where one MFMA reads 32 bytes per lane:
+/// gfx950's fp8 `16x16x128`), one register set in flight beside the one in use.
+fn check_decode(c: &KernelConfig) -> Result<(), Unfit> {
+    let no = |why: &str| Err(Unfit::Decode(why.into()));
+    let crate::schedule::Schedule::Decode { unroll } = c.schedule else { unreachable!() };
+    let u = unroll as u32;
+    if !(c.trans_a && !c.trans_b) || c.align != crate::ir::Align::Vec8 {
+        return no("only A^T B (both operands contiguous along K) with 16-byte vector loads");
+    }
+    if !matches!(c.ab_type, DType::Bf16 | DType::F16) && !c.ab_type.is_fp8() {
+        return Err(Unfit::InputDtype(c.ab_type));
+    }
+    if c.b_type() != c.ab_type && !(c.ab_type.is_fp8() && c.b_type().is_fp8()) {
+        return Err(Unfit::MixedInputs(c.ab_type, c.b_type()));
+    }
+    if c.mfma.m != 16 || crate::lower::mfma_op_ab(c.arch, c.ab_type, c.b_type(), c.mfma).is_none() {
+        return Err(Unfit::MfmaShape { arch: c.arch, dtype: c.ab_type, shape: c.mfma });
+    }
+    if c.stages != 1 || c.wave_grid != (1, 1) || !c.grid.is_plain() || c.grouped {
+        return no("one register pipeline, one block of C per workgroup, plain grid, no groups");
+    }
+    if c.sync != crate::schedule::phase::Sync::Barrier {
+        return no("no phase counters");
+    }
+    let (mt, nt, kt) = c.tile;
+    if !matches!(mt, 16 | 32 | 64) || !matches!(nt, 16 | 32 | 64) {
+        return no("rows and columns of C per workgroup must be 16, 32 or 64");
+    }
+    if !c.waves.is_power_of_two() || c.waves > 16 || !u.is_power_of_two() || u > 8 {
+        return no("1..16 waves and 1..8 loads per row block, powers of two");
+    }
+    let op_bytes = c.mfma.k / 4 * c.ab_bytes();
+    if op_bytes > 16 * u {
+        return no("an MFMA operand of 32 bytes per lane needs an even number of loads");
+    }
+    if kt != c.waves * u * 64 / c.ab_bytes() {
+        return no("the K tile is waves x loads x 64 bytes");
+    }
+    match c.split {
+        SplitK::None => {}
+        SplitK::Partial if c.c_type == DType::F32 && c.fusion == crate::ir::Fusion::NONE && !c.scaled() => {}
+        _ => return no("split-K partial kernels write raw f32 sums"),
+    }
+    let lds = decode_lds_bytes(c);
+    if lds + 1024 > 65536 || lds > lds_per_cu(c.arch) {
+        return no("the waves' partial sums must fit LDS and the 16-bit DS offset");
+    }
+    let vgprs = 2 * (mt + nt) / 16 * u * 4 + 40;
+    if vgprs > 256 {
+        return Err(Unfit::Vgprs { vgprs, frags: 2 * (mt + nt) / 16 * u * 4, staging: 0 });
+    }
+    Ok(())
 }

@@ -301,6 +301,24 @@ impl KernelConfig {
         c.split = SplitK::Reduce;
         c
     }
+    /// A decode kernel (`schedule::Schedule::Decode`, `lower/decode.rs`) for the Linear
+    /// layout (A^T B: both operands contiguous along K): `rows x cols` of C per workgroup
+    /// (multiples of 16, the 16x16 MFMA's), `waves` waves splitting K, `unroll` 16-byte loads
+    /// per lane, row block and iteration. The K tile is what one iteration of the workgroup
+    /// consumes: `waves * unroll` loads of 64 bytes per row.
+    pub fn decode(arch: Arch, ab_type: DType, c_type: DType, rows: u32, cols: u32, waves: u32, unroll: u32) -> Self {
+        let mut c = KernelConfig::new(arch, ab_type, c_type, true, false, Align::Vec8);
+        let mfma = if ab_type.is_fp8() { MfmaShape::fp8_16(arch) } else { MfmaShape::native_16(arch) };
+        let kt = waves * unroll * 64 / ab_type.size_bytes() as u32;
+        c = c.with_shape((rows, cols, kt), (1, 1), mfma, 1);
+        c.waves = waves;
+        c.schedule = crate::schedule::Schedule::Decode { unroll: unroll as u8 };
+        c
+    }
+    /// Whether this is a decode kernel ([`Self::decode`]).
+    pub fn is_decode(&self) -> bool {
+        matches!(self.schedule, crate::schedule::Schedule::Decode { .. })
+    }
     /// B's input dtype: [`Self::b_flavour`] for mixed fp8 kernels, else `ab_type`.
     pub fn b_type(&self) -> DType {
         self.b_flavour.unwrap_or(self.ab_type)
@@ -404,8 +422,14 @@ impl KernelConfig {
         } else {
             format!("{}{}", t(self.ab_type), t(self.b_type()))
         };
+        // Decode kernels: all waves on one block of C, splitting K (`w{W}k`).
+        let waves = if self.is_decode() {
+            format!("{}k", self.waves)
+        } else {
+            format!("{}x{}", self.wave_grid.0, self.wave_grid.1)
+        };
         format!(
-            "gemm_{}_{}_{}_{}{}_{}x{}x{}_w{}x{}_s{}_mfma{}x{}x{}_{}{grid}",
+            "gemm_{}_{}_{}_{}{}_{}x{}x{}_w{waves}_s{}_mfma{}x{}x{}_{}{grid}",
             self.arch.name(),
             ab,
             t(self.c_type),
@@ -414,8 +438,6 @@ impl KernelConfig {
             self.tile.0,
             self.tile.1,
             self.tile.2,
-            self.wave_grid.0,
-            self.wave_grid.1,
             self.stages,
             self.mfma.m,
             self.mfma.n,

@@ -125,6 +125,12 @@ pub fn resolve_branches(items: &[Item], arch: Arch) -> Result<(Vec<Inst>, Vec<u8
 /// Runs the passes on the naive kernel of `config`.
 pub fn optimise(config: KernelConfig) -> Result<Kernel, passes::Declined> {
     fit::check(&config)?;
+    if config.is_decode() {
+        // No LDS tiles: the lowering (`lower/decode.rs`) emits the whole kernel.
+        let mut k = Kernel::naive(config);
+        k.applied.push("decode");
+        return Ok(k);
+    }
     passes::run_all(Kernel::naive(config))
 }
 
@@ -180,7 +186,11 @@ pub fn compile_kernel_with(mut kernel: Kernel, opts: Options) -> Result<Compiled
     let stats = analysis::stats(&kernel, &prog);
     let (insts, code) = resolve_branches(&prog.items, arch)?;
     let name = config.name();
-    let lds_bytes = kernel.lds_buffers * kernel.lds_buffer_bytes() + schedule::phase::lds_bytes(&kernel);
+    let lds_bytes = if config.is_decode() {
+        fit::decode_lds_bytes(&config)
+    } else {
+        kernel.lds_buffers * kernel.lds_buffer_bytes() + schedule::phase::lds_bytes(&kernel)
+    };
     let mut spec = KernelSpec::new(name.clone(), code.clone());
     spec.registers = RegisterUsage {
         vgprs: usage.vgprs,

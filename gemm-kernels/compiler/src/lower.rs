@@ -9,6 +9,8 @@
 //! `MT/WM/M x NT/WN/N` blocks of `M x N` MFMAs (16x16 or 32x32).
 
 use crate::ir::{Arch, Copy, KTile, Kernel, LoadKind, MfmaShape, Operand, SplitK, TileOp};
+
+mod decode;
 use crate::kernel_args as ka;
 use crate::lds::{self, CopyGeom};
 use crate::program::{sub, whole, Item, Program};
@@ -326,6 +328,16 @@ impl L<'_> {
             (sr(0, 2), None)
         };
         self.local_tile = local;
+        self.load_args(base);
+        if c.split == SplitK::Partial {
+            self.split_setup();
+        }
+        self.setup_tiles();
+    }
+
+    /// The problem's arguments (`kernel_args.rs`, offsets 0..56) from `base`: the kernarg
+    /// segment or a grouped kernel's table entry.
+    fn load_args(&mut self, base: O) {
         let a0 = self.p.vreg(RegFile::Sgpr, 8);
         let a1 = self.p.vreg(RegFile::Sgpr, 4);
         let a2 = self.p.vreg(RegFile::Sgpr, 2);
@@ -349,9 +361,12 @@ impl L<'_> {
             sub(a2, 0, 1),
             sub(a2, 1, 1),
         ];
-        if c.split == SplitK::Partial {
-            self.split_setup();
-        }
+    }
+
+    /// The rest of the setup of a tiled kernel: lane and wave indices, the tile origin, the
+    /// loop count, the copiers and the accumulators.
+    fn setup_tiles(&mut self) {
+        let c = *self.c();
         let (tid, lane, lrow, lgrp, wave, wm, wn) =
             (self.vv(), self.vv(), self.vv(), self.vv(), self.vv(), self.vv(), self.vv());
         self.i(Op::V_AND_B32, &[whole(tid), lit(0x3ff), v(0)]);
@@ -2332,7 +2347,13 @@ pub fn mfma_cycles(c: &crate::ir::KernelConfig) -> u32 {
 /// Lowers a kernel to a program on virtual registers.
 pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
     let reduce = k.config.split == SplitK::Reduce;
-    let needed: &[&'static str] = if reduce { &["splitk_reduce"] } else { &["buffer_ops", "pipeline", "epilogue"] };
+    let needed: &[&'static str] = if reduce {
+        &["splitk_reduce"]
+    } else if k.config.is_decode() {
+        &["decode"]
+    } else {
+        &["buffer_ops", "pipeline", "epilogue"]
+    };
     for &pass in needed {
         if !k.applied.contains(&pass) {
             return Err(LowerError::PassMissing(pass));
@@ -2340,12 +2361,13 @@ pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
     }
     let c = k.config;
     crate::fit::check(&c).map_err(|e| LowerError::Unsupported(e.to_string()))?;
+    let decode = c.is_decode();
     if c.grouped && c.fusion != crate::ir::Fusion::NONE {
         // The epilogue reads its bias and clamp from the kernarg segment, which a grouped
         // kernel does not have per group.
         return Err(LowerError::Unsupported("grouped kernels have no fused epilogue".into()));
     }
-    if k.copies().any(|cp| cp.kind == LoadKind::Undecided) {
+    if !decode && k.copies().any(|cp| cp.kind == LoadKind::Undecided) {
         return Err(LowerError::Unsupported("copy kind not lowered".into()));
     }
     let mut l = L {
@@ -2385,6 +2407,10 @@ pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
     };
     if reduce {
         l.reduce();
+        return Ok(l.p);
+    }
+    if decode {
+        l.decode();
         return Ok(l.p);
     }
     if c.split == SplitK::Partial {

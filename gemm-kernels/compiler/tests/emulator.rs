@@ -71,21 +71,21 @@ fn run<AB: Element, C: Element>(k: &CompiledKernel, case: &Case, sched: Schedule
     let args = &args[..kernel_args::size(&cfg) as usize];
     let r = dev.launch_with(&k.code_object, &k.name, wg, block, args, &opts).unwrap();
     assert!(r.reports.is_empty(), "{} {}x{}x{} {sched:?}: checker findings:\n{r}", k.name, p.m, p.n, p.k);
-    // The emulator's counts agree with the static figures: every wave runs ceil(k/KT)
-    // K tiles (at least one) of `mfma_per_k_step` MFMAs and one barrier each.
-    let tiles = (p.k as u64).div_ceil(cfg.tile.2 as u64).max(1);
     let waves = (wg[0] * wg[1]) as u64 * cfg.waves as u64;
-    assert_eq!(r.counts.mfma, waves * tiles * k.stats.mfma_per_k_step as u64, "{}", k.name);
-    // The pipelined loop: one per tile; a loop schedule: its own count (`schedule/`).
-    let barriers = match &k.kernel.schedule {
-        None => tiles,
-        Some(ls) => {
-            let (around, per_tile) = ls.barriers(0);
-            around + per_tile * (tiles - 1) + 1
-        }
-    };
-    assert_eq!(r.counts.barrier, waves * barriers, "{}", k.name);
+    if let gemm_compiler::schedule::Schedule::Decode { unroll } = cfg.schedule {
+        // Decode kernels (`lower/decode.rs`): every wave runs each whole K step of the
+        // workgroup and the tail, `4 * unroll / dwords-per-MFMA-operand` MFMAs per block of
+        // C each; one barrier per wave when several waves meet in LDS.
+        let steps = (p.k / cfg.tile.2 as usize + usize::from(p.k % cfg.tile.2 as usize != 0)) as u64;
+        let per_step = 4 * unroll as u64 / (cfg.mfma.k / 4 * cfg.ab_bytes() / 4) as u64;
+        let blocks = (cfg.tile.0 / 16 * cfg.tile.1 / 16) as u64;
+        assert_eq!(r.counts.mfma, waves * steps * per_step * blocks, "{}", k.name);
+        assert_eq!(r.counts.barrier, if cfg.waves > 1 { waves } else { 0 }, "{}", k.name);
+    } else {
+        run_counts(k, &r, p.k, waves);
+    }
     let mut out = vec![0u8; spans.c * C::DTYPE.size_bytes()];
+
     dev.copy_out(pc, &mut out).unwrap();
     let c1: Vec<C> = bytemuck::cast_slice(&out).to_vec();
     let rep = gemm_core::reference::check(&p, &a, &b, &c0, &c1, None).unwrap();
@@ -97,6 +97,22 @@ fn run<AB: Element, C: Element>(k: &CompiledKernel, case: &Case, sched: Schedule
             assert!(bytes(&[x]) == bytes(&[y]), "{}: C padding ({i},{j}) written", k.name);
         }
     }
+}
+
+/// The emulator's counts agree with the static figures: every wave runs ceil(k/KT) K tiles
+/// (at least one) of `mfma_per_k_step` MFMAs and one barrier each (the pipelined loop; a
+/// loop schedule has its own count, `schedule/`).
+fn run_counts(k: &CompiledKernel, r: &gemm_emu::LaunchReport, kk: usize, waves: u64) {
+    let tiles = (kk as u64).div_ceil(k.config.tile.2 as u64).max(1);
+    assert_eq!(r.counts.mfma, waves * tiles * k.stats.mfma_per_k_step as u64, "{}", k.name);
+    let barriers = match &k.kernel.schedule {
+        None => tiles,
+        Some(ls) => {
+            let (around, per_tile) = ls.barriers(0);
+            around + per_tile * (tiles - 1) + 1
+        }
+    };
+    assert_eq!(r.counts.barrier, waves * barriers, "{}", k.name);
 }
 
 fn run_kernel(k: &CompiledKernel, case: &Case, sched: Schedule) {
@@ -885,4 +901,34 @@ fn three_stages_decline_with_reasons() {
     assert!(gemm_compiler::optimise(staged).is_ok(), "one staging set fits");
     staged.stages = 4;
     assert!(matches!(gemm_compiler::optimise(staged), Err(Declined::Fit(Unfit::Stages(4)))));
+}
+
+/// Decode kernels (`lower/decode.rs`) on the shapes that break them: one column (M = 1 of a
+/// Linear layer), rows and columns past the block, K below one step, K not a multiple of the
+/// step nor of 8 (the masked tail: padding holds NaN-free noise, and beta = 0 over NaN C),
+/// padded leading dimensions, several waves' sums meeting in LDS; every scheduling mode.
+#[test]
+fn decode_edge_shapes_every_mode() {
+    use gemm_compiler::ir::Arch;
+    let cases = [
+        Case { m: 1, n: 1, k: 1, pad: 3, alpha: 1.0, beta: 0.0 },
+        Case { m: 37, n: 1, k: 1003, pad: 8, alpha: 1.0, beta: 0.0 },
+        Case { m: 67, n: 3, k: 2053, pad: 5, alpha: 0.5, beta: 0.75 },
+        Case { m: 40, n: 17, k: 64, pad: 0, alpha: -1.0, beta: 1.0 },
+    ];
+    let mut configs = vec![];
+    for arch in Arch::ALL {
+        for (ab, c) in [(DType::F16, DType::F16), (DType::Bf16, DType::F32)] {
+            configs.push(KernelConfig::decode(arch, ab, c, 16, 16, 4, 2));
+            configs.push(KernelConfig::decode(arch, ab, c, 32, 16, 8, 1));
+            configs.push(KernelConfig::decode(arch, ab, c, 16, 32, 1, 4));
+        }
+    }
+    for cfg in configs {
+        let k = compile(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name()));
+        for (ci, case) in cases.iter().enumerate() {
+            let mode = Mode::ALL[ci % Mode::ALL.len()];
+            run_kernel(&k, case, Schedule { mode, seed: 5 + ci as u64 });
+        }
+    }
 }

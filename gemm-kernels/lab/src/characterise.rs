@@ -41,10 +41,15 @@ fn grids(arch: Arch, occupancy: u32) -> [u64; 4] {
     [u64::from(p.xcds), cus, cus * occ, 3 * cus * occ]
 }
 
-/// `m x n` of whole tiles making about `wgs` workgroups of `e`, as square as the count allows.
+/// `m x n` of whole tiles making about `wgs` workgroups of `e`, as square as the count allows;
+/// for a decode kernel one column of tiles (a decode problem's few activation columns against
+/// many weight rows: each workgroup streams its own rows, and B is the same for all).
 fn shape_for(e: &KernelEntry, wgs: u64) -> (usize, usize) {
     let z = u64::from(e.launch(e.tile.0, e.tile.1).0[2].max(1));
     let t = wgs.div_ceil(z).max(1);
+    if e.schedule.starts_with("decode") {
+        return (t as usize * e.tile.0 as usize, e.tile.1 as usize);
+    }
     let mut gx = (t as f64).sqrt() as u64;
     while gx > 1 && !t.is_multiple_of(gx) {
         gx -= 1;
@@ -57,7 +62,6 @@ fn shape_for(e: &KernelEntry, wgs: u64) -> (usize, usize) {
 /// Runs the timing model on `e`'s characterisation launches.
 pub fn characterise(e: &'static KernelEntry, opts: &ModelOptions) -> Result<Row, String> {
     let kt = e.tile.2.max(1);
-    let k = [4 * kt, 12 * kt];
     let predict = |m: usize, n: usize, k: u32| -> Result<gemm_emu::timing::Prediction, String> {
         let p = problem_for(e, m, n, k as usize);
         let plan = kernel_plan::plan_for(e, &p)?;
@@ -65,14 +69,28 @@ pub fn characterise(e: &'static KernelEntry, opts: &ModelOptions) -> Result<Row,
     };
     // The occupancy the model finds (registers, LDS, wave slots) sizes the round grids.
     let (m0, n0) = shape_for(e, 8);
-    let first = predict(m0, n0, k[0])?;
+    let decode = e.schedule.starts_with("decode");
+    let first = predict(m0, n0, 4 * kt)?;
     let occupancy = first.occupancy.workgroups;
+    // A decode kernel's K step is short against the K of the layers it runs (4096..28672): at
+    // 4 and 12 steps its per-workgroup fixed cost (the waves' reduction and the epilogue) and
+    // the streaming rate would be measured on runs of a few KiB per row. It is characterised at
+    // the longest K whose `R3` grid (3 rounds of `occupancy` workgroups per CU) keeps A under
+    // the 2 GiB a buffer offset reaches, at most 12288, and a quarter of that.
+    let k = if decode {
+        let rows = 3 * u64::from(Params::for_arch(e.arch).cus()) * u64::from(occupancy.max(1)) * u64::from(e.tile.0);
+        let most = ((1u64 << 31) - (1 << 24)) / (rows * e.a_type.size_bytes() as u64);
+        let hi = (most.min(12288) as u32 / kt * kt).max(12 * kt);
+        [(hi / 4 / kt * kt).max(4 * kt), hi]
+    } else {
+        [4 * kt, 12 * kt]
+    };
     let g = grids(e.arch, occupancy);
     let mut times = [[0f64; 2]; 4];
     for (gi, &wgs) in g.iter().enumerate() {
         let (m, n) = shape_for(e, wgs);
         for (ki, &kk) in k.iter().enumerate() {
-            times[gi][ki] = if gi == 0 && ki == 0 {
+            times[gi][ki] = if gi == 0 && ki == 0 && k[0] == 4 * kt {
                 first.seconds
             } else if gi == 2 && occupancy <= 1 {
                 times[1][ki]

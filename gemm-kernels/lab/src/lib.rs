@@ -14,6 +14,7 @@
 //! * [`jobs`]: independent predictions spread over threads.
 
 pub mod characterise;
+pub mod decode_table;
 pub mod grid_eval;
 pub mod jobs;
 pub mod model;

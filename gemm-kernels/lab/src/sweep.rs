@@ -76,6 +76,30 @@ pub struct SweepArgs {
     /// Threads for the compilations and predictions (default: every hardware thread).
     #[arg(long)]
     pub jobs: Option<usize>,
+    /// Sweep the decode space instead (gemm-compiler `lower/decode.rs`: blocks of 16..64 rows
+    /// and columns, 1..16 waves along K, 1..8 loads per row block; A^T B, `--trans tn`),
+    /// with the predicted time in microseconds.
+    #[arg(long)]
+    pub decode: bool,
+    /// Also print the timing model's whole report (caches, stalls, busy units) of the best
+    /// configuration.
+    #[arg(long)]
+    pub detail: bool,
+}
+
+/// The decode space (`KernelConfig::decode`) for one arch and dtype pair, in a fixed order.
+pub fn decode_space(arch: Arch, ab: DType, c: DType) -> Vec<KernelConfig> {
+    let mut out = vec![];
+    for rows in [16, 32, 64] {
+        for cols in [16, 32, 64] {
+            for waves in [1, 2, 4, 8, 16] {
+                for unroll in [1, 2, 4, 8] {
+                    out.push(KernelConfig::decode(arch, ab, c, rows, cols, waves, unroll));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// One configuration's outcome.
@@ -204,8 +228,15 @@ pub fn sweep_one(cfg: KernelConfig, m: u32, n: u32, k: u32, opts: Option<&ModelO
     SweepRow { config: cfg, built, wall: t0.elapsed() }
 }
 
-/// A short label: `MTxNTxKT wWMxWN sS mfmaMxNxK`.
+/// A short label: `MTxNTxKT wWMxWN sS mfmaMxNxK` (decode kernels: `wWk uU`, waves along K
+/// and loads per row block).
 pub fn short(c: &KernelConfig) -> String {
+    if let gemm_compiler::schedule::Schedule::Decode { unroll } = c.schedule {
+        return format!(
+            "{}x{}x{} w{}k u{} mfma{}x{}x{}",
+            c.tile.0, c.tile.1, c.tile.2, c.waves, unroll, c.mfma.m, c.mfma.n, c.mfma.k
+        );
+    }
     format!(
         "{}x{}x{} w{}x{} s{} mfma{}x{}x{}",
         c.tile.0, c.tile.1, c.tile.2, c.wave_grid.0, c.wave_grid.1, c.stages, c.mfma.m, c.mfma.n, c.mfma.k
@@ -217,21 +248,21 @@ pub fn report(rows: &[SweepRow], declined: bool) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{:<34} {:>5} {:>5} {:>7} {:>4} {:>5} {:>6} {:>9}  binding limit",
-        "config", "vgpr", "agpr", "lds", "occ", "conf", "mfma%", "TFLOP/s"
+        "{:<34} {:>5} {:>5} {:>7} {:>4} {:>5} {:>6} {:>9} {:>10}  binding limit",
+        "config", "vgpr", "agpr", "lds", "occ", "conf", "mfma%", "TFLOP/s", "us"
     );
     let mut ok: Vec<&SweepRow> = rows.iter().filter(|r| r.built.is_ok()).collect();
     let tf = |r: &SweepRow| r.built.as_ref().ok().and_then(|b| b.prediction.as_ref().ok()).map_or(-1.0, |p| p.tflops);
     ok.sort_by(|a, b| tf(b).total_cmp(&tf(a)));
     for r in ok {
         let b = r.built.as_ref().expect("filtered");
-        let (t, lim) = match &b.prediction {
-            Ok(p) => (format!("{:.1}", p.tflops), p.limiter.to_string()),
-            Err(e) => ("-".into(), format!("no prediction: {e}")),
+        let (t, us, lim) = match &b.prediction {
+            Ok(p) => (format!("{:.1}", p.tflops), format!("{:.2}", p.seconds * 1e6), p.limiter.to_string()),
+            Err(e) => ("-".into(), "-".into(), format!("no prediction: {e}")),
         };
         let _ = writeln!(
             s,
-            "{:<34} {:>5} {:>5} {:>7} {:>4} {:>5} {:>5.1}% {:>9}  {}",
+            "{:<34} {:>5} {:>5} {:>7} {:>4} {:>5} {:>5.1}% {:>9} {:>10}  {}",
             short(&r.config),
             b.vgprs,
             b.agprs,
@@ -240,6 +271,7 @@ pub fn report(rows: &[SweepRow], declined: bool) -> String {
             b.lds_conflicts,
             b.mfma_share * 100.0,
             t,
+            us,
             lim
         );
     }
@@ -273,14 +305,25 @@ pub fn sweep(args: &SweepArgs) -> Result<(), String> {
     let opts = ModelOptions { at_peak_clock: false, prefix_bytes: args.prefix_bytes, ..Default::default() };
     let archs: Vec<Arch> = args.arch.map_or_else(|| Arch::ALL.to_vec(), |a| vec![a]);
     for arch in archs {
-        let configs: Vec<KernelConfig> = space(arch, args.dtype, args.out_dtype, ta, tb, &args.mn, &args.kt)
+        if args.decode && (ta, tb) != (true, false) {
+            return Err("--decode: the decode kernels compute A^T B (--trans tn)".into());
+        }
+        let base = if args.decode {
+            decode_space(arch, args.dtype, args.out_dtype)
+        } else {
+            space(arch, args.dtype, args.out_dtype, ta, tb, &args.mn, &args.kt)
+        };
+        let configs: Vec<KernelConfig> = base
             .into_iter()
             .filter(|c| args.mfma.is_none_or(|m| c.mfma.m == m))
             .filter(|c| {
                 args.tile.as_deref().is_none_or(|t| format!("{}x{}x{}", c.tile.0, c.tile.1, c.tile.2).contains(t))
             })
             .filter(|c| args.waves.is_none_or(|w| c.waves == w))
-            .flat_map(|c| args.stages.iter().map(move |&s| KernelConfig { stages: s, ..c }))
+            .flat_map(|c| {
+                let stages = if c.is_decode() { vec![1] } else { args.stages.clone() };
+                stages.into_iter().map(move |s| KernelConfig { stages: s, ..c })
+            })
             .collect();
         let in_space = configs.iter().filter(|c| fit::check(c).is_ok()).count();
         eprintln!("{arch}: {} configurations, {in_space} in the space", configs.len());
@@ -313,6 +356,15 @@ pub fn sweep(args: &SweepArgs) -> Result<(), String> {
             args.stages.iter().map(u32::to_string).collect::<Vec<_>>().join(" and ")
         );
         print!("{}", report(&rows, args.declined));
+        if args.detail {
+            let best = rows
+                .iter()
+                .filter_map(|r| r.built.as_ref().ok().and_then(|b| b.prediction.as_ref().ok()))
+                .min_by(|a, b| a.seconds.total_cmp(&b.seconds));
+            if let Some(p) = best {
+                print!("{p}");
+            }
+        }
         println!();
     }
     println!("wall time: {:.1} s", t0.elapsed().as_secs_f64());

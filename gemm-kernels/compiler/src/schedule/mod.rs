@@ -61,6 +61,13 @@ pub enum Schedule {
     /// The quadrant schedule (`quadrant.rs`): four `MT/2 x NT/2` quadrants executed
     /// diagonally by two wave groups, two accumulators per group.
     Quadrant,
+    /// Decode (`lower/decode.rs`): no LDS tiles and no main-loop passes. Every wave of the
+    /// workgroup owns the whole `MT x NT` block of C and a share of K: each of its
+    /// `buffer_load_dwordx4`s brings 16 rows x 64 bytes of A (and of B) straight into the
+    /// registers an MFMA reads, `unroll` such loads per row block per iteration, two
+    /// register sets in flight; at the end the waves' partial sums meet in LDS, in wave
+    /// order. For GEMMs whose time is the time to read A once (M = 1..256 in a Linear layer).
+    Decode { unroll: u8 },
 }
 
 impl Schedule {
@@ -87,6 +94,7 @@ impl Schedule {
             Schedule::Interleave { slices } => format!("_il{slices}"),
             Schedule::CopyInterleave { stages } => format!("_ci{stages}"),
             Schedule::Quadrant => "_quad".into(),
+            Schedule::Decode { unroll } => format!("_dec{unroll}"),
         }
     }
     /// A short name for listings (`gemm kernels`, `gemm compare`).
@@ -97,6 +105,7 @@ impl Schedule {
             Schedule::Interleave { slices } => format!("interleave{slices}"),
             Schedule::CopyInterleave { stages } => format!("copyinterleave{stages}"),
             Schedule::Quadrant => "quadrant".into(),
+            Schedule::Decode { unroll } => format!("decode{unroll}"),
         }
     }
 }
@@ -220,6 +229,8 @@ pub enum Reason {
     Quadrant(#[from] quadrant::Decline),
     #[error("phase counters: {0}")]
     Phase(#[from] phase::Decline),
+    #[error("a decode kernel has no LDS main loop to schedule (lower/decode.rs)")]
+    Decode,
 }
 
 /// The slices of a K tile: by MFMA K steps first, then by halves of the N blocks. A slice
@@ -439,6 +450,9 @@ fn copy_interleave(k: &Kernel, n: u32) -> Result<LoopSchedule, Reason> {
 /// The loop schedule of `k`'s configured [`Schedule`] (`None` for the pipelined loop).
 pub fn plan(k: &Kernel) -> Result<Option<LoopSchedule>, Reason> {
     let s = k.config.schedule;
+    if matches!(s, Schedule::Decode { .. }) {
+        return Err(Reason::Decode);
+    }
     if s == Schedule::Pipelined {
         if k.config.sync == phase::Sync::PhaseCounters {
             return Err(phase::Decline::NoSchedule.into());
@@ -452,7 +466,7 @@ pub fn plan(k: &Kernel) -> Result<Option<LoopSchedule>, Reason> {
         return Err(Reason::NotPipelined);
     }
     let mut ls = match s {
-        Schedule::Pipelined => unreachable!(),
+        Schedule::Pipelined | Schedule::Decode { .. } => unreachable!(),
         Schedule::PingPong { clusters } => ping_pong(k, clusters as u32)?,
         Schedule::Interleave { slices } => interleave(k, slices as u32)?,
         Schedule::CopyInterleave { stages } => copy_interleave(k, stages as u32)?,

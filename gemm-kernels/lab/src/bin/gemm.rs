@@ -86,6 +86,9 @@ enum Command {
     Sweep(gemm_lab::sweep::SweepArgs),
     /// Split-K against the plain kernels for one shape (timing model).
     Splitk(gemm_lab::split_eval::SplitkArgs),
+    /// The decode table: Llama Linear layers at M = 1..256, the runtime's plan predicted by the
+    /// timing model against the memory floor (`--published`: the MI300X M = 1 figures).
+    Decode(gemm_lab::decode_table::DecodeArgs),
     /// List the GPU kernel catalogue, or disassemble one kernel.
     Kernels {
         /// Print this kernel's instructions (LLVM syntax) instead of the list.
@@ -270,6 +273,7 @@ fn main() -> ExitCode {
         Command::Compare(args) => gemm_lab::model_eval::compare(&args),
         Command::Sweep(args) => gemm_lab::sweep::sweep(&args),
         Command::Splitk(args) => gemm_lab::split_eval::report(&args),
+        Command::Decode(args) => gemm_lab::decode_table::run(&args),
         Command::Emulate(args) => match gemm_emu::cli::run(args) {
             Ok(true) => Ok(()),
             Ok(false) => Err("the checkers reported findings".into()),

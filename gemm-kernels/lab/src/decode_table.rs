@@ -1,0 +1,257 @@
+//! `gemm decode`: the decode table of issue 23. For the Linear layers of Llama-3.1-8B and of an
+//! 8-way tensor-parallel shard of Llama-3.1-70B (`../shared/reference/DECODE.md`), at M = 1..256
+//! tokens, bf16 and fp8, on both archs: what the runtime runs (`plan_gemm`: the kernel the
+//! characterisation table ranks first and any split) predicted by the timing model, launch by
+//! launch, beside the compulsory bytes at peak HBM (the memory floor, cold weights) and the plan
+//! the dispatcher made before the decode kernels existed (its best non-decode kernel and split),
+//! predicted the same way. With `--published`, the 14 M = 1 f16 shapes of ROCm/rocm-libraries
+//! pull request 12329 on gfx942 beside their measured wvSpltK and hipBLASLt times (MI300X).
+//!
+//! Every time here is a **prediction of the timing model**; only the published column is a
+//! measurement. The row-major problem is `Y (M x N) = X (M x K) W^T`, W of `N x K` row-major (a
+//! Linear layer): the column-major kernels compute `Y^T (N x M)` as A^T B with the weights as A
+//! (K-contiguous rows) and the activations as B.
+
+use gemm_core::{Arch, DType, GemmProblem, Layout, Transpose};
+use gemm_dispatch::plan::choice;
+use gemm_dispatch::plan::cost_table::TableModel;
+use gemm_dispatch::plan::gemm_plan::{plan_gemm, GemmPlan};
+use std::fmt::Write as _;
+
+/// `gemm decode`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct DecodeArgs {
+    /// gfx942 or gfx950 (default: both).
+    #[arg(long)]
+    pub arch: Option<Arch>,
+    /// Input dtypes: `bf16`, `f16`, `fp8` (e4m3 of the arch: FNUZ on gfx942, OCP on gfx950).
+    #[arg(long, value_delimiter = ',', default_values_t = ["bf16".to_string(), "fp8".to_string()])]
+    pub dtypes: Vec<String>,
+    /// Tokens (rows of X).
+    #[arg(long, value_delimiter = ',', default_values_t = [1usize, 2, 4, 8, 16, 32, 64, 128, 256])]
+    pub m: Vec<usize>,
+    /// Only the layers whose name contains this (e.g. `8B`, `70B`, `gate_up`).
+    #[arg(long)]
+    pub only: Option<String>,
+    /// Also predict the plan without decode kernels (the dispatcher before them).
+    #[arg(long)]
+    pub before: bool,
+    /// Print the published M = 1 shapes (MI300X, f16) instead of the model table.
+    #[arg(long)]
+    pub published: bool,
+    /// Threads for the predictions (default: every hardware thread).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+}
+
+/// The Linear layers of the table: name, N (output features), K (input features).
+pub const LAYERS: &[(&str, usize, usize)] = &[
+    ("8B qkv", 6144, 4096),
+    ("8B o", 4096, 4096),
+    ("8B gate_up", 28672, 4096),
+    ("8B down", 4096, 14336),
+    ("70B/8 qkv", 1280, 8192),
+    ("70B/8 o", 8192, 1024),
+    ("70B/8 gate_up", 7168, 8192),
+    ("70B/8 down", 8192, 3584),
+];
+
+/// ROCm/rocm-libraries pull request 12329 (DECODE.md): N, K, hipBLASLt us, wvSpltK us on MI300X.
+pub const PUBLISHED: &[(usize, usize, f64, f64)] = &[
+    (13312, 17792, 118.96, 101.95),
+    (76032, 13312, 497.12, 415.90),
+    (38016, 13312, 255.54, 218.97),
+    (35584, 13312, 244.15, 204.59),
+    (19968, 13312, 131.58, 124.36),
+    (19008, 13312, 121.30, 110.44),
+    (17792, 13312, 123.39, 102.21),
+    (9984, 13312, 72.50, 65.60),
+    (8896, 13312, 71.12, 51.32),
+    (4992, 13312, 43.31, 26.16),
+    (8192, 12288, 61.53, 42.34),
+    (4096, 11008, 32.77, 22.29),
+    (13312, 8896, 71.85, 52.52),
+    (76032, 8192, 315.77, 303.87),
+];
+
+/// The row-major Linear problem `Y = X W^T` of `m` tokens, `n x k` weights.
+pub fn linear(m: usize, n: usize, k: usize, ab: DType, c: DType) -> GemmProblem {
+    GemmProblem::new(m, n, k)
+        .with_layout(Layout::RowMajor)
+        .with_transposes(Transpose::No, Transpose::Yes)
+        .with_dtypes(ab, ab, c)
+}
+
+fn dtype_of(name: &str, arch: Arch) -> Result<(DType, DType), String> {
+    match (name, arch) {
+        ("bf16", _) => Ok((DType::Bf16, DType::Bf16)),
+        ("f16", _) => Ok((DType::F16, DType::F16)),
+        ("fp8", Arch::Gfx942) => Ok((DType::Fp8E4M3Fnuz, DType::Bf16)),
+        ("fp8", Arch::Gfx950) => Ok((DType::Fp8E4M3, DType::Bf16)),
+        _ => Err(format!("--dtypes {name}: expected bf16, f16 or fp8")),
+    }
+}
+
+/// The timing model's prediction of every launch of `plan` (seconds, summed).
+pub fn predict_gemm_plan(plan: &GemmPlan, p: &GemmProblem) -> Result<f64, String> {
+    let opts = gemm_emu::timing::ModelOptions::default();
+    match &plan.split {
+        None => crate::model::predict_plan(&plan.kernel, p, &opts).map(|x| x.seconds),
+        Some(sp) => crate::split_eval::predict_split(sp, p, &opts).map(|xs| xs.iter().map(|x| x.seconds).sum()),
+    }
+}
+
+/// The plan the dispatcher made before the decode kernels: the table's best non-decode kernel
+/// and the split it would take.
+pub fn plan_without_decode(arch: Arch, p: &GemmProblem) -> Result<GemmPlan, String> {
+    let ex = choice::explain(arch, p, &TableModel);
+    let best = ex
+        .candidates
+        .iter()
+        .filter(|c| !c.kernel.contains("_dec") && c.fallback.is_none())
+        .filter_map(|c| c.verdict.as_ref().ok().map(|t| (*t, c.kernel)))
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .ok_or("no non-decode kernel runs it")?;
+    let e = gemm_kernels::catalogue().iter().find(|e| e.name == best.1).ok_or("kernel vanished")?;
+    let kernel = gemm_dispatch::plan::kernel_plan::plan_for(e, p)?;
+    let split = gemm_dispatch::plan::splitk::choose(arch, p, Some(&kernel)).ok();
+    Ok(GemmPlan { kernel, split })
+}
+
+/// A short description of a plan: the kernel's family and tile, and the split.
+pub fn describe(plan: &GemmPlan) -> String {
+    let e = plan.kernel.entry;
+    match &plan.split {
+        Some(sp) => format!(
+            "{}x{}x{} {} split {}",
+            sp.partial.tile.0, sp.partial.tile.1, sp.partial.tile.2, sp.partial.schedule, sp.splits
+        ),
+        None => format!("{}x{}x{} {}", e.tile.0, e.tile.1, e.tile.2, e.schedule),
+    }
+}
+
+/// One row of the table.
+struct Row {
+    line: String,
+}
+
+/// Runs `gemm decode`.
+pub fn run(args: &DecodeArgs) -> Result<(), String> {
+    let t0 = std::time::Instant::now();
+    let jobs = args.jobs.unwrap_or_else(crate::jobs::default_jobs);
+    if args.published {
+        return published(jobs);
+    }
+    let archs: Vec<Arch> = args.arch.map_or_else(|| Arch::ALL.to_vec(), |a| vec![a]);
+    let mut work = vec![];
+    for &arch in &archs {
+        for d in &args.dtypes {
+            let (ab, c) = dtype_of(d, arch)?;
+            for &(name, n, k) in LAYERS.iter().filter(|l| args.only.as_deref().is_none_or(|o| l.0.contains(o))) {
+                for &m in &args.m {
+                    work.push((arch, ab, c, name, m, n, k));
+                }
+            }
+        }
+    }
+    eprintln!("decode table: {} problems on {jobs} thread(s)", work.len());
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let rows = crate::jobs::map_jobs(&work, jobs, |&(arch, ab, c, name, m, n, k)| {
+        let p = linear(m, n, k, ab, c);
+        let fl = gemm_dispatch::plan::bounds::floor(arch, &p, false);
+        let mut line = format!("{:<7} {:<14} {:<5} {:>4} ", arch.name(), name, ab.to_string(), m);
+        match plan_gemm(arch, arch.caps().compute_units, &p) {
+            Ok(Some(plan)) => match predict_gemm_plan(&plan, &p) {
+                Ok(t) => {
+                    let _ = write!(
+                        line,
+                        "{:>10.2} {:>10.2} {:>6.0}%  {:<40}",
+                        t * 1e6,
+                        fl.memory_seconds * 1e6,
+                        100.0 * fl.memory_seconds / t,
+                        describe(&plan)
+                    );
+                }
+                Err(e) => {
+                    let _ = write!(line, "no prediction: {e}");
+                }
+            },
+            Ok(None) => line.push_str("empty"),
+            Err(e) => {
+                let _ = write!(line, "no plan: {e}");
+            }
+        }
+        if args.before {
+            match plan_without_decode(arch, &p).and_then(|pl| predict_gemm_plan(&pl, &p).map(|t| (pl, t))) {
+                Ok((pl, t)) => {
+                    let _ = write!(line, " {:>10.2}  {}", t * 1e6, describe(&pl));
+                }
+                Err(e) => {
+                    let _ = write!(line, " (before: {e})");
+                }
+            }
+        }
+        let d = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        eprintln!("  [{d}/{}] {}", work.len(), line.trim_end());
+        Row { line }
+    });
+    println!("Decode GEMMs Y = X W^T (row-major, W of N x K): timing-model predictions; floor = A+B+C once at peak HBM (cold weights)");
+    println!(
+        "{:<7} {:<14} {:<5} {:>4} {:>10} {:>10} {:>7}  {:<40}{}",
+        "arch",
+        "layer (NxK)",
+        "dtype",
+        "M",
+        "us",
+        "floor us",
+        "floor%",
+        "plan",
+        if args.before { " before us  before plan" } else { "" }
+    );
+    for r in rows {
+        println!("{}", r.line);
+    }
+    println!("wall time: {:.1} s", t0.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// The published M = 1 shapes against the runtime's plan on gfx942 (f16 -> f16).
+fn published(jobs: usize) -> Result<(), String> {
+    let arch = Arch::Gfx942;
+    let rows = crate::jobs::map_jobs(PUBLISHED, jobs, |&(n, k, hipblaslt, wv)| {
+        let p = linear(1, n, k, DType::F16, DType::F16);
+        let fl = gemm_dispatch::plan::bounds::floor(arch, &p, false);
+        let r = plan_gemm(arch, arch.caps().compute_units, &p)
+            .and_then(|pl| pl.ok_or_else(|| "empty".to_string()))
+            .and_then(|pl| predict_gemm_plan(&pl, &p).map(|t| (t, describe(&pl))));
+        eprintln!("  {n}x{k}: {:?}", r.as_ref().map(|x| x.0 * 1e6));
+        (n, k, hipblaslt, wv, fl.memory_seconds, r)
+    });
+    println!("gfx942 f16 M = 1 (Y = x W^T): ours = timing-model prediction; wvSpltK and hipBLASLt = published MI300X measurements (ROCm/rocm-libraries PR 12329)");
+    println!(
+        "{:>6} {:>6} {:>10} {:>10} {:>9} {:>9} {:>10} {:>8}  plan",
+        "N", "K", "ours us", "floor us", "wvSpltK", "hipBLASLt", "ours/wv", "floor%"
+    );
+    let mut logs = (0.0, 0usize);
+    for (n, k, hb, wv, floor, r) in rows {
+        match r {
+            Ok((t, plan)) => {
+                logs.0 += (t * 1e6 / wv).ln();
+                logs.1 += 1;
+                println!(
+                    "{n:>6} {k:>6} {:>10.2} {:>10.2} {wv:>9.2} {hb:>9.2} {:>10.3} {:>7.0}%  {plan}{}",
+                    t * 1e6,
+                    floor * 1e6,
+                    t * 1e6 / wv,
+                    100.0 * floor / t,
+                    if t * 1e6 < hb { "" } else { "  (not below hipBLASLt)" }
+                );
+            }
+            Err(e) => println!("{n:>6} {k:>6} no prediction: {e}"),
+        }
+    }
+    if logs.1 > 0 {
+        println!("geometric mean of ours / wvSpltK: {:.3}", (logs.0 / logs.1 as f64).exp());
+    }
+    Ok(())
+}
