@@ -21,6 +21,7 @@ fn published(tflops: f64, source: &str) -> Published {
         tflops,
         time_ms: None,
         gpu: "MI355X".into(),
+        cache: None,
         source: source.into(),
         notes: String::new(),
     }
@@ -78,6 +79,8 @@ fn a_refused_point_is_reported_not_plotted() {
         published: published(100.0, "somewhere, table 1"),
         prediction: Err("kernels with scratch are not modelled".into()),
         wall: Duration::ZERO,
+        other_state: None,
+        order_by_time: false,
     };
     assert_eq!(row.error(), None);
     let table = eval::calibration_report(std::slice::from_ref(&row));
