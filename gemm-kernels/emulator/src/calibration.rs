@@ -81,7 +81,10 @@ pub enum Value {
     /// `wvSplitK` computes the waves per workgroup (`manifest: "mindiv(n, 2*cus, 16)"`):
     /// the fewest of `div2, div2-3, ..., div2-9` waves that still need as many rounds of
     /// `div1 x waves` rows as `div2` waves do.
-    Mindiv { per_cu: i64, div2: i64 },
+    Mindiv {
+        per_cu: i64,
+        div2: i64,
+    },
 }
 
 /// vLLM's `mindiv` (csrc/rocm/skinny_gemms.cu, v0.9.0), re-stated: rounds of `div1 * w`

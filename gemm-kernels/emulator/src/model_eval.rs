@@ -127,7 +127,8 @@ impl CalSelection {
 fn row(k: &Kernel, p: &Published, opts: &ModelOptions) -> CalRow {
     let t0 = Instant::now();
     let prediction = predict_published(k, p, opts);
-    let fits = k.buffer_bytes(p.m, p.n, p.k).iter().map(|&b| b as u64).sum::<u64>() <= Params::for_arch(k.arch).mall_bytes;
+    let fits =
+        k.buffer_bytes(p.m, p.n, p.k).iter().map(|&b| b as u64).sum::<u64>() <= Params::for_arch(k.arch).mall_bytes;
     let other_state = match p.cache {
         Some(c) if fits => {
             let o = if c == CacheState::Warm { CacheState::Cold } else { CacheState::Warm };
@@ -350,7 +351,8 @@ pub fn calibration_report(rows: &[CalRow]) -> String {
         })
         .collect();
     if !others.is_empty() {
-        let _ = writeln!(s, "the same points in the other cache state (operands fit in the MALL): {}", others.join(", "));
+        let _ =
+            writeln!(s, "the same points in the other cache state (operands fit in the MALL): {}", others.join(", "));
     }
     let _ = writeln!(s, "\nwhat the model sees (simulated CU 0 of XCD 0):");
     for (i, r) in rows.iter().enumerate() {
