@@ -24,6 +24,7 @@
 //! }
 //! ```
 
+use crate::timing::{CacheState, Params};
 use gemm_core::dtype::DType;
 use gemm_isa::Arch;
 use serde::Deserialize;
@@ -51,6 +52,9 @@ pub enum GridKind {
     Tiles2d,
     /// `[ceil(M/tile_m) * ceil(N/tile_n), 1, 1]`: one linear workgroup id per C tile.
     TilesLinear,
+    /// `[CUs, 1, 1]`: persistent workgroups, one per CU of the arch (vLLM's and rocBLAS's
+    /// wvSplitK launch `dim3 grid(CuCount)`).
+    Cus,
 }
 
 /// A buffer a kernel argument points at.
@@ -71,16 +75,43 @@ pub enum Value {
     K,
     Int(i64),
     Float(f64),
+    /// The arch's CU count (the `CuCount` a host launcher reads from the device).
+    Cus,
+    /// vLLM's `mindiv(N, div1, div2)` with `div1 = per_cu x CUs`, as its host function
+    /// `wvSplitK` computes the waves per workgroup (`manifest: "mindiv(n, 2*cus, 16)"`):
+    /// the fewest of `div2, div2-3, ..., div2-9` waves that still need as many rounds of
+    /// `div1 x waves` rows as `div2` waves do.
+    Mindiv {
+        per_cu: i64,
+        div2: i64,
+    },
+}
+
+/// vLLM's `mindiv` (csrc/rocm/skinny_gemms.cu, v0.9.0), re-stated: rounds of `div1 * w`
+/// rows for `w = div2` against `w = div2 - 3 ... div2 - 9`; the last `w` with as many
+/// rounds as `div2` wins.
+pub fn mindiv(n: i64, div1: i64, div2: i64) -> i64 {
+    let rounds = |w: i64| if div1 * w > 0 { n / (div1 * w) } else { i64::MAX };
+    let r0 = rounds(div2);
+    let mut out = div2;
+    for d in 3..=9 {
+        if rounds(div2 - d) == r0 {
+            out = div2 - d;
+        }
+    }
+    out
 }
 
 impl Value {
-    fn eval(self, m: usize, n: usize, k: usize) -> f64 {
+    fn eval(self, m: usize, n: usize, k: usize, cus: u32) -> f64 {
         match self {
             Value::M => m as f64,
             Value::N => n as f64,
             Value::K => k as f64,
             Value::Int(v) => v as f64,
             Value::Float(v) => v,
+            Value::Cus => f64::from(cus),
+            Value::Mindiv { per_cu, div2 } => mindiv(n as i64, per_cu * i64::from(cus), div2) as f64,
         }
     }
 }
@@ -131,6 +162,10 @@ pub struct Published {
     pub time_ms: Option<f64>,
     /// The GPU it was measured on (MI300X, MI325X, MI355X).
     pub gpu: String,
+    /// The Infinity Cache state the figure was measured in, where the manifest says (the
+    /// model predicts the point in that state; GEMMs of the set before the decode kernels
+    /// leave it unset: cold, with the MALL sharing of resident workgroups).
+    pub cache: Option<CacheState>,
     /// Exactly where: repository + path + commit or URL, and the table or sentence.
     pub source: String,
     pub notes: String,
@@ -194,6 +229,9 @@ pub struct Kernel {
     pub notes: String,
     pub dtype: DTypes,
     pub launch: Launch,
+    /// How the order check compares this kernel's points: by TFLOP/s (GEMMs), or by time
+    /// (`order_by = "time"`: decode GEMVs, whose published order is one of times).
+    pub order_by_time: bool,
     pub code_objects: Vec<CodeObject>,
     pub published: Vec<Published>,
     pub test: TestCase,
@@ -223,6 +261,7 @@ impl Kernel {
         match self.launch.grid {
             GridKind::Tiles2d => [tn, tm, 1],
             GridKind::TilesLinear => [tm * tn, 1, 1],
+            GridKind::Cus => [Params::for_arch(self.arch).cus(), 1, 1],
         }
     }
 
@@ -248,6 +287,7 @@ impl Kernel {
     pub fn kernarg(&self, m: usize, n: usize, k: usize, a: u64, b: u64, c: u64) -> Result<Vec<u8>, CalibrationError> {
         let mut out = Vec::new();
         let layout = self.arg_layout();
+        let cus = Params::for_arch(self.arch).cus();
         for (arg, &(at, _)) in self.launch.args.iter().zip(&layout) {
             out.resize(at, 0);
             match *arg {
@@ -261,7 +301,7 @@ impl Kernel {
                     out.extend_from_slice(&p.to_le_bytes());
                 }
                 Arg::I32(v) => {
-                    let x = v.eval(m, n, k);
+                    let x = v.eval(m, n, k, cus);
                     if x.fract() != 0.0 || x < f64::from(i32::MIN) || x > f64::from(i32::MAX) {
                         return Err(CalibrationError::BadSize {
                             kernel: self.name.clone(),
@@ -274,7 +314,7 @@ impl Kernel {
                     out.extend_from_slice(&(x as i32).to_le_bytes());
                 }
                 Arg::F32(v) => {
-                    out.extend_from_slice(&(v.eval(m, n, k) as f32).to_le_bytes());
+                    out.extend_from_slice(&(v.eval(m, n, k, cus) as f32).to_le_bytes());
                 }
             }
         }
@@ -347,7 +387,8 @@ pub fn load(dir: &Path, manifest: &Path) -> Result<Kernel, CalibrationError> {
     let grid = match raw.launch.grid.as_str() {
         "tiles_2d" => GridKind::Tiles2d,
         "tiles_linear" => GridKind::TilesLinear,
-        g => return Err(bad("launch.grid", format!("`{g}`: expected tiles_2d or tiles_linear"))),
+        "cus" => GridKind::Cus,
+        g => return Err(bad("launch.grid", format!("`{g}`: expected tiles_2d, tiles_linear or cus"))),
     };
     if raw.launch.tile_m == 0 || raw.launch.tile_n == 0 || raw.launch.block.contains(&0) {
         return Err(bad("launch", "tile and block sizes must be positive".into()));
@@ -357,6 +398,17 @@ pub fn load(dir: &Path, manifest: &Path) -> Result<Kernel, CalibrationError> {
             "m" => Value::M,
             "n" => Value::N,
             "k" => Value::K,
+            "cus" => Value::Cus,
+            f if f.starts_with("mindiv(") => {
+                // mindiv(n, <per_cu>*cus, <div2>)
+                let inner = f.strip_prefix("mindiv(").and_then(|r| r.strip_suffix(')'));
+                let parts: Vec<&str> = inner.map(|r| r.split(',').map(str::trim).collect()).unwrap_or_default();
+                let per_cu = parts.get(1).and_then(|p| p.strip_suffix("*cus")).and_then(|p| p.parse().ok());
+                match (parts.first(), per_cu, parts.get(2).and_then(|p| p.parse().ok())) {
+                    (Some(&"n"), Some(per_cu), Some(div2)) if parts.len() == 3 => Value::Mindiv { per_cu, div2 },
+                    _ => return Err(bad("launch.args", format!("`{f}`: expected mindiv(n, <int>*cus, <int>)"))),
+                }
+            }
             lit if lit.contains('.') => {
                 Value::Float(lit.parse().map_err(|_| bad("launch.args", format!("bad number `{lit}`")))?)
             }
@@ -386,25 +438,34 @@ pub fn load(dir: &Path, manifest: &Path) -> Result<Kernel, CalibrationError> {
         .into_iter()
         .map(|c| CodeObject { path: dir.join(&c.file), symbol: c.symbol, size: c.size })
         .collect();
-    let published: Vec<Published> = raw
-        .published
-        .into_iter()
-        .map(|p| Published {
+    let mut published = Vec::with_capacity(raw.published.len());
+    for p in raw.published {
+        let cache = match p.cache.as_deref() {
+            None => None,
+            Some(c) => Some(c.parse::<CacheState>().map_err(|e| bad("published.cache", e))?),
+        };
+        published.push(Published {
             m: p.m,
             n: p.n,
             k: p.k,
             tflops: p.tflops,
             time_ms: p.time_ms,
             gpu: p.gpu,
+            cache,
             source: p.source,
             notes: p.notes,
-        })
-        .collect();
+        });
+    }
     if published.is_empty()
         || published.iter().any(|p| !p.tflops.is_finite() || p.tflops <= 0.0 || p.source.trim().is_empty())
     {
         return Err(bad("published", "each kernel needs a positive published TFLOP/s with its source".into()));
     }
+    let order_by_time = match raw.order_by.as_deref() {
+        None | Some("tflops") => false,
+        Some("time") => true,
+        Some(o) => return Err(bad("order_by", format!("`{o}`: expected tflops or time"))),
+    };
     let expect = match raw.test.expect.as_str() {
         "pass" => Expect::Pass,
         e => match (e.strip_prefix("unsupported:"), e.strip_prefix("known-races:")) {
@@ -435,6 +496,7 @@ pub fn load(dir: &Path, manifest: &Path) -> Result<Kernel, CalibrationError> {
             launch_published: raw.launch.launch_published,
             args,
         },
+        order_by_time,
         code_objects,
         published,
         test: TestCase { m: raw.test.m, n: raw.test.n, k: raw.test.k, expect },
@@ -453,6 +515,8 @@ struct RawKernel {
     #[serde(default)]
     notes: String,
     dtype: RawDTypes,
+    #[serde(default)]
+    order_by: Option<String>,
     launch: RawLaunch,
     code_object: Vec<RawCodeObject>,
     published: Vec<RawPublished>,
@@ -503,6 +567,8 @@ struct RawPublished {
     tflops: f64,
     time_ms: Option<f64>,
     gpu: String,
+    #[serde(default)]
+    cache: Option<String>,
     source: String,
     #[serde(default)]
     notes: String,
@@ -583,6 +649,26 @@ expect = "pass"
         assert_eq!(k.code_object(1, 2, 3).unwrap().symbol, "x");
     }
 
+    /// vLLM's wvSplitK launch: grid = CU count, and `mindiv(N, 2 x 304, 16)` waves per
+    /// workgroup on MI300X, checked against the function's arithmetic done by hand: for N =
+    /// 10944, 9728 rows per round of 16 waves give 1 round, and so do 13 (7904), 12, 11, 10
+    /// (6080) waves, but 9 (5472) give 2: 10 waves. For 76032 no smaller count keeps 7
+    /// rounds: 16.
+    #[test]
+    fn a_persistent_launch_reads_the_cu_count_and_vllms_mindiv() {
+        let text = GOOD.replace("gfx950", "gfx942").replace("tiles_linear", "cus").replace(
+            "{ kind = \"f32\", value = \"0.5\" },",
+            "{ kind = \"f32\", value = \"0.5\" },\n    { kind = \"i32\", value = \"mindiv(n, 2*cus, 16)\" },\n    { kind = \"i32\", value = \"cus\" },",
+        );
+        let k = parse(&text).unwrap();
+        assert_eq!(k.grid(1, 10944), [304, 1, 1]);
+        let args = k.kernarg(1, 10944, 1536, 0, 0, 0).unwrap();
+        assert_eq!(i32::from_le_bytes(args[28..32].try_into().unwrap()), 10);
+        assert_eq!(i32::from_le_bytes(args[32..36].try_into().unwrap()), 304);
+        assert_eq!(mindiv(76032, 608, 16), 16);
+        assert_eq!(mindiv(4096, 608, 16), 7);
+    }
+
     #[test]
     fn bad_manifests_are_typed_errors() {
         let bad = |from: &str, to: &str| parse(&GOOD.replace(from, to)).unwrap_err();
@@ -596,6 +682,14 @@ expect = "pass"
         ));
         assert!(matches!(bad("tflops = 1.0", "tflops = 0.0"), CalibrationError::Invalid { field: "published", .. }));
         assert!(matches!(bad("\"pass\"", "\"maybe\""), CalibrationError::Invalid { field: "test.expect", .. }));
+        assert!(matches!(
+            bad("gpu = \"MI355X\"", "gpu = \"MI355X\"\ncache = \"tepid\""),
+            CalibrationError::Invalid { field: "published.cache", .. }
+        ));
+        assert!(matches!(
+            bad("\"0.5\"", "\"mindiv(n, 2*cus)\""),
+            CalibrationError::Invalid { field: "launch.args", .. }
+        ));
         assert!(matches!(bad("name = \"t\"", "nom = \"t\""), CalibrationError::Toml { .. }));
         let k = parse(&GOOD.replace("\"pass\"", "\"unsupported: scratch\"")).unwrap();
         assert_eq!(k.test.expect, Expect::Unsupported("scratch".into()));

@@ -10,7 +10,7 @@
 //! [D] derived, [A] assumption); [`parameter_tags`] counts them for the report.
 
 use crate::calibration::{self, Kernel, Published};
-use crate::timing::{Model, ModelOptions, Params, Prediction, Reason, Tag, Workload, REASONS};
+use crate::timing::{CacheState, Model, ModelOptions, Params, Prediction, Reason, Tag, Workload, REASONS};
 use crate::{Arch, Device};
 use serde::Deserialize;
 use std::fmt::Write as _;
@@ -39,6 +39,11 @@ pub struct CalRow {
     pub prediction: Result<Prediction, String>,
     /// Wall time of this prediction.
     pub wall: Duration,
+    /// For a point with a cache state whose operands fit in the Infinity Cache: the
+    /// prediction in the other state (TFLOP/s), printed beside.
+    pub other_state: Option<(CacheState, Result<f64, String>)>,
+    /// Whether the order check compares this point by time (the kernel's `order_by`).
+    pub order_by_time: bool,
 }
 
 impl CalRow {
@@ -54,14 +59,35 @@ impl CalRow {
     pub fn error(&self) -> Option<f64> {
         self.predicted().map(|t| (t - self.published.tflops) / self.published.tflops)
     }
+    /// The cache state the prediction assumed ("-" where the point names none).
+    pub fn cache(&self) -> &'static str {
+        match (&self.published.cache, &self.prediction) {
+            (None, _) => "-",
+            (Some(_), Ok(p)) => p.cache.name(),
+            (Some(c), Err(_)) => c.name(),
+        }
+    }
     pub fn label(&self) -> String {
         format!("{} {}x{}x{}", self.kernel, self.published.m, self.published.n, self.published.k)
     }
 }
 
 /// Predicts one published point of a calibration kernel: zero-filled A, B, C in a fresh
-/// emulated device (timing-only runs do not depend on the values), the manifest's launch.
+/// emulated device (timing-only runs do not depend on the values), the manifest's launch,
+/// in the Infinity Cache state the point was measured in (cold where it names none).
 pub fn predict_published(k: &Kernel, p: &Published, opts: &ModelOptions) -> Result<Prediction, String> {
+    predict_published_in(k, p, opts, p.cache.unwrap_or_default())
+}
+
+/// [`predict_published`] in a given Infinity Cache state.
+pub fn predict_published_in(
+    k: &Kernel,
+    p: &Published,
+    opts: &ModelOptions,
+    cache: CacheState,
+) -> Result<Prediction, String> {
+    let operand_bytes: u64 = k.buffer_bytes(p.m, p.n, p.k).iter().map(|&b| b as u64).sum();
+    let opts = &ModelOptions { cache, operand_bytes, ..opts.clone() };
     let dev = Device::new(k.arch);
     let mut ptrs = [0u64; 3];
     for (slot, bytes) in ptrs.iter_mut().zip(k.buffer_bytes(p.m, p.n, p.k)) {
@@ -96,6 +122,31 @@ impl CalSelection {
     }
 }
 
+/// One row: the prediction in the point's own cache state, and in the other one where the
+/// operands fit in the Infinity Cache (so that the two differ).
+fn row(k: &Kernel, p: &Published, opts: &ModelOptions) -> CalRow {
+    let t0 = Instant::now();
+    let prediction = predict_published(k, p, opts);
+    let fits =
+        k.buffer_bytes(p.m, p.n, p.k).iter().map(|&b| b as u64).sum::<u64>() <= Params::for_arch(k.arch).mall_bytes;
+    let other_state = match p.cache {
+        Some(c) if fits => {
+            let o = if c == CacheState::Warm { CacheState::Cold } else { CacheState::Warm };
+            Some((o, predict_published_in(k, p, opts, o).map(|x| x.tflops)))
+        }
+        _ => None,
+    };
+    CalRow {
+        kernel: k.name.clone(),
+        arch: k.arch,
+        published: p.clone(),
+        prediction,
+        wall: t0.elapsed(),
+        other_state,
+        order_by_time: k.order_by_time,
+    }
+}
+
 /// Predicts every selected (kernel, published size) of the set, in manifest order.
 /// `progress` is told each row as it finishes (the CLI prints it to stderr).
 pub fn calibrate(
@@ -107,10 +158,7 @@ pub fn calibrate(
     let mut rows = Vec::new();
     for k in set {
         for p in k.published.iter().filter(|p| sel.keeps(k, p)) {
-            let t0 = Instant::now();
-            let prediction = predict_published(k, p, opts);
-            let row =
-                CalRow { kernel: k.name.clone(), arch: k.arch, published: p.clone(), prediction, wall: t0.elapsed() };
+            let row = row(k, p, opts);
             progress(&row);
             rows.push(row);
         }
@@ -138,15 +186,7 @@ pub fn calibrate_on(
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::SeqCst);
                 let Some(&(k, p)) = points.get(i) else { break };
-                let t0 = Instant::now();
-                let prediction = predict_published(k, p, opts);
-                let row = CalRow {
-                    kernel: k.name.clone(),
-                    arch: k.arch,
-                    published: p.clone(),
-                    prediction,
-                    wall: t0.elapsed(),
-                };
+                let row = row(k, p, opts);
                 progress(&row);
                 *slots[i].lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(row);
             });
@@ -155,8 +195,9 @@ pub fn calibrate_on(
     slots.into_iter().filter_map(|s| s.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner)).collect()
 }
 
-/// The order check: every pair of predicted points on the same GPU whose published
-/// figures differ by more than 2 % must be predicted in the same order.
+/// The order check: every pair of predicted points on the same GPU (and compared by the
+/// same measure: TFLOP/s for GEMMs, time for decode GEMVs) whose published figures differ
+/// by more than 2 % must be predicted in the same order.
 #[derive(Clone, Debug, Default)]
 pub struct OrderCheck {
     pub pairs: usize,
@@ -164,7 +205,9 @@ pub struct OrderCheck {
     pub inversions: Vec<(String, String)>,
 }
 
-/// A point of the order check: label, GPU, published and predicted TFLOP/s.
+/// A point of the order check: label, group (the GPU, and the measure compared), published
+/// and predicted speed (TFLOP/s, or 1 / time for points ordered by time: higher is faster
+/// either way).
 #[derive(Clone, Debug)]
 pub struct Point {
     pub label: String,
@@ -200,12 +243,14 @@ pub fn order_check(rows: &[CalRow]) -> OrderCheck {
     let points: Vec<Point> = rows
         .iter()
         .filter_map(|r| {
-            Some(Point {
-                label: r.label(),
-                gpu: r.published.gpu.clone(),
-                published: r.published.tflops,
-                predicted: r.predicted()?,
-            })
+            // At a fixed size TFLOP/s is inverse time; across sizes, time order needs time.
+            let flops = Kernel::flops(r.published.m, r.published.n, r.published.k);
+            let (published, predicted, gpu) = if r.order_by_time {
+                (r.published.tflops / flops, r.predicted()? / flops, format!("{} (time)", r.published.gpu))
+            } else {
+                (r.published.tflops, r.predicted()?, r.published.gpu.clone())
+            };
+            Some(Point { label: r.label(), gpu, published, predicted })
         })
         .collect();
     order_check_points(&points)
@@ -249,37 +294,66 @@ pub fn calibration_report(rows: &[CalRow]) -> String {
     );
     let _ = writeln!(
         s,
-        "{:<3} {:<20} {:<6} {:<16} {:>9} {:>9} {:>9} {:>8} {:>4}  {:<7} {:>7}",
-        "#", "kernel", "arch", "MxNxK", "pred", "pred@pk", "publ", "error", "±25", "GPU", "wall"
+        "{:<3} {:<20} {:<6} {:<16} {:>9} {:>9} {:>9} {:>8} {:>4}  {:<7} {:>5} {:>9} {:>7}",
+        "#", "kernel", "arch", "MxNxK", "pred", "pred@pk", "publ", "error", "±25", "GPU", "cache", "pub us", "wall"
     );
     for (i, r) in rows.iter().enumerate() {
         let p = &r.published;
         let size = format!("{}x{}x{}", p.m, p.n, p.k);
-        let f = |x: Option<f64>| x.map_or_else(|| "-".into(), |v| format!("{v:.1}"));
+        // Decode GEMVs run at a few TFLOP/s: two decimals below 10.
+        let f2 = |x: Option<f64>| {
+            x.map_or_else(|| "-".into(), |v| if v < 10.0 { format!("{v:.2}") } else { format!("{v:.1}") })
+        };
         let err = r.error().map_or_else(|| "-".into(), |e| format!("{:+.1}%", e * 100.0));
         let band = match r.error() {
             Some(e) if e.abs() <= BAND => "yes",
             Some(_) => "NO",
             None => "-",
         };
+        let us = p.time_ms.map_or_else(|| "-".into(), |t| format!("{:.2}", t * 1e3));
         let _ = writeln!(
             s,
-            "{:<3} {:<20} {:<6} {:<16} {:>9} {:>9} {:>9.1} {:>8} {:>4}  {:<7} {:>6.1}s",
+            "{:<3} {:<20} {:<6} {:<16} {:>9} {:>9} {:>9} {:>8} {:>4}  {:<7} {:>5} {:>9} {:>6.1}s",
             i + 1,
             r.kernel,
             r.arch.name(),
             size,
-            f(r.predicted()),
-            f(r.predicted_at_peak()),
-            p.tflops,
+            f2(r.predicted()),
+            f2(r.predicted_at_peak()),
+            f2(Some(p.tflops)),
             err,
             band,
             p.gpu,
+            r.cache(),
+            us,
             r.wall.as_secs_f64()
         );
     }
     let _ =
         writeln!(s, "pred = TFLOP/s at the clock under the kernel's matrix load (timing/params.rs), pred@pk = at the peak clock; error = (pred - publ) / publ");
+    let _ = writeln!(
+        s,
+        "cache = the Infinity Cache state of the published figure and of the prediction (manifest `cache`; - = not stated, cold with the MALL sharing of resident workgroups); pub us = the published time"
+    );
+    let others: Vec<String> = rows
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| {
+            let (c, t) = r.other_state.as_ref()?;
+            let t = t.as_ref().ok()?;
+            Some(format!(
+                "#{} {} {:.2} ({:+.1}%)",
+                i + 1,
+                c.name(),
+                t,
+                (t - r.published.tflops) / r.published.tflops * 100.0
+            ))
+        })
+        .collect();
+    if !others.is_empty() {
+        let _ =
+            writeln!(s, "the same points in the other cache state (operands fit in the MALL): {}", others.join(", "));
+    }
     let _ = writeln!(s, "\nwhat the model sees (simulated CU 0 of XCD 0):");
     for (i, r) in rows.iter().enumerate() {
         match &r.prediction {

@@ -21,6 +21,7 @@ fn published(tflops: f64, source: &str) -> Published {
         tflops,
         time_ms: None,
         gpu: "MI355X".into(),
+        cache: None,
         source: source.into(),
         notes: String::new(),
     }
@@ -78,6 +79,8 @@ fn a_refused_point_is_reported_not_plotted() {
         published: published(100.0, "somewhere, table 1"),
         prediction: Err("kernels with scratch are not modelled".into()),
         wall: Duration::ZERO,
+        other_state: None,
+        order_by_time: false,
     };
     assert_eq!(row.error(), None);
     let table = eval::calibration_report(std::slice::from_ref(&row));
@@ -153,4 +156,41 @@ fn triton_manifest_gives_kernargs_for_any_size() {
     }
     let big = set.iter().find(|t| t.kernel == "matmul_kernel").unwrap();
     assert!(big.kernarg(1 << 31, 16, 16, 0, 0, 0).is_err(), "M beyond i32 is refused");
+}
+
+/// The Infinity Cache state of a launch (vLLM's wvSplitK, M = 1, at a small N x K): warm,
+/// with operands that fit in the 256 MiB MALL, every L2 miss is a MALL hit and the weight
+/// stream runs faster than cold (from HBM); warm operands that do not fit leave the launch
+/// cold (an LRU holds none of a matrix streamed again in the same order). The manifest's
+/// published points name their state, and `predict_published` uses it.
+#[test]
+fn warm_infinity_cache_serves_operands_that_fit_and_only_those() {
+    use gemm_emu::timing::CacheState;
+    let set = calibration::load_dir(&calibration::default_dir()).unwrap();
+    let k = set.iter().find(|k| k.name == "vllm_wvsplitk").expect("vllm_wvsplitk in the set");
+    assert!(k.published.iter().all(|p| p.cache.is_some()), "every decode point names its cache state");
+    let p = Published { m: 1, n: 2048, k: 1024, gpu: "MI300X".into(), ..published(1.0, "test") };
+    let cold = eval::predict_published_in(k, &p, &quick(), CacheState::Cold).unwrap();
+    let warm = eval::predict_published_in(k, &p, &quick(), CacheState::Warm).unwrap();
+    assert_eq!((cold.cache, warm.cache), (CacheState::Cold, CacheState::Warm));
+    assert_eq!(warm.hits.mall, 1.0);
+    assert!(cold.hits.mall < 0.5, "{:?}", cold.hits);
+    assert!(warm.seconds < cold.seconds, "warm {} s, cold {} s", warm.seconds, cold.seconds);
+    // The same launch said to have 1 GiB of operands: too big for the MALL, so cold.
+    let big = ModelOptions { cache: CacheState::Warm, operand_bytes: 1 << 30, ..quick() };
+    let dev = gemm_emu::Device::new(k.arch);
+    let ptrs: Vec<u64> = k.buffer_bytes(1, 2048, 1024).iter().map(|&b| dev.alloc(b as u64).unwrap()).collect();
+    let plan = k.plan(1, 2048, 1024, ptrs[0], ptrs[1], ptrs[2]).unwrap();
+    let w = gemm_emu::timing::Workload {
+        code_object: &plan.code_object,
+        kernel: &plan.symbol,
+        grid: plan.grid,
+        block: plan.block,
+        kernarg: &plan.kernarg,
+        dynamic_lds: plan.dynamic_lds,
+        flops: plan.flops,
+    };
+    let r = gemm_emu::timing::Model::new(k.arch).predict(dev.memory(), &w, &big).unwrap();
+    assert_eq!(r.cache, CacheState::Cold);
+    assert_eq!(r.hits.mall, cold.hits.mall);
 }

@@ -52,7 +52,16 @@ pub struct Footprint {
 }
 
 /// Line addresses (128-byte lines) that workgroup `id` requests from L2 during its first
-/// `max_bytes` bytes of vector loads, after its own L1.
+/// `max_bytes` bytes of vector loads, after its own L1: those of the second half of that
+/// prefix where the workgroup loaded more than half of it (the first half is its
+/// prologue and warm-up; all of them where it ended sooner).
+///
+/// Why the second half: hit fractions are applied to every line the simulated CU loads,
+/// so they must describe the steady state. A prologue that every workgroup repeats (the
+/// activation vector that vLLM's wvSplitK stages in LDS: 26 KB of the first 128 KiB,
+/// requested by all 38 workgroups of an XCD) would otherwise read as an 18-25 % L2 hit
+/// rate and serve that share of a 2 GB weight stream, which no workgroup shares, from L2.
+/// A GEMM's later K steps share their panels as its first ones do.
 fn prefix_lines(setup: &KernelSetup, p: &Params, id: u64, max_bytes: u64) -> Result<Vec<u64>, Fault> {
     let mut wg: Workgroup = setup.workgroup(id, 0);
     let n = wg.waves.len();
@@ -61,6 +70,8 @@ fn prefix_lines(setup: &KernelSetup, p: &Params, id: u64, max_bytes: u64) -> Res
     let mut l1: HashMap<u64, u64> = HashMap::new();
     let mut stamp = 0u64;
     let mut out = Vec::new();
+    // Index in `out` of the first line requested after half the prefix was loaded.
+    let mut half: Option<usize> = None;
     let mut loaded = 0u64;
     let prog = setup.prog;
     let mut stalled = 0u32;
@@ -96,6 +107,9 @@ fn prefix_lines(setup: &KernelSetup, p: &Params, id: u64, max_bytes: u64) -> Res
                     OpKind::Load { space: Space::Global, acc, .. } | OpKind::LdsDma { acc } => acc,
                     _ => continue,
                 };
+                if half.is_none() && 2 * loaded >= max_bytes {
+                    half = Some(out.len());
+                }
                 loaded += acc.iter().map(|a| u64::from(a.size)).sum::<u64>();
                 let mut seen: HashSet<u64> = HashSet::new();
                 for a in acc.iter().filter(|a| a.oob == 0) {
@@ -122,7 +136,10 @@ fn prefix_lines(setup: &KernelSetup, p: &Params, id: u64, max_bytes: u64) -> Res
             break;
         }
     }
-    Ok(out)
+    match half {
+        Some(h) if h < out.len() => Ok(out.split_off(h)),
+        _ => Ok(out),
+    }
 }
 
 /// Measures the L2 and Infinity Cache hit fractions of the grid's first round.

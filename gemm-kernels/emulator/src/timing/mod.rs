@@ -80,6 +80,45 @@ pub struct Workload<'a> {
     pub flops: f64,
 }
 
+/// The state of the Infinity Cache (MALL) when the launch starts.
+///
+/// A benchmark that repeats one launch may find its operands still in the 256 MiB MALL
+/// from the previous repetition (warm); a first launch, or one whose operands exceed the
+/// MALL, reads them from HBM (cold). Published figures differ in this, and each
+/// calibration point says which state it was measured in (calibration manifests, `cache`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CacheState {
+    /// L2 misses go to HBM, except lines another resident workgroup requested first in
+    /// the same launch (the footprint pass's MALL sharing, `grid.rs`).
+    #[default]
+    Cold,
+    /// The launch's operands were all touched by the previous launch: if they fit in the
+    /// MALL (`ModelOptions::operand_bytes` at most its capacity), every L2 miss is a MALL
+    /// hit; if they do not, the MALL holds none of a streamed matrix when it is read again
+    /// in the same order (LRU), and the launch is cold.
+    Warm,
+}
+
+impl CacheState {
+    pub fn name(self) -> &'static str {
+        match self {
+            CacheState::Cold => "cold",
+            CacheState::Warm => "warm",
+        }
+    }
+}
+
+impl std::str::FromStr for CacheState {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "cold" => Ok(CacheState::Cold),
+            "warm" => Ok(CacheState::Warm),
+            _ => Err(format!("cache state `{s}`: expected warm or cold")),
+        }
+    }
+}
+
 /// How to predict.
 #[derive(Clone, Debug)]
 pub struct ModelOptions {
@@ -107,6 +146,11 @@ pub struct ModelOptions {
     pub resident: Option<usize>,
     /// Per-wave instruction budget.
     pub max_instructions_per_wave: u64,
+    /// The Infinity Cache at launch (default cold).
+    pub cache: CacheState,
+    /// Bytes of the launch's operands (A, B and C), which [`CacheState::Warm`] compares
+    /// with the MALL's capacity.
+    pub operand_bytes: u64,
 }
 
 impl Default for ModelOptions {
@@ -123,6 +167,8 @@ impl Default for ModelOptions {
             simds: None,
             resident: None,
             max_instructions_per_wave: 50_000_000,
+            cache: CacheState::Cold,
+            operand_bytes: 0,
         }
     }
 }
@@ -172,6 +218,8 @@ fn self_waves(block: [u32; 3]) -> u32 {
 /// What the model predicts for one launch.
 #[derive(Clone, Debug)]
 pub struct Prediction {
+    /// The Infinity Cache state the prediction assumed (warm only where the operands fit).
+    pub cache: CacheState,
     pub arch: Arch,
     pub kernel: String,
     pub grid: [u32; 3],
@@ -334,6 +382,9 @@ impl Model {
                 (f.hits, Some(f))
             }
         };
+        // A warm Infinity Cache that holds every operand serves every L2 miss.
+        let warm = o.cache == CacheState::Warm && o.operand_bytes > 0 && o.operand_bytes <= p.mall_bytes;
+        let hits = if warm { HitRates { mall: 1.0, ..hits } } else { hits };
         let xcd_wgs = total.div_ceil(u64::from(p.xcds));
         let busy_xcd = (xcd_wgs as f64).min(f64::from(p.cus_per_xcd)).max(1.0);
         let busy_chip = (total as f64).min(f64::from(p.cus())).max(1.0);
@@ -420,6 +471,7 @@ impl Model {
             )
         };
         Ok(Prediction {
+            cache: if warm { CacheState::Warm } else { CacheState::Cold },
             arch: p.arch,
             kernel: w.kernel.to_string(),
             grid: w.grid,
@@ -503,6 +555,9 @@ impl fmt::Display for Prediction {
                 self.hits.mall * 100.0
             )?,
             None => writeln!(f, "  caches (given): L2 hit {:.1}%, MALL hit {:.1}%", self.hits.l2 * 100.0, self.hits.mall * 100.0)?,
+        }
+        if self.cache == CacheState::Warm {
+            writeln!(f, "  Infinity Cache warm: the operands fit in it and every L2 miss is a MALL hit")?;
         }
         let busy: Vec<String> = self.mfma_busy.iter().map(|b| format!("{:.0}%", b * 100.0)).collect();
         writeln!(f, "  MFMA busy per SIMD: {}; LDS pipe busy {:.0}%", busy.join(" "), self.lds_busy * 100.0)?;

@@ -12,6 +12,11 @@
 #                           the same for the kernels clang-22 builds alone (what the test
 #                           suite runs: tests need no Python; the ROCm-LLVM and Gluon ones
 #                           are checked by hand with the full --check)
+# vLLM's wvSplitK (gfx942): its source is not kept here. $VLLM_SDIST names vllm-0.9.0.tar.gz
+# (PyPI's sdist); without it the script downloads that file from PyPI's file host; either way
+# its SHA-256 and that of csrc/rocm/skinny_gemms.cu in it are checked, and the device part
+# (lines 16-112 and 261-528) is compiled through hip/vllm_wvsplitk.hip. `--clang-only` checks
+# it only where $VLLM_SDIST is set (the test suite runs offline).
 # Python: $PYTHON (default python3) with triton==3.9.0 for Gluon; $ROCM71_PYTHON (default
 # $PYTHON) with rocm-llvm-python==7.1.0.555.43, or $ROCM71_LLVM naming its librocmllvm.so
 # (the wheel is a zip: unzip it where pip cannot install it); rocm71.py checks its SHA-256.
@@ -52,6 +57,23 @@ hip() { # hip NAME SOURCE [DEFINES...]
     "$clang" "${hipflags[@]}" -cuid="$name" "$@" -o "$out/$name.co" "hip/$src"
 }
 
+vllm_url=https://files.pythonhosted.org/packages/26/e6/b4703aa8a0ce74984471cbe36b0f8c715e198ff68ca19eb0b22600703488/vllm-0.9.0.tar.gz
+vllm_sdist_sha=78e3e71fbbd1adfc3b7095b4ab4b6d341c0cffc9e8b96f0c74db275d60108902
+vllm_file_sha=3a918cf44c3d894756bda6f16b30aecf12291f25db7d580edc46e4984fd099bc
+vllm_wvsplitk() { # the device part of vLLM v0.9.0's skinny_gemms.cu, for gfx942
+    local sdist=${VLLM_SDIST:-}
+    if [[ -z $sdist ]]; then
+        sdist=$work/vllm-0.9.0.tar.gz
+        curl -sSfL -o "$sdist" "$vllm_url"
+    fi
+    echo "$vllm_sdist_sha  $sdist" | sha256sum -c --quiet - || { echo "build.sh: $sdist is not vllm-0.9.0.tar.gz" >&2; exit 2; }
+    tar -xzf "$sdist" -C "$work" vllm-0.9.0/csrc/rocm/skinny_gemms.cu
+    local f=$work/vllm-0.9.0/csrc/rocm/skinny_gemms.cu
+    echo "$vllm_file_sha  $f" | sha256sum -c --quiet - || { echo "build.sh: skinny_gemms.cu differs" >&2; exit 2; }
+    sed -n '16,112p;261,528p' "$f" >"$work/vllm_skinny_device.inc"
+    "$clang" "${hipflags[@]/gfx950/gfx942}" -I"$work" -cuid=vllm_wvsplitk -o "$out/vllm_wvsplitk.co" hip/vllm_wvsplitk.hip
+}
+
 rocm71() { # rocm71 NAME SOURCE [DEFINES...]: clang-22 front end, ROCm 7.1.0 LLVM (rocm71.py)
     local name=$1 src=$2
     shift 2
@@ -69,6 +91,11 @@ gluon() { # gluon NAME (file gluon/NAME.py, kernel NAME)
 # AMD ROCm blog "FP8 GEMM Optimization on AMD CDNA4" (MI355X).
 hip blog_naive blog_naive.hip
 hip lds_tiled_per_wave lds_tiled_per_wave.hip
+# vLLM's wvSplitK (MI300X, rocm-libraries PR 12329's decode table).
+needs_sdist=(vllm_wvsplitk)
+if [[ $clang_only == 0 || -n ${VLLM_SDIST:-} ]]; then
+    vllm_wvsplitk
+fi
 # Built with ROCm 7.1.0's LLVM: clang-22 spills it (README, "Known differences").
 needs_python=(blog_pingpong_256x256x512 blog_pingpong_4096x4096x4096 blog_pingpong_8192x8192x8192)
 if [[ $clang_only == 0 ]]; then
@@ -97,6 +124,7 @@ if [[ $mode == check ]]; then
     done
     for f in co/*.co; do
         [[ $clang_only == 1 && " ${needs_python[*]} " == *" $(basename "$f" .co) "* ]] && continue
+        [[ $clang_only == 1 && -z ${VLLM_SDIST:-} && " ${needs_sdist[*]} " == *" $(basename "$f" .co) "* ]] && continue
         [[ -e $out/$(basename "$f") ]] || { echo "build.sh --check: co/$(basename "$f") has no recipe" >&2; status=1; }
     done
     [[ $status == 0 ]] && echo "build.sh --check: all $(ls "$out"/*.co | wc -l) code objects reproduce"
