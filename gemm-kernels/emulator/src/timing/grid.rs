@@ -52,9 +52,13 @@ pub struct Footprint {
 }
 
 /// Line addresses (128-byte lines) that workgroup `id` requests from L2 during its first
-/// `max_bytes` bytes of vector loads, after its own L1: those of the second half of that
-/// prefix where the workgroup loaded more than half of it (the first half is its
-/// prologue and warm-up; all of them where it ended sooner).
+/// `max_bytes` bytes of vector loads (lanes in range: a lane past NUM_RECORDS moves nothing),
+/// after its own L1, each once: the second half of those lines where the workgroup loaded
+/// more than half of the prefix (the first half is its prologue and warm-up; all of them
+/// where it ended sooner). Halved by lines, not by bytes loaded: a kernel whose loads read
+/// half lines (a decode kernel's 16 rows x 64 bytes) spends the second half of its bytes
+/// on the other halves of lines it already asked for, and that half would hold little but
+/// the activations every workgroup shares.
 ///
 /// Why the second half: hit fractions are applied to every line the simulated CU loads,
 /// so they must describe the steady state. A prologue that every workgroup repeats (the
@@ -110,7 +114,7 @@ fn prefix_lines(setup: &KernelSetup, p: &Params, id: u64, max_bytes: u64) -> Res
                 if half.is_none() && 2 * loaded >= max_bytes {
                     half = Some(out.len());
                 }
-                loaded += acc.iter().map(|a| u64::from(a.size)).sum::<u64>();
+                loaded += acc.iter().filter(|a| a.oob == 0).map(|a| u64::from(a.size)).sum::<u64>();
                 let mut seen: HashSet<u64> = HashSet::new();
                 for a in acc.iter().filter(|a| a.oob == 0) {
                     let (f, l) = (a.addr / line, (a.addr + u64::from(a.size).max(1) - 1) / line);
@@ -137,7 +141,10 @@ fn prefix_lines(setup: &KernelSetup, p: &Params, id: u64, max_bytes: u64) -> Res
         }
     }
     match half {
-        Some(h) if h < out.len() => Ok(out.split_off(h)),
+        Some(_) if out.len() >= 2 => {
+            let h = out.len() / 2;
+            Ok(out.split_off(h))
+        }
         _ => Ok(out),
     }
 }

@@ -136,6 +136,14 @@ pub struct MemSystem {
     /// The TCP takes instructions in order: the last one's start.
     last_start: f64,
     hits: HitRates,
+    /// Lines this CU has fetched from below its L1, with `fetched_bytes` at the fetch. A line
+    /// the L1 evicted and the CU asks for again is served by L2 when fewer than `l2_share`
+    /// bytes were fetched since (its share of the XCD's L2: the line is still there, LRU);
+    /// the footprint pass's hit fractions (`grid.rs`: sharing between workgroups) decide only
+    /// first requests.
+    fetched: HashMap<u64, f64>,
+    fetched_bytes: f64,
+    l2_share: f64,
     pub traffic: Traffic,
 }
 
@@ -180,7 +188,25 @@ impl MemSystem {
             queue_depth: p.vmem_queue_depth as usize,
             last_start: 0.0,
             hits,
+            fetched: HashMap::new(),
+            fetched_bytes: 0.0,
+            l2_share: p.l2_bytes_per_xcd as f64 / xcd,
             traffic: Traffic::default(),
+        }
+    }
+
+    /// Whether this CU fetched `line` recently enough that L2 still holds it (`fetched`).
+    fn refetch(&self, line: u64) -> bool {
+        self.fetched.get(&line).is_some_and(|&at| self.fetched_bytes - at < self.l2_share)
+    }
+
+    /// Records a fetch of `line` from below the L1; forgets fetches older than the L2 share.
+    fn note_fetch(&mut self, line: u64) {
+        self.fetched.insert(line, self.fetched_bytes);
+        self.fetched_bytes += self.line as f64;
+        if self.fetched.len() as f64 * self.line as f64 > 4.0 * self.l2_share {
+            let (now, share) = (self.fetched_bytes, self.l2_share);
+            self.fetched.retain(|_, at| now - *at < share);
         }
     }
 
@@ -292,7 +318,9 @@ impl MemSystem {
                 self.traffic.l1_hit_bytes += lb;
                 (t0 + self.lat_l1 as f64).max(fill)
             } else {
-                let fill = match self.level_below_l1(l) {
+                let level = if self.refetch(l) { Level::L2 } else { self.level_below_l1(l) };
+                self.note_fetch(l);
+                let fill = match level {
                     Level::L2 | Level::L1 => {
                         self.traffic.l2_bytes += lb;
                         self.l2.serve(t0, lb) + self.lat_l2 as f64
