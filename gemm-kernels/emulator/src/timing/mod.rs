@@ -385,9 +385,18 @@ impl Model {
         // A warm Infinity Cache that holds every operand serves every L2 miss.
         let warm = o.cache == CacheState::Warm && o.operand_bytes > 0 && o.operand_bytes <= p.mall_bytes;
         let hits = if warm { HitRates { mall: 1.0, ..hits } } else { hits };
+        // The simulated CU's share of its XCD's L2 and of the chip's MALL and HBM: the shared
+        // levels serve whoever asks, so a CU that runs `n0` of the grid's workgroups (CU 0 of
+        // XCD 0, the busiest: `grid.rs` placement) gets `n0 / total` of the chip's bandwidth
+        // (and `n0 / xcd_wgs` of its XCD's) over the kernel. A fixed `1 / busy CUs` would not
+        // hand the bandwidth of CUs that finished their one workgroup to the ones running two:
+        // 512 decode workgroups on 304 CUs (two on CU 0) streamed 201 MB at 0.84 of the HBM
+        // rate the balanced 256 did. (Grids of whole rounds, every calibration kernel's, get
+        // `1 / busy CUs` as before.)
         let xcd_wgs = total.div_ceil(u64::from(p.xcds));
-        let busy_xcd = (xcd_wgs as f64).min(f64::from(p.cus_per_xcd)).max(1.0);
-        let busy_chip = (total as f64).min(f64::from(p.cus())).max(1.0);
+        let n0 = xcd_wgs.div_ceil(u64::from(p.cus_per_xcd)).max(1) as f64;
+        let busy_xcd = (xcd_wgs as f64 / n0).clamp(1.0, f64::from(p.cus_per_xcd));
+        let busy_chip = (total as f64 / n0).clamp(1.0, f64::from(p.cus()));
         // The arch's dense peak for the kernel's MFMA input type.
         let fp8 = prog.insts.iter().any(|(_, i)| {
             Shape::of(i.op).is_some_and(|s| matches!(s.a, crate::mfma::Elem::Fp8 | crate::mfma::Elem::Bf8))
