@@ -286,6 +286,23 @@ pub fn choose(arch: Arch, p: &GemmProblem) -> Result<KernelPlan, String> {
     Ok(plan)
 }
 
+/// The kernel [`choose`] would run for `p` if the catalogue had no decode kernels (gemm-compiler
+/// `lower/decode.rs`): `plan_gemm` weighs its split against the decode kernel's plan, since a
+/// decode kernel is ranked as a plain kernel and a tiled kernel split over K can be faster
+/// where the weights are wide for a decode kernel (M = 32..128 rows of activations).
+pub fn choose_tiled(arch: Arch, p: &GemmProblem) -> Result<KernelPlan, String> {
+    let ex = explain(arch, p, &TableModel);
+    let best = ex
+        .candidates
+        .iter()
+        .filter(|c| !c.kernel.contains("_dec"))
+        .filter_map(|c| c.verdict.as_ref().ok().map(|t| (c.fallback.is_some(), *t, c.kernel)))
+        .min_by(|a, b| (a.0, a.1).partial_cmp(&(b.0, b.1)).unwrap_or(std::cmp::Ordering::Equal))
+        .ok_or_else(|| "no tiled kernel runs the problem".to_string())?;
+    let entry = gemm_kernels::for_arch(arch).find(|e| e.name == best.2).ok_or_else(|| format!("{} vanished", best.2))?;
+    kernel_plan::plan_for(entry, p)
+}
+
 /// How many problem classes have a remembered choice (for tests and `gemm plan`).
 pub fn cached_classes() -> usize {
     cache().lock().len()

@@ -33,7 +33,25 @@ pub fn plan_gemm(arch: Arch, cus: u32, p: &GemmProblem) -> Result<Option<GemmPla
     }
     let kernel = choice::choose(arch, p)?;
     let split = splitk::choose_on(arch, cus, p, Some(&kernel)).ok();
-    Ok(Some(GemmPlan { kernel, split }))
+    let plan = GemmPlan { kernel, split };
+    if !splitk::is_decode(kernel.entry) {
+        return Ok(Some(plan));
+    }
+    // A decode kernel is ranked as a plain kernel; a tiled kernel split over K may still beat
+    // it (weights too wide for the decode kernel's columns). Both plans by the table.
+    let Ok(tiled) = choice::choose_tiled(arch, p) else { return Ok(Some(plan)) };
+    let alt = GemmPlan { kernel: tiled, split: splitk::choose_on(arch, cus, p, Some(&tiled)).ok() };
+    Ok(Some(if estimate(&alt, p) < estimate(&plan, p) { alt } else { plan }))
+}
+
+/// The characterisation table's time for a plan: its split's table estimate
+/// ([`splitk::table_estimate`], a decode split's own), else the split's static estimate, else
+/// the kernel's composed time.
+fn estimate(plan: &GemmPlan, p: &GemmProblem) -> f64 {
+    match &plan.split {
+        Some(sp) => splitk::table_estimate(sp, p).unwrap_or(sp.estimate_split),
+        None => crate::plan::cost_table::TableModel::composed(&plan.kernel, p).unwrap_or(f64::INFINITY),
+    }
 }
 
 impl GemmPlan {

@@ -218,8 +218,36 @@ fn few_tiles(arch: Arch, cus: u32, p: &GemmProblem, plain: Option<&KernelPlan>) 
     })
 }
 
+/// The characterisation table's estimate of a split-K plan over few tiles (no head): the
+/// partial kernel is its plain twin (same tile, schedule and inputs, f32 out) writing a slab,
+/// so that twin's row composed at `tiles x splits` workgroups and K = `kchunk`, plus the
+/// reduction's traffic at HBM bandwidth, at least the memory floor and the workspace's bytes.
+/// `None` for a split tail or where the twin has no fresh row.
+pub fn table_estimate(sp: &SplitPlan, p: &GemmProblem) -> Option<f64> {
+    if sp.head.is_some() {
+        return None;
+    }
+    let e = sp.partial;
+    let arch = e.arch;
+    let plain = gemm_kernels::for_arch(arch).find(|x| {
+        x.split_k == SplitRole::None
+            && x.is_plain()
+            && (x.tile, x.wave_grid, x.mfma, x.stages, x.schedule) == (e.tile, e.wave_grid, e.mfma, e.stages, e.schedule)
+            && (x.a_type, x.b_type, x.trans_a, x.trans_b, x.align_elems)
+                == (e.a_type, e.b_type, e.trans_a, e.trans_b, e.align_elems)
+            && x.c_type == DType::F32
+    })?;
+    let row = crate::plan::cost_table::table().row(plain).ok()?;
+    let cm = &sp.problem;
+    let tiles = u64::from(cm.m.div_ceil(e.tile.0)) * u64::from(cm.n.div_ceil(e.tile.1));
+    let t = crate::plan::cost_table::compose(row, arch, tiles * u64::from(sp.splits), f64::from(sp.kchunk))
+        + traffic_seconds(arch, p, cm.m, cm.n, sp.splits, sp.wstride);
+    let floor = crate::plan::bounds::floor(arch, p, e.xf32()).seconds();
+    Some(t.max(floor + workspace_seconds(arch, sp.splits, sp.wstride)))
+}
+
 /// Whether `e` is a decode kernel (gemm-compiler `lower/decode.rs`).
-fn is_decode(e: &KernelEntry) -> bool {
+pub fn is_decode(e: &KernelEntry) -> bool {
     e.schedule.starts_with("decode")
 }
 
