@@ -234,3 +234,45 @@ fn device_entries() {
         assert!(matches!(Context::from_spec(bad), Err(Error::DeviceSpec { .. })), "{bad}");
     }
 }
+
+/// Decode shapes (a Linear layer's `y = x W^T` with 1..8 rows of x) run the decode kernels
+/// (gemm-compiler `lower/decode.rs`), alone or split over K, on both emulated archs from one
+/// context of two GPUs: K tails (not a multiple of the kernels' step nor of 8), padded leading
+/// dimensions, beta = 0 over NaN and beta != 0, bf16 -> bf16 and f16 -> f32.
+#[test]
+fn decode_shapes_run_the_decode_kernels_on_two_gpus() {
+    use gemm_dispatch::plan::gemm_plan::plan_gemm;
+    let ctx = Context::from_spec("emu:gfx942,emu:gfx950:random:7").unwrap();
+    let cases = [(1, 1280, 4100, 0.0), (3, 77, 1003, 0.75), (8, 300, 2056, 0.0)];
+    for (dev, arch) in [(0, Arch::Gfx942), (1, Arch::Gfx950)] {
+        for (i, &(m, n, k, beta)) in cases.iter().enumerate() {
+            for f16_in in [false, true] {
+                let p = GemmProblem::new(m, n, k)
+                    .with_layout(Layout::RowMajor)
+                    .with_transposes(Transpose::No, Transpose::Yes)
+                    .with_scalars(1.25, beta);
+                let p = if f16_in { p.with_elements::<f16, f16, f32>() } else { p.with_elements::<bf16, bf16, bf16>() };
+                let p = p.with_leading_dims(p.lda + 8 * (i % 2), p.ldb + 16, p.ldc + 3);
+                let plan = plan_gemm(arch, arch.caps().compute_units, &p).unwrap().unwrap();
+                let e = plan.split.map_or(plan.kernel.entry, |s| s.partial);
+                assert!(e.schedule.starts_with("decode"), "{arch} {m}x{n}x{k}: {}", e.name);
+                let s = p.validate().unwrap();
+                let seed = 500 + (dev * 10 + i) as u64;
+                if f16_in {
+                    let (a, b): (Vec<f16>, Vec<f16>) = (random_values(s.a, seed), random_values(s.b, seed + 1));
+                    let c0: Vec<f32> = if beta == 0.0 { vec![f32::NAN; s.c] } else { random_values(s.c, seed + 2) };
+                    let mut c = c0.clone();
+                    ctx.gemm_on(dev, &p, &a, &b, &mut c).unwrap();
+                    assert!(reference::check(&p, &a, &b, &c0, &c, None).unwrap().passed(), "{arch} {p:?}");
+                } else {
+                    let (a, b): (Vec<bf16>, Vec<bf16>) = (random_values(s.a, seed), random_values(s.b, seed + 1));
+                    let c0: Vec<bf16> =
+                        if beta == 0.0 { vec![bf16::from_f32(f32::NAN); s.c] } else { random_values(s.c, seed + 2) };
+                    let mut c = c0.clone();
+                    ctx.gemm_on(dev, &p, &a, &b, &mut c).unwrap();
+                    assert!(reference::check(&p, &a, &b, &c0, &c, None).unwrap().passed(), "{arch} {p:?}");
+                }
+            }
+        }
+    }
+}

@@ -299,7 +299,8 @@ pub fn choose_tiled(arch: Arch, p: &GemmProblem) -> Result<KernelPlan, String> {
         .filter_map(|c| c.verdict.as_ref().ok().map(|t| (c.fallback.is_some(), *t, c.kernel)))
         .min_by(|a, b| (a.0, a.1).partial_cmp(&(b.0, b.1)).unwrap_or(std::cmp::Ordering::Equal))
         .ok_or_else(|| "no tiled kernel runs the problem".to_string())?;
-    let entry = gemm_kernels::for_arch(arch).find(|e| e.name == best.2).ok_or_else(|| format!("{} vanished", best.2))?;
+    let entry =
+        gemm_kernels::for_arch(arch).find(|e| e.name == best.2).ok_or_else(|| format!("{} vanished", best.2))?;
     kernel_plan::plan_for(entry, p)
 }
 

@@ -232,7 +232,8 @@ pub fn table_estimate(sp: &SplitPlan, p: &GemmProblem) -> Option<f64> {
     let plain = gemm_kernels::for_arch(arch).find(|x| {
         x.split_k == SplitRole::None
             && x.is_plain()
-            && (x.tile, x.wave_grid, x.mfma, x.stages, x.schedule) == (e.tile, e.wave_grid, e.mfma, e.stages, e.schedule)
+            && (x.tile, x.wave_grid, x.mfma, x.stages, x.schedule)
+                == (e.tile, e.wave_grid, e.mfma, e.stages, e.schedule)
             && (x.a_type, x.b_type, x.trans_a, x.trans_b, x.align_elems)
                 == (e.a_type, e.b_type, e.trans_a, e.trans_b, e.align_elems)
             && x.c_type == DType::F32
@@ -258,7 +259,13 @@ pub fn is_decode(e: &KernelEntry) -> bool {
 /// the plain kernel's row composed at `blocks x S` workgroups and K = `kchunk` predicts it; the
 /// reduction moves the slabs and C at HBM bandwidth. Each candidate `S` (2, 3, ... up to the
 /// slots) is composed and the fastest kept when it beats the plain kernel's composed time.
-fn decode_split(arch: Arch, cus: u32, p: &GemmProblem, cm: &ColumnMajor, plain: &KernelPlan) -> Result<SplitPlan, String> {
+fn decode_split(
+    arch: Arch,
+    cus: u32,
+    p: &GemmProblem,
+    cm: &ColumnMajor,
+    plain: &KernelPlan,
+) -> Result<SplitPlan, String> {
     let e = plain.entry;
     let partial = twin(e, p, cm).ok_or_else(|| format!("{} has no split-K twin", e.name))?;
     let reduce = gemm_kernels::for_arch(arch)

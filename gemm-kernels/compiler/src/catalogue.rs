@@ -406,7 +406,8 @@ type DecodeShape = (u32, u32, u32, u32);
 /// * 16x16, 8 waves, 4 loads: few weight rows (Llama-70B shards: 1280 rows are 80 blocks), K
 ///   split over 8 waves of each workgroup for bytes in flight;
 /// * 16x64 and 32x64, 4 waves, 2 loads: M = 17..64, four column blocks per wave.
-pub const DECODE_SHAPES: &[DecodeShape] = &[(16, 16, 2, 8), (32, 16, 1, 4), (16, 16, 8, 4), (16, 64, 4, 2), (32, 64, 4, 2)];
+pub const DECODE_SHAPES: &[DecodeShape] =
+    &[(16, 16, 2, 8), (32, 16, 1, 4), (16, 16, 8, 4), (16, 64, 4, 2), (32, 64, 4, 2)];
 
 fn decode_families(arch: Arch) -> Vec<Family> {
     let fp8: &'static [DType] = match arch {

@@ -206,21 +206,6 @@ pub fn occupancy(arch: Arch, vgprs: u32, agprs: u32, lds_bytes: u32, waves: u32)
     by_regs.min(by_lds)
 }
 
-#[cfg(test)]
-mod residency_tests {
-    use super::*;
-
-    /// 8 waves = 2 per SIMD: 256 registers each at most; 4 waves = 1 per SIMD: 512.
-    #[test]
-    fn eight_waves_get_half_the_register_file_each() {
-        assert_eq!(resident(8, 128, 128), Ok(2));
-        assert!(matches!(resident(8, 130, 128), Err(Unfit::NotResident { total: 264, per_simd: 2, .. })));
-        assert_eq!(resident(4, 260, 256).ok(), None);
-        assert_eq!(resident(4, 256, 256), Ok(1));
-        assert_eq!(resident(4, 160, 128), Ok(1));
-    }
-}
-
 /// Bytes of LDS a decode kernel uses: waves 1.. each park their partial sums there
 /// (`lower/decode.rs`), one 1 KiB block (a 16x16 f32 MFMA result, 64 lanes x 16 bytes) per
 /// block of C.
@@ -236,7 +221,7 @@ fn check_decode(c: &KernelConfig) -> Result<(), Unfit> {
     let no = |why: &str| Err(Unfit::Decode(why.into()));
     let crate::schedule::Schedule::Decode { unroll } = c.schedule else { unreachable!() };
     let u = unroll as u32;
-    if !(c.trans_a && !c.trans_b) || c.align != crate::ir::Align::Vec8 {
+    if (c.trans_a, c.trans_b) != (true, false) || c.align != crate::ir::Align::Vec8 {
         return no("only A^T B (both operands contiguous along K) with 16-byte vector loads");
     }
     if !matches!(c.ab_type, DType::Bf16 | DType::F16) && !c.ab_type.is_fp8() {
@@ -282,4 +267,19 @@ fn check_decode(c: &KernelConfig) -> Result<(), Unfit> {
         return Err(Unfit::Vgprs { vgprs, frags: 2 * (mt + nt) / 16 * u * 4, staging: 0 });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod residency_tests {
+    use super::*;
+
+    /// 8 waves = 2 per SIMD: 256 registers each at most; 4 waves = 1 per SIMD: 512.
+    #[test]
+    fn eight_waves_get_half_the_register_file_each() {
+        assert_eq!(resident(8, 128, 128), Ok(2));
+        assert!(matches!(resident(8, 130, 128), Err(Unfit::NotResident { total: 264, per_simd: 2, .. })));
+        assert_eq!(resident(4, 260, 256).ok(), None);
+        assert_eq!(resident(4, 256, 256), Ok(1));
+        assert_eq!(resident(4, 160, 128), Ok(1));
+    }
 }

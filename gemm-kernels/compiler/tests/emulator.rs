@@ -76,7 +76,7 @@ fn run<AB: Element, C: Element>(k: &CompiledKernel, case: &Case, sched: Schedule
         // Decode kernels (`lower/decode.rs`): every wave runs each whole K step of the
         // workgroup and the tail, `4 * unroll / dwords-per-MFMA-operand` MFMAs per block of
         // C each; one barrier per wave when several waves meet in LDS.
-        let steps = (p.k / cfg.tile.2 as usize + usize::from(p.k % cfg.tile.2 as usize != 0)) as u64;
+        let steps = p.k.div_ceil(cfg.tile.2 as usize) as u64;
         let per_step = 4 * unroll as u64 / (cfg.mfma.k / 4 * cfg.ab_bytes() / 4) as u64;
         let blocks = (cfg.tile.0 / 16 * cfg.tile.1 / 16) as u64;
         assert_eq!(r.counts.mfma, waves * steps * per_step * blocks, "{}", k.name);

@@ -196,12 +196,10 @@ impl L<'_> {
                 .chain(offs_b.iter().zip(&set.b).map(|(o, r)| (*o, *r, st.srd_b, false)));
             let loads: Vec<_> = loads.collect();
             for &(o, r, srd, weights) in &loads {
-                let mut inst = Inst::new(
-                    Op::BUFFER_LOAD_DWORDX4,
-                    &[sub(r, 4 * uu as u16, 4), whole(o), whole(srd), whole(st.kb)],
-                )
-                .offen()
-                .offset((uu * 64) as i32);
+                let mut inst =
+                    Inst::new(Op::BUFFER_LOAD_DWORDX4, &[sub(r, 4 * uu as u16, 4), whole(o), whole(srd), whole(st.kb)])
+                        .offen()
+                        .offset((uu * 64) as i32);
                 if weights {
                     // A is read once: a streaming hint, so it does not evict B, which every
                     // workgroup reads.
