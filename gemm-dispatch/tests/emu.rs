@@ -159,12 +159,13 @@ fn tall_k_runs_split_k() {
                 .with_layout(if j == 0 { Layout::ColMajor } else { Layout::RowMajor })
                 .with_transposes(Transpose::Yes, Transpose::from_bool(j == 1))
                 .with_scalars(0.5, beta);
-            let split = gemm_dispatch::plan::splitk::choose(
-                arch,
-                &p,
-                gemm_dispatch::plan::kernel_plan::plan(arch, &p).ok().as_ref(),
-            )
-            .expect("split-K is chosen for 64x64x65536");
+            // The runtime's plan (`plan_gemm`: the table's kernel, or a tiled split weighed
+            // against a decode kernel).
+            let split = gemm_dispatch::plan::gemm_plan::plan_gemm(arch, arch.caps().compute_units, &p)
+                .unwrap()
+                .unwrap()
+                .split
+                .expect("split-K is chosen for 64x64x65536");
             check::<bf16, bf16>(&ctx, &p, 70 + j as u64);
             let ran = emu.last_kernels();
             assert_eq!(ran, [split.partial.name, split.reduce.name], "{arch}");
@@ -252,7 +253,10 @@ fn decode_shapes_run_the_decode_kernels_on_two_gpus() {
                     .with_transposes(Transpose::No, Transpose::Yes)
                     .with_scalars(1.25, beta);
                 let p = if f16_in { p.with_elements::<f16, f16, f32>() } else { p.with_elements::<bf16, bf16, bf16>() };
-                let p = p.with_leading_dims(p.lda + 8 * (i % 2), p.ldb + 16, p.ldc + 3);
+                // Leading dimensions of whole 16-byte vectors (the decode kernels load dwordx4),
+                // padded past K.
+                let kk = k.next_multiple_of(8);
+                let p = p.with_leading_dims(kk + 8 * (i % 2), kk + 16, p.ldc + 3);
                 let plan = plan_gemm(arch, arch.caps().compute_units, &p).unwrap().unwrap();
                 let e = plan.split.map_or(plan.kernel.entry, |s| s.partial);
                 assert!(e.schedule.starts_with("decode"), "{arch} {m}x{n}x{k}: {}", e.name);

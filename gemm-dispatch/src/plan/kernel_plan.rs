@@ -95,6 +95,12 @@ fn unfit_shape(e: &KernelEntry, arch: Arch, p: &GemmProblem, cm: &ColumnMajor) -
     if !cm.lda.is_multiple_of(align) || !cm.ldb.is_multiple_of(align) {
         return Some(format!("leading dimensions {}/{} are not multiples of {align}", cm.lda, cm.ldb));
     }
+    // A decode kernel (gemm-compiler `lower/decode.rs`) reads each weight row once because one
+    // workgroup holds all of the activations' columns; with more columns than its block, every
+    // block would stream A again (its characterisation covers one block of columns).
+    if e.schedule.starts_with("decode") && cm.n > e.tile.1 {
+        return Some(format!("a decode kernel takes at most {} activation columns, the problem has {}", e.tile.1, cm.n));
+    }
     // Each matrix's byte span must stay below 2^31 (32-bit buffer offsets).
     let spans = p.validate().ok()?;
     for (operand, elems) in [(Operand::A, spans.a), (Operand::B, spans.b), (Operand::C, spans.c)] {
