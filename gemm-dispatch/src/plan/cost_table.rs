@@ -229,7 +229,8 @@ fn at_k(x: [f64; 2], ks: [u32; 2], k: f64, min_slope: f64) -> f64 {
 /// (`gemm_emu::timing::grid`): the busiest CU (CU 0 of XCD 0) receives
 /// `n = ceil(ceil(wgs / XCDs) / CUs_per_XCD)` workgroups, `occupancy` at a time.
 ///
-/// * fewer workgroups than CUs: between `S` and `F`, by the number of busy CUs;
+/// * fewer workgroups than CUs: `F` scaled by the busy CUs' share, at least `S` (the busy CUs
+///   share the chip's bandwidth);
 /// * `n <= occupancy` (one round): between `F` (one per CU) and `R1`, by `n`;
 /// * more: `R1`, then steady rounds of `(R3 - R1) / 2`: fractional rounds while the model
 ///   simulates the whole stream (`n <= 4 occupancy`), else whole rounds and a partial last
@@ -265,7 +266,10 @@ pub fn compose_bounded(row: &Row, arch: Arch, wgs: u64, k: f64, wg_k_seconds: f6
     let composed = if wgs <= xcds {
         s
     } else if wgs < cus {
-        s + (f - s) * (wgs - xcds) as f64 / (cus - xcds) as f64
+        // The busy CUs share the chip's bandwidth (the timing model gives each busy CU its
+        // workgroups' share of it): a bandwidth-bound `F` shrinks with the workgroups, a
+        // latency- or compute-bound one (`F` near `S`) stays; never below `S`.
+        (f * wgs as f64 / cus as f64).clamp(s.min(f), f)
     } else if n <= occ {
         one_round(n)
     } else {

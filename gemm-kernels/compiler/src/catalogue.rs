@@ -372,6 +372,10 @@ pub fn families() -> Vec<Family> {
             )
         });
         out.extend(decode_families(arch));
+        // Before the tiled grouped family: the dispatcher's grouped plan takes the first
+        // grouped kernel that fits every group (gemm-dispatch `plan/grouped.rs`), and this one
+        // fits only groups of at most 16 activation columns in the Linear layout.
+        out.push(Family { name: GROUPED_DECODE, dtypes: HALF, ..decode_families(arch)[0] });
         out.push(Family {
             ..Family::new(
                 GROUPED,
@@ -388,6 +392,8 @@ pub fn families() -> Vec<Family> {
 
 /// The family whose kernels are built with `KernelConfig::grouped`.
 pub const GROUPED: &str = "grouped";
+/// Mixture-of-experts decode in one launch: the first decode shape reading the grouped table.
+pub const GROUPED_DECODE: &str = "grouped_decode";
 /// The decode families' name ([`decode_families`]).
 pub const DECODE: &str = "decode";
 
@@ -614,7 +620,7 @@ pub fn entries() -> Vec<(Family, KernelConfig)> {
                             .with_b_type(b_type);
                             cfg.fusion = fusion;
                             cfg.grid = f.grid;
-                            cfg.grouped = f.name == GROUPED;
+                            cfg.grouped = f.name == GROUPED || f.name == GROUPED_DECODE;
                             cfg.schedule = f.schedule;
                             cfg.direct_to_lds = f.dma;
                             if f.split == SplitK::Partial {

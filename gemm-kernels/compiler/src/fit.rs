@@ -233,8 +233,11 @@ fn check_decode(c: &KernelConfig) -> Result<(), Unfit> {
     if c.mfma.m != 16 || crate::lower::mfma_op_ab(c.arch, c.ab_type, c.b_type(), c.mfma).is_none() {
         return Err(Unfit::MfmaShape { arch: c.arch, dtype: c.ab_type, shape: c.mfma });
     }
-    if c.stages != 1 || c.wave_grid != (1, 1) || !c.grid.is_plain() || c.grouped {
-        return no("one register pipeline, one block of C per workgroup, plain grid, no groups");
+    if c.stages != 1 || c.wave_grid != (1, 1) || !c.grid.is_plain() {
+        return no("one register pipeline, one block of C per workgroup, plain grid");
+    }
+    if c.grouped && (c.split != SplitK::None || c.fusion != crate::ir::Fusion::NONE) {
+        return no("grouped kernels take no split dimension and no fused epilogue");
     }
     if c.sync != crate::schedule::phase::Sync::Barrier {
         return no("no phase counters");

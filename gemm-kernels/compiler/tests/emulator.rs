@@ -719,7 +719,10 @@ fn run_grouped<AB: Element, C: Element>(k: &CompiledKernel, groups: &[Case], sch
             .iter()
             .map(|g| {
                 let wgs = g.p.m.div_ceil(cfg.tile.0 as usize) * g.p.n.div_ceil(cfg.tile.1 as usize);
-                (wgs * g.p.k.div_ceil(cfg.tile.2 as usize).max(1)) as u64
+                // A tiled kernel computes its last (possibly empty) K tile always; a decode
+                // kernel runs no step for k = 0.
+                let steps = g.p.k.div_ceil(cfg.tile.2 as usize);
+                (wgs * if cfg.is_decode() { steps } else { steps.max(1) }) as u64
             })
             .sum::<u64>()
             * (cfg.waves * k.stats.mfma_per_k_step) as u64;

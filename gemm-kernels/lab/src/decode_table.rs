@@ -39,6 +39,11 @@ pub struct DecodeArgs {
     /// Print the published M = 1 shapes (MI300X, f16) instead of the model table.
     #[arg(long)]
     pub published: bool,
+    /// Print the mixture-of-experts rows instead: grouped decode in one launch (8 experts x 16
+    /// tokens x 28672 x 4096; 64 experts x 4 tokens x 4096 x 7168 with every fourth expert
+    /// empty), bf16, both archs, against the floor of the weights the tokens touch.
+    #[arg(long)]
+    pub moe: bool,
     /// Threads for the predictions (default: every hardware thread).
     #[arg(long)]
     pub jobs: Option<usize>,
@@ -141,6 +146,9 @@ pub fn run(args: &DecodeArgs) -> Result<(), String> {
     let jobs = args.jobs.unwrap_or_else(crate::jobs::default_jobs);
     if args.published {
         return published(jobs);
+    }
+    if args.moe {
+        return moe(args, jobs);
     }
     let archs: Vec<Arch> = args.arch.map_or_else(|| Arch::ALL.to_vec(), |a| vec![a]);
     let mut work = vec![];
@@ -252,6 +260,56 @@ fn published(jobs: usize) -> Result<(), String> {
     }
     if logs.1 > 0 {
         println!("geometric mean of ours / wvSpltK: {:.3}", (logs.0 / logs.1 as f64).exp());
+    }
+    Ok(())
+}
+
+/// The mixture-of-experts layers: (name, experts, tokens per expert, N, K, every how many-th
+/// expert is empty: 0 for none).
+pub const MOE: &[(&str, usize, usize, usize, usize, usize)] =
+    &[("8 x M16 x 28672x4096", 8, 16, 28672, 4096, 0), ("64 x M4 x 4096x7168", 64, 4, 4096, 7168, 4)];
+
+/// `gemm decode --moe`: each layer as one grouped launch (`plan/grouped.rs` picks the kernel),
+/// predicted by the timing model, against the floor of the bytes it must move: the weights of
+/// the experts that have tokens, their activations and outputs, at peak HBM.
+fn moe(args: &DecodeArgs, jobs: usize) -> Result<(), String> {
+    let archs: Vec<Arch> = args.arch.map_or_else(|| Arch::ALL.to_vec(), |a| vec![a]);
+    let mut work = vec![];
+    for &arch in &archs {
+        for &layer in MOE {
+            work.push((arch, layer));
+        }
+    }
+    let rows = crate::jobs::map_jobs(&work, jobs, |&(arch, (name, experts, m, n, k, empty_every))| {
+        let ps: Vec<GemmProblem> = (0..experts)
+            .map(|e| {
+                let rows = if empty_every > 0 && e % empty_every == empty_every - 1 { 0 } else { m };
+                linear(rows, n, k, DType::Bf16, DType::Bf16)
+            })
+            .collect();
+        let bytes: f64 = ps.iter().filter(|p| p.m > 0).map(gemm_dispatch::plan::bounds::bytes_moved).sum();
+        let floor = bytes / (arch.caps().hbm_tbps * 1e12);
+        let opts = gemm_emu::timing::ModelOptions::default();
+        let r = crate::model::predict_grouped(arch, &ps, &opts);
+        eprintln!("  {arch} {name}: {:?}", r.as_ref().map(|x| x.1.seconds * 1e6));
+        (arch, name, ps.iter().filter(|p| p.m > 0).count(), floor, r)
+    });
+    println!("Mixture-of-experts decode, bf16, one grouped launch: timing-model predictions; floor = the touched experts' weights, activations and outputs once at peak HBM");
+    println!("{:<7} {:<22} {:>8} {:>10} {:>10} {:>7}  kernel", "arch", "layer", "experts", "us", "floor us", "floor%");
+    for (arch, name, live, floor, r) in rows {
+        match r {
+            Ok((e, pred)) => println!(
+                "{:<7} {:<22} {:>8} {:>10.2} {:>10.2} {:>6.0}%  {}",
+                arch.name(),
+                name,
+                live,
+                pred.seconds * 1e6,
+                floor * 1e6,
+                100.0 * floor / pred.seconds,
+                e.name
+            ),
+            Err(e) => println!("{:<7} {:<22} {:>8} no prediction: {e}", arch.name(), name, live),
+        }
     }
     Ok(())
 }

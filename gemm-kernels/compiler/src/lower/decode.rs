@@ -29,6 +29,8 @@
 //! * At the end waves `1..W` write their partial sums to LDS and wave 0 adds them in wave
 //!   order (deterministic) and runs the common epilogue (`L::epilogue`: alpha, beta, bias,
 //!   activation, fp8 scales, split-K partial slabs).
+//! * Grouped (mixture-of-experts decode): the workgroup's group and tile come from the
+//!   device-side problem table as in every grouped kernel (`L::grouped_setup`, `L::tile_index`).
 
 use super::{lit, log2, L};
 use crate::ir::SplitK;
@@ -70,7 +72,16 @@ impl L<'_> {
         if c.split == SplitK::Partial {
             self.p.extra_system_sgprs = 1;
         }
-        self.load_args(gemm_isa::operand::sr(0, 2));
+        // Grouped kernels (mixture-of-experts decode: many experts, a few tokens each): the
+        // workgroup finds its group's entry and its tile within it (`L::grouped_setup`).
+        let base = if c.grouped {
+            let (entry, local) = self.grouped_setup();
+            self.local_tile = Some(local);
+            whole(entry)
+        } else {
+            gemm_isa::operand::sr(0, 2)
+        };
+        self.load_args(base);
         if c.split == SplitK::Partial {
             self.split_setup();
         }
@@ -87,9 +98,14 @@ impl L<'_> {
         let oob = self.vv();
         self.i(Op::V_MOV_B32, &[whole(oob), lit(super::OOB)]);
         self.oob = oob;
+        let (tm, tn) = if c.grouped {
+            self.tile_index()
+        } else {
+            (gemm_isa::operand::s(2), gemm_isa::operand::s(3))
+        };
         let (m0, n0) = (self.sv(), self.sv());
-        self.i(Op::S_LSHL_B32, &[whole(m0), gemm_isa::operand::s(2), int(log2(c.tile.0))]);
-        self.i(Op::S_LSHL_B32, &[whole(n0), gemm_isa::operand::s(3), int(log2(c.tile.1))]);
+        self.i(Op::S_LSHL_B32, &[whole(m0), tm, int(log2(c.tile.0))]);
+        self.i(Op::S_LSHL_B32, &[whole(n0), tn, int(log2(c.tile.1))]);
         (self.m0, self.n0) = (m0, n0);
         let (m, n, k, lda, ldb) = (self.arg(6), self.arg(7), self.arg(8), self.arg(9), self.arg(10));
         let srd_a = self.srd(self.arg(0), self.arg(1), k, m, lda, e);
