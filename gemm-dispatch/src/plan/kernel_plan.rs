@@ -99,7 +99,10 @@ fn unfit_shape(e: &KernelEntry, arch: Arch, p: &GemmProblem, cm: &ColumnMajor) -
     // workgroup holds all of the activations' columns; with more columns than its block, every
     // block would stream A again (its characterisation covers one block of columns).
     if e.schedule.starts_with("decode") && cm.n > e.tile.1 {
-        return Some(format!("a decode kernel takes at most {} activation columns, the problem has {}", e.tile.1, cm.n));
+        return Some(format!(
+            "a decode kernel takes at most {} activation columns, the problem has {}",
+            e.tile.1, cm.n
+        ));
     }
     // Each matrix's byte span must stay below 2^31 (32-bit buffer offsets).
     let spans = p.validate().ok()?;

@@ -375,7 +375,7 @@ pub fn families() -> Vec<Family> {
         // Before the tiled grouped family: the dispatcher's grouped plan takes the first
         // grouped kernel that fits every group (gemm-dispatch `plan/grouped.rs`), and this one
         // fits only groups of at most 16 activation columns in the Linear layout.
-        out.push(Family { name: GROUPED_DECODE, dtypes: HALF, ..decode_families(arch)[0] });
+        out.push(Family { name: GROUPED_DECODE, dtypes: HALF, ..decode_families(arch)[grouped_decode_shape(arch)] });
         out.push(Family {
             ..Family::new(
                 GROUPED,
@@ -411,9 +411,20 @@ type DecodeShape = (u32, u32, u32, u32);
 ///   the model's HBM ceiling, where today's split-K 64x64 plan predicts 90.3 us);
 /// * 16x16, 8 waves, 4 loads: few weight rows (Llama-70B shards: 1280 rows are 80 blocks), K
 ///   split over 8 waves of each workgroup for bytes in flight;
-/// * 16x64 and 32x64, 4 waves, 2 loads: M = 17..64, four column blocks per wave.
+/// * 16x64 and 32x64, 4 waves, 2 loads: M = 17..64, four column blocks per wave;
+/// * 64x16, 8 waves, 2 loads: gfx950 at M = 16 (28672x16x4096: 39.3 us against 50.3 for
+///   16x16: four row blocks per activation load), and its grouped (mixture-of-experts) shape.
 pub const DECODE_SHAPES: &[DecodeShape] =
-    &[(16, 16, 2, 8), (32, 16, 1, 4), (16, 16, 8, 4), (16, 64, 4, 2), (32, 64, 4, 2)];
+    &[(16, 16, 2, 8), (32, 16, 1, 4), (16, 16, 8, 4), (16, 64, 4, 2), (32, 64, 4, 2), (64, 16, 8, 2)];
+
+/// The grouped decode shape per arch (an index into [`DECODE_SHAPES`], `gemm decode --moe`):
+/// gfx942 16x16 with 2 waves and 8 loads, gfx950 64x16 with 8 waves and 2 loads.
+fn grouped_decode_shape(arch: Arch) -> usize {
+    match arch {
+        Arch::Gfx942 => 0,
+        Arch::Gfx950 => 5,
+    }
+}
 
 fn decode_families(arch: Arch) -> Vec<Family> {
     let fp8: &'static [DType] = match arch {

@@ -98,11 +98,7 @@ impl L<'_> {
         let oob = self.vv();
         self.i(Op::V_MOV_B32, &[whole(oob), lit(super::OOB)]);
         self.oob = oob;
-        let (tm, tn) = if c.grouped {
-            self.tile_index()
-        } else {
-            (gemm_isa::operand::s(2), gemm_isa::operand::s(3))
-        };
+        let (tm, tn) = if c.grouped { self.tile_index() } else { (gemm_isa::operand::s(2), gemm_isa::operand::s(3)) };
         let (m0, n0) = (self.sv(), self.sv());
         self.i(Op::S_LSHL_B32, &[whole(m0), tm, int(log2(c.tile.0))]);
         self.i(Op::S_LSHL_B32, &[whole(n0), tn, int(log2(c.tile.1))]);
