@@ -256,7 +256,13 @@ fn rank_main(rank: usize, nranks: usize, dir: &Path) -> Result<(), String> {
         let at = |p: *mut c_void, off: usize| p.cast::<u8>().wrapping_add(off).cast::<c_void>();
         // SAFETY: chunk rows of the send shard, nranks chunks in recv; alive until synchronised.
         unsafe {
-            comm.all_gather(at(send, rows.start * n * 2), at(recv, nranks * rows.start * n * 2), rows.len() * n, DataType::Bf16, comm_stream)
+            comm.all_gather(
+                at(send, rows.start * n * 2),
+                at(recv, nranks * rows.start * n * 2),
+                rows.len() * n,
+                DataType::Bf16,
+                comm_stream,
+            )
         }
         .map_err(err)?;
     }
@@ -367,7 +373,9 @@ fn rank_main(rank: usize, nranks: usize, dir: &Path) -> Result<(), String> {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let arg = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).and_then(|v| v.parse::<usize>().ok());
+    let arg = |name: &str| {
+        args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).and_then(|v| v.parse::<usize>().ok())
+    };
     if let (Some(rank), Some(nranks)) = (arg("--rank"), arg("--ranks")) {
         let dir = PathBuf::from(std::env::var("NCCL_RANKS_DIR").unwrap_or_default());
         match rank_main(rank, nranks, &dir) {

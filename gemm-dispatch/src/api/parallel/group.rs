@@ -289,6 +289,32 @@ fn a_row_stride(p: &GemmProblem) -> usize {
     }
 }
 
+/// Rows per chunk step: chunk starts (and reduce-scatter blocks) are multiples of this many rows,
+/// so that A stays as aligned at every chunk as at row 0 for any kernel of the catalogue (the
+/// widest alignment in bytes, as rows of at least one byte). The same on every rank of one
+/// architecture, whatever its shard: the ranks must issue the same collectives.
+pub fn granularity(arch: gemm_core::Arch) -> usize {
+    gemm_kernels::for_arch(arch).map(|e| 2 * e.align_elems.max(1) as usize).max().unwrap_or(1)
+}
+
+/// The rows of M that rank `r` of `nranks` receives from a reduce-scatter on `arch`: blocks of
+/// `ceil(m / nranks)` rows rounded up to [`granularity`] (so that every block starts aligned),
+/// the last ranks' shorter or empty.
+pub fn scatter_rows(m: usize, nranks: usize, r: usize, arch: gemm_core::Arch) -> Range<usize> {
+    let per = scatter_block(m, nranks, arch);
+    (r * per).min(m)..((r + 1) * per).min(m)
+}
+
+/// The rows of one rank's block in [`scatter_rows`].
+fn scatter_block(m: usize, nranks: usize, arch: gemm_core::Arch) -> usize {
+    let g = granularity(arch);
+    m.div_ceil(nranks.max(1)).div_ceil(g) * g
+}
+
+/// The workspaces of one call ([`TpGroup::call`] drops them after any abort).
+#[derive(Default)]
+struct Scratch(std::cell::RefCell<Vec<crate::DeviceVec<u8>>>);
+
 /// One GEMM launch of a plan: `rows` of the problem's M, A at `a`, C at `c` with `ldc`.
 struct Launch {
     rows: Range<usize>,
@@ -412,11 +438,9 @@ impl TpGroup {
         self.comm.lock().as_ref().is_some_and(Communicator::is_owned)
     }
 
-    /// The rows of M that rank `r`'s reduce-scatter output holds: blocks of `ceil(m / nranks)`
-    /// rows (the last ranks' may be shorter or empty).
+    /// The rows of M that rank `r`'s reduce-scatter output holds ([`scatter_rows`]).
     pub fn scatter_rows(&self, m: usize, r: usize) -> Range<usize> {
-        let per = m.div_ceil(self.nranks.max(1));
-        (r * per).min(m)..((r + 1) * per).min(m)
+        scatter_rows(m, self.nranks, r, self.gpu.arch())
     }
 
     /// Usable, failed asynchronously, or aborted. Does not block (`ncclCommGetAsyncError`).
@@ -445,7 +469,7 @@ impl TpGroup {
     }
 
     /// Runs one call with the communicator held; a failure of its collectives aborts the group.
-    fn call<T>(&self, stream: &GpuStream, f: impl FnOnce(&Communicator) -> Result<T>) -> Result<T> {
+    fn call<T>(&self, stream: &GpuStream, f: impl FnOnce(&Communicator, &Scratch) -> Result<T>) -> Result<T> {
         if stream.device() != self.gpu.ordinal() {
             return Err(Error::WrongDevice {
                 what: "the stream".into(),
@@ -458,7 +482,10 @@ impl TpGroup {
             let why = self.aborted.lock().clone().unwrap_or_default();
             return Err(tp(TpError::Aborted(why)));
         };
-        let result = f(comm);
+        // Declared before the result: on failure the workspaces go only after the abort below
+        // (freeing device memory waits for the device, which may still wait for a peer).
+        let scratch = Scratch::default();
+        let result = f(comm, &scratch);
         if let Err(Error::Tp(e @ (TpError::PeerLost(_) | TpError::Timeout { .. } | TpError::Comm(_)))) = &result {
             if let Some(c) = guard.take() {
                 let _ = c.abort();
@@ -473,7 +500,18 @@ impl TpGroup {
                 }
             }
         }
+        drop(scratch);
         result
+    }
+
+    /// A workspace of at least `bytes` for the call that owns `scratch` (rounded up to 16 bytes:
+    /// the kernels read whole dwords).
+    fn workspace(&self, scratch: &Scratch, bytes: usize) -> Result<DeviceSpan> {
+        let bytes = bytes.next_multiple_of(16).max(16);
+        let mut v = self.gpu.alloc::<u8>(bytes)?;
+        let address = v.as_mut_slice().device_address();
+        scratch.0.borrow_mut().push(v);
+        Ok(DeviceSpan { device: self.gpu.ordinal(), address, len: bytes, readable: bytes })
     }
 
     /// Waits for `streams` to finish what they were given, watching the communicator: a failed
@@ -511,25 +549,27 @@ impl TpGroup {
 
     /// All-gathers the call's descriptor and compares: [`TpError::Disagree`] names the first
     /// word that differs. Returns every rank's descriptor.
-    fn agree(&self, comm: &Communicator, d: Descriptor, deadline: Instant) -> Result<Vec<[u64; 16]>> {
-        let send = self.gpu.upload(&d.words)?;
-        let mut recv = self.gpu.alloc::<u64>(16 * self.nranks)?;
+    fn agree(
+        &self,
+        comm: &Communicator,
+        scratch: &Scratch,
+        d: Descriptor,
+        deadline: Instant,
+    ) -> Result<Vec<[u64; 16]>> {
+        let send = self.workspace(scratch, 128)?;
+        let recv = self.workspace(scratch, 128 * self.nranks)?;
         let s = &self.comm_stream;
-        // SAFETY: device buffers of this GPU with room for 128 bytes and 128 * nranks bytes,
-        // alive until the stream is idle (watched below; dropping them waits for the device).
+        // SAFETY: group workspaces of 128 and 128 * nranks bytes on this GPU, kept by the call
+        // until the stream is idle or the communicator aborted.
         unsafe {
-            comm.all_gather(
-                send.device_address() as *const _,
-                recv.as_mut_slice().device_address() as *mut _,
-                128,
-                DataType::U8,
-                s.as_raw(),
-            )
+            s.write(&mut DeviceSliceMut::from_raw(send.device, send.address, 16), &d.words)?;
+            comm.all_gather(send.address as *const _, recv.address as *mut _, 128, DataType::U8, s.as_raw())
         }
         .map_err(|e| tp(comm_error(&e, 0)))?;
         self.watch(comm, &[s], deadline, "the ranks' agreement on the call")?;
         let mut all = vec![0u64; 16 * self.nranks];
-        s.read(recv.as_slice(), &mut all)?;
+        // SAFETY: as above; the all-gather has completed.
+        s.read(unsafe { DeviceSlice::from_raw(recv.device, recv.address, 16 * self.nranks) }, &mut all)?;
         let words: Vec<[u64; 16]> = all.chunks(16).map(|c| c.try_into().unwrap_or([0; 16])).collect();
         for (r, w) in words.iter().enumerate() {
             for i in 0..16 {
@@ -573,12 +613,8 @@ impl TpGroup {
             })
     }
 
-    /// Rows per chunk step: chunk starts are multiples of this many rows, so that A stays as
-    /// aligned at every chunk as at row 0 for any kernel of the catalogue (the widest alignment
-    /// in bytes, as rows of at least one byte). The same on every rank of one architecture,
-    /// whatever its shard: the ranks must issue the same collectives.
     fn granularity(&self) -> usize {
-        gemm_kernels::for_arch(self.gpu.arch()).map(|e| 2 * e.align_elems.max(1) as usize).max().unwrap_or(1)
+        granularity(self.gpu.arch())
     }
 
     /// `rows` split into the chunks of the options (one without overlap), at chunk starts that
@@ -669,16 +705,12 @@ impl TpGroup {
         Ok(())
     }
 
-    fn zero(&self, stream: &GpuStream, v: &mut crate::DeviceVec<u8>) -> Result<()> {
-        if v.is_empty() {
-            return Ok(());
-        }
+    fn zero(&self, stream: &GpuStream, v: DeviceSpan) -> Result<()> {
         let err = |e: String| Error::Device { device: self.gpu.name().into(), message: e };
         let hip = stream.stream().device_handle().hip().clone();
         let f = hip.api().hipMemsetAsync().map_err(|e| err(e.to_string()))?;
-        // SAFETY: the whole allocation of `v`, alive until the stream has run (watched by the
-        // caller before `v` is dropped; dropping it waits for the device anyway).
-        let code = unsafe { f(v.as_mut_slice().device_address() as *mut _, 0, v.len(), stream.stream().as_raw()) };
+        // SAFETY: a whole workspace of the call, kept until the stream has run.
+        let code = unsafe { f(v.address as *mut _, 0, v.len, stream.stream().as_raw()) };
         if code != 0 {
             return Err(err(format!("hipMemsetAsync failed with hipError_t {code}")));
         }
@@ -743,12 +775,12 @@ impl TpGroup {
         if gather.is_some() {
             collective_dtype(p.c_type)?;
         }
-        self.call(stream, |comm| {
+        self.call(stream, |comm, scratch| {
             let deadline = Instant::now() + self.options.timeout;
             let cs = p.c_type.size_bytes();
             if gather.is_none() {
                 let words = describe(1, p, 0, &self.options);
-                self.agree(comm, Descriptor { words, varying: 1 << 2 }, deadline)?;
+                self.agree(comm, scratch, Descriptor { words, varying: 1 << 2 }, deadline)?;
                 // No collective: the shard GEMM straight into Y_shard.
                 let Some(entry) = self.pin(p, x, w, y_shard, &[0])? else { return Ok(()) };
                 // SAFETY: checked by `pin` against Y_shard; the call waits for the stream below.
@@ -758,7 +790,7 @@ impl TpGroup {
                 return self.watch(comm, &[stream], deadline, "column-parallel GEMM");
             }
             let words = describe(1, p, 1, &self.options);
-            let all = self.agree(comm, Descriptor { words, varying: 1 << 2 }, deadline)?;
+            let all = self.agree(comm, scratch, Descriptor { words, varying: 1 << 2 }, deadline)?;
             let widths: Vec<usize> = all.iter().map(|w| w[2] as usize).collect();
             let nmax = widths.iter().copied().max().unwrap_or(0);
             let total: usize = widths.iter().sum();
@@ -769,18 +801,17 @@ impl TpGroup {
             }
             // Workspaces: this rank's shard padded to nmax columns (what the all-gather sends)
             // and every rank's, chunk by chunk.
-            let mut send = self.gpu.alloc::<u8>(p.m * nmax * cs)?;
-            let mut recv = self.gpu.alloc::<u8>(self.nranks * p.m * nmax * cs)?;
-            self.zero(stream, &mut send)?;
-            let send_at = send.as_mut_slice().device_address();
-            let recv_at = recv.as_mut_slice().device_address();
+            let send = self.workspace(scratch, p.m * nmax * cs)?;
+            let recv = self.workspace(scratch, self.nranks * p.m * nmax * cs)?;
+            self.zero(stream, send)?;
+            let (send_at, recv_at) = (send.address, recv.address);
             let mut pc = *p;
             pc.ldc = nmax;
             // The chunks depend only on m and the options: every rank issues the same
             // collectives, a rank without columns (N < ranks) too.
             let chunks = self.chunks(p.m);
             let starts: Vec<usize> = chunks.iter().map(|c| c.start).collect();
-            let ws = DeviceSpan { device: self.gpu.ordinal(), address: send_at, len: send.len(), readable: send.len() };
+            let ws = send;
             let entry = if p.n > 0 { self.pin(&pc, x, w, ws, &starts)? } else { None };
             let comm_s = self.comm_stream_for(stream);
             for rows in &chunks {
@@ -864,16 +895,16 @@ impl TpGroup {
             Reduce::ReduceScatter => self.scatter_rows(p.m, self.rank).len(),
         };
         check_out("Y", y, self.gpu.ordinal(), rows_out, p.n, p.ldc, p.c_type)?;
-        self.call(stream, |comm| {
+        self.call(stream, |comm, scratch| {
             let deadline = Instant::now() + self.options.timeout;
             let option = match reduce {
                 Reduce::AllReduce => 0,
                 Reduce::ReduceScatter => 1,
             };
             let words = describe(2, p, option, &self.options);
-            self.agree(comm, Descriptor { words, varying: 1 << 3 }, deadline)?;
+            self.agree(comm, scratch, Descriptor { words, varying: 1 << 3 }, deadline)?;
             // SAFETY: forwarded.
-            unsafe { self.row_after_agreement(comm, stream, p, x, w, y, reduce, deadline) }
+            unsafe { self.row_after_agreement(comm, scratch, stream, p, x, w, y, reduce, deadline) }
         })
     }
 
@@ -885,6 +916,7 @@ impl TpGroup {
     unsafe fn row_after_agreement(
         &self,
         comm: &Communicator,
+        scratch: &Scratch,
         stream: &GpuStream,
         p: &GemmProblem,
         x: DeviceSpan,
@@ -905,12 +937,11 @@ impl TpGroup {
         pc.ldc = n;
         match reduce {
             Reduce::AllReduce => {
-                let mut ws = self.gpu.alloc::<u8>(p.m * n * cs)?;
+                let span = self.workspace(scratch, p.m * n * cs)?;
                 if p.k == 0 {
-                    self.zero(stream, &mut ws)?;
+                    self.zero(stream, span)?;
                 }
-                let at = ws.as_mut_slice().device_address();
-                let span = DeviceSpan { device: self.gpu.ordinal(), address: at, len: ws.len(), readable: ws.len() };
+                let at = span.address;
                 let chunks = self.chunks(p.m);
                 let starts: Vec<usize> = chunks.iter().map(|r| r.start).collect();
                 let entry = if p.k > 0 { self.pin(&pc, x, w, span, &starts)? } else { None };
@@ -933,15 +964,13 @@ impl TpGroup {
                 stream.synchronize()
             }
             Reduce::ReduceScatter => {
-                let per = p.m.div_ceil(nr);
-                let mut send = self.gpu.alloc::<u8>(nr * per * n * cs)?;
-                let mut recv = self.gpu.alloc::<u8>(per * n * cs)?;
+                let per = scatter_block(p.m, nr, self.gpu.arch()).max(1);
+                let send = self.workspace(scratch, nr * per * n * cs)?;
+                let recv = self.workspace(scratch, per * n * cs)?;
                 // Rows past m (the last blocks' padding) and a rank with no K send zeros.
-                self.zero(stream, &mut send)?;
-                let send_at = send.as_mut_slice().device_address();
-                let recv_at = recv.as_mut_slice().device_address();
-                let span =
-                    DeviceSpan { device: self.gpu.ordinal(), address: send_at, len: send.len(), readable: send.len() };
+                self.zero(stream, send)?;
+                let (send_at, recv_at) = (send.address, recv.address);
+                let span = send;
                 // Chunk c holds sub-rows `sub` of every rank's block, laid out block by block so
                 // that one reduce-scatter hands each rank its sub-rows.
                 let subs = self.chunks(per);
@@ -1044,7 +1073,7 @@ impl TpGroup {
         }
         collective_dtype(down.c_type)?;
         check_out("Y", y, self.gpu.ordinal(), down.m, down.n, down.ldc, down.c_type)?;
-        self.call(stream, |comm| {
+        self.call(stream, |comm, scratch| {
             let deadline = Instant::now() + self.options.timeout;
             let mut words = describe(3, &up, activation as u64, &self.options);
             words[12] = down.n as u64;
@@ -1053,11 +1082,9 @@ impl TpGroup {
                 | (dtype_code(down.b_type) << 8)
                 | (u64::from(down.trans_b == Transpose::Yes) << 16);
             words[15] = u64::from(down.alpha.to_bits());
-            self.agree(comm, Descriptor { words, varying: (1 << 2) | (1 << 13) }, deadline)?;
+            self.agree(comm, scratch, Descriptor { words, varying: (1 << 2) | (1 << 13) }, deadline)?;
             let hs = up.c_type.size_bytes();
-            let mut hidden = self.gpu.alloc::<u8>(up.m * up.n * hs)?;
-            let h_at = hidden.as_mut_slice().device_address();
-            let h = DeviceSpan { device: self.gpu.ordinal(), address: h_at, len: hidden.len(), readable: hidden.len() };
+            let h = self.workspace(scratch, up.m * up.n * hs)?;
             if up.n > 0 && up.m > 0 {
                 let epilogue = crate::Epilogue { activation, ..crate::Epilogue::NONE };
                 // SAFETY: X and W_up as the caller gave them, H the group's workspace; the call
@@ -1065,7 +1092,7 @@ impl TpGroup {
                 unsafe { self.gpu.gemm_epilogue_raw("tp_mlp_up", stream, &up, [x, w_up, h], &epilogue, None)? };
             }
             // SAFETY: H is alive until the row plan returns (it synchronises the stream).
-            unsafe { self.row_after_agreement(comm, stream, &down, h, w_down, y, Reduce::AllReduce, deadline) }
+            unsafe { self.row_after_agreement(comm, scratch, stream, &down, h, w_down, y, Reduce::AllReduce, deadline) }
         })
     }
 }
