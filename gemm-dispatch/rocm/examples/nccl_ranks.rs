@@ -19,6 +19,14 @@
 //! Build here with `cargo build --release -p gemm-rocm --example nccl_ranks`, run on a machine
 //! with 2 NVIDIA GPUs: `NCCL_NVLS_ENABLE=0 ./nccl_ranks --ranks 2`. Exits non-zero on any
 //! mismatch or rank failure.
+//!
+//! Ran on 2 x H200 (NCCL 2.28.3), carried over as a release binary:
+//! `NCCL_NVLS_ENABLE=0 GEMM_RCCL_LIBRARY=/usr/lib/x86_64-linux-gnu/libnccl.so.2
+//! GEMM_CUDART_LIBRARY=/usr/local/cuda/targets/x86_64-linux/lib/libcudart.so ./nccl_ranks --ranks 2`:
+//! `ncclCommInitRank` in 0.66 s on both ranks; descriptor all-gather agreed; column all-gather
+//! bf16 (4 chunks, overlap), row all-reduce f32 (4 chunks) and bf16, row reduce-scatter f32
+//! (4 chunks): 0 mismatches on both ranks; with rank 1 gone, rank 0's all-reduce timed out after
+//! 3.0 s and `ncclCommAbort` returned Ok in 0.52 s; `NCCL RANKS OK`, 5.4 s in all.
 
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::path::{Path, PathBuf};
@@ -234,7 +242,7 @@ fn rank_main(rank: usize, nranks: usize, dir: &Path) -> Result<(), String> {
     let err = |e: gemm_rocm::Error| e.to_string();
 
     // 1. The descriptor all-gather: 16 u64 words per rank.
-    let words: Vec<u8> = (0..16u64).flat_map(|i| (i * 1000 + rank as u64 % 1).to_le_bytes()).collect();
+    let words: Vec<u8> = (0..16u64).flat_map(|i| (i * 1000).to_le_bytes()).collect();
     rt.upload(send, &words)?;
     // SAFETY: 128 bytes in, 128 * nranks out, device buffers of this rank's GPU, synchronised below.
     unsafe { comm.all_gather(send, recv, 128, DataType::U8, comm_stream) }.map_err(err)?;
