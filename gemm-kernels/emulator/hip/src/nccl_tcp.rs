@@ -139,6 +139,30 @@ fn read_array<const N: usize>(s: &mut TcpStream) -> std::io::Result<[u8; N]> {
     Ok(b)
 }
 
+/// A rank's greeting to the root: magic, the id's nonce, rank count, rank, and the address
+/// (IPv4, port) it listens on for its peers.
+struct Hello {
+    magic: [u8; 4],
+    nonce: [u8; 16],
+    nranks: u32,
+    rank: u32,
+    ip: [u8; 4],
+    port: [u8; 2],
+}
+
+impl Hello {
+    fn read(s: &mut TcpStream) -> std::io::Result<Self> {
+        Ok(Self {
+            magic: read_array(s)?,
+            nonce: read_array(s)?,
+            nranks: read_u32(s)?,
+            rank: read_u32(s)?,
+            ip: read_array(s)?,
+            port: read_array(s)?,
+        })
+    }
+}
+
 /// Opens a root for a new id and returns the id; the root serves one communicator, then exits.
 pub fn new_root(timeout: Duration) -> Result<[u8; 128], NcclError> {
     let ip = host_ip()?;
@@ -200,17 +224,7 @@ fn serve_root(listener: TcpListener, nonce: [u8; 16], timeout: Duration) {
         let _ = s.set_nonblocking(false);
         let _ = s.set_read_timeout(Some(Duration::from_secs(5)));
         let _ = s.set_nodelay(true);
-        let hello = (|| -> std::io::Result<([u8; 4], [u8; 16], u32, u32, [u8; 4], [u8; 2])> {
-            Ok((
-                read_array(&mut s)?,
-                read_array(&mut s)?,
-                read_u32(&mut s)?,
-                read_u32(&mut s)?,
-                read_array(&mut s)?,
-                read_array(&mut s)?,
-            ))
-        })();
-        let Ok((magic, their_nonce, n, rank, ip, port)) = hello else { continue };
+        let Ok(Hello { magic, nonce: their_nonce, nranks: n, rank, ip, port }) = Hello::read(&mut s) else { continue };
         if &magic != HELLO {
             continue;
         }
