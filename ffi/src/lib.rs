@@ -1252,6 +1252,13 @@ pub extern "C" fn gemm_status_string(status: i32) -> *const c_char {
         14 => c"a device pointer or the stream is on another device",
         15 => c"a pointer is not device memory",
         16 => c"the device is not a HIP GPU",
+        17 => c"a tensor-parallel unique id is malformed or stale",
+        18 => c"a tensor-parallel rank is not below the rank count",
+        19 => c"the ranks of a tensor-parallel group disagree on the call",
+        20 => c"a peer of the tensor-parallel group is gone; the group was aborted",
+        21 => c"a tensor-parallel call timed out; the group was aborted",
+        22 => c"the tensor-parallel group was aborted",
+        23 => c"an RCCL/NCCL failure",
         _ => c"unknown status",
     };
     s.as_ptr()
