@@ -50,15 +50,8 @@ pub fn run(args: &TpArgs, argv: &[String]) -> Result<(), String> {
         env.push(("GEMM_EMU_HIP".into(), "devices=gfx942;nccl=tcp;launch_threads=1".into()));
     }
     if args.print_commands {
-        let vars: String = env.iter().map(|(k, v)| format!("{k}={v} ")).collect();
-        println!("# one line per rank; the id file must be on storage every rank sees, fresh per job");
-        for r in 0..n {
-            println!(
-                "{vars}{RANK}={r} {RANKS}={n} {ID_FILE}=/shared/job/unique_id {} {}",
-                exe.display(),
-                argv.join(" ")
-            );
-        }
+        let id_file = std::env::var(ID_FILE).unwrap_or_else(|_| "/shared/job/unique_id".into());
+        print!("{}", rank_commands(&env, &exe.display().to_string(), argv, n, &id_file));
         return Ok(());
     }
     let dir = std::env::temp_dir().join(format!("gemm-tp-{}", std::process::id()));
@@ -106,6 +99,37 @@ pub fn run(args: &TpArgs, argv: &[String]) -> Result<(), String> {
     }
 }
 
+/// `s` as one word of a POSIX shell: unchanged when it holds only characters no shell treats
+/// specially, else in single quotes (a `'` inside becomes `'\''`).
+fn shell_word(s: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "@%+=:,./-_".contains(c);
+    if !s.is_empty() && s.chars().all(plain) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// The per-rank command lines `--print-commands` prints, one a line after a comment: each sets
+/// `env`, the rank, the rank count and the id file, then runs `exe` with the launcher's
+/// arguments less `--print-commands`, every word quoted for a POSIX shell.
+fn rank_commands(env: &[(String, String)], exe: &str, argv: &[String], n: usize, id_file: &str) -> String {
+    let vars: String = env.iter().map(|(k, v)| format!("{k}={} ", shell_word(v))).collect();
+    let args: Vec<String> = argv.iter().filter(|a| a.as_str() != "--print-commands").map(|a| shell_word(a)).collect();
+    let mut out = format!(
+        "# one line per rank; the id file ({ID_FILE}, {id_file}) must be on storage every rank sees, fresh per job\n"
+    );
+    for r in 0..n {
+        out += &format!(
+            "{vars}{RANK}={r} {RANKS}={n} {ID_FILE}={} {} {}\n",
+            shell_word(id_file),
+            shell_word(exe),
+            args.join(" ")
+        );
+    }
+    out
+}
+
 fn with_types(args: &TpArgs, rank: usize, ranks: usize, id_file: &Path) -> Result<(), String> {
     match (args.ops.dtype, args.ops.out_dtype()) {
         (DType::F32, DType::F32) => rank_main::<f32, f32>(args, rank, ranks, id_file),
@@ -119,8 +143,9 @@ fn exchange_id(ctx: &Context, id_file: &Path, rank: usize) -> Result<Vec<u8>, St
     if rank == 0 {
         let id = ctx.tp_unique_id(0).map_err(|e| e.to_string())?;
         let tmp = id_file.with_extension("tmp");
-        std::fs::write(&tmp, id).map_err(|e| e.to_string())?;
-        std::fs::rename(&tmp, id_file).map_err(|e| e.to_string())?;
+        std::fs::write(&tmp, id).map_err(|e| format!("write the unique id to {}: {e}", tmp.display()))?;
+        std::fs::rename(&tmp, id_file)
+            .map_err(|e| format!("rename {} to {}: {e}", tmp.display(), id_file.display()))?;
         return Ok(id.to_vec());
     }
     let deadline = Instant::now() + Duration::from_secs(120);
@@ -228,5 +253,54 @@ fn rank_main<A: Element, C: Element>(args: &TpArgs, rank: usize, ranks: usize, i
         Ok(())
     } else {
         Err(format!("rank {rank}: {report:?}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `sh` makes of `line`'s words (printed one a line by `printf`).
+    fn sh_words(line: &str) -> Vec<String> {
+        let out = Command::new("sh").arg("-c").arg(format!("printf '%s\\n' {line}")).output().expect("run sh");
+        assert!(out.status.success(), "{line}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap().lines().map(String::from).collect()
+    }
+
+    #[test]
+    fn shell_words_survive_a_shell() {
+        let words = ["plain-word_1.2/x", "devices=gfx942;nccl=tcp", "a b", "it's", "", "$HOME `x` \\ \"q\"", "*"];
+        for w in words {
+            assert_eq!(sh_words(&shell_word(w)), vec![w.to_string()], "{w:?} quoted as {}", shell_word(w));
+        }
+        assert_eq!(shell_word("--m"), "--m");
+    }
+
+    #[test]
+    fn rank_commands_quote_values_and_drop_print_commands() {
+        let env = vec![("GEMM_EMU_HIP".to_string(), "devices=gfx942;nccl=tcp".to_string())];
+        let argv: Vec<String> =
+            ["tp", "--ranks", "2", "--plan", "row", "--print-commands"].iter().map(|s| s.to_string()).collect();
+        let text = rank_commands(&env, "/opt/my gemm/gemm", &argv, 2, "/shared/job/id");
+        let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+        assert_eq!(lines.len(), 2, "{text}");
+        for (r, line) in lines.iter().enumerate() {
+            assert!(!line.contains("--print-commands"), "{line}");
+            assert!(line.starts_with("GEMM_EMU_HIP='devices=gfx942;nccl=tcp' "), "{line}");
+            // The shell sees the assignments and the command as these words.
+            let want = [
+                "GEMM_EMU_HIP=devices=gfx942;nccl=tcp".to_string(),
+                format!("{RANK}={r}"),
+                format!("{RANKS}=2"),
+                format!("{ID_FILE}=/shared/job/id"),
+                "/opt/my gemm/gemm".into(),
+                "tp".into(),
+                "--ranks".into(),
+                "2".into(),
+                "--plan".into(),
+                "row".into(),
+            ];
+            assert_eq!(sh_words(line), want, "{line}");
+        }
     }
 }
