@@ -882,8 +882,11 @@ gemm_status_t gemm_tp_row_device(gemm_tp_group_t *group,
  A Megatron MLP on this rank's shards: `H = act(X * W_up_shard)` (`up`: `m x f_r x h`), then
  `Y = sum over ranks of H * W_down_shard` (`down`: `m x h x f_r`, its A is H: `down.a_type ==
  up.c_type`, `down.trans_a == GEMM_NO_TRANS`; H lives in a group workspace) with one
- all-reduce. `activation` runs in a fused epilogue where the catalogue has one for the
- problem (GEMM_STATUS_UNSUPPORTED_DTYPE otherwise).
+ all-reduce. `activation` (not GEMM_ACTIVATION_NONE) runs fused into the up GEMM's epilogue,
+ after a bias of zeros, by the catalogue's `fused` kernels: bf16 -> bf16 with `h` and this
+ rank's `f_r` multiples of 8. Where a rank's shard has none, every rank refuses before any data
+ moves: that rank GEMM_STATUS_UNSUPPORTED_DTYPE, the others GEMM_STATUS_TP_DISAGREE (or the
+ same); the group stays usable.
 
  # Safety
  As `gemm_tp_column_device`.

@@ -164,7 +164,9 @@ enum Case {
     RowAllReduceBf16,
     /// bf16 in, f32, reduce-scatter.
     RowReduceScatter,
-    /// X (m x k) * W_up shard in bf16 (no activation: gfx942 has no fused bf16 -> bf16 kernel for this shape), * W_down shard, f32 all-reduce.
+    /// X (m x k) * W_up shard in bf16, * W_down shard, f32 all-reduce; no activation (the
+    /// shards are 15 and 14 wide: no fused kernel; see
+    /// `mlp_activations_run_fused_or_are_refused_on_every_rank`).
     Mlp,
 }
 
@@ -681,4 +683,138 @@ fn a_borrowed_communicator_outlives_its_group() {
         &[("borrow", 0), ("borrow", 1)],
         10_000,
     ));
+}
+
+/// Host activation of `x` (the formulas of `Activation`'s documentation).
+fn host_act(act: Activation, x: f64) -> f64 {
+    match act {
+        Activation::None => x,
+        Activation::Relu => x.max(0.0),
+        Activation::GeluTanh => {
+            0.5 * x * (1.0 + ((2.0 / std::f64::consts::PI).sqrt() * (x + 0.044715 * x.powi(3))).tanh())
+        }
+        Activation::Silu => x / (1.0 + (-x).exp()),
+    }
+}
+
+/// One MLP call of rank `r` of 2 with `f` ffn columns split over the ranks (hidden 40, 45
+/// rows, bf16 H, f32 Y), Y starting as a sentinel: the call's result and Y afterwards.
+fn mlp_call(g: &TpGroup, ctx: &Context, f: usize, act: Activation) -> (gemm_dispatch::Result<()>, Vec<f32>) {
+    let (m, h, r) = (45, 40, g.rank());
+    let gpu = ctx.gpu(0).unwrap();
+    let s = gpu.create_stream().unwrap();
+    let fs = split(f, 2)[r].clone();
+    let (x, w_up, w_down) = (values::<bf16>(m * h, 11), values::<bf16>(h * f, 12), values::<bf16>(f * h, 13));
+    let up = GemmProblem::new(m, fs.len(), h).with_dtypes(DType::Bf16, DType::Bf16, DType::Bf16);
+    let down = GemmProblem::new(m, h, fs.len()).with_dtypes(DType::Bf16, DType::Bf16, DType::F32);
+    let dx = gpu.upload(&x).unwrap();
+    let du = gpu.upload(&columns(&w_up, h, f, fs.clone())).unwrap();
+    let dd = gpu.upload(&w_down[fs.start * h..fs.end * h]).unwrap();
+    let mut y = gpu.upload(&vec![-9.5f32; m * h]).unwrap();
+    let res = g.mlp(&s, &up, &down, dx.as_slice(), du.as_slice(), dd.as_slice(), y.as_mut_slice(), act);
+    (res, y.to_vec().unwrap())
+}
+
+/// The single-process reference of [`mlp_call`] with `f` = 32 on one GPU: each shard's fused up
+/// GEMM (the catalogue's `fused` family: bf16 -> bf16, leading dimensions 40 and 16, multiples
+/// of 8) and its down GEMM, the f32 partials reduced in rank order. Each shard's fused H is also
+/// checked on the host against the activation of the plain GEMM's H, and must differ from it
+/// somewhere (the activation ran).
+fn mlp_reference(ctx: &Context, act: Activation) -> Vec<f32> {
+    let (m, h, f) = (45, 40, 32);
+    let gpu = ctx.gpu(0).unwrap();
+    let s = gpu.create_stream().unwrap();
+    let (x, w_up, w_down) = (values::<bf16>(m * h, 11), values::<bf16>(h * f, 12), values::<bf16>(f * h, 13));
+    let dx = gpu.upload(&x).unwrap();
+    let parts: Vec<Vec<f32>> = split(f, 2)
+        .into_iter()
+        .map(|fs| {
+            let up = GemmProblem::new(m, fs.len(), h).with_dtypes(DType::Bf16, DType::Bf16, DType::Bf16);
+            let du = gpu.upload(&columns(&w_up, h, f, fs.clone())).unwrap();
+            let zeros = gpu.upload(&vec![0f32; m]).unwrap();
+            let hidden = |a: Activation| {
+                let mut hb = gpu.upload(&vec![bf16::ZERO; m * fs.len()]).unwrap();
+                // As the group runs it: a per-row bias of zeros (the fused family's kernels fuse
+                // an activation only after a bias).
+                let (e, bias) = match a {
+                    Activation::None => (gemm_dispatch::Epilogue::NONE, None),
+                    _ => (
+                        gemm_dispatch::Epilogue {
+                            bias: Some(gemm_dispatch::BiasAxis::PerRow),
+                            activation: a,
+                            clamp: None,
+                        },
+                        Some(zeros.as_slice()),
+                    ),
+                };
+                gpu.gemm_epilogue(&s, &up, dx.as_slice(), du.as_slice(), hb.as_mut_slice(), &e, bias).unwrap();
+                s.synchronize().unwrap();
+                hb
+            };
+            let (fused, plain) = (hidden(act), hidden(Activation::None).to_vec().unwrap());
+            let fv = fused.to_vec().unwrap();
+            for (i, (&got, &p)) in fv.iter().zip(&plain).enumerate() {
+                let want = host_act(act, f64::from(p.to_f32()));
+                let err = (f64::from(got.to_f32()) - want).abs();
+                assert!(err <= 0.02 * want.abs() + 0.02, "{act:?}: H[{i}] = {got}, host {want} (plain {p})");
+            }
+            assert!(fv != plain, "{act:?} changed nothing");
+            let down = GemmProblem::new(m, h, fs.len()).with_dtypes(DType::Bf16, DType::Bf16, DType::F32);
+            let dd = gpu.upload(&w_down[fs.start * h..fs.end * h]).unwrap();
+            let mut y = gpu.upload(&vec![0f32; m * h]).unwrap();
+            gpu.gemm(&s, &down, fused.as_slice(), dd.as_slice(), y.as_mut_slice()).unwrap();
+            s.synchronize().unwrap();
+            y.to_vec().unwrap()
+        })
+        .collect();
+    reduce(&parts)
+}
+
+/// A rank of the activation test: first the widths without a fused kernel (refused before any
+/// data moves, Y untouched), then every activation on widths with one, bit for bit.
+fn activation_rank(r: usize, dir: &Path) {
+    let ctx = hip_context();
+    let id = exchange_id(&ctx, dir, r);
+    let g = TpGroup::create(&ctx, 0, &id, 2, r, options(true, 10_000)).unwrap();
+    // f = 31: rank 0's shard is 16 wide (a fused kernel), rank 1's 15 (none: not a multiple of 8).
+    let (res, y) = mlp_call(&g, &ctx, 31, Activation::Silu);
+    match (r, res) {
+        (0, Err(Error::Tp(TpError::Disagree(w)))) => assert!(w.starts_with("option"), "{w}"),
+        (1, Err(Error::Unsupported { why, .. })) => assert!(why.contains("MLP up projection"), "{why}"),
+        (_, other) => panic!("rank {r}, f = 31: {other:?}"),
+    }
+    assert!(y.iter().all(|&v| v == -9.5), "a refused call wrote Y");
+    // f = 30: no rank has a kernel.
+    let (res, y) = mlp_call(&g, &ctx, 30, Activation::Relu);
+    assert!(matches!(res, Err(Error::Unsupported { .. })), "rank {r}, f = 30: {res:?}");
+    assert!(y.iter().all(|&v| v == -9.5), "a refused call wrote Y");
+    assert_eq!(g.status(), TpStatus::Ok);
+    for act in [Activation::Relu, Activation::GeluTanh, Activation::Silu] {
+        let (res, y) = mlp_call(&g, &ctx, 32, act);
+        res.unwrap_or_else(|e| panic!("rank {r}, {act:?}: {e}"));
+        let want = mlp_reference(&ctx, act);
+        assert!(
+            bytemuck::cast_slice::<f32, u32>(&y) == bytemuck::cast_slice::<f32, u32>(&want),
+            "rank {r}, {act:?}: not the single-process reference's bits"
+        );
+    }
+    assert_eq!(g.status(), TpStatus::Ok);
+}
+
+#[test]
+fn mlp_activations_run_fused_or_are_refused_on_every_rank() {
+    if role().as_deref() == Some("act") {
+        return activation_rank(env_usize(RANK), &PathBuf::from(std::env::var(DIR).unwrap()));
+    }
+    let dir = temp_dir("act");
+    let start = Instant::now();
+    assert_all_ok(&spawn(
+        "mlp_activations_run_fused_or_are_refused_on_every_rank",
+        &dir,
+        2,
+        &[("act", 0), ("act", 1)],
+        10_000,
+    ));
+    eprintln!("2 ranks: MLP activations in {:?}", start.elapsed());
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -229,13 +229,13 @@ const FIELDS: [&str; 16] = [
     "C dtype",
     "transposes",
     "alpha",
-    "option",
+    "option (row: the reduction; MLP: the activation, u64::MAX where the rank's shard has no fused kernel for it)",
     "overlap",
     "chunks",
     "second n",
     "second k",
     "second dtypes",
-    "activation",
+    "second alpha",
 ];
 
 /// The descriptor of a call, compared across ranks; `varying` lists the words that may differ
@@ -1019,8 +1019,13 @@ impl TpGroup {
     /// `m x f_r x h`, H in `up`'s C dtype, kept in a group workspace), then `Y = sum over ranks
     /// of H * op(W_down_shard)` (`down`: `m x h x f_r`, A = H, so `down.a_type == up.c_type` and
     /// `down.trans_a` is `No`) with one all-reduce, chunked and overlapped as [`Self::row`].
-    /// `activation` runs in the up GEMM's epilogue (a `fused` kernel) when it is not `None`.
-    /// Y is `m x h` with `down.ldc`.
+    /// `activation` runs in the up GEMM's epilogue (a `fused` kernel) when it is not `None`:
+    /// the catalogue's `fused` family, bf16 -> bf16, every leading dimension a multiple of 8
+    /// (`h` and this rank's `f_r`), after a per-row bias of zeros (the family fuses an
+    /// activation only after a bias). Where a rank's shard has no such kernel the call is refused
+    /// before any data moves: that rank gets `Error::Unsupported` (why), the others
+    /// `TpError::Disagree` (or `Unsupported` too where theirs has none either); the group stays
+    /// usable. Y is `m x h` with `down.ldc`.
     #[allow(clippy::too_many_arguments)]
     pub fn mlp<X: Element, W: Element, Y: Element>(
         &self,
@@ -1073,23 +1078,61 @@ impl TpGroup {
         }
         collective_dtype(down.c_type)?;
         check_out("Y", y, self.gpu.ordinal(), down.m, down.n, down.ldc, down.c_type)?;
+        // The catalogue fuses an activation only after a bias, and for a row-major problem only
+        // after a per-row one (its kernels' column bias, in column-major terms): the activation
+        // runs after a per-row bias of zeros (`x + 0` is `x`, but for -0.0 -> +0.0).
+        let epilogue = match activation {
+            Activation::None => crate::Epilogue::NONE,
+            _ => crate::Epilogue { bias: Some(crate::BiasAxis::PerRow), activation, clamp: None },
+        };
+        // Whether this rank's shard has a fused kernel for the activation, decided before any
+        // collective and agreed on: the shards' widths differ, so one rank may have a kernel
+        // where another has none (a width that is not a multiple of 8), and a rank that refused
+        // alone would leave the others waiting in the all-reduce until their timeout.
+        let refusal = if activation == Activation::None || up.m == 0 || up.n == 0 {
+            None
+        } else {
+            crate::plan::fused::fused_entry(self.gpu.arch(), &up, &epilogue).err().map(|why| Error::Unsupported {
+                device: self.gpu.name().into(),
+                why: format!("MLP up projection: {why}"),
+            })
+        };
         self.call(stream, |comm, scratch| {
             let deadline = Instant::now() + self.options.timeout;
-            let mut words = describe(3, &up, activation as u64, &self.options);
+            let option = if refusal.is_some() { u64::MAX } else { activation as u64 };
+            let mut words = describe(3, &up, option, &self.options);
             words[12] = down.n as u64;
             words[13] = down.k as u64;
             words[14] = dtype_code(down.c_type)
                 | (dtype_code(down.b_type) << 8)
                 | (u64::from(down.trans_b == Transpose::Yes) << 16);
             words[15] = u64::from(down.alpha.to_bits());
-            self.agree(comm, scratch, Descriptor { words, varying: (1 << 2) | (1 << 13) }, deadline)?;
+            let agreed = self.agree(comm, scratch, Descriptor { words, varying: (1 << 2) | (1 << 13) }, deadline);
+            // Every rank refused (they agreed), or some did (the others got `Disagree`): no
+            // collective is left half issued and the group stays usable.
+            if let Some(refused) = refusal {
+                if matches!(agreed, Ok(_) | Err(Error::Tp(TpError::Disagree(_)))) {
+                    return Err(refused);
+                }
+            }
+            agreed?;
             let hs = up.c_type.size_bytes();
             let h = self.workspace(scratch, up.m * up.n * hs)?;
             if up.n > 0 && up.m > 0 {
-                let epilogue = crate::Epilogue { activation, ..crate::Epilogue::NONE };
-                // SAFETY: X and W_up as the caller gave them, H the group's workspace; the call
-                // waits for the stream before H is dropped.
-                unsafe { self.gpu.gemm_epilogue_raw("tp_mlp_up", stream, &up, [x, w_up, h], &epilogue, None)? };
+                let bias = match epilogue.bias {
+                    None => None,
+                    Some(_) => {
+                        let b = self.workspace(scratch, up.m * 4)?;
+                        // SAFETY: a group workspace of at least `up.m` f32 on this GPU, kept
+                        // by the call until the stream is idle.
+                        let mut zeros = unsafe { DeviceSliceMut::<f32>::from_raw(b.device, b.address, up.m) };
+                        stream.write(&mut zeros, &vec![0f32; up.m])?;
+                        Some(b)
+                    }
+                };
+                // SAFETY: X and W_up as the caller gave them, H and the bias the group's
+                // workspaces; the call waits for the stream before they are dropped.
+                unsafe { self.gpu.gemm_epilogue_raw("tp_mlp_up", stream, &up, [x, w_up, h], &epilogue, bias)? };
             }
             // SAFETY: H is alive until the row plan returns (it synchronises the stream).
             unsafe { self.row_after_agreement(comm, scratch, stream, &down, h, w_down, y, Reduce::AllReduce, deadline) }
