@@ -6,6 +6,7 @@
  * odd shapes and on the caller's own stream and hipMalloc'd memory:
  *   - gemm_tp_row_device, all-reduce and reduce-scatter (K split 26 + 25, f32 partials),
  *   - gemm_tp_column_device (N split 15 + 14, W stored transposed), the shard and the gathered Y,
+ *   - gemm_tp_mlp_device with ReLU fused into the up projection (ffn width 32 split 16 + 16),
  * each checked against a host reference of the whole layer computed here in double. Then the
  * refusals: NULL pointers, a rank out of range, bad ids, a bad options size, bad enum values,
  * host memory as device memory: each its GEMM_STATUS_*, no output handle or device memory
@@ -65,7 +66,10 @@ enum { NC = 29, KC = 40 };
 static const size_t k_first[NRANKS + 1] = {0, 26, 51};  /* rank r has K rows k_first[r]..k_first[r+1] */
 static const size_t n_first[NRANKS + 1] = {0, 15, 29};  /* rank r has N columns n_first[r]..n_first[r+1] */
 
-static uint16_t xr[M * KR], wr[KR * NR], xc[M * KC], wct[NC * KC];
+/* MLP plan: H = relu(X W_up) (X is the column plan's M x KC), Y (M x KC) = H W_down, the ffn
+ * width FF split 16 + 16 (a multiple of 8 per rank: the fused kernels' alignment). */
+enum { FF = 32, FR = FF / NRANKS };
+static uint16_t xr[M * KR], wr[KR * NR], xc[M * KC], wct[NC * KC], wup[KC * FF], wdn[FF * KC];
 
 static gemm_problem_t problem(size_t m, size_t n, size_t k, size_t lda, size_t ldb, size_t ldc, gemm_transpose_t tb) {
     gemm_problem_t p = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, tb, GEMM_DTYPE_BF16, GEMM_DTYPE_BF16, GEMM_DTYPE_F32, m, n, k,
@@ -314,6 +318,51 @@ static void column_plan(gemm_tp_group_t *g, void *s, int rank) {
     CHECK(hFree(dx) == 0 && hFree(dw) == 0 && hFree(dshard) == 0 && hFree(dall) == 0, "free");
 }
 
+/* The MLP plan with ReLU fused into the up projection, against a host reference (H rounded to
+ * bf16 as the group's workspace holds it; a one-ulp difference in H is within the tolerance, a
+ * missing ReLU is not); then a bad activation value is refused and writes nothing. */
+static void mlp_plan(gemm_tp_group_t *g, void *s, int rank) {
+    const size_t f0 = (size_t)rank * FR;
+    static uint16_t up_shard[KC * FR], h[M * FF];
+    static float y[M * KC], y0[M * KC];
+    for (size_t l = 0; l < KC; l++)
+        for (size_t j = 0; j < FR; j++) up_shard[l * FR + j] = wup[l * FF + f0 + j];
+    for (size_t i = 0; i < M; i++)
+        for (size_t j = 0; j < FF; j++) {
+            float acc = 0;
+            for (size_t l = 0; l < KC; l++) acc += from_bf16(xc[i * KC + l]) * from_bf16(wup[l * FF + j]);
+            h[i * FF + j] = to_bf16(acc > 0 ? acc : 0);
+        }
+    fill(y0, M * KC, 2.5f);
+    void *dx = device_copy(xc, sizeof xc), *du = device_copy(up_shard, sizeof up_shard);
+    void *dd = device_copy(wdn + f0 * KC, FR * KC * 2), *dy = device_copy(y0, sizeof y0);
+    gemm_problem_t up = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, GEMM_DTYPE_BF16, GEMM_DTYPE_BF16,
+                         GEMM_DTYPE_BF16, M, FR, KC, KC, FR, FR, 1.0f, 0.0f, GEMM_MATH_DEFAULT};
+    gemm_problem_t down = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, GEMM_DTYPE_BF16, GEMM_DTYPE_BF16,
+                           GEMM_DTYPE_F32, M, KC, FR, FR, KC, KC, 1.0f, 0.0f, GEMM_MATH_DEFAULT};
+    gemm_status_t st = gemm_tp_mlp_device(g, s, &up, &down, dx, du, dd, dy, GEMM_ACTIVATION_RELU);
+    CHECK(st == GEMM_STATUS_SUCCESS, "rank %d: gemm_tp_mlp_device: %s", rank, gemm_status_string(st));
+    CHECK(hMemcpy(y, dy, sizeof y, D2H) == 0, "read Y");
+    for (size_t i = 0; i < M; i++)
+        for (size_t c = 0; c < KC; c++) {
+            double want = 0, mag = 0;
+            for (size_t j = 0; j < FF; j++) {
+                double t = (double)from_bf16(h[i * FF + j]) * from_bf16(wdn[j * KC + c]);
+                want += t;
+                mag += fabs(t);
+            }
+            CHECK(fabs(y[i * KC + c] - want) <= 1e-2 * mag + 1e-5, "rank %d MLP Y[%zu][%zu] = %g, want %g", rank, i,
+                  c, y[i * KC + c], want);
+        }
+    CHECK(hMemcpy(dy, y0, sizeof y0, H2D) == 0, "reset Y");
+    CHECK(gemm_tp_mlp_device(g, s, &up, &down, dx, du, dd, dy, 9) == GEMM_STATUS_INVALID_VALUE, "activation 9");
+    CHECK(gemm_tp_mlp_device(g, s, &up, NULL, dx, du, dd, dy, GEMM_ACTIVATION_RELU) == GEMM_STATUS_NULL_POINTER,
+          "NULL down");
+    CHECK(hMemcpy(y, dy, sizeof y, D2H) == 0, "read Y");
+    for (size_t i = 0; i < M * KC; i++) CHECK(y[i] == 2.5f, "a refused MLP call wrote Y[%zu]", i);
+    CHECK(hFree(dx) == 0 && hFree(du) == 0 && hFree(dd) == 0 && hFree(dy) == 0, "free");
+}
+
 /* Both ranks reach this point before either goes on (a file each, at most 30 s): an abort
  * must not cut a peer's collective that is still receiving. */
 static void barrier(const char *dir, int rank, const char *name) {
@@ -374,6 +423,8 @@ static int run_rank(int rank, const char *dir) {
     for (size_t i = 0; i < KR * NR; i++) wr[i] = to_bf16(rnd());
     for (size_t i = 0; i < M * KC; i++) xc[i] = to_bf16(rnd());
     for (size_t i = 0; i < NC * KC; i++) wct[i] = to_bf16(rnd());
+    for (size_t i = 0; i < KC * FF; i++) wup[i] = to_bf16(rnd());
+    for (size_t i = 0; i < FF * KC; i++) wdn[i] = to_bf16(rnd());
 
     gemm_context_t *ctx = NULL;
     CHECK(gemm_context_create(NULL, &ctx) == GEMM_STATUS_SUCCESS && ctx, "rank %d: default context", rank);
@@ -400,6 +451,7 @@ static int run_rank(int rank, const char *dir) {
     CHECK(hStreamCreate(&s) == 0, "hipStreamCreate");
     row_plan(g, s, rank);
     column_plan(g, s, rank);
+    mlp_plan(g, s, rank);
     barrier(dir, rank, "before-abort");
     aborted(g, s, rank);
     CHECK(gemm_tp_group_destroy(g) == GEMM_STATUS_SUCCESS, "destroy");
