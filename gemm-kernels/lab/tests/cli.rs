@@ -413,3 +413,30 @@ fn tp_ranks_printed_commands_run_in_a_shell() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `gemm tp --ranks 2` starts its two ranks itself (emulated HIP and RCCL, the id through a
+/// file in a temporary directory), each checks its output against the reference, and the
+/// launcher reports them; every plan, overlap on and off.
+#[test]
+fn tp_ranks_launches_and_checks_every_plan() {
+    for plan in ["column", "row", "row-allreduce"] {
+        for overlap in [&[][..], &["--no-overlap"][..]] {
+            let out = Command::new(env!("CARGO_BIN_EXE_gemm"))
+                .args(["tp", "--ranks", "2", "--plan", plan, "--m", "40", "--n", "24", "--k", "48"])
+                .args(["--dtype", "bf16", "--out-dtype", "f32", "--iters", "1"])
+                .args(overlap)
+                .env_remove("GEMM_DEVICES")
+                .env_remove("GEMM_HIP_LIBRARY")
+                .env_remove("GEMM_TP_RANK")
+                .output()
+                .unwrap();
+            let (so, se) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+            assert!(out.status.success(), "{plan} {overlap:?}: {so}{se}");
+            assert!(so.contains("all 2 ranks passed"), "{so}");
+            for r in 0..2 {
+                let line = so.lines().find(|l| l.starts_with(&format!("rank {r}/2"))).unwrap_or_else(|| panic!("{so}"));
+                assert!(line.ends_with("OK") && line.contains(&format!("overlap {}", overlap.is_empty())), "{line}");
+            }
+        }
+    }
+}
