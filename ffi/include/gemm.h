@@ -66,6 +66,11 @@
 #define GEMM_ABI_VERSION 1
 
 /*
+ Bytes of a tensor-parallel unique id (`NCCL_UNIQUE_ID_BYTES`).
+ */
+#define GEMM_TP_UNIQUE_ID_BYTES 128
+
+/*
  Status of every call. Values are fixed: they are part of the ABI.
  */
 typedef enum {
@@ -134,12 +139,47 @@ typedef enum {
    The device named is not a HIP GPU (device-memory calls need one).
    */
   GEMM_STATUS_NOT_A_GPU = 16,
+  /*
+   A tensor-parallel unique id is malformed (not made by `gemm_tp_unique_id`/RCCL, damaged)
+   or stale (its rendezvous is gone).
+   */
+  GEMM_STATUS_TP_BAD_UNIQUE_ID = 17,
+  /*
+   A tensor-parallel rank is not below the rank count.
+   */
+  GEMM_STATUS_TP_RANK_OUT_OF_RANGE = 18,
+  /*
+   The ranks of a tensor-parallel group called with different problems or options.
+   */
+  GEMM_STATUS_TP_DISAGREE = 19,
+  /*
+   A peer of a tensor-parallel group is gone (died, or aborted its communicator); the group
+   was aborted.
+   */
+  GEMM_STATUS_TP_PEER_LOST = 20,
+  /*
+   A tensor-parallel call did not finish within the group's timeout; the group was aborted.
+   */
+  GEMM_STATUS_TP_TIMEOUT = 21,
+  /*
+   The tensor-parallel group was aborted and runs nothing more; destroy it.
+   */
+  GEMM_STATUS_TP_ABORTED = 22,
+  /*
+   Another RCCL/NCCL failure.
+   */
+  GEMM_STATUS_TP_COMM_ERROR = 23,
 } gemm_status_t;
 
 /*
  An opaque set of devices.
  */
 typedef struct gemm_context_t gemm_context_t;
+
+/*
+ One rank of a tensor-parallel group (opaque).
+ */
+typedef struct gemm_tp_group_t gemm_tp_group_t;
 
 /*
  What a device is.
@@ -263,6 +303,34 @@ typedef struct {
  */
 typedef uint32_t gemm_tp_plan_t;
 
+/*
+ Options of a tensor-parallel group. Versioned (ABI rule): set `size` with
+ `gemm_tp_options_init`, then change fields.
+ */
+typedef struct {
+  /*
+   `sizeof(gemm_tp_options_t)`, set by `gemm_tp_options_init`.
+   */
+  size_t size;
+  /*
+   How long a call may wait for its collectives before the group aborts (milliseconds).
+   */
+  uint64_t timeout_ms;
+  /*
+   Non-zero: overlap each chunk's collective with the next chunk's GEMM.
+   */
+  uint32_t overlap;
+  /*
+   Chunks of rows when overlapping (at least 1).
+   */
+  uint32_t chunks;
+} gemm_tp_options_t;
+
+/*
+ How a row-parallel call (`gemm_tp_row_device`) sums the ranks' partial products.
+ */
+typedef uint32_t gemm_tp_reduce_t;
+
 #define GEMM_DTYPE_F32 0
 
 #define GEMM_DTYPE_F16 1
@@ -338,6 +406,16 @@ typedef uint32_t gemm_tp_plan_t;
  x / (1 + exp(-x))
  */
 #define GEMM_ACTIVATION_SILU 3
+
+/*
+ All-reduce: every rank receives all of Y.
+ */
+#define GEMM_TP_ALL_REDUCE 0
+
+/*
+ Reduce-scatter: rank r receives the rows `gemm_tp_scatter_rows` names.
+ */
+#define GEMM_TP_REDUCE_SCATTER 1
 
 #ifdef __cplusplus
 extern "C" {
@@ -650,6 +728,178 @@ gemm_status_t gemm_abi_check(uint32_t abi_version,
                              size_t epilogue_size,
                              size_t fp8_scales_size,
                              size_t device_info_size);
+
+/*
+ Fills `options` with the defaults (600 s timeout, overlap on, 4 chunks) and its size.
+
+ # Safety
+ `options` is NULL or points to a writable `gemm_tp_options_t`.
+ */
+gemm_status_t gemm_tp_options_init(gemm_tp_options_t *options);
+
+/*
+ Makes a unique id on GPU `device` of the context (`ncclGetUniqueId` of the RCCL it uses) and
+ writes its `GEMM_TP_UNIQUE_ID_BYTES` bytes to `out`. Call it on one rank; the caller's
+ launcher passes the bytes to every rank's `gemm_tp_group_create`.
+
+ # Safety
+ `ctx` is NULL or valid; `out` is NULL or has room for `GEMM_TP_UNIQUE_ID_BYTES` bytes.
+ */
+gemm_status_t gemm_tp_unique_id(gemm_context_t *ctx, size_t device, uint8_t *out);
+
+/*
+ Joins the communicator of `unique_id` (`GEMM_TP_UNIQUE_ID_BYTES` bytes) as `rank` of `nranks`
+ on GPU `device`, with the default options; blocks until every rank has joined. The group owns
+ its communicator. Errors: GEMM_STATUS_TP_RANK_OUT_OF_RANGE, GEMM_STATUS_TP_BAD_UNIQUE_ID,
+ GEMM_STATUS_TP_DISAGREE (ranks joined with different `nranks`), GEMM_STATUS_TP_PEER_LOST.
+
+ # Safety
+ `ctx` is NULL or valid; `unique_id` is NULL or holds `GEMM_TP_UNIQUE_ID_BYTES` bytes; `out` is
+ NULL or writable.
+ */
+gemm_status_t gemm_tp_group_create(gemm_context_t *ctx,
+                                   size_t device,
+                                   const uint8_t *unique_id,
+                                   size_t nranks,
+                                   size_t rank,
+                                   gemm_tp_group_t **out);
+
+/*
+ `gemm_tp_group_create` with options (NULL: the defaults).
+
+ # Safety
+ As `gemm_tp_group_create`; `options` is NULL or initialised by `gemm_tp_options_init`.
+ */
+gemm_status_t gemm_tp_group_create_with(gemm_context_t *ctx,
+                                        size_t device,
+                                        const uint8_t *unique_id,
+                                        size_t nranks,
+                                        size_t rank,
+                                        const gemm_tp_options_t *options,
+                                        gemm_tp_group_t **out);
+
+/*
+ Wraps the caller's communicator `comm` (an `ncclComm_t` of the RCCL this library loads, e.g.
+ from PyTorch's process group) for GPU `device`, **without owning it**: destroying the group
+ leaves it alive. Its ranks and device are asked of RCCL.
+
+ # Safety
+ `ctx` is NULL or valid; `comm` is a live communicator of the same RCCL that outlives the
+ group, and nothing else issues on it while a call of the group runs; `options` as for
+ `gemm_tp_group_create_with`; `out` is NULL or writable.
+ */
+gemm_status_t gemm_tp_group_from_comm(gemm_context_t *ctx,
+                                      size_t device,
+                                      void *comm,
+                                      const gemm_tp_options_t *options,
+                                      gemm_tp_group_t **out);
+
+/*
+ Destroys a group (and its communicator, if the group owns it). NULL is a no-op.
+
+ # Safety
+ `group` is NULL or a live handle, not used afterwards or concurrently.
+ */
+gemm_status_t gemm_tp_group_destroy(gemm_tp_group_t *group);
+
+/*
+ Aborts the group's communicator (`ncclCommAbort`, a borrowed one too): collectives in flight
+ stop and every later call returns GEMM_STATUS_TP_ABORTED. Destroy the group afterwards.
+
+ # Safety
+ `group` is NULL or a live handle.
+ */
+gemm_status_t gemm_tp_group_abort(gemm_tp_group_t *group);
+
+/*
+ The group's state without blocking: GEMM_STATUS_SUCCESS (usable), GEMM_STATUS_TP_PEER_LOST
+ (the communicator reported an asynchronous error: the next call fails) or
+ GEMM_STATUS_TP_ABORTED; `gemm_last_error_message()` says why.
+
+ # Safety
+ `group` is NULL or a live handle.
+ */
+gemm_status_t gemm_tp_group_status(const gemm_tp_group_t *group);
+
+/*
+ This rank and the rank count (either pointer may be NULL).
+
+ # Safety
+ `group` is NULL or a live handle; `rank`, `nranks` NULL or writable.
+ */
+gemm_status_t gemm_tp_group_rank(const gemm_tp_group_t *group, size_t *rank, size_t *nranks);
+
+/*
+ The rows of M that `rank` receives from a reduce-scatter of `m` rows: `*first`, `*count`.
+
+ # Safety
+ `group` is NULL or a live handle; `first`, `count` NULL or writable.
+ */
+gemm_status_t gemm_tp_scatter_rows(const gemm_tp_group_t *group,
+                                   size_t m,
+                                   size_t rank,
+                                   size_t *first,
+                                   size_t *count);
+
+/*
+ Column-parallel on this rank's shard: `Y_shard = alpha * op(X) * op(W_shard)` (`problem` is
+ the rank's `m x n_r x k`, row-major, beta 0; Y_shard uses `ldc`), and when `y_gathered` is
+ not NULL, every rank's shard all-gathered into the tight `m x N` Y there. Device memory of
+ the group's GPU; queued on `stream`, overlapped as the options say; returns once the outputs
+ are written. Every rank calls it with the same problem (widths may differ):
+ GEMM_STATUS_TP_DISAGREE otherwise. On any failure the outputs are untouched.
+
+ # Safety
+ `group`, `problem` NULL or valid; `stream` NULL or live; pointers NULL or device memory of the
+ group's GPU that stays allocated for the call.
+ */
+gemm_status_t gemm_tp_column_device(gemm_tp_group_t *group,
+                                    void *stream,
+                                    const gemm_problem_t *problem_,
+                                    const void *x,
+                                    const void *w,
+                                    void *y_shard,
+                                    void *y_gathered);
+
+/*
+ Row-parallel on this rank's shard: `Y = sum over ranks of alpha * op(X_shard) * op(W_shard)`
+ (`problem`: `m x n x k_r`, row-major, beta 0), reduced in C's dtype (f32 C: in f32) by
+ `reduce`: GEMM_TP_ALL_REDUCE (Y `m x n`) or GEMM_TP_REDUCE_SCATTER (Y holds this rank's
+ `gemm_tp_scatter_rows`). As `gemm_tp_column_device` otherwise.
+
+ # Safety
+ As `gemm_tp_column_device`.
+ */
+gemm_status_t gemm_tp_row_device(gemm_tp_group_t *group,
+                                 void *stream,
+                                 const gemm_problem_t *problem_,
+                                 const void *x,
+                                 const void *w,
+                                 void *y,
+                                 gemm_tp_reduce_t reduce);
+
+/*
+ A Megatron MLP on this rank's shards: `H = act(X * W_up_shard)` (`up`: `m x f_r x h`), then
+ `Y = sum over ranks of H * W_down_shard` (`down`: `m x h x f_r`, its A is H: `down.a_type ==
+ up.c_type`, `down.trans_a == GEMM_NO_TRANS`; H lives in a group workspace) with one
+ all-reduce. `activation` (not GEMM_ACTIVATION_NONE) runs fused into the up GEMM's epilogue,
+ after a bias of zeros, by the catalogue's `fused` kernels: bf16 -> bf16 with `h` and this
+ rank's `f_r` multiples of 8. Where a rank's shard has none, every rank refuses before any data
+ moves: that rank GEMM_STATUS_UNSUPPORTED_DTYPE, the others GEMM_STATUS_TP_DISAGREE (or the
+ same); the group stays usable.
+
+ # Safety
+ As `gemm_tp_column_device`.
+ */
+gemm_status_t gemm_tp_mlp_device(gemm_tp_group_t *group,
+                                 void *stream,
+                                 const gemm_problem_t *up,
+                                 const gemm_problem_t *down,
+                                 const void *x,
+                                 const void *w_up,
+                                 const void *w_down,
+                                 void *y,
+                                 gemm_activation_t activation);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -14,7 +14,7 @@ use gemm_dispatch::api::parallel::TpRoute;
 use gemm_dispatch::backends::hip::DeviceSpan;
 use gemm_dispatch::backends::{typed, typed_mut};
 use gemm_dispatch::{bf16, f16, Activation, BiasAxis, Context, Epilogue, Error, Gpu, GpuStream, Reduce, TpPlan};
-use gemm_dispatch::{Fp8Scales, ScaleError};
+use gemm_dispatch::{Fp8Scales, ScaleError, TpError, TpGroup, TpOptions, TpStatus};
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -56,6 +56,22 @@ pub enum gemm_status_t {
     GEMM_STATUS_NOT_DEVICE_MEMORY = 15,
     /// The device named is not a HIP GPU (device-memory calls need one).
     GEMM_STATUS_NOT_A_GPU = 16,
+    /// A tensor-parallel unique id is malformed (not made by `gemm_tp_unique_id`/RCCL, damaged)
+    /// or stale (its rendezvous is gone).
+    GEMM_STATUS_TP_BAD_UNIQUE_ID = 17,
+    /// A tensor-parallel rank is not below the rank count.
+    GEMM_STATUS_TP_RANK_OUT_OF_RANGE = 18,
+    /// The ranks of a tensor-parallel group called with different problems or options.
+    GEMM_STATUS_TP_DISAGREE = 19,
+    /// A peer of a tensor-parallel group is gone (died, or aborted its communicator); the group
+    /// was aborted.
+    GEMM_STATUS_TP_PEER_LOST = 20,
+    /// A tensor-parallel call did not finish within the group's timeout; the group was aborted.
+    GEMM_STATUS_TP_TIMEOUT = 21,
+    /// The tensor-parallel group was aborted and runs nothing more; destroy it.
+    GEMM_STATUS_TP_ABORTED = 22,
+    /// Another RCCL/NCCL failure.
+    GEMM_STATUS_TP_COMM_ERROR = 23,
 }
 use gemm_status_t::*;
 
@@ -231,6 +247,15 @@ fn status_of(e: &Error) -> gemm_status_t {
         Error::WrongDevice { .. } => GEMM_STATUS_WRONG_DEVICE,
         Error::NotDeviceMemory { .. } => GEMM_STATUS_NOT_DEVICE_MEMORY,
         Error::NotAGpu { .. } => GEMM_STATUS_NOT_A_GPU,
+        Error::Tp(e) => match e {
+            TpError::UniqueId(_) => GEMM_STATUS_TP_BAD_UNIQUE_ID,
+            TpError::RankOutOfRange { .. } => GEMM_STATUS_TP_RANK_OUT_OF_RANGE,
+            TpError::Disagree(_) => GEMM_STATUS_TP_DISAGREE,
+            TpError::PeerLost(_) => GEMM_STATUS_TP_PEER_LOST,
+            TpError::Timeout { .. } => GEMM_STATUS_TP_TIMEOUT,
+            TpError::Aborted(_) => GEMM_STATUS_TP_ABORTED,
+            TpError::Comm(_) => GEMM_STATUS_TP_COMM_ERROR,
+        },
         Error::Scale(e) => match e {
             ScaleError::NotFp8 { .. } | ScaleError::OutputType(_) => GEMM_STATUS_UNSUPPORTED_DTYPE,
             ScaleError::VectorLength { .. } => GEMM_STATUS_INVALID_SIZE,
@@ -1227,6 +1252,13 @@ pub extern "C" fn gemm_status_string(status: i32) -> *const c_char {
         14 => c"a device pointer or the stream is on another device",
         15 => c"a pointer is not device memory",
         16 => c"the device is not a HIP GPU",
+        17 => c"a tensor-parallel unique id is malformed or stale",
+        18 => c"a tensor-parallel rank is not below the rank count",
+        19 => c"the ranks of a tensor-parallel group disagree on the call",
+        20 => c"a peer of the tensor-parallel group is gone; the group was aborted",
+        21 => c"a tensor-parallel call timed out; the group was aborted",
+        22 => c"the tensor-parallel group was aborted",
+        23 => c"an RCCL/NCCL failure",
         _ => c"unknown status",
     };
     s.as_ptr()
@@ -1357,4 +1389,416 @@ mod version_tests {
         let m = message();
         assert!(m.contains("ABI version 2 (this library: 1)") && m.contains("gemm_fp8_scales_t"), "{m}");
     }
+}
+
+/// Bytes of a tensor-parallel unique id (`NCCL_UNIQUE_ID_BYTES`).
+pub const GEMM_TP_UNIQUE_ID_BYTES: usize = 128;
+
+/// How a row-parallel call (`gemm_tp_row_device`) sums the ranks' partial products.
+pub type gemm_tp_reduce_t = u32;
+/// All-reduce: every rank receives all of Y.
+pub const GEMM_TP_ALL_REDUCE: gemm_tp_reduce_t = 0;
+/// Reduce-scatter: rank r receives the rows `gemm_tp_scatter_rows` names.
+pub const GEMM_TP_REDUCE_SCATTER: gemm_tp_reduce_t = 1;
+
+/// Options of a tensor-parallel group. Versioned (ABI rule): set `size` with
+/// `gemm_tp_options_init`, then change fields.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct gemm_tp_options_t {
+    /// `sizeof(gemm_tp_options_t)`, set by `gemm_tp_options_init`.
+    pub size: usize,
+    /// How long a call may wait for its collectives before the group aborts (milliseconds).
+    pub timeout_ms: u64,
+    /// Non-zero: overlap each chunk's collective with the next chunk's GEMM.
+    pub overlap: u32,
+    /// Chunks of rows when overlapping (at least 1).
+    pub chunks: u32,
+}
+
+/// One rank of a tensor-parallel group (opaque).
+pub struct gemm_tp_group_t {
+    group: TpGroup,
+}
+
+/// Fills `options` with the defaults (600 s timeout, overlap on, 4 chunks) and its size.
+///
+/// # Safety
+/// `options` is NULL or points to a writable `gemm_tp_options_t`.
+#[no_mangle]
+pub unsafe extern "C" fn gemm_tp_options_init(options: *mut gemm_tp_options_t) -> gemm_status_t {
+    guard(|| {
+        if options.is_null() {
+            return Err(null("options"));
+        }
+        let d = TpOptions::default();
+        let o = gemm_tp_options_t {
+            size: std::mem::size_of::<gemm_tp_options_t>(),
+            timeout_ms: d.timeout.as_millis() as u64,
+            overlap: u32::from(d.overlap),
+            chunks: d.chunks as u32,
+        };
+        // SAFETY: non-null, writable (this function's contract).
+        unsafe { options.write(o) };
+        Ok(())
+    })
+}
+
+fn tp_options(options: *const gemm_tp_options_t) -> Result<TpOptions, (gemm_status_t, String)> {
+    if options.is_null() {
+        return Ok(TpOptions::default());
+    }
+    // SAFETY: non-null pointer to at least the `size` field (the caller's contract).
+    let size = unsafe { (*options).size };
+    if size != std::mem::size_of::<gemm_tp_options_t>() {
+        return Err(invalid(format!(
+            "gemm_tp_options_t.size is {size}, this library's is {}: call gemm_tp_options_init",
+            std::mem::size_of::<gemm_tp_options_t>()
+        )));
+    }
+    // SAFETY: as above; the whole struct is there.
+    let o = unsafe { *options };
+    Ok(TpOptions {
+        timeout: std::time::Duration::from_millis(o.timeout_ms),
+        overlap: o.overlap != 0,
+        chunks: o.chunks as usize,
+    })
+}
+
+/// Makes a unique id on GPU `device` of the context (`ncclGetUniqueId` of the RCCL it uses) and
+/// writes its `GEMM_TP_UNIQUE_ID_BYTES` bytes to `out`. Call it on one rank; the caller's
+/// launcher passes the bytes to every rank's `gemm_tp_group_create`.
+///
+/// # Safety
+/// `ctx` is NULL or valid; `out` is NULL or has room for `GEMM_TP_UNIQUE_ID_BYTES` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn gemm_tp_unique_id(ctx: *mut gemm_context_t, device: usize, out: *mut u8) -> gemm_status_t {
+    guard(|| {
+        let ctx = context(ctx)?;
+        if out.is_null() {
+            return Err(null("out"));
+        }
+        let id = ctx.tp_unique_id(device).map_err(err)?;
+        // SAFETY: `out` has room for the id (this function's contract).
+        unsafe { std::ptr::copy_nonoverlapping(id.as_ptr(), out, id.len()) };
+        Ok(())
+    })
+}
+
+fn publish(out: *mut *mut gemm_tp_group_t, group: TpGroup) -> Result<(), (gemm_status_t, String)> {
+    let h = Box::into_raw(Box::new(gemm_tp_group_t { group }));
+    // SAFETY: `out` was checked non-null by the caller and points to writable storage.
+    unsafe { out.write(h) };
+    Ok(())
+}
+
+/// Joins the communicator of `unique_id` (`GEMM_TP_UNIQUE_ID_BYTES` bytes) as `rank` of `nranks`
+/// on GPU `device`, with the default options; blocks until every rank has joined. The group owns
+/// its communicator. Errors: GEMM_STATUS_TP_RANK_OUT_OF_RANGE, GEMM_STATUS_TP_BAD_UNIQUE_ID,
+/// GEMM_STATUS_TP_DISAGREE (ranks joined with different `nranks`), GEMM_STATUS_TP_PEER_LOST.
+///
+/// # Safety
+/// `ctx` is NULL or valid; `unique_id` is NULL or holds `GEMM_TP_UNIQUE_ID_BYTES` bytes; `out` is
+/// NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn gemm_tp_group_create(
+    ctx: *mut gemm_context_t,
+    device: usize,
+    unique_id: *const u8,
+    nranks: usize,
+    rank: usize,
+    out: *mut *mut gemm_tp_group_t,
+) -> gemm_status_t {
+    // SAFETY: forwarded.
+    unsafe { gemm_tp_group_create_with(ctx, device, unique_id, nranks, rank, std::ptr::null(), out) }
+}
+
+/// `gemm_tp_group_create` with options (NULL: the defaults).
+///
+/// # Safety
+/// As `gemm_tp_group_create`; `options` is NULL or initialised by `gemm_tp_options_init`.
+#[no_mangle]
+pub unsafe extern "C" fn gemm_tp_group_create_with(
+    ctx: *mut gemm_context_t,
+    device: usize,
+    unique_id: *const u8,
+    nranks: usize,
+    rank: usize,
+    options: *const gemm_tp_options_t,
+    out: *mut *mut gemm_tp_group_t,
+) -> gemm_status_t {
+    guard(|| {
+        let ctx = context(ctx)?;
+        if unique_id.is_null() {
+            return Err(null("unique_id"));
+        }
+        if out.is_null() {
+            return Err(null("out"));
+        }
+        let options = tp_options(options)?;
+        // SAFETY: `unique_id` holds GEMM_TP_UNIQUE_ID_BYTES bytes (this function's contract).
+        let id = unsafe { std::slice::from_raw_parts(unique_id, GEMM_TP_UNIQUE_ID_BYTES) };
+        publish(out, TpGroup::create(ctx, device, id, nranks, rank, options).map_err(err)?)
+    })
+}
+
+/// Wraps the caller's communicator `comm` (an `ncclComm_t` of the RCCL this library loads, e.g.
+/// from PyTorch's process group) for GPU `device`, **without owning it**: destroying the group
+/// leaves it alive. Its ranks and device are asked of RCCL.
+///
+/// # Safety
+/// `ctx` is NULL or valid; `comm` is a live communicator of the same RCCL that outlives the
+/// group, and nothing else issues on it while a call of the group runs; `options` as for
+/// `gemm_tp_group_create_with`; `out` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn gemm_tp_group_from_comm(
+    ctx: *mut gemm_context_t,
+    device: usize,
+    comm: *mut c_void,
+    options: *const gemm_tp_options_t,
+    out: *mut *mut gemm_tp_group_t,
+) -> gemm_status_t {
+    guard(|| {
+        let ctx = context(ctx)?;
+        if comm.is_null() {
+            return Err(null("comm"));
+        }
+        if out.is_null() {
+            return Err(null("out"));
+        }
+        let options = tp_options(options)?;
+        // SAFETY: this function's contract.
+        publish(out, unsafe { TpGroup::from_comm(ctx, device, comm, options) }.map_err(err)?)
+    })
+}
+
+fn tp_group<'a>(g: *const gemm_tp_group_t) -> Result<&'a TpGroup, (gemm_status_t, String)> {
+    if g.is_null() {
+        return Err(null("group"));
+    }
+    // SAFETY: a non-null handle comes from gemm_tp_group_create* and stays valid until
+    // gemm_tp_group_destroy.
+    Ok(unsafe { &(*g).group })
+}
+
+/// Destroys a group (and its communicator, if the group owns it). NULL is a no-op.
+///
+/// # Safety
+/// `group` is NULL or a live handle, not used afterwards or concurrently.
+#[no_mangle]
+pub unsafe extern "C" fn gemm_tp_group_destroy(group: *mut gemm_tp_group_t) -> gemm_status_t {
+    guard(|| {
+        if !group.is_null() {
+            // SAFETY: made by Box::into_raw in `publish`, destroyed once (contract).
+            drop(unsafe { Box::from_raw(group) });
+        }
+        Ok(())
+    })
+}
+
+/// Aborts the group's communicator (`ncclCommAbort`, a borrowed one too): collectives in flight
+/// stop and every later call returns GEMM_STATUS_TP_ABORTED. Destroy the group afterwards.
+///
+/// # Safety
+/// `group` is NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn gemm_tp_group_abort(group: *mut gemm_tp_group_t) -> gemm_status_t {
+    guard(|| tp_group(group)?.abort().map_err(err))
+}
+
+/// The group's state without blocking: GEMM_STATUS_SUCCESS (usable), GEMM_STATUS_TP_PEER_LOST
+/// (the communicator reported an asynchronous error: the next call fails) or
+/// GEMM_STATUS_TP_ABORTED; `gemm_last_error_message()` says why.
+///
+/// # Safety
+/// `group` is NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn gemm_tp_group_status(group: *const gemm_tp_group_t) -> gemm_status_t {
+    guard(|| match tp_group(group)?.status() {
+        TpStatus::Ok => Ok(()),
+        TpStatus::Failed(why) => Err((GEMM_STATUS_TP_PEER_LOST, why)),
+        TpStatus::Aborted(why) => Err((GEMM_STATUS_TP_ABORTED, why)),
+    })
+}
+
+/// This rank and the rank count (either pointer may be NULL).
+///
+/// # Safety
+/// `group` is NULL or a live handle; `rank`, `nranks` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn gemm_tp_group_rank(
+    group: *const gemm_tp_group_t,
+    rank: *mut usize,
+    nranks: *mut usize,
+) -> gemm_status_t {
+    guard(|| {
+        let g = tp_group(group)?;
+        // SAFETY: NULL or writable (contract).
+        unsafe {
+            if !rank.is_null() {
+                rank.write(g.rank());
+            }
+            if !nranks.is_null() {
+                nranks.write(g.nranks());
+            }
+        }
+        Ok(())
+    })
+}
+
+/// The rows of M that `rank` receives from a reduce-scatter of `m` rows: `*first`, `*count`.
+///
+/// # Safety
+/// `group` is NULL or a live handle; `first`, `count` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn gemm_tp_scatter_rows(
+    group: *const gemm_tp_group_t,
+    m: usize,
+    rank: usize,
+    first: *mut usize,
+    count: *mut usize,
+) -> gemm_status_t {
+    guard(|| {
+        let g = tp_group(group)?;
+        if first.is_null() || count.is_null() {
+            return Err(null("first or count"));
+        }
+        let r = g.scatter_rows(m, rank);
+        // SAFETY: non-null and writable (contract).
+        unsafe {
+            first.write(r.start);
+            count.write(r.len());
+        }
+        Ok(())
+    })
+}
+
+/// The group's GPU and the caller's stream (NULL: the null stream).
+///
+/// # Safety
+/// `stream` is NULL or a live stream of the group's GPU.
+unsafe fn tp_gpu_stream(g: &TpGroup, stream: *mut c_void) -> Result<(Gpu, GpuStream), (gemm_status_t, String)> {
+    let gpu = g.gpu().clone();
+    // SAFETY: forwarded.
+    let s = unsafe { gpu.borrow_stream(stream) }.map_err(err)?;
+    Ok((gpu, s))
+}
+
+/// Column-parallel on this rank's shard: `Y_shard = alpha * op(X) * op(W_shard)` (`problem` is
+/// the rank's `m x n_r x k`, row-major, beta 0; Y_shard uses `ldc`), and when `y_gathered` is
+/// not NULL, every rank's shard all-gathered into the tight `m x N` Y there. Device memory of
+/// the group's GPU; queued on `stream`, overlapped as the options say; returns once the outputs
+/// are written. Every rank calls it with the same problem (widths may differ):
+/// GEMM_STATUS_TP_DISAGREE otherwise. On any failure the outputs are untouched.
+///
+/// # Safety
+/// `group`, `problem` NULL or valid; `stream` NULL or live; pointers NULL or device memory of the
+/// group's GPU that stays allocated for the call.
+#[no_mangle]
+pub unsafe extern "C" fn gemm_tp_column_device(
+    group: *mut gemm_tp_group_t,
+    stream: *mut c_void,
+    problem_: *const gemm_problem_t,
+    x: *const c_void,
+    w: *const c_void,
+    y_shard: *mut c_void,
+    y_gathered: *mut c_void,
+) -> gemm_status_t {
+    guard(|| {
+        let g = tp_group(group)?;
+        // SAFETY: the caller's contract.
+        let (gpu, s) = unsafe { tp_gpu_stream(g, stream)? };
+        let p = read_problem(problem_)?;
+        let spans = p.validate().map_err(|e| err(e.into()))?;
+        let sx = device_span(&gpu, "x", x, spans.a)?;
+        let sw = device_span(&gpu, "w", w, spans.b)?;
+        let sy = device_span(&gpu, "y_shard", y_shard, spans.c)?;
+        let gathered = if y_gathered.is_null() { None } else { Some(device_span(&gpu, "y_gathered", y_gathered, 1)?) };
+        // SAFETY: spans from the runtime's record of the allocations; the caller keeps them.
+        unsafe { g.column_raw(&s, &p, sx, sw, sy, gathered) }.map_err(err)
+    })
+}
+
+/// Row-parallel on this rank's shard: `Y = sum over ranks of alpha * op(X_shard) * op(W_shard)`
+/// (`problem`: `m x n x k_r`, row-major, beta 0), reduced in C's dtype (f32 C: in f32) by
+/// `reduce`: GEMM_TP_ALL_REDUCE (Y `m x n`) or GEMM_TP_REDUCE_SCATTER (Y holds this rank's
+/// `gemm_tp_scatter_rows`). As `gemm_tp_column_device` otherwise.
+///
+/// # Safety
+/// As `gemm_tp_column_device`.
+#[no_mangle]
+pub unsafe extern "C" fn gemm_tp_row_device(
+    group: *mut gemm_tp_group_t,
+    stream: *mut c_void,
+    problem_: *const gemm_problem_t,
+    x: *const c_void,
+    w: *const c_void,
+    y: *mut c_void,
+    reduce: gemm_tp_reduce_t,
+) -> gemm_status_t {
+    guard(|| {
+        let g = tp_group(group)?;
+        let reduce = match reduce {
+            GEMM_TP_ALL_REDUCE => Reduce::AllReduce,
+            GEMM_TP_REDUCE_SCATTER => Reduce::ReduceScatter,
+            v => return Err(invalid(format!("reduce = {v} is neither GEMM_TP_ALL_REDUCE nor GEMM_TP_REDUCE_SCATTER"))),
+        };
+        // SAFETY: the caller's contract.
+        let (gpu, s) = unsafe { tp_gpu_stream(g, stream)? };
+        let p = read_problem(problem_)?;
+        let spans = p.validate().map_err(|e| err(e.into()))?;
+        let sx = device_span(&gpu, "x", x, spans.a)?;
+        let sw = device_span(&gpu, "w", w, spans.b)?;
+        let sy = device_span(&gpu, "y", y, 1)?;
+        // SAFETY: as in gemm_tp_column_device.
+        unsafe { g.row_raw(&s, &p, sx, sw, sy, reduce) }.map_err(err)
+    })
+}
+
+/// A Megatron MLP on this rank's shards: `H = act(X * W_up_shard)` (`up`: `m x f_r x h`), then
+/// `Y = sum over ranks of H * W_down_shard` (`down`: `m x h x f_r`, its A is H: `down.a_type ==
+/// up.c_type`, `down.trans_a == GEMM_NO_TRANS`; H lives in a group workspace) with one
+/// all-reduce. `activation` (not GEMM_ACTIVATION_NONE) runs fused into the up GEMM's epilogue,
+/// after a bias of zeros, by the catalogue's `fused` kernels: bf16 -> bf16 with `h` and this
+/// rank's `f_r` multiples of 8. Where a rank's shard has none, every rank refuses before any data
+/// moves: that rank GEMM_STATUS_UNSUPPORTED_DTYPE, the others GEMM_STATUS_TP_DISAGREE (or the
+/// same); the group stays usable.
+///
+/// # Safety
+/// As `gemm_tp_column_device`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn gemm_tp_mlp_device(
+    group: *mut gemm_tp_group_t,
+    stream: *mut c_void,
+    up: *const gemm_problem_t,
+    down: *const gemm_problem_t,
+    x: *const c_void,
+    w_up: *const c_void,
+    w_down: *const c_void,
+    y: *mut c_void,
+    activation: gemm_activation_t,
+) -> gemm_status_t {
+    guard(|| {
+        let g = tp_group(group)?;
+        let activation = match activation {
+            GEMM_ACTIVATION_NONE => Activation::None,
+            GEMM_ACTIVATION_RELU => Activation::Relu,
+            GEMM_ACTIVATION_GELU_TANH => Activation::GeluTanh,
+            GEMM_ACTIVATION_SILU => Activation::Silu,
+            v => return Err(invalid(format!("activation = {v} is not a gemm_activation_t"))),
+        };
+        // SAFETY: the caller's contract.
+        let (gpu, s) = unsafe { tp_gpu_stream(g, stream)? };
+        let (pu, pd) = (read_problem(up)?, read_problem(down)?);
+        let (su, sd) = (pu.validate().map_err(|e| err(e.into()))?, pd.validate().map_err(|e| err(e.into()))?);
+        let spans = [
+            device_span(&gpu, "x", x, su.a)?,
+            device_span(&gpu, "w_up", w_up, su.b)?,
+            device_span(&gpu, "w_down", w_down, sd.b)?,
+            device_span(&gpu, "y", y, 1)?,
+        ];
+        // SAFETY: as in gemm_tp_column_device.
+        unsafe { g.mlp_raw(&s, &pu, &pd, spans, activation) }.map_err(err)
+    })
 }

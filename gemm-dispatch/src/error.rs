@@ -44,6 +44,40 @@ pub enum Error {
     /// The work was not run because the batch was cancelled or its context shut down.
     #[error("not run: {0}")]
     NotRun(String),
+    /// A tensor-parallel group's failure ([`TpError`]).
+    #[error(transparent)]
+    Tp(#[from] TpError),
+}
+
+/// Why a call of a tensor-parallel group ([`crate::api::parallel::group::TpGroup`]) failed. Each
+/// is a state the caller can act on: fix the launch (a bad id, a rank out of range, ranks that
+/// disagree), or tear the job down (a peer gone, a timeout, an aborted group). After a failure
+/// of a collective the group is aborted: its communicator cannot be trusted to be in step.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TpError {
+    /// The unique id is malformed (not one RCCL made, damaged on the way) or stale (its
+    /// rendezvous is gone: it served another group, or the process that made it ended).
+    #[error("unique id refused: {0}")]
+    UniqueId(String),
+    /// `rank` is not below `nranks` (or `nranks` is 0).
+    #[error("rank {rank} is out of range for {nranks} ranks")]
+    RankOutOfRange { rank: usize, nranks: usize },
+    /// The ranks called with different problems, plans or options (or joined with different
+    /// rank counts); `what` names the first difference.
+    #[error("the ranks disagree: {0}")]
+    Disagree(String),
+    /// A peer is gone: its connection closed, or the library reported a remote error.
+    #[error("a peer is gone: {0}")]
+    PeerLost(String),
+    /// The call's collectives did not finish within the group's timeout; the group was aborted.
+    #[error("timed out after {ms} ms: {what}")]
+    Timeout { ms: u64, what: String },
+    /// The group was aborted (by the caller, or by an earlier failure) and cannot run anything.
+    #[error("the group was aborted: {0}")]
+    Aborted(String),
+    /// Another RCCL/NCCL failure.
+    #[error("communicator: {0}")]
+    Comm(String),
 }
 
 impl Error {

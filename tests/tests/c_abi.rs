@@ -49,3 +49,25 @@ fn readme_c_example() {
     let _ = std::fs::remove_file(&path);
     assert!(out.contains("C[0][0] = 19"), "{out}");
 }
+
+/// The tensor-parallel C ABI (`tests/c/gemm_tp_test.c`): the program forks two ranks, each with
+/// one emulated GPU whose RCCL talks over TCP (`nccl=tcp`), joined by a unique id that rank 0
+/// writes to a file; both run `gemm_tp_row_device` (all-reduce, reduce-scatter) and
+/// `gemm_tp_column_device` on odd shapes against the program's own reference, then the
+/// refusals (NULL pointers, a rank out of range, bad ids) and an aborted group. The program
+/// kills its ranks past 120 s, so a hang fails.
+#[test]
+fn c_program_runs_two_tensor_parallel_ranks() {
+    let lib = gemm_emu_hip::library_path().expect("libgemm_emu_hip.so is built with the tests");
+    let spec = std::ffi::OsStr::new("devices=gfx942;nccl=tcp;collective_timeout_ms=20000;launch_threads=1");
+    let env = [
+        ("GEMM_HIP_LIBRARY", Some(lib.as_os_str())),
+        ("GEMM_RCCL_LIBRARY", Some(lib.as_os_str())),
+        ("GEMM_EMU_HIP", Some(spec)),
+        ("GEMM_DEVICES", None),
+    ];
+    let start = std::time::Instant::now();
+    let out = compile_and_run_c_with_env(&root().join("tests/c/gemm_tp_test.c"), "tp", false, &env);
+    assert!(out.contains("all checks passed"), "{out}");
+    eprintln!("two tensor-parallel C ranks in {:?}", start.elapsed());
+}

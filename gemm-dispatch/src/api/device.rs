@@ -238,6 +238,10 @@ impl<'a, T: Pod> DeviceSliceMut<'a, T> {
     pub fn device_address(&self) -> u64 {
         self.span.address
     }
+    /// Its device and byte range.
+    pub fn span(&self) -> DeviceSpan {
+        self.span
+    }
     /// A shorter-lived exclusive view of the same elements.
     pub fn reborrow(&mut self) -> DeviceSliceMut<'_, T> {
         DeviceSliceMut { span: self.span, _t: PhantomData }

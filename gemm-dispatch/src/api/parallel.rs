@@ -32,7 +32,9 @@
 //! with the given collective.
 
 pub mod device;
+pub mod group;
 pub use device::TpRoute;
+pub use group::{TpGroup, TpOptions, TpStatus};
 
 use crate::api::context::Context;
 use crate::backends::collective::{Collective, CollectiveType, HostCollective};

@@ -352,3 +352,91 @@ fn run_refuses_an_empty_batch() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains("--batch"), "{err}");
 }
+
+/// `gemm tp --ranks 2 --print-commands`: the printed lines, run by a shell as a launcher would
+/// paste them (each rank its own `sh -c LINE`), join over the emulated HIP runtime and RCCL and
+/// pass their checks against the reference. The id file's path has a space (quoted like every
+/// word) and comes from `GEMM_TP_ID_FILE`; `GEMM_EMU_HIP`'s `;` must be quoted; the lines must
+/// not print commands again. Each shell is killed past 120 s.
+#[test]
+fn tp_ranks_printed_commands_run_in_a_shell() {
+    let dir = std::env::temp_dir().join(format!("gemm-tp-print {}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let id_file = dir.join("unique id");
+    let out = Command::new(env!("CARGO_BIN_EXE_gemm"))
+        .args(["tp", "--ranks", "2", "--plan", "row-allreduce", "--m", "24", "--n", "16", "--k", "40"])
+        .args(["--dtype", "bf16", "--out-dtype", "f32", "--iters", "1", "--print-commands"])
+        .env_remove("GEMM_DEVICES")
+        .env_remove("GEMM_HIP_LIBRARY")
+        .env_remove("GEMM_TP_RANK")
+        .env("GEMM_TP_ID_FILE", &id_file)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<&str> = stdout.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    for line in &lines {
+        assert!(!line.contains("--print-commands"), "{line}");
+        assert!(line.contains("GEMM_EMU_HIP='devices=gfx942;nccl=tcp;launch_threads=1'"), "{line}");
+        assert!(line.contains(&format!("GEMM_TP_ID_FILE='{}'", id_file.display())), "{line}");
+    }
+    let mut shells: Vec<_> = lines
+        .iter()
+        .map(|line| {
+            Command::new("sh")
+                .arg("-c")
+                .arg(line)
+                .env_remove("GEMM_DEVICES")
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("start sh")
+        })
+        .collect();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while shells.iter_mut().any(|c| c.try_wait().unwrap().is_none()) {
+        if std::time::Instant::now() > deadline {
+            for c in &mut shells {
+                let _ = c.kill();
+            }
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    for (r, c) in shells.into_iter().enumerate() {
+        let o = c.wait_with_output().unwrap();
+        let (so, se) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        assert!(o.status.success(), "rank {r}: {}\n{so}{se}", lines[r]);
+        assert!(so.contains(&format!("rank {r}/2")) && so.trim_end().ends_with("OK"), "rank {r}: {so}{se}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `gemm tp --ranks 2` starts its two ranks itself (emulated HIP and RCCL, the id through a
+/// file in a temporary directory), each checks its output against the reference, and the
+/// launcher reports them; every plan, overlap on and off.
+#[test]
+fn tp_ranks_launches_and_checks_every_plan() {
+    for plan in ["column", "row", "row-allreduce"] {
+        for overlap in [&[][..], &["--no-overlap"][..]] {
+            let out = Command::new(env!("CARGO_BIN_EXE_gemm"))
+                .args(["tp", "--ranks", "2", "--plan", plan, "--m", "40", "--n", "24", "--k", "48"])
+                .args(["--dtype", "bf16", "--out-dtype", "f32", "--iters", "1"])
+                .args(overlap)
+                .env_remove("GEMM_DEVICES")
+                .env_remove("GEMM_HIP_LIBRARY")
+                .env_remove("GEMM_TP_RANK")
+                .output()
+                .unwrap();
+            let (so, se) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+            assert!(out.status.success(), "{plan} {overlap:?}: {so}{se}");
+            assert!(so.contains("all 2 ranks passed"), "{so}");
+            for r in 0..2 {
+                let line = so.lines().find(|l| l.starts_with(&format!("rank {r}/2"))).unwrap_or_else(|| panic!("{so}"));
+                assert!(line.ends_with("OK") && line.contains(&format!("overlap {}", overlap.is_empty())), "{line}");
+            }
+        }
+    }
+}

@@ -241,7 +241,7 @@ impl Nccl {
         // SAFETY: `comms` has room for `ndev` handles and `devices` holds `ndev` ints
         // (`ncclCommInitAll(ncclComm_t*, int ndev, const int* devlist)`).
         self.check("ncclCommInitAll", unsafe { f(comms.as_mut_ptr(), n, devices.as_ptr()) })?;
-        Ok(comms.into_iter().map(|raw| Communicator { api: self.api.clone(), raw }).collect())
+        Ok(comms.into_iter().map(|raw| Communicator { api: self.api.clone(), raw, owned: true }).collect())
     }
 
     /// `ncclCommInitRank`: joins communicator `id` as `rank` of `nranks`. The device this rank
@@ -259,7 +259,21 @@ impl Nccl {
         let mut raw: sys::ncclComm_t = std::ptr::null_mut();
         // SAFETY: writes one handle; the id is passed by value as the 128-byte C struct.
         self.check("ncclCommInitRank", unsafe { f(&mut raw, n, id.0, r) })?;
-        Ok(Communicator { api: self.api.clone(), raw })
+        Ok(Communicator { api: self.api.clone(), raw, owned: true })
+    }
+
+    /// A communicator the caller already has (from PyTorch's process group, their framework,
+    /// their own `ncclCommInitRank`), **borrowed**: dropping the returned value neither destroys
+    /// nor aborts it; [`Communicator::abort`] does abort it (the caller asked to).
+    ///
+    /// # Safety
+    /// `raw` is a live `ncclComm_t` of this library (the same loaded RCCL/NCCL), and stays live
+    /// for as long as the returned value is used.
+    pub unsafe fn borrow_raw(&self, raw: sys::ncclComm_t) -> Result<Communicator> {
+        if raw.is_null() {
+            return Err(Error::InvalidArgument("null ncclComm_t".into()));
+        }
+        Ok(Communicator { api: self.api.clone(), raw, owned: false })
     }
 
     /// Runs `f` between `ncclGroupStart` and `ncclGroupEnd` (always ended, even when `f`
@@ -278,10 +292,12 @@ impl Nccl {
     }
 }
 
-/// One rank's communicator. Destroyed (`ncclCommDestroy`) on drop; a failure is logged.
+/// One rank's communicator. One this crate created is destroyed (`ncclCommDestroy`) on drop (a
+/// failure is logged); a borrowed one ([`Nccl::borrow_raw`]) is left to its owner.
 pub struct Communicator {
     api: Arc<NcclApi>,
     raw: sys::ncclComm_t,
+    owned: bool,
 }
 
 // SAFETY: an `ncclComm_t` may be used from any thread, one at a time (`nccl.h`: collectives of
@@ -345,6 +361,22 @@ impl Communicator {
     /// The raw handle.
     pub fn as_raw(&self) -> sys::ncclComm_t {
         self.raw
+    }
+
+    /// Whether dropping this value destroys the communicator (it was created here, not
+    /// borrowed).
+    pub fn is_owned(&self) -> bool {
+        self.owned
+    }
+
+    /// `ncclCommAbort`: stops the communicator's operations in flight and frees it, borrowed or
+    /// not — how a rank gets out of a collective whose peer is gone (NCCL waits forever for it).
+    /// The handle is dead afterwards, whatever the result.
+    pub fn abort(mut self) -> Result<()> {
+        let raw = std::mem::replace(&mut self.raw, std::ptr::null_mut());
+        let f = self.api.ncclCommAbort()?;
+        // SAFETY: a live handle, aborted once (the value no longer holds it).
+        self.check("ncclCommAbort", unsafe { f(raw) })
     }
 
     /// `ncclAllReduce` of `count` elements.
@@ -479,7 +511,7 @@ impl Communicator {
 
 impl Drop for Communicator {
     fn drop(&mut self) {
-        if self.raw.is_null() {
+        if self.raw.is_null() || !self.owned {
             return;
         }
         match self.api.ncclCommDestroy() {

@@ -115,6 +115,9 @@ symbol_table! {
         ncclCommInitAll: unsafe extern "C" fn(*mut ncclComm_t, c_int, *const c_int) -> ncclResult_t,
         /// `ncclResult_t ncclCommDestroy(ncclComm_t comm)`.
         ncclCommDestroy: unsafe extern "C" fn(ncclComm_t) -> ncclResult_t,
+        /// `ncclResult_t ncclCommAbort(ncclComm_t comm)`: frees the communicator after stopping
+        /// its operations in flight (NCCL >= 2.4, every RCCL).
+        ncclCommAbort: unsafe extern "C" fn(ncclComm_t) -> ncclResult_t,
         /// `ncclResult_t ncclCommCount(const ncclComm_t comm, int* count)`.
         ncclCommCount: unsafe extern "C" fn(ncclComm_t, *mut c_int) -> ncclResult_t,
         /// `ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int* device)`.
@@ -184,6 +187,7 @@ mod tests {
             "ncclGroupStart",
             "ncclGroupEnd",
             "ncclCommDestroy",
+            "ncclCommAbort",
             "ncclGetErrorString",
         ] {
             assert!(syms.contains(&needed), "{needed}");

@@ -7,7 +7,9 @@
 //! `jitter_us=N`, `seed=N`, `mode=fair|random|longest-latency|reversed`, `checkers=on|off`,
 //! `collective_timeout_ms=N`, `launch_threads=N`, `cus=N` (the compute units every device
 //! reports, as a partitioned GPU does: an MI300X in CPX mode shows 38 per partition; default
-//! the whole chip's, 304 on gfx942 and 256 on gfx950).
+//! the whole chip's, 304 on gfx942 and 256 on gfx950), `nccl=local|tcp` (what unique ids
+//! `ncclGetUniqueId` makes: for ranks in this process, or for ranks in any process, over TCP;
+//! see `nccl_tcp`).
 
 use gemm_emu::{Arch, Mode};
 
@@ -40,6 +42,8 @@ pub struct Config {
     /// The compute units each device reports (`hipDeviceAttributeMultiprocessorCount`,
     /// `multiProcessorCount`); `None`: the whole chip's.
     pub cus: Option<i32>,
+    /// `ncclGetUniqueId` makes ids of the cross-process TCP transport (`nccl=tcp`).
+    pub nccl_tcp: bool,
 }
 
 impl Default for Config {
@@ -55,6 +59,7 @@ impl Default for Config {
             collective_timeout_ms: 10_000,
             launch_threads: 0,
             cus: None,
+            nccl_tcp: false,
         }
     }
 }
@@ -117,6 +122,13 @@ impl Config {
                     }
                 }
                 "collective_timeout_ms" => c.collective_timeout_ms = num()?,
+                "nccl" => {
+                    c.nccl_tcp = match value {
+                        "tcp" => true,
+                        "local" => false,
+                        _ => return Err(bad("local or tcp")),
+                    }
+                }
                 "launch_threads" => c.launch_threads = num()? as usize,
                 "cus" => {
                     c.cus = Some(

@@ -23,6 +23,7 @@ pub mod memory;
 pub mod module;
 pub mod nccl;
 pub mod nccl_api;
+pub mod nccl_tcp;
 pub mod runtime;
 pub mod stream;
 

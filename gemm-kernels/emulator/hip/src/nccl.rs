@@ -11,6 +11,10 @@
 //! If the other ranks do not arrive within `collective_timeout_ms` (10 s by default) the part
 //! fails: its stream gets `hipErrorLaunchTimeOut` and the communicator's asynchronous error
 //! becomes `ncclRemoteError` (real RCCL would wait forever; this is the emulator's choice).
+//!
+//! Communicators made from an id of the TCP transport ([`crate::nccl_tcp`], `nccl=tcp`) have
+//! their ranks in other processes; their parts exchange data over sockets instead of meeting at
+//! a rendezvous, and compute the same bits.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -21,6 +25,7 @@ use std::time::{Duration, Instant};
 use parking_lot::{Condvar, Mutex};
 
 use crate::error::{HipError, NcclError};
+use crate::nccl_tcp::{self, Failure, Header, Mesh, TcpId};
 use crate::runtime::{machine, registry, Dev};
 use crate::stream::{submit, Stream};
 
@@ -52,11 +57,31 @@ pub struct Comm {
     next_op: AtomicU64,
     /// `ncclCommGetAsyncError`.
     pub async_error: Mutex<Option<NcclError>>,
+    /// The connections to the other ranks, for a communicator of the TCP transport.
+    pub tcp: Option<Arc<Mesh>>,
 }
 
 impl Comm {
     fn new(rank: usize, device: usize, clique: Arc<Clique>) -> Arc<Self> {
-        Arc::new(Self { rank, device, clique, next_op: AtomicU64::new(0), async_error: Mutex::new(None) })
+        Arc::new(Self { rank, device, clique, next_op: AtomicU64::new(0), async_error: Mutex::new(None), tcp: None })
+    }
+
+    /// `ncclCommAbort`: a TCP communicator shuts its connections down (its own blocked parts
+    /// and its peers' fail at once); an in-process one fails the parts waiting at its
+    /// rendezvous. Either way later collectives fail.
+    pub fn abort(&self) {
+        *self.async_error.lock() = Some(NcclError::Remote("the communicator was aborted".into()));
+        if let Some(mesh) = &self.tcp {
+            mesh.abort("ncclCommAbort");
+        }
+        let ops: Vec<Arc<Rendezvous>> = self.clique.ops.lock().values().cloned().collect();
+        for rv in ops {
+            let mut st = rv.state.lock();
+            if st.outcome.is_none() {
+                st.outcome = Some(Err(format!("rank {} aborted its communicator", self.rank)));
+            }
+            rv.cv.notify_all();
+        }
     }
 }
 
@@ -296,6 +321,9 @@ fn execute(parts: &[Part]) -> Result<(), String> {
 
 /// One rank's part, run on its stream.
 fn run_part(comm: &Arc<Comm>, seq: u64, part: Part, timeout: Duration) -> Result<(), HipError> {
+    if let Some(mesh) = &comm.tcp {
+        return run_tcp_part(comm, mesh, seq, &part, timeout);
+    }
     let clique = &comm.clique;
     let rv = clique.ops.lock().entry(seq).or_default().clone();
     let mut st = rv.state.lock();
@@ -338,6 +366,64 @@ fn run_part(comm: &Arc<Comm>, seq: u64, part: Part, timeout: Duration) -> Result
             HipError::LaunchFailure(why)
         }
     })
+}
+
+fn kind_code(kind: Kind) -> u16 {
+    let op = |o: RedOp| o as u16;
+    match kind {
+        Kind::AllReduce(o) => 0x100 | op(o),
+        Kind::AllGather => 0x200,
+        Kind::ReduceScatter(o) => 0x300 | op(o),
+    }
+}
+
+/// One rank's part of a collective of a TCP communicator: exchange, then compute this rank's
+/// receive buffer as [`execute`] does for every rank.
+fn run_tcp_part(comm: &Comm, mesh: &Mesh, seq: u64, part: &Part, timeout: Duration) -> Result<(), HipError> {
+    let nranks = mesh.nranks;
+    let size = part.dtype.size();
+    let send_elems = match part.kind {
+        Kind::AllReduce(_) | Kind::AllGather => part.count,
+        Kind::ReduceScatter(_) => part.count * nranks,
+    };
+    let fail = |f: Failure| {
+        let why = f.message().to_owned();
+        let (nccl, hip) = match f {
+            Failure::Timeout(_) => (NcclError::Remote(why.clone()), HipError::LaunchTimeOut(why)),
+            Failure::Disagree(_) => (NcclError::InvalidUsage(why.clone()), HipError::LaunchFailure(why)),
+            Failure::PeerLost(_) | Failure::Broken(_) => (NcclError::Remote(why.clone()), HipError::LaunchFailure(why)),
+        };
+        *comm.async_error.lock() = Some(nccl);
+        hip
+    };
+    let mut mine = vec![0u8; send_elems * size];
+    let own = if part.dev.is_lost() {
+        Err(format!("device {} was lost", part.dev.ordinal))
+    } else {
+        part.dev.emu.copy_out(part.send, &mut mine).map_err(|e| format!("rank send buffer: {e}"))
+    };
+    if let Err(why) = own {
+        // This rank cannot take part: its peers must not wait for it.
+        mesh.abort(&why);
+        return Err(fail(Failure::Broken(why)));
+    }
+    let header = Header {
+        seq,
+        kind: kind_code(part.kind),
+        count: part.count as u64,
+        dtype: part.dtype as u16,
+        bytes: mine.len() as u64,
+    };
+    let all = mesh.exchange(header, mine, timeout).map_err(fail)?;
+    let out = match part.kind {
+        Kind::AllReduce(op) => reduce(part.dtype, op, &all),
+        Kind::AllGather => all.concat(),
+        Kind::ReduceScatter(op) => {
+            let bytes = part.count * size;
+            reduce(part.dtype, op, &all)[mesh.rank * bytes..(mesh.rank + 1) * bytes].to_vec()
+        }
+    };
+    part.dev.emu.copy_in(part.recv, &out).map_err(|e| fail(Failure::Broken(format!("rank receive buffer: {e}"))))
 }
 
 thread_local! {
@@ -502,8 +588,34 @@ pub fn init_all(devices: &[i32]) -> Result<Vec<usize>, NcclError> {
 pub const UNIQUE_ID_BYTES: usize = 128;
 const ID_MAGIC: &[u8; 8] = b"GEMMEMU1";
 
-/// A fresh `ncclUniqueId`: a magic, a process-wide counter and the process id.
-pub fn unique_id() -> [u8; UNIQUE_ID_BYTES] {
+/// A fresh `ncclUniqueId`: with `nccl=tcp`, a TCP root's ([`nccl_tcp::new_root`]); otherwise
+/// for ranks in this process: a magic, a process-wide counter and the process id.
+pub fn unique_id() -> Result<[u8; UNIQUE_ID_BYTES], NcclError> {
+    if machine().config.nccl_tcp {
+        ignore_sigpipe();
+        return nccl_tcp::new_root(timeout());
+    }
+    Ok(local_unique_id())
+}
+
+/// Writing to a socket whose peer died raises SIGPIPE, which kills a C program that keeps the
+/// default action; the TCP transport wants the `EPIPE` error instead. Rust programs already
+/// ignore it; a handler the host installed is left alone.
+fn ignore_sigpipe() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: `signal` with a valid signal number and `SIG_IGN`; the previous handler is
+        // restored at once unless it was the default.
+        unsafe {
+            let old = libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+            if old != libc::SIG_DFL && old != libc::SIG_ERR {
+                libc::signal(libc::SIGPIPE, old);
+            }
+        }
+    });
+}
+
+fn local_unique_id() -> [u8; UNIQUE_ID_BYTES] {
     static NEXT: AtomicU64 = AtomicU64::new(1);
     let mut id = [0u8; UNIQUE_ID_BYTES];
     id[..8].copy_from_slice(ID_MAGIC);
@@ -539,6 +651,21 @@ pub fn init_rank(nranks: i32, id: [u8; UNIQUE_ID_BYTES], rank: i32) -> Result<us
     };
     if n == 0 || r >= n {
         return Err(NcclError::invalid(format!("rank {rank} of {nranks}")));
+    }
+    if let Some(tcp) = TcpId::parse(&id) {
+        let tcp = tcp?;
+        let dev = machine().current().map_err(hip_err)?;
+        ignore_sigpipe();
+        let mesh = nccl_tcp::join(&tcp, n, r, timeout())?;
+        let comm = Comm {
+            rank: r,
+            device: dev.ordinal,
+            clique: Clique::new(n),
+            next_op: AtomicU64::new(0),
+            async_error: Mutex::new(None),
+            tcp: Some(Arc::new(mesh)),
+        };
+        return Ok(registry::insert_comm(Arc::new(comm)));
     }
     if &id[..8] != ID_MAGIC {
         return Err(NcclError::invalid("the unique id was not made by ncclGetUniqueId"));

@@ -64,7 +64,7 @@ pub unsafe extern "C" fn ncclGetVersion(version: *mut c_int) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn ncclGetUniqueId(id: *mut NcclUniqueId) -> c_int {
     // SAFETY: `id` is null or points at an ncclUniqueId (128 bytes, alignment 1).
-    guard("ncclGetUniqueId", || unsafe { out(id, NcclUniqueId { internal: nccl::unique_id() }) })
+    guard("ncclGetUniqueId", || unsafe { out(id, NcclUniqueId { internal: nccl::unique_id()? }) })
 }
 
 #[no_mangle]
@@ -114,6 +114,19 @@ pub extern "C" fn ncclCommDestroy(comm: *mut c_void) -> c_int {
             return Ok(());
         }
         registry::remove_comm(comm as usize).map(drop).map_err(|e| NcclError::invalid(e.to_string()))
+    })
+}
+
+/// `ncclCommAbort(NULL)` is a no-op success, as `ncclCommDestroy(NULL)`.
+#[no_mangle]
+pub extern "C" fn ncclCommAbort(comm: *mut c_void) -> c_int {
+    guard("ncclCommAbort", || {
+        if comm.is_null() {
+            return Ok(());
+        }
+        let c = registry::remove_comm(comm as usize).map_err(|e| NcclError::invalid(e.to_string()))?;
+        c.abort();
+        Ok(())
     })
 }
 

@@ -31,6 +31,8 @@
 mod bench;
 #[path = "gemm/plan.rs"]
 mod plan;
+#[path = "gemm/tp_ranks.rs"]
+mod tp_ranks;
 
 use clap::{Parser, Subcommand};
 use gemm_core::reference;
@@ -265,6 +267,9 @@ fn main() -> ExitCode {
         }
         Command::Run(args) => run(&ctx, &args),
         Command::Batch(args) => batch(&ctx, &args),
+        Command::Tp(args) if args.ranks.is_some() => {
+            tp_ranks::run(&args, &std::env::args().skip(1).collect::<Vec<_>>())
+        }
         Command::Tp(args) => tensor_parallel(&ctx, &args),
         Command::Plan(args) => plan::plan(&args),
         Command::Bench(args) => bench::bench(&args),
@@ -1022,7 +1027,7 @@ fn batch_csv(report: &BatchReport, shapes: &[GemmProblem]) -> String {
 }
 
 /// `gemm tp --plan`: how the GEMM is split over the devices.
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum PlanArg {
     /// Split N (B's columns) and all-gather C's column blocks.
     Column,
@@ -1077,6 +1082,18 @@ struct TpArgs {
     /// Seed of the random inputs and of the sampled entries.
     #[arg(long, default_value_t = 42)]
     seed: u64,
+    /// Process-per-GPU tensor parallelism: start N processes, one GPU each, joined by a unique
+    /// id (as a pipeline's ranks are), run the layer on each rank's shard in device memory, and
+    /// print each rank's time and its check against the reference. Without GEMM_HIP_LIBRARY the
+    /// ranks run on the emulated HIP runtime and RCCL.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    ranks: Option<u64>,
+    /// With --ranks: print each rank's command line for a cluster launcher instead of running.
+    #[arg(long, requires = "ranks")]
+    print_commands: bool,
+    /// With --ranks: no overlap of each chunk's collective with the next chunk's GEMM.
+    #[arg(long, requires = "ranks")]
+    no_overlap: bool,
 }
 
 fn tensor_parallel(ctx: &Context, args: &TpArgs) -> Result<(), String> {
