@@ -259,7 +259,7 @@ fn decode_shapes_run_the_decode_kernels_on_two_gpus() {
                 let p = p.with_leading_dims(kk + 8 * (i % 2), kk + 16, p.ldc + 3);
                 let plan = plan_gemm(arch, arch.caps().compute_units, &p).unwrap().unwrap();
                 let e = plan.split.map_or(plan.kernel.entry, |s| s.partial);
-                assert!(e.schedule.starts_with("decode"), "{arch} {m}x{n}x{k}: {}", e.name);
+                assert!(e.is_decode(), "{arch} {m}x{n}x{k}: {}", e.name);
                 let s = p.validate().unwrap();
                 let seed = 500 + (dev * 10 + i) as u64;
                 if f16_in {

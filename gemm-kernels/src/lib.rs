@@ -156,6 +156,11 @@ impl KernelEntry {
     pub fn xf32(&self) -> bool {
         self.a_type == DType::F32 && self.mfma.0 * self.mfma.2 / 64 == 2
     }
+    /// Whether this is a decode kernel (gemm-compiler `lower/decode.rs`: A^T B with every wave on
+    /// one block of C and K split over the waves).
+    pub fn is_decode(&self) -> bool {
+        self.schedule.starts_with("decode")
+    }
     /// Launch geometry for an `m x n` problem: (grid in workgroups, workgroup size).
     pub fn launch(&self, m: u32, n: u32) -> ([u32; 3], [u32; 3]) {
         ([m.div_ceil(self.tile.0), n.div_ceil(self.tile.1), 1], [self.workgroup_size, 1, 1])

@@ -295,7 +295,7 @@ pub fn choose_tiled(arch: Arch, p: &GemmProblem) -> Result<KernelPlan, String> {
     let best = ex
         .candidates
         .iter()
-        .filter(|c| !c.kernel.contains("_dec"))
+        .filter(|c| gemm_kernels::for_arch(arch).any(|e| e.name == c.kernel && !e.is_decode()))
         .filter_map(|c| c.verdict.as_ref().ok().map(|t| (c.fallback.is_some(), *t, c.kernel)))
         .min_by(|a, b| (a.0, a.1).partial_cmp(&(b.0, b.1)).unwrap_or(std::cmp::Ordering::Equal))
         .ok_or_else(|| "no tiled kernel runs the problem".to_string())?;

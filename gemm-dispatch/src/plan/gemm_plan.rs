@@ -34,7 +34,7 @@ pub fn plan_gemm(arch: Arch, cus: u32, p: &GemmProblem) -> Result<Option<GemmPla
     let kernel = choice::choose(arch, p)?;
     let split = splitk::choose_on(arch, cus, p, Some(&kernel)).ok();
     let plan = GemmPlan { kernel, split };
-    if !splitk::is_decode(kernel.entry) {
+    if !kernel.entry.is_decode() {
         return Ok(Some(plan));
     }
     // A decode kernel is ranked as a plain kernel; a tiled kernel split over K may still beat
@@ -113,7 +113,7 @@ mod tests {
                     .with_dtypes(DType::Bf16, DType::Bf16, DType::Bf16);
                 let plan = plan_gemm(arch, cus, &p).unwrap().unwrap();
                 let e = plan.split.map_or(plan.kernel.entry, |s| s.partial);
-                assert!(e.schedule.starts_with("decode"), "{arch} {m}x{n}x{k}: {}", e.name);
+                assert!(e.is_decode(), "{arch} {m}x{n}x{k}: {}", e.name);
             }
         }
     }

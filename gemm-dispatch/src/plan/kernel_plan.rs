@@ -98,7 +98,7 @@ fn unfit_shape(e: &KernelEntry, arch: Arch, p: &GemmProblem, cm: &ColumnMajor) -
     // A decode kernel (gemm-compiler `lower/decode.rs`) reads each weight row once because one
     // workgroup holds all of the activations' columns; with more columns than its block, every
     // block would stream A again (its characterisation covers one block of columns).
-    if e.schedule.starts_with("decode") && cm.n > e.tile.1 {
+    if e.is_decode() && cm.n > e.tile.1 {
         return Some(format!(
             "a decode kernel takes at most {} activation columns, the problem has {}",
             e.tile.1, cm.n

@@ -158,13 +158,13 @@ fn few_tiles(arch: Arch, cus: u32, p: &GemmProblem, plain: Option<&KernelPlan>) 
     let cm = column_major(p)?;
     // A decode kernel splits into its own twin, and the table composes both halves
     // ([`decode_split`]).
-    if let Some(pl) = plain.filter(|pl| is_decode(pl.entry)) {
+    if let Some(pl) = plain.filter(|pl| pl.entry.is_decode()) {
         return decode_split(arch, cus, p, &cm, pl);
     }
     // The vector-loading partial kernel where the leading dimensions allow it, of the
     // smallest tile (few tiles: the large tiles' twins serve split tails).
     let partial = gemm_kernels::for_arch(arch)
-        .filter(|e| e.split_k == SplitRole::Partial && !is_decode(e) && fits(e, p, &cm))
+        .filter(|e| e.split_k == SplitRole::Partial && !e.is_decode() && fits(e, p, &cm))
         .max_by_key(|e| (e.align_elems, std::cmp::Reverse(e.tile.0 * e.tile.1)))
         .ok_or_else(|| format!("no split-K partial kernel for {} x {} on {arch}", p.a_type, p.b_type))?;
     let reduce = gemm_kernels::for_arch(arch)
@@ -245,11 +245,6 @@ pub fn table_estimate(sp: &SplitPlan, p: &GemmProblem) -> Option<f64> {
         + traffic_seconds(arch, p, cm.m, cm.n, sp.splits, sp.wstride);
     let floor = crate::plan::bounds::floor(arch, p, e.xf32()).seconds();
     Some(t.max(floor + workspace_seconds(arch, sp.splits, sp.wstride)))
-}
-
-/// Whether `e` is a decode kernel (gemm-compiler `lower/decode.rs`).
-pub fn is_decode(e: &KernelEntry) -> bool {
-    e.schedule.starts_with("decode")
 }
 
 /// Split-K for a decode kernel whose weight rows are too few to fill the CUs (a tensor-parallel

@@ -47,7 +47,7 @@ fn grids(arch: Arch, occupancy: u32) -> [u64; 4] {
 fn shape_for(e: &KernelEntry, wgs: u64) -> (usize, usize) {
     let z = u64::from(e.launch(e.tile.0, e.tile.1).0[2].max(1));
     let t = wgs.div_ceil(z).max(1);
-    if e.schedule.starts_with("decode") {
+    if e.is_decode() {
         return (t as usize * e.tile.0 as usize, e.tile.1 as usize);
     }
     let mut gx = (t as f64).sqrt() as u64;
@@ -69,7 +69,7 @@ pub fn characterise(e: &'static KernelEntry, opts: &ModelOptions) -> Result<Row,
     };
     // The occupancy the model finds (registers, LDS, wave slots) sizes the round grids.
     let (m0, n0) = shape_for(e, 8);
-    let decode = e.schedule.starts_with("decode");
+    let decode = e.is_decode();
     let first = predict(m0, n0, 4 * kt)?;
     let occupancy = first.occupancy.workgroups;
     // A decode kernel's K step is short against the K of the layers it runs (4096..28672): at

@@ -14,7 +14,6 @@
 
 use gemm_core::{Arch, DType, GemmProblem, Layout, Transpose};
 use gemm_dispatch::plan::choice;
-use gemm_dispatch::plan::cost_table::TableModel;
 use gemm_dispatch::plan::gemm_plan::{plan_gemm, GemmPlan};
 use std::fmt::Write as _;
 
@@ -106,19 +105,10 @@ pub fn predict_gemm_plan(plan: &GemmPlan, p: &GemmProblem) -> Result<f64, String
     }
 }
 
-/// The plan the dispatcher made before the decode kernels: the table's best non-decode kernel
-/// and the split it would take.
+/// The plan the dispatcher made before the decode kernels: the table's best tiled kernel
+/// (`choice::choose_tiled`) and the split it would take.
 pub fn plan_without_decode(arch: Arch, p: &GemmProblem) -> Result<GemmPlan, String> {
-    let ex = choice::explain(arch, p, &TableModel);
-    let best = ex
-        .candidates
-        .iter()
-        .filter(|c| !c.kernel.contains("_dec") && c.fallback.is_none())
-        .filter_map(|c| c.verdict.as_ref().ok().map(|t| (*t, c.kernel)))
-        .min_by(|a, b| a.0.total_cmp(&b.0))
-        .ok_or("no non-decode kernel runs it")?;
-    let e = gemm_kernels::catalogue().iter().find(|e| e.name == best.1).ok_or("kernel vanished")?;
-    let kernel = gemm_dispatch::plan::kernel_plan::plan_for(e, p)?;
+    let kernel = choice::choose_tiled(arch, p)?;
     let split = gemm_dispatch::plan::splitk::choose(arch, p, Some(&kernel)).ok();
     Ok(GemmPlan { kernel, split })
 }
