@@ -40,6 +40,7 @@
 //! `[tiles, 1, 1]` workgroups, `tiles` the sum over all groups (below 2^24); groups with
 //! `m` or `n` = 0 own no tile. Each group meets the plain kernels' requirements.
 
+pub use gemm_core::mx::MxFormat;
 use gemm_core::{Arch, DType, Layout, Transpose};
 
 /// How a kernel argument is passed.
@@ -140,6 +141,21 @@ pub struct KernelEntry {
     pub grouped: bool,
     /// Split-K role: `None` for every kernel a plain GEMM may take.
     pub split_k: SplitRole,
+    /// Block scales along K (gemm-compiler `ir::BlockScale`): `None` for every kernel a plain
+    /// GEMM may take; MX kernels take the block-scale arguments after the fp8 ones
+    /// (`kernarg`), and count K, lda and ldb in bytes of the packed rows.
+    pub block_scale: BlockScaleKind,
+}
+
+/// A kernel's block scales (gemm-compiler `ir::BlockScale`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockScaleKind {
+    None,
+    /// OCP MX operands with E8M0 scales per 32 elements along K (gfx950).
+    Mx {
+        a: MxFormat,
+        b: MxFormat,
+    },
 }
 
 impl KernelEntry {
@@ -147,7 +163,10 @@ impl KernelEntry {
     /// partial or reduction. Only plain kernels take the plain kernel arguments, so they are
     /// the ones characterised, ranked by the dispatcher and timed one launch at a time.
     pub fn is_plain(&self) -> bool {
-        self.epilogue == "none" && !self.grouped && self.split_k == SplitRole::None
+        self.epilogue == "none"
+            && !self.grouped
+            && self.split_k == SplitRole::None
+            && self.block_scale == BlockScaleKind::None
     }
 
     /// Whether the kernel multiplies f32 inputs at xf32 precision (gfx942's `32x32x4_xf32` /

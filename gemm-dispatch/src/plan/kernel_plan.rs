@@ -73,6 +73,9 @@ fn unfit(e: &KernelEntry, arch: Arch, p: &GemmProblem, cm: &ColumnMajor) -> Opti
     if e.epilogue != "none" {
         return Some(format!("{} fuses the epilogue `{}`; plain GEMMs take plain kernels", e.name, e.epilogue));
     }
+    if e.block_scale != gemm_kernels::BlockScaleKind::None {
+        return Some(format!("{} takes block-scaled operands (block_scaled.rs)", e.name));
+    }
     unfit_shape(e, arch, p, cm)
 }
 

@@ -127,6 +127,7 @@
 use crate::grid::GridOrder;
 use crate::ir::{Activation, Align, Arch, Bias, DmaPolicy, Fusion, KernelConfig, MfmaShape, SplitK};
 use crate::schedule::Schedule;
+use gemm_core::mx::MxFormat;
 use gemm_core::DType;
 
 /// A family of catalogue kernels.
@@ -159,6 +160,9 @@ pub struct Family {
     /// Decode families ([`Schedule::Decode`]): the waves that split K (the wave grid is
     /// `(1, 1)`: every wave owns the whole block of C). 0 elsewhere.
     pub decode_waves: u32,
+    /// MX families (`ir::BlockScale::Mx`): the `(A, B)` element formats built (each with
+    /// f32, bf16 and f16 outputs); `dtypes` is then unused. Empty elsewhere.
+    pub mx: &'static [(MxFormat, MxFormat)],
 }
 
 impl Family {
@@ -191,6 +195,7 @@ impl Family {
             dma: DmaPolicy::Auto,
             split: SplitK::None,
             decode_waves: 0,
+            mx: &[],
         }
     }
 }
@@ -346,6 +351,9 @@ pub fn families() -> Vec<Family> {
             });
         }
         out.extend(fp8_more(arch));
+        if arch == Arch::Gfx950 {
+            out.extend(mx_families(arch));
+        }
         if arch == Arch::Gfx942 {
             out.push(Family {
                 aligns: BOTH,
@@ -536,6 +544,36 @@ pub fn split_families() -> Vec<Family> {
     out
 }
 
+/// The MX families (gfx950, issue 26): OCP MX operands with E8M0 scales per 32 elements
+/// along K, applied by `v_mfma_scale_f32_*_f8f6f4` (`lower/mx.rs`). A^T B (MX data are packed
+/// along K). `mx`: the fp8 tile (128x128x128 bytes, 4 waves, LDS-DMA) for MXFP8 in both
+/// flavours and mixed, and MXFP4; `mxil`: the `fp8il` tile and schedule (256x256x128 bytes,
+/// 4-wave interleave) for the large problems, MXFP8 e4m3 and MXFP4.
+fn mx_families(arch: Arch) -> [Family; 2] {
+    use MxFormat::{E2M1, E4M3, E5M2};
+    const ALL: &[(MxFormat, MxFormat)] = &[(E2M1, E2M1), (E4M3, E4M3), (E5M2, E5M2), (E4M3, E5M2), (E5M2, E4M3)];
+    const BIG: &[(MxFormat, MxFormat)] = &[(E2M1, E2M1), (E4M3, E4M3)];
+    [
+        Family {
+            transposes: K_CONTIGUOUS,
+            mx: ALL,
+            ..Family::new(MX, arch, (128, 128, 128), (2, 2), MfmaShape::fp8_32(arch), MX_WHY)
+        },
+        Family {
+            transposes: K_CONTIGUOUS,
+            grid: LARGE_GRID,
+            schedule: Schedule::Interleave { slices: 4 },
+            mx: BIG,
+            ..Family::new(MX_IL, arch, (256, 256, 128), (2, 2), MfmaShape::fp8_32(arch), MX_IL_WHY)
+        },
+    ]
+}
+/// The MX families' names.
+pub const MX: &str = "mx";
+pub const MX_IL: &str = "mxil";
+const MX_WHY: &str = "OCP MX (MXFP8 e4m3/e5m2 and mixed, MXFP4) A^T B with E8M0 scales per 32 K elements, applied by gfx950's scaled MFMA: the fp8 tile (128x128 by 128 bytes of K, 4 waves, 32x32x64 MFMAs)";
+const MX_IL_WHY: &str = "big MX problems (MXFP8 e4m3, MXFP4): the fp8il tile and schedule (256x256 by 128 bytes of K, 4 waves, 4-wave interleave) with the scaled MFMA";
+
 /// The family of mixed-flavour fp8 kernels (A e4m3 with B e5m2 and the reverse, per arch).
 pub const FP8_MIXED: &str = "fp8mixed";
 
@@ -594,6 +632,21 @@ pub fn entries() -> Vec<(Family, KernelConfig)> {
     for f in families().into_iter().chain(split_families()) {
         if f.name == SPLITK_REDUCE {
             out.extend(f.dtypes.iter().map(|&c| (f, KernelConfig::split_reduce(f.arch, c))));
+            continue;
+        }
+        if !f.mx.is_empty() {
+            for &(a, b) in f.mx {
+                for c in [DType::F32, DType::Bf16, DType::F16] {
+                    let mut cfg = KernelConfig::new(f.arch, DType::Fp8E4M3, c, true, false, Align::Vec8)
+                        .with_shape(f.tile, f.wave_grid, f.mfma, f.stages)
+                        .with_mx(a, b)
+                        .expect("MX families pair formats of one width");
+                    cfg.grid = f.grid;
+                    cfg.schedule = f.schedule;
+                    cfg.direct_to_lds = f.dma;
+                    out.push((f, cfg));
+                }
+            }
             continue;
         }
         let fused = f.fusions != PLAIN;

@@ -51,6 +51,8 @@ pub enum Unfit {
     Fp8Align,
     #[error("decode kernel: {0}")]
     Decode(String),
+    #[error("block-scaled kernel: {0}")]
+    BlockScale(String),
 }
 
 /// Checks `c` against the kernel space and the arch limits.
@@ -134,7 +136,41 @@ pub fn check(c: &KernelConfig) -> Result<(), Unfit> {
     if agprs > 256 {
         return Err(Unfit::Accumulators { agprs });
     }
+    check_mx(c)?;
     vgpr_estimate(c, [1, 1]).map(|_| ())
+}
+
+/// MX kernels (`lower/mx.rs`): gfx950's scaled MFMA on both operands K-contiguous, the
+/// two-stage loop and schedules whose MFMAs run in the body of the buffer they read, fp8 or
+/// fp4 elements (fp6's 24-byte blocks do not fall on the 16-byte pieces a lane reads), and a
+/// K tile whose scales fit two dwords per row with whole blocks per lane group.
+fn check_mx(c: &KernelConfig) -> Result<(), Unfit> {
+    let Some((a, b)) = c.block_scale.mx() else { return Ok(()) };
+    let no = |why: String| Err(Unfit::BlockScale(why));
+    if c.arch != Arch::Gfx950 {
+        return no(format!("{} has no scaled MFMA (v_mfma_scale_*_f8f6f4 is gfx950's)", c.arch.name()));
+    }
+    if a.bits() != b.bits() || !matches!(a.bits(), 8 | 4) {
+        return no(format!("{a} x {b}: the kernels take fp8 or fp4 elements of one width"));
+    }
+    if !c.trans_a || c.trans_b {
+        return no("MX operands are packed along K: A^T B only".into());
+    }
+    if c.stages != 2 || c.grouped || c.split != SplitK::None || !crate::lower::mx_schedule_ok(c.schedule) {
+        return no("two stages, not grouped or split, pipelined or interleaved".into());
+    }
+    if c.mfma != MfmaShape::fp8_32(c.arch) && c.mfma != MfmaShape::fp8_16(c.arch) {
+        return no(format!("{:?} is not a scaled f8f6f4 shape", c.mfma));
+    }
+    let bb = c.mx_block_bytes().expect("MX");
+    let group = c.tile.2 / c.lane_groups();
+    if c.tile.2 / bb > 8 || !group.is_multiple_of(32) || !group.is_multiple_of(bb) {
+        return no(format!(
+            "K tile of {} bytes: at most 8 blocks of {bb} bytes, 32-byte steps per lane group",
+            c.tile.2
+        ));
+    }
+    Ok(())
 }
 
 /// The VGPRs per lane a configuration needs, about: its MFMA fragments, the staging

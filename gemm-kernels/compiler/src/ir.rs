@@ -253,6 +253,34 @@ pub struct KernelConfig {
     /// How the scheduled loop's waves synchronise: `s_barrier`, or explicit phase
     /// counters (`schedule/phase.rs`).
     pub sync: crate::schedule::phase::Sync,
+    /// Block scales along K ([`BlockScale`]); plain kernels: `BlockScale::None`.
+    pub block_scale: BlockScale,
+}
+
+/// Block-scaled inputs (issue 26): scales that change along K, so no epilogue can apply
+/// them.
+///
+/// * `Mx { a, b }` (gfx950): OCP MX operands, one E8M0 scale per 32 elements along K for each
+///   row of op(A) and each column of op(B), applied by `v_mfma_scale_f32_*_f8f6f4` itself
+///   (the lane's 32 K values of one MFMA are exactly one MX block, ISA.md §1.2). The data are
+///   carried as bytes: `ab_type` is the byte carrier `Fp8E4M3` (or the OCP fp8 flavours of
+///   MXFP8), `k`, `lda` and `ldb` count **bytes** of the packed rows ([`gemm_core::mx::pack`]),
+///   and the tile's KT is in bytes too, so the copies and the LDS layout are those of the fp8
+///   kernels; fp4 feeds two MFMAs from each 32-byte fragment a lane reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BlockScale {
+    None,
+    Mx { a: gemm_core::mx::MxFormat, b: gemm_core::mx::MxFormat },
+}
+
+impl BlockScale {
+    /// The MX formats of A and B, for MX kernels.
+    pub fn mx(self) -> Option<(gemm_core::mx::MxFormat, gemm_core::mx::MxFormat)> {
+        match self {
+            BlockScale::Mx { a, b } => Some((a, b)),
+            BlockScale::None => None,
+        }
+    }
 }
 
 impl KernelConfig {
@@ -281,6 +309,7 @@ impl KernelConfig {
             split: SplitK::None,
             sync: crate::schedule::phase::Sync::Barrier,
             b_flavour: None,
+            block_scale: BlockScale::None,
         }
     }
     /// The split-K partial kernel of a configuration: f32 partial sums, no fused epilogue.
@@ -314,6 +343,27 @@ impl KernelConfig {
         c.waves = waves;
         c.schedule = crate::schedule::Schedule::Decode { unroll: unroll as u8 };
         c
+    }
+    /// The MX kernel of this configuration (`BlockScale::Mx`): A and B in MX formats of one
+    /// element width (the K bytes of the two operands' rows must agree, the copies move both
+    /// tiles alike), carried as bytes. `None` when the widths differ.
+    pub fn with_mx(mut self, a: gemm_core::mx::MxFormat, b: gemm_core::mx::MxFormat) -> Option<Self> {
+        if a.bits() != b.bits() {
+            return None;
+        }
+        let carrier = |f: gemm_core::mx::MxFormat| match f {
+            gemm_core::mx::MxFormat::E5M2 => DType::Fp8E5M2,
+            _ => DType::Fp8E4M3,
+        };
+        self.ab_type = carrier(a);
+        self = self.with_b_type(carrier(b));
+        self.block_scale = BlockScale::Mx { a, b };
+        Some(self)
+    }
+    /// MX kernels: bytes of one operand's 32-element MX block (32 fp8, 24 fp6, 16 fp4; the
+    /// two operands agree, [`Self::with_mx`]).
+    pub fn mx_block_bytes(&self) -> Option<u32> {
+        self.block_scale.mx().map(|(a, _)| 32 * a.bits() / 8)
     }
     /// Whether this is a decode kernel ([`Self::decode`]).
     pub fn is_decode(&self) -> bool {
@@ -416,8 +466,21 @@ impl KernelConfig {
             DmaPolicy::Never => grid.push_str("_staged"),
             DmaPolicy::Transposing => grid.push_str("_dmatr"),
         }
-        // Mixed fp8: both flavours, A's first (`fp8bf8`).
-        let ab = if self.b_type() == self.ab_type {
+        // Mixed fp8: both flavours, A's first (`fp8bf8`); MX: `mx` and the element formats.
+        let mx = |f: gemm_core::mx::MxFormat| match f {
+            gemm_core::mx::MxFormat::E4M3 => "fp8",
+            gemm_core::mx::MxFormat::E5M2 => "bf8",
+            gemm_core::mx::MxFormat::E2M3 => "fp6",
+            gemm_core::mx::MxFormat::E3M2 => "bf6",
+            gemm_core::mx::MxFormat::E2M1 => "fp4",
+        };
+        let ab = if let Some((a, b)) = self.block_scale.mx() {
+            if a == b {
+                format!("mx{}", mx(a))
+            } else {
+                format!("mx{}{}", mx(a), mx(b))
+            }
+        } else if self.b_type() == self.ab_type {
             t(self.ab_type).to_string()
         } else {
             format!("{}{}", t(self.ab_type), t(self.b_type()))

@@ -48,6 +48,25 @@
 //! | 96 | 8 | scale_row | per-row scales of op(A), m f32 (4-byte aligned), or 0 |
 //! | 104 | 8 | scale_col | per-column scales of op(B), n f32 (4-byte aligned), or 0 |
 //!
+//! **Block-scaled kernels** (`ir::BlockScale`, 144 bytes) take the fp8 layout (their per-tensor
+//! scales and scale vectors apply as above, to the block-scaled sum `acc`), then the block
+//! scales:
+//!
+//! | offset | size | name  | meaning |
+//! |-------:|-----:|-------|---------|
+//! | 112 | 8 | bscale_a | A's block scales: for row `i` of op(A) and K block `g`, the byte (MX: E8M0) at `bscale_a + i*ldsa + g` |
+//! | 120 | 8 | bscale_b | B's block scales: column `j` of op(B), K block `g` at `bscale_b + j*ldsb + g` |
+//! | 128 | 4 | ldsa | bytes from one row's scales to the next; a multiple of 4 |
+//! | 132 | 4 | ldsb | likewise for B; a multiple of 4 |
+//! | 136 | 8 | (padding) | |
+//!
+//! MX kernels (`BlockScale::Mx`, gfx950): `acc[i,j] = sum_l (Xa[i,l/32] a[i,l]) (Xb[j,l/32]
+//! b[l,j])`, A stored as op(A)'s rows and B as op(B)'s columns, each K-contiguous and packed
+//! (`gemm_core::mx::pack`), so **`k`, `lda` and `ldb` count bytes** of the packed rows: `k =
+//! K * bits / 8` with K a multiple of 32 (every block whole), `lda`, `ldb` multiples of 16.
+//! Scale bytes of blocks at or past `K/32` are never used (the kernel masks them: padding
+//! may hold anything, the E8M0 NaN included).
+//!
 //! **Grouped kernels** (`KernelConfig::grouped`) take a problem table instead (16 bytes):
 //!
 //! | offset | size | name   | meaning |
@@ -127,6 +146,11 @@ pub const SIZE: u32 = 56;
 pub const SIZE_FUSED: u32 = 80;
 /// Kernarg bytes of fp8 kernels (the fused layout, then the scales and scale vectors).
 pub const SIZE_SCALED: u32 = 112;
+/// Block-scaled kernels: the block-scale tensors and their leading dimensions.
+pub const OFF_BSCALE: u32 = 112;
+pub const OFF_BSCALE_LD: u32 = 128;
+/// Kernarg bytes of block-scaled kernels.
+pub const SIZE_BLOCK: u32 = 144;
 
 /// Grouped kernels: the table's address, the group count, the launch's workgroups.
 pub const OFF_TABLE: u32 = 0;
@@ -284,6 +308,8 @@ pub fn size(c: &crate::ir::KernelConfig) -> u32 {
         SIZE
     } else if c.grouped {
         SIZE_GROUPED
+    } else if c.block_scale != crate::ir::BlockScale::None {
+        SIZE_BLOCK
     } else if c.scaled() {
         SIZE_SCALED
     } else if c.fusion == crate::ir::Fusion::NONE {
@@ -301,8 +327,10 @@ pub fn args(c: &crate::ir::KernelConfig) -> &'static [Arg] {
         &PARTIAL_ARGS
     } else if c.grouped {
         &GROUPED_ARGS
+    } else if c.block_scale != crate::ir::BlockScale::None {
+        &BLOCK_ARGS
     } else if c.scaled() {
-        &ARGS
+        &ARGS[..19]
     } else if c.fusion == crate::ir::Fusion::NONE {
         &ARGS[..11]
     } else {
@@ -319,7 +347,7 @@ pub struct Arg {
     pub pointer: bool,
 }
 
-/// The layout, in order (the first 11 for plain kernels, 14 for fused epilogues, all for
+/// The layout, in order (the first 11 for plain kernels, 14 for fused epilogues, 19 for
 /// fp8 kernels).
 pub const ARGS: [Arg; 19] = [
     Arg { name: "a", offset: OFF_A, size: 8, pointer: true },
@@ -342,6 +370,41 @@ pub const ARGS: [Arg; 19] = [
     Arg { name: "scale_row", offset: OFF_SCALE_ROW, size: 8, pointer: true },
     Arg { name: "scale_col", offset: OFF_SCALE_COL, size: 8, pointer: true },
 ];
+
+/// Block-scaled kernels' arguments: the fp8 layout, then the block scales.
+pub const BLOCK_ARGS: [Arg; 23] = {
+    let mut out = [ARGS[0]; 23];
+    let mut i = 0;
+    while i < 19 {
+        out[i] = ARGS[i];
+        i += 1;
+    }
+    out[19] = Arg { name: "bscale_a", offset: OFF_BSCALE, size: 8, pointer: true };
+    out[20] = Arg { name: "bscale_b", offset: OFF_BSCALE + 8, size: 8, pointer: true };
+    out[21] = Arg { name: "ldsa", offset: OFF_BSCALE_LD, size: 4, pointer: false };
+    out[22] = Arg { name: "ldsb", offset: OFF_BSCALE_LD + 4, size: 4, pointer: false };
+    out
+};
+
+/// Packs a block-scaled kernel's arguments: `base` (from [`pack`], with any per-tensor scales
+/// already set), then the block-scale tensors and their leading dimensions in bytes.
+pub fn pack_block(
+    base: &[u8; SIZE_SCALED as usize],
+    scale_a: u64,
+    scale_b: u64,
+    ldsa: u32,
+    ldsb: u32,
+) -> [u8; SIZE_BLOCK as usize] {
+    let mut out = [0u8; SIZE_BLOCK as usize];
+    out[..SIZE_SCALED as usize].copy_from_slice(base);
+    let b = OFF_BSCALE as usize;
+    out[b..b + 8].copy_from_slice(&scale_a.to_le_bytes());
+    out[b + 8..b + 16].copy_from_slice(&scale_b.to_le_bytes());
+    let l = OFF_BSCALE_LD as usize;
+    out[l..l + 4].copy_from_slice(&ldsa.to_le_bytes());
+    out[l + 4..l + 8].copy_from_slice(&ldsb.to_le_bytes());
+    out
+}
 
 /// The `.args` metadata entries of a configuration.
 pub fn metadata_args(c: &crate::ir::KernelConfig) -> Vec<KernelArg> {

@@ -11,12 +11,14 @@
 use crate::ir::{Arch, Copy, KTile, Kernel, LoadKind, MfmaShape, Operand, SplitK, TileOp};
 
 mod decode;
+mod mx;
 use crate::kernel_args as ka;
 use crate::lds::{self, CopyGeom};
 use crate::program::{sub, whole, Item, Program};
 use gemm_core::DType;
 use gemm_isa::operand::{int, s, sr, v, VCC};
 use gemm_isa::{Inst, Op, Operand as O, Reg, RegFile};
+pub use mx::schedule_ok as mx_schedule_ok;
 
 /// A per-lane offset one past any NUM_RECORDS the kernel accepts (spans must stay below
 /// 2 GiB): loads through it return 0 and stores through it are dropped (ISA.md §2.3).
@@ -182,6 +184,8 @@ struct L<'a> {
     quad: Option<(Reg, Reg)>,
     /// Phase counters (`schedule/phase.rs`), set by their `PhaseInit`.
     phase: Option<PhaseRegs>,
+    /// MX kernels: the block-scale streams (`lower/mx.rs`).
+    mx: Option<mx::MxScales>,
 }
 
 /// The registers of the phase-counter sync (`schedule/phase.rs`).
@@ -333,6 +337,7 @@ impl L<'_> {
             self.split_setup();
         }
         self.setup_tiles();
+        self.mx_setup();
     }
 
     /// The problem's arguments (`kernel_args.rs`, offsets 0..56) from `base`: the kernarg
@@ -1270,6 +1275,12 @@ impl L<'_> {
             for (bm, a) in fa.iter().enumerate() {
                 for (bn, b) in fb.iter().enumerate() {
                     let acc = whole(self.acc[bm * fb.len() + bn]);
+                    if self.mx.is_some() {
+                        for inst in self.mx_mfmas(st, bm, bn, acc, *a, *b) {
+                            self.ie(inst);
+                        }
+                        continue;
+                    }
                     let sa = sub(*a, st * rps as u16, rps);
                     let sb = sub(*b, st * rps as u16, rps);
                     let inst = self.mfma_inst(op, acc, sa, sb);
@@ -1315,16 +1326,18 @@ impl L<'_> {
     /// One K tile of the main loop from buffer `cur`: the kernel's loop schedule when it
     /// has one, else the pipelined body.
     fn loop_body(&mut self, cur: u32) {
-        let Some(ls) = self.k.schedule.clone() else {
+        self.mx_use(cur);
+        if let Some(ls) = self.k.schedule.clone() {
+            for cl in &ls.body {
+                for op in &cl.ops {
+                    self.mop(&ls, op, cur);
+                }
+            }
+        } else {
             let body = self.k.body.clone();
             self.region(&body, Pos::two(cur));
-            return;
-        };
-        for cl in &ls.body {
-            for op in &cl.ops {
-                self.mop(&ls, op, cur);
-            }
         }
+        self.mx_refill(cur);
     }
 
     /// A schedule's per-role operations (the stagger before and after the loop): a wave
@@ -1414,6 +1427,10 @@ impl L<'_> {
             for (bm, a) in fa.iter().enumerate() {
                 for bn in sl.bn.0 as usize..sl.bn.1 as usize {
                     let acc = whole(self.acc[bm * fb.len() + bn]);
+                    if self.mx.is_some() {
+                        out.extend(self.mx_mfmas(st, bm, bn, acc, *a, fb[bn]));
+                        continue;
+                    }
                     out.push(self.mfma_inst(op, acc, sub(*a, st * rps, rps as u8), sub(fb[bn], st * rps, rps as u8)));
                 }
             }
@@ -2404,6 +2421,7 @@ pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
         local_tile: None,
         quad: None,
         phase: None,
+        mx: None,
     };
     if reduce {
         l.reduce();
@@ -2447,6 +2465,7 @@ pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
         if let Some(ls) = &k.schedule {
             l.role_ops(&ls.exit, cur);
         }
+        l.mx_use(cur);
         l.region(&k.drain, Pos::two(cur));
         if cur == 0 {
             l.p.branch(Op::S_BRANCH, epi);

@@ -120,6 +120,7 @@ fn every_catalogue_kernel_round_trips_through_llvm() {
     let configs = catalogue::configs();
     assert!(configs.len() >= 32);
     assert!(configs.iter().any(|c| c.ab_type.is_fp8()), "fp8 kernels are part of the round trip");
+    assert!(configs.iter().any(|c| c.block_scale.mx().is_some()), "MX kernels (the scaled MFMA) too");
     for cfg in configs {
         let k = compile(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name()));
         round_trip(&k, &dir);

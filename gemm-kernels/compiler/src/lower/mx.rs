@@ -1,0 +1,213 @@
+//! MX kernels ([`crate::ir::BlockScale::Mx`], gfx950): the tiled kernels with OCP MX block
+//! scales applied by `v_mfma_scale_f32_{32x32x64,16x16x128}_f8f6f4` (ISA.md §1.2; LLVM's
+//! VOP3PX form: a `v_mfma_ld_scale_b32` prefix naming one scale VGPR per operand and the
+//! byte of it each lane uses).
+//!
+//! The data path is the fp8 kernels': operands are carried as bytes (K, lda, ldb and the K
+//! tile in bytes of the packed rows), so copies, LDS layout, swizzle and schedules are
+//! unchanged. A lane group of an MFMA block reads one contiguous K range of the tile
+//! (`lds::read_lane`: group `g` of `G` takes bytes `[g*KT/G, (g+1)*KT/G)`), in steps of
+//! `R = 32` bytes: an fp8 MFMA takes one step (its lane's 32 K values = one MX block of 32
+//! bytes), an fp4 step feeds two MFMAs (16 bytes = 32 fp4 values = one block each). So the
+//! blocks a lane needs in a tile are consecutive: `KT/G/B` of them from block `g*KT/G/B`
+//! (`B` = bytes per block).
+//!
+//! Scales: per operand and MFMA block, each lane loads its row's scale bytes of the whole
+//! tile (`KT/B` = 4 or 8 bytes: one `buffer_load_dword`/`_dwordx2` at `row*lds + tile*KT/B`,
+//! `lds` a multiple of 4) and, just before the tile's MFMAs, shifts them right by its
+//! group's first block so that the block of step `st`, half `p` is byte `st*R/B + p` of the
+//! first dword, a static `op_sel`. Two scale sets follow the two LDS buffers: the set of the
+//! tile in buffer `cur` is shifted at the start of its body (its load was issued two
+//! bodies earlier, so the wait costs nothing), used by its MFMAs, and reloaded at the end of
+//! the body with the tile that will next sit in buffer `cur` (`cnt` + 2 in processing order:
+//! the last, partial K tile first, then tiles 0, 1, ...). The last tile's set is loaded in
+//! the setup with its bytes of blocks at and past `K/B` cleared (row padding may hold the
+//! E8M0 NaN; a zero scale times the zero data the K guard loaded gives 0).
+
+use super::{log2, L};
+use crate::ir::Operand;
+use crate::kernel_args as ka;
+use crate::program::{sub, whole};
+use crate::schedule::Schedule;
+use gemm_isa::operand::{int, sr};
+use gemm_isa::{Inst, Op, Operand as O, Reg, RegFile};
+
+/// Bytes of one lane's step through its K range: one fp8 MFMA operand (8 dwords).
+const STEP_BYTES: u32 = 32;
+
+/// The scale streams of an MX kernel.
+pub(super) struct MxScales {
+    /// Per operand: the scale tensor's buffer resource.
+    srd: [Reg; 2],
+    /// Per operand: the lane's row's first scale byte in the wave's first MFMA block,
+    /// `row * lds` (a VGPR), and per block the bytes to the block's rows, `blk * M * lds`
+    /// (SGPRs: added to the tile offset at each load, so the streams cost one VGPR each).
+    voff: [Reg; 2],
+    blk_off: [Vec<Reg>; 2],
+    /// Per set (the LDS buffer its tile sits in), operand and block: the tile's scale bytes.
+    sets: [[Vec<Reg>; 2]; 2],
+    /// Bits that bring this lane group's first block to byte 0.
+    shift: Reg,
+    /// SGPR: the byte offset (within a row's scales) of the next tile to load.
+    next: Reg,
+    /// Dwords of one tile's scales (1 or 2).
+    dwords: u32,
+    /// Blocks per K tile.
+    tile_blocks: u32,
+    /// The set the MFMAs being emitted read.
+    pub cur: usize,
+}
+
+impl L<'_> {
+    /// The MX scale streams: resources, per-lane offsets, the first two tiles' sets (the
+    /// last K tile masked), after `setup_tiles`.
+    pub(super) fn mx_setup(&mut self) {
+        let c = *self.c();
+        let Some(bb) = c.mx_block_bytes() else { return };
+        let tile_blocks = c.tile.2 / bb;
+        let dwords = tile_blocks.div_ceil(4);
+        // bscale_a (2) bscale_b (2) ldsa ldsb pad pad
+        let bs = self.p.vreg(RegFile::Sgpr, 8);
+        self.i(Op::S_LOAD_DWORDX8, &[whole(bs), sr(0, 2), O::Imm(ka::OFF_BSCALE as i64)]);
+        let (m, n, k) = (self.arg(6), self.arg(7), self.arg(8));
+        let nblocks = self.sv();
+        self.i(Op::S_LSHR_B32, &[whole(nblocks), k, int(log2(bb))]);
+        let mut srd = [self.oob; 2];
+        let mut voff = [self.oob; 2];
+        let mut blk_off: [Vec<Reg>; 2] = [vec![], vec![]];
+        for (x, op) in [Operand::A, Operand::B].into_iter().enumerate() {
+            let (lo, hi, lds) = (sub(bs, 2 * x as u16, 1), sub(bs, 2 * x as u16 + 1, 1), sub(bs, 4 + x as u16, 1));
+            let rows = if x == 0 { m } else { n };
+            srd[x] = self.srd(lo, hi, whole(nblocks), rows, lds, 1);
+            let (origin, w) = if x == 0 { (self.m0, self.wm) } else { (self.n0, self.wn) };
+            let row = self.vv();
+            let kw = self.k3(c.wave_rows(op));
+            self.i(Op::V_MAD_U32_U24, &[whole(row), whole(w), kw, whole(self.lrow)]);
+            self.i(Op::V_ADD_U32, &[whole(row), whole(origin), whole(row)]);
+            voff[x] = self.vv();
+            self.i(Op::V_MUL_LO_U32, &[whole(voff[x]), lds, whole(row)]);
+            for blk in 0..c.blocks(op) {
+                let o = self.sv();
+                self.i(Op::S_MUL_I32, &[whole(o), lds, int((blk * c.mfma.m) as i64)]);
+                blk_off[x].push(o);
+            }
+        }
+        let per_group = c.tile.2 / c.lane_groups() / bb;
+        let shift = self.vv();
+        self.i(Op::V_LSHLREV_B32, &[whole(shift), int(log2(8 * per_group)), whole(self.lgrp)]);
+        let mut sets: [[Vec<Reg>; 2]; 2] = Default::default();
+        for set in &mut sets {
+            for (x, op) in [Operand::A, Operand::B].into_iter().enumerate() {
+                set[x] = (0..c.blocks(op)).map(|_| self.p.vreg(RegFile::Vgpr, dwords as u8)).collect();
+            }
+        }
+        let next = self.sv();
+        self.mx = Some(super::mx::MxScales { srd, voff, blk_off, sets, shift, next, dwords, tile_blocks, cur: 0 });
+        // Set 0: the last K tile, blocks `cnt * tile_blocks ..`, masked past `nblocks`.
+        let first = self.sv();
+        self.i(Op::S_LSHL_B32, &[whole(first), whole(self.cnt), int(log2(tile_blocks))]);
+        self.mx_load(0, first);
+        let (valid, cut) = (self.sv(), self.sv());
+        self.i(Op::S_SUB_U32, &[whole(valid), whole(nblocks), whole(first)]);
+        self.i(Op::S_SUB_U32, &[whole(cut), int(8), whole(valid)]);
+        self.i(Op::S_LSHL_B32, &[whole(cut), whole(cut), int(3)]);
+        // A 64-bit shift for one dword too, so that no valid block (k = 0) clears it all.
+        let mask = self.p.vreg(RegFile::Sgpr, 2);
+        self.i(Op::S_LSHR_B64, &[whole(mask), int(-1), whole(cut)]);
+        let regs: Vec<Reg> = self.mx.as_ref().expect("set").sets[0].iter().flatten().copied().collect();
+        for r in regs {
+            for d in 0..dwords as u16 {
+                self.i(Op::V_AND_B32, &[sub(r, d, 1), sub(mask, d, 1), sub(r, d, 1)]);
+            }
+        }
+        // Set 1: loop tile 0 (unused when there is none; the loads stay in bounds or read 0).
+        self.i(Op::S_MOV_B32, &[whole(next), int(0)]);
+        self.mx_load(1, next);
+        self.i(Op::S_MOV_B32, &[whole(next), int(tile_blocks as i64)]);
+    }
+
+    /// Loads set `set` with the tile whose scales start at byte `soff` of each row.
+    fn mx_load(&mut self, set: usize, soff: Reg) {
+        let mx = self.mx.as_ref().expect("MX kernel");
+        let op = if mx.dwords == 1 { Op::BUFFER_LOAD_DWORD } else { Op::BUFFER_LOAD_DWORDX2 };
+        let mut loads = vec![];
+        for x in 0..2 {
+            for (blk, dst) in mx.sets[set][x].iter().enumerate() {
+                loads.push((*dst, mx.voff[x], mx.srd[x], mx.blk_off[x][blk]));
+            }
+        }
+        // The whole offset in the VGPR: the range check (ISA.md §2.3) covers the VGPR offset,
+        // not `soffset`, and refills past the last tile or rows past m/n must read 0.
+        for (dst, voff, srd, blk) in loads {
+            let (so, vo) = (self.sv(), self.vv());
+            self.i(Op::S_ADD_U32, &[whole(so), whole(soff), whole(blk)]);
+            self.i(Op::V_ADD_U32, &[whole(vo), whole(so), whole(voff)]);
+            self.ie(Inst::new(op, &[whole(dst), whole(vo), whole(srd), int(0)]).offen());
+        }
+    }
+
+    /// Before the MFMAs of the tile in buffer `cur`: its set's bytes shifted to this lane
+    /// group's blocks.
+    pub(super) fn mx_use(&mut self, cur: u32) {
+        let Some(mx) = self.mx.as_mut() else { return };
+        mx.cur = cur as usize;
+        let (shift, dwords) = (mx.shift, mx.dwords);
+        let regs: Vec<Reg> = mx.sets[cur as usize].iter().flatten().copied().collect();
+        for r in regs {
+            if dwords == 1 {
+                self.i(Op::V_LSHRREV_B32, &[whole(r), whole(shift), whole(r)]);
+            } else {
+                self.i(Op::V_LSHRREV_B64, &[whole(r), whole(shift), whole(r)]);
+            }
+        }
+    }
+
+    /// After the body of the tile in buffer `cur`: its set reloaded with the tile that
+    /// will next sit there.
+    pub(super) fn mx_refill(&mut self, cur: u32) {
+        let Some(mx) = self.mx.as_ref() else { return };
+        let (next, tb) = (mx.next, mx.tile_blocks);
+        self.mx_load(cur as usize, next);
+        self.i(Op::S_ADD_U32, &[whole(next), whole(next), int(tb as i64)]);
+    }
+
+    /// The MFMAs of K step `st` for A fragment `a` (block `bm`) and B fragment `b` (block
+    /// `bn`) into `acc`: one per step, or (fp4) two from the halves of the step's dwords,
+    /// each with its block's scale bytes.
+    pub(super) fn mx_mfmas(&self, st: u16, bm: usize, bn: usize, acc: O, a: Reg, b: Reg) -> Vec<Inst> {
+        let c = *self.c();
+        let mx = self.mx.as_ref().expect("MX kernel");
+        let (fa, fb) = c.block_scale.mx().expect("MX kernel");
+        let (ca, cb) = (fa.mfma_code(), fb.mfma_code());
+        let regs = gemm_isa::table::f8f6f4_dwords(ca).expect("MX format") as u16;
+        let bb = c.mx_block_bytes().expect("MX kernel");
+        let rps = (STEP_BYTES / 4) as u16;
+        let op =
+            if c.mfma.m == 32 { Op::V_MFMA_SCALE_F32_32X32X64_F8F6F4 } else { Op::V_MFMA_SCALE_F32_16X16X128_F8F6F4 };
+        let (sa, sb) = (mx.sets[mx.cur][0][bm], mx.sets[mx.cur][1][bn]);
+        (0..rps / regs)
+            .map(|p| {
+                let byte = (u32::from(st) * STEP_BYTES + u32::from(p * regs) * 4) / bb;
+                let (d, sel) = ((byte / 4) as u16, (byte % 4) as u8);
+                let ops = [
+                    acc,
+                    sub(a, st * rps + p * regs, regs as u8),
+                    sub(b, st * rps + p * regs, regs as u8),
+                    acc,
+                    sub(sa, d, 1),
+                    sub(sb, d, 1),
+                ];
+                // `op_sel` / `op_sel_hi` entry 0 selects A's byte, entry 1 B's (table.rs SCALED).
+                let lo = (sel & 1) | (sel & 1) << 1;
+                let hi = (sel >> 1) | (sel >> 1) << 1;
+                Inst::new(op, &ops).cbsz_abid_blgp(ca, 0, cb).op_sel(lo).op_sel_hi(hi)
+            })
+            .collect()
+    }
+}
+
+/// Whether the MX lowering serves `c`'s schedule: the ones whose K tile's MFMAs all run in
+/// the body (or drain) of the LDS buffer they read.
+pub fn schedule_ok(s: Schedule) -> bool {
+    matches!(s, Schedule::Pipelined | Schedule::Interleave { .. })
+}

@@ -1,0 +1,244 @@
+//! MX kernels (`ir::BlockScale::Mx`, `lower/mx.rs`) in the emulator with the race detector
+//! and hazard checker on: gfx950's `v_mfma_scale_f32_*_f8f6f4` with per-32 E8M0 scales of
+//! both operands, MXFP8 (e4m3, e5m2, mixed) and MXFP4, against `gemm_core::mx::mx_gemm`.
+//!
+//! Inputs are chosen so that every partial sum is exact in f32 (small element values, scales
+//! 2^-1..2^1, K below a thousand): the kernel, which rounds once per MFMA and then per
+//! accumulation, must then equal the exact reference bit for bit. The scale bytes past each
+//! row's `K/32` blocks hold the E8M0 NaN (0xFF) and the data padding past K holds NaN codes:
+//! a kernel that read either would put NaN into C.
+
+use gemm_compiler::ir::{Align, Arch, KernelConfig, MfmaShape};
+use gemm_compiler::schedule::Schedule as Sched;
+use gemm_compiler::{catalogue, compile, kernel_args, CompiledKernel};
+use gemm_core::mx::{mx_gemm, MxFormat, MxMatrix, E8M0};
+use gemm_core::{bf16, f16, DType};
+use gemm_emu::{Device, LaunchOptions, Mode, Schedule};
+use rand::{Rng, SeedableRng};
+
+fn upload(dev: &Device, b: &[u8]) -> u64 {
+    let p = dev.alloc((b.len() as u64).next_multiple_of(16).max(16)).unwrap();
+    dev.copy_in(p, b).unwrap();
+    p
+}
+
+/// A random `rows x k` MX matrix with exact-friendly values: fp4 any code, fp8 multiples of
+/// 1/4 in [-2, 2]; scales 2^-1..2^1.
+fn matrix(f: MxFormat, rows: usize, k: usize, rng: &mut rand_chacha::ChaCha8Rng) -> MxMatrix {
+    let codes: Vec<u8> = (0..rows * k)
+        .map(|_| match f.bits() {
+            4 => rng.gen_range(0..16u8),
+            _ => f.encode(rng.gen_range(-8i32..=8) as f32 * 0.25).unwrap(),
+        })
+        .collect();
+    let nb = MxMatrix::blocks_per_row(k);
+    let scales = (0..rows * nb).map(|_| E8M0::from_exponent(rng.gen_range(-1..=1)).unwrap()).collect();
+    MxMatrix::new(f, rows, k, codes, scales).unwrap()
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Case {
+    m: usize,
+    n: usize,
+    /// K in elements (a multiple of 32).
+    k: usize,
+    /// Extra bytes of row padding (data) and of scale padding.
+    pad: usize,
+    alpha: f32,
+    beta: f32,
+}
+
+const CASES: [Case; 5] = [
+    Case { m: 1, n: 1, k: 32, pad: 16, alpha: 1.0, beta: 0.0 },
+    Case { m: 17, n: 33, k: 96, pad: 0, alpha: 1.5, beta: 0.0 },
+    Case { m: 33, n: 18, k: 608, pad: 32, alpha: -0.5, beta: 0.75 },
+    Case { m: 130, n: 257, k: 256, pad: 16, alpha: 1.0, beta: -1.25 },
+    Case { m: 64, n: 40, k: 1024, pad: 48, alpha: 2.0, beta: 0.0 },
+];
+
+/// Runs `kern` on `cs` and compares C (f32 or bf16) with `mx_gemm`, bit for bit.
+fn run(kern: &CompiledKernel, cs: &Case, sched: Schedule) {
+    let cfg = kern.config;
+    let (fa, fb) = cfg.block_scale.mx().expect("an MX kernel");
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(sched.seed ^ (cs.m * 1000 + cs.k) as u64);
+    let a = matrix(fa, cs.m, cs.k, &mut rng);
+    let b = matrix(fb, cs.n, cs.k, &mut rng);
+    // Packed rows padded to 16-byte multiples plus `pad`; scales padded to 4-byte multiples.
+    let row_bytes = cs.k * fa.bits() as usize / 8;
+    let ld = (row_bytes + cs.pad).next_multiple_of(16);
+    let nb = cs.k / 32;
+    let lds = (nb + cs.pad % 7).next_multiple_of(4);
+    // 0xFF: the fp8 NaN (e4m3 and e5m2), fp4 -6 in both nibbles.
+    let data = |x: &MxMatrix| {
+        let mut out = vec![0xFFu8; x.rows() * ld];
+        for r in 0..x.rows() {
+            out[r * ld..r * ld + row_bytes].copy_from_slice(&x.packed_row(r));
+        }
+        out
+    };
+    let scales = |x: &MxMatrix| {
+        let mut out = vec![0xFFu8; x.rows() * lds];
+        for r in 0..x.rows() {
+            for g in 0..nb {
+                out[r * lds + g] = x.scale(r, g * 32).0;
+            }
+        }
+        out
+    };
+    let ldc = cs.m + 3;
+    let esize = cfg.c_type.size_bytes();
+    let c0f: Vec<f32> = (0..ldc * cs.n)
+        .map(|_| if cs.beta == 0.0 { f32::NAN } else { rng.gen_range(-8i32..=8) as f32 * 0.5 })
+        .collect();
+    let c0: Vec<u8> = match cfg.c_type {
+        DType::F32 => bytemuck::cast_slice(&c0f).to_vec(),
+        DType::Bf16 => c0f.iter().flat_map(|v| bf16::from_f32(*v).to_bits().to_le_bytes()).collect(),
+        DType::F16 => c0f.iter().flat_map(|v| f16::from_f32(*v).to_bits().to_le_bytes()).collect(),
+        other => panic!("no MX test for output {other}"),
+    };
+    let dev = Device::new(cfg.arch);
+    let (pa, pb, pc) = (upload(&dev, &data(&a)), upload(&dev, &data(&b)), upload(&dev, &c0));
+    let (psa, psb) = (upload(&dev, &scales(&a)), upload(&dev, &scales(&b)));
+    let base = kernel_args::pack(
+        pa,
+        pb,
+        pc,
+        cs.m as u32,
+        cs.n as u32,
+        row_bytes as u32,
+        ld as u32,
+        ld as u32,
+        ldc as u32,
+        cs.alpha,
+        cs.beta,
+    );
+    let args = kernel_args::pack_block(&base, psa, psb, lds as u32, lds as u32);
+    let (wg, block) = kernel_args::launch_workgroups(cs.m as u32, cs.n as u32, cfg.tile, cfg.threads());
+    let opts = LaunchOptions { schedule: sched, threads: 2, ..Default::default() };
+    let r = dev
+        .launch_with(&kern.code_object, &kern.name, wg, block, &args[..kernel_args::size(&cfg) as usize], &opts)
+        .unwrap();
+    assert!(r.reports.is_empty(), "{} {cs:?} {sched:?}: checker findings:\n{r}", kern.name);
+    let tiles = (row_bytes as u64).div_ceil(cfg.tile.2 as u64).max(1);
+    let waves = (wg[0] * wg[1]) as u64 * cfg.waves as u64;
+    assert_eq!(r.counts.mfma, waves * tiles * kern.stats.mfma_per_k_step as u64, "{}", kern.name);
+    let mut out = vec![0u8; c0.len()];
+    dev.copy_out(pc, &mut out).unwrap();
+    // The reference, row-major M x N (C is column-major with ldc).
+    let mut want = vec![0f32; cs.m * cs.n];
+    for i in 0..cs.m {
+        for j in 0..cs.n {
+            want[i * cs.n + j] = c0f[i + j * ldc];
+        }
+    }
+    mx_gemm(&a, &b, &mut want, cs.alpha, cs.beta).unwrap();
+    for j in 0..cs.n {
+        for i in 0..ldc {
+            let at = (i + j * ldc) * esize;
+            let got = &out[at..at + esize];
+            if i >= cs.m {
+                assert_eq!(got, &c0[at..at + esize], "{}: C padding written", kern.name);
+                continue;
+            }
+            let w = want[i * cs.n + j];
+            let wb: Vec<u8> = match cfg.c_type {
+                DType::F32 => w.to_le_bytes().to_vec(),
+                DType::F16 => f16::from_f32(w).to_bits().to_le_bytes().to_vec(),
+                _ => bf16::from_f32(w).to_bits().to_le_bytes().to_vec(),
+            };
+            assert_eq!(got, &wb[..], "{} {cs:?} {sched:?} ({i},{j}): want {w}", kern.name);
+        }
+    }
+}
+
+fn mx_config(fa: MxFormat, fb: MxFormat, c: DType, tile: (u32, u32, u32), mfma: MfmaShape) -> KernelConfig {
+    KernelConfig::new(Arch::Gfx950, DType::Fp8E4M3, c, true, false, Align::Vec8)
+        .with_shape(tile, (2, 2), mfma, 2)
+        .with_mx(fa, fb)
+        .expect("one element width")
+}
+
+/// MXFP4, MXFP8 (both flavours and mixed) on 64x64 tiles with both MFMA shapes, every case
+/// under a different scheduling mode.
+#[test]
+fn mx_formats_on_small_tiles() {
+    let arch = Arch::Gfx950;
+    let pairs = [
+        (MxFormat::E2M1, MxFormat::E2M1),
+        (MxFormat::E4M3, MxFormat::E4M3),
+        (MxFormat::E5M2, MxFormat::E4M3),
+        (MxFormat::E4M3, MxFormat::E5M2),
+    ];
+    for (pi, (fa, fb)) in pairs.into_iter().enumerate() {
+        for (si, mfma) in [MfmaShape::fp8_32(arch), MfmaShape::fp8_16(arch)].into_iter().enumerate() {
+            let c = if (pi + si) % 2 == 0 { DType::F32 } else { DType::Bf16 };
+            let cfg = mx_config(fa, fb, c, (64, 64, 128), mfma);
+            let k = compile(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name()));
+            assert_eq!(gemm_compiler::lds::k_step_conflicts(&k.kernel), (0, 0), "{}", k.name);
+            for (ci, cs) in CASES.iter().enumerate() {
+                let mode = Mode::ALL[(ci + pi + si) % Mode::ALL.len()];
+                run(&k, cs, Schedule { mode, seed: 30 + ci as u64 });
+            }
+        }
+    }
+}
+
+/// The large tiles the speed needs: 256x256x128 with the 4-wave interleave (the `fp8il`
+/// schedule), MXFP4 and MXFP8.
+#[test]
+fn mx_interleaved_large_tiles() {
+    let arch = Arch::Gfx950;
+    for (i, f) in [MxFormat::E2M1, MxFormat::E4M3].into_iter().enumerate() {
+        let mut cfg = mx_config(f, f, DType::Bf16, (256, 256, 128), MfmaShape::fp8_32(arch));
+        cfg.schedule = Sched::Interleave { slices: 4 };
+        let k = compile(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name()));
+        for (ci, cs) in CASES.iter().enumerate().filter(|(ci, _)| *ci != 1) {
+            let mode = Mode::ALL[(ci + i) % Mode::ALL.len()];
+            run(&k, cs, Schedule { mode, seed: 50 + ci as u64 });
+        }
+    }
+}
+
+/// What the space declines: gfx942, fp6, mixed widths, the NN layout, three stages.
+#[test]
+fn mx_unfit_configurations_are_declined() {
+    use gemm_compiler::fit::{check, Unfit};
+    let arch = Arch::Gfx950;
+    let ok = mx_config(MxFormat::E2M1, MxFormat::E2M1, DType::F32, (128, 128, 128), MfmaShape::fp8_32(arch));
+    assert_eq!(check(&ok), Ok(()));
+    assert!(ok.name().contains("_mxfp4_"), "{}", ok.name());
+    let no = |c: KernelConfig| matches!(check(&c), Err(Unfit::BlockScale(_)));
+    assert!(no(mx_config(MxFormat::E2M3, MxFormat::E2M3, DType::F32, (128, 128, 128), MfmaShape::fp8_32(arch))));
+    assert!(KernelConfig::new(arch, DType::Fp8E4M3, DType::F32, true, false, Align::Vec8)
+        .with_mx(MxFormat::E2M1, MxFormat::E4M3)
+        .is_none());
+    assert!(no(KernelConfig { trans_a: false, ..ok }));
+    assert!(no(KernelConfig { stages: 3, ..ok }));
+    let mut g942 = KernelConfig::new(Arch::Gfx942, DType::Fp8E4M3Fnuz, DType::F32, true, false, Align::Vec8)
+        .with_shape((128, 128, 64), (2, 2), MfmaShape::fp8_32(Arch::Gfx942), 2);
+    g942.block_scale = gemm_compiler::ir::BlockScale::Mx { a: MxFormat::E4M3, b: MxFormat::E4M3 };
+    assert!(no(g942));
+    // A K tile whose scales would not fit two dwords per row.
+    assert!(no(mx_config(MxFormat::E2M1, MxFormat::E2M1, DType::F32, (128, 128, 256), MfmaShape::fp8_32(arch))));
+}
+
+/// The catalogue's MX kernels: each on the edge shapes.
+#[test]
+fn mx_catalogue_kernels() {
+    let ks: Vec<_> = catalogue::configs()
+        .into_iter()
+        .filter(|c| c.block_scale.mx().is_some())
+        .map(|c| compile(c).unwrap_or_else(|e| panic!("{}: {e}", c.name())))
+        .collect();
+    assert!(ks.iter().any(|k| k.config.block_scale.mx().unwrap().0 == MxFormat::E2M1), "an MXFP4 kernel");
+    assert!(ks.iter().any(|k| k.config.block_scale.mx().unwrap().0 == MxFormat::E4M3), "an MXFP8 kernel");
+    for (i, k) in ks.iter().enumerate() {
+        for (ci, cs) in CASES.iter().enumerate() {
+            if (i + ci) % 2 == 1 && ci != 0 {
+                continue; // half the larger cases per kernel; every kernel runs M = N = 1
+            }
+            let mode = Mode::ALL[(i + ci) % Mode::ALL.len()];
+            run(k, cs, Schedule { mode, seed: 70 + ci as u64 });
+        }
+    }
+}
