@@ -185,9 +185,12 @@ fn main() {
             c.fusion.name(),
             c.grouped,
             c.split,
-            match c.block_scale.mx() {
-                Some((a, b)) => format!("BlockScaleKind::Mx {{ a: MxFormat::{a:?}, b: MxFormat::{b:?} }}"),
-                None => "BlockScaleKind::None".to_string(),
+            match c.block_scale {
+                gemm_compiler::ir::BlockScale::Mx { a, b } => {
+                    format!("BlockScaleKind::Mx {{ a: MxFormat::{a:?}, b: MxFormat::{b:?} }}")
+                }
+                gemm_compiler::ir::BlockScale::Fp8Blocks => "BlockScaleKind::Fp8Blocks".to_string(),
+                gemm_compiler::ir::BlockScale::None => "BlockScaleKind::None".to_string(),
             },
             name = k.name,
             ab = dtype(c.ab_type),

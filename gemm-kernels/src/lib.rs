@@ -156,6 +156,9 @@ pub enum BlockScaleKind {
         a: MxFormat,
         b: MxFormat,
     },
+    /// Block-scaled fp8 (both archs): f32 scales per 128 x 128 block of A (the weights) and
+    /// per column and 128 K values of B (the activations).
+    Fp8Blocks,
 }
 
 impl KernelEntry {

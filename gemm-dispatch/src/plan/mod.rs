@@ -5,6 +5,7 @@
 //! scales ([`fused`]); and the physics every predicted time obeys ([`bounds`]). [`gemm_plan`] puts them together: the launches of one GEMM on one device.
 //! Backends execute plans; nothing here touches memory or a device.
 
+pub mod block_scaled;
 pub mod bounds;
 pub mod choice;
 pub mod cost_table;

@@ -163,6 +163,9 @@ pub struct Family {
     /// MX families (`ir::BlockScale::Mx`): the `(A, B)` element formats built (each with
     /// f32, bf16 and f16 outputs); `dtypes` is then unused. Empty elsewhere.
     pub mx: &'static [(MxFormat, MxFormat)],
+    /// Block scales of every kernel of the family (`BlockScale::None` for plain families;
+    /// MX families set it per format pair).
+    pub block_scale: crate::ir::BlockScale,
 }
 
 impl Family {
@@ -196,6 +199,7 @@ impl Family {
             split: SplitK::None,
             decode_waves: 0,
             mx: &[],
+            block_scale: crate::ir::BlockScale::None,
         }
     }
 }
@@ -354,6 +358,15 @@ pub fn families() -> Vec<Family> {
         if arch == Arch::Gfx950 {
             out.extend(mx_families(arch));
         }
+        out.push(Family {
+            transposes: K_CONTIGUOUS,
+            dtypes: match arch {
+                Arch::Gfx942 => &[DType::Fp8E4M3Fnuz],
+                Arch::Gfx950 => &[DType::Fp8E4M3],
+            },
+            block_scale: crate::ir::BlockScale::Fp8Blocks,
+            ..Family::new(BLOCK_FP8, arch, (128, 128, 128), (2, 2), MfmaShape::fp8_32(arch), BLOCK_FP8_WHY)
+        });
         if arch == Arch::Gfx942 {
             out.push(Family {
                 aligns: BOTH,
@@ -568,6 +581,10 @@ fn mx_families(arch: Arch) -> [Family; 2] {
         },
     ]
 }
+/// The block-scaled fp8 family (both archs, issue 26): DeepSeek-V3's 128 x 128 weight blocks
+/// and 1 x 128 activation groups, the group sums scaled in f32 (`lower/block_fp8.rs`).
+pub const BLOCK_FP8: &str = "bsfp8";
+const BLOCK_FP8_WHY: &str = "block-scaled fp8 (DeepSeek-V3: f32 scales per 128x128 weight block and per 1x128 activation group) in the Linear layout: 128x128x128, 4 waves, each K group's MFMA sums scaled into VGPR accumulators";
 /// The MX families' names.
 pub const MX: &str = "mx";
 pub const MX_IL: &str = "mxil";
@@ -687,6 +704,7 @@ pub fn entries() -> Vec<(Family, KernelConfig)> {
                             cfg.grouped = f.name == GROUPED || f.name == GROUPED_DECODE;
                             cfg.schedule = f.schedule;
                             cfg.direct_to_lds = f.dma;
+                            cfg.block_scale = f.block_scale;
                             if f.split == SplitK::Partial {
                                 cfg = cfg.split_partial();
                             }

@@ -137,7 +137,32 @@ pub fn check(c: &KernelConfig) -> Result<(), Unfit> {
         return Err(Unfit::Accumulators { agprs });
     }
     check_mx(c)?;
+    check_fp8_blocks(c)?;
     vgpr_estimate(c, [1, 1]).map(|_| ())
+}
+
+/// Block-scaled fp8 (`lower/block_fp8.rs`): the Linear layout (A^T B, the weights as A), one K
+/// group per K tile, every wave's rows inside one 128-row block of A's scales, the software
+/// pipeline (the group's scaled add follows the tile's MFMAs).
+fn check_fp8_blocks(c: &KernelConfig) -> Result<(), Unfit> {
+    if c.block_scale != crate::ir::BlockScale::Fp8Blocks {
+        return Ok(());
+    }
+    let no = |why: &str| Err(Unfit::BlockScale(why.to_string()));
+    let b = crate::ir::FP8_BLOCK;
+    if !c.ab_type.is_fp8() || c.b_type() != c.ab_type {
+        return no("block-scaled fp8 takes one fp8 flavour for both operands");
+    }
+    if !c.trans_a || c.trans_b {
+        return no("block-scaled fp8 runs the Linear layout (A^T B, both operands K-contiguous)");
+    }
+    if c.tile.2 != b || !c.tile.0.is_multiple_of(b) || !b.is_multiple_of(c.wave_rows(Operand::A)) {
+        return no("one 128-long K group per K tile, and each wave's rows inside one 128-row block");
+    }
+    if c.stages != 2 || c.grouped || c.split != SplitK::None || c.schedule != crate::schedule::Schedule::Pipelined {
+        return no("two stages, pipelined, not grouped or split");
+    }
+    Ok(())
 }
 
 /// MX kernels (`lower/mx.rs`): gfx950's scaled MFMA on both operands K-contiguous, the
@@ -185,7 +210,14 @@ pub fn vgpr_estimate(c: &KernelConfig, sets: [u32; 2]) -> Result<u32, Unfit> {
     // Staging: 4 dwords per 16-byte vector, 8 unpacked 16-bit elements for element loads.
     let per_vector = if c.align == crate::ir::Align::Elem && c.ab_bytes() == 2 { 8 } else { 4 };
     let staging = (sets[0] * mt + sets[1] * nt) * kt * c.ab_bytes() / 16 / c.threads() * per_vector;
-    let vgprs = frags + staging + 40;
+    // Block-scaled fp8 keeps the accumulators in VGPRs (the scaled adds are VALU work) and
+    // the group's MFMA sums in AGPRs.
+    let acc = if c.block_scale == crate::ir::BlockScale::Fp8Blocks {
+        c.blocks(Operand::A) * c.blocks(Operand::B) * c.acc_regs()
+    } else {
+        0
+    };
+    let vgprs = frags + staging + acc + 40;
     if vgprs > 256 {
         return Err(Unfit::Vgprs { vgprs, frags, staging });
     }

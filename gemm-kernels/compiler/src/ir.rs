@@ -267,10 +267,16 @@ pub struct KernelConfig {
 ///   MXFP8), `k`, `lda` and `ldb` count **bytes** of the packed rows ([`gemm_core::mx::pack`]),
 ///   and the tile's KT is in bytes too, so the copies and the LDS layout are those of the fp8
 ///   kernels; fp4 feeds two MFMAs from each 32-byte fragment a lane reads.
+/// * `Fp8Blocks` (both archs): DeepSeek-V3's block-scaled fp8 (`gemm_core::block_fp8`) in the
+///   Linear layer, the weights as A with one f32 scale per 128 x 128 block and the activations
+///   as B with one per column and 128 K values. The scales are arbitrary f32 values, so the
+///   MFMAs of each 128-long K group (one K tile) sum into temporaries and the group's sums are
+///   added to the accumulators scaled, `acc = fma(tmp, sa * sb, acc)` (`lower/block_fp8.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BlockScale {
     None,
     Mx { a: gemm_core::mx::MxFormat, b: gemm_core::mx::MxFormat },
+    Fp8Blocks,
 }
 
 impl BlockScale {
@@ -278,10 +284,13 @@ impl BlockScale {
     pub fn mx(self) -> Option<(gemm_core::mx::MxFormat, gemm_core::mx::MxFormat)> {
         match self {
             BlockScale::Mx { a, b } => Some((a, b)),
-            BlockScale::None => None,
+            BlockScale::None | BlockScale::Fp8Blocks => None,
         }
     }
 }
+
+/// The K group (and the weights' row block) of block-scaled fp8: 128 (DeepSeek-V3).
+pub const FP8_BLOCK: u32 = 128;
 
 impl KernelConfig {
     /// The reference family: 128x128x32, 4 waves (2x2, 64x64 per wave), 2 stages, the
@@ -474,7 +483,9 @@ impl KernelConfig {
             gemm_core::mx::MxFormat::E3M2 => "bf6",
             gemm_core::mx::MxFormat::E2M1 => "fp4",
         };
-        let ab = if let Some((a, b)) = self.block_scale.mx() {
+        let ab = if self.block_scale == BlockScale::Fp8Blocks {
+            format!("bs{}", t(self.ab_type))
+        } else if let Some((a, b)) = self.block_scale.mx() {
             if a == b {
                 format!("mx{}", mx(a))
             } else {

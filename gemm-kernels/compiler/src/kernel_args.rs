@@ -54,14 +54,22 @@
 //!
 //! | offset | size | name  | meaning |
 //! |-------:|-----:|-------|---------|
-//! | 112 | 8 | bscale_a | A's block scales: for row `i` of op(A) and K block `g`, the byte (MX: E8M0) at `bscale_a + i*ldsa + g` |
-//! | 120 | 8 | bscale_b | B's block scales: column `j` of op(B), K block `g` at `bscale_b + j*ldsb + g` |
-//! | 128 | 4 | ldsa | bytes from one row's scales to the next; a multiple of 4 |
-//! | 132 | 4 | ldsb | likewise for B; a multiple of 4 |
+//! | 112 | 8 | bscale_a | A's block scales (below) |
+//! | 120 | 8 | bscale_b | B's block scales |
+//! | 128 | 4 | ldsa | scale elements from one row of A's scales to the next |
+//! | 132 | 4 | ldsb | likewise for B |
 //! | 136 | 8 | (padding) | |
 //!
+//! Block-scaled fp8 kernels (`BlockScale::Fp8Blocks`, both archs, DeepSeek-V3): `acc[i,j] =
+//! sum_g bscale_a[(i/128)*ldsa + g] * bscale_b[j*ldsb + g] * (sum_{l in group g} a[i,l] b[l,j])`,
+//! f32 scales, groups of 128 along K (the last may be partial), each group's sum rounded to
+//! f32 and added with one fused multiply-add; A^T B (the weights as A, 128 x 128 blocks; the
+//! activations as B, one scale per column and group); `k`, `lda`, `ldb` in elements as usual.
+//!
 //! MX kernels (`BlockScale::Mx`, gfx950): `acc[i,j] = sum_l (Xa[i,l/32] a[i,l]) (Xb[j,l/32]
-//! b[l,j])`, A stored as op(A)'s rows and B as op(B)'s columns, each K-contiguous and packed
+//! b[l,j])` with the E8M0 scale bytes `Xa[i, g]` at `bscale_a + i*ldsa + g` and `Xb[j, g]` at
+//! `bscale_b + j*ldsb + g` (`ldsa`, `ldsb` multiples of 4), A stored as op(A)'s rows and B as
+//! op(B)'s columns, each K-contiguous and packed
 //! (`gemm_core::mx::pack`), so **`k`, `lda` and `ldb` count bytes** of the packed rows: `k =
 //! K * bits / 8` with K a multiple of 32 (every block whole), `lda`, `ldb` multiples of 16.
 //! Scale bytes of blocks at or past `K/32` are never used (the kernel masks them: padding

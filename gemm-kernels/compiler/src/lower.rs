@@ -10,6 +10,7 @@
 
 use crate::ir::{Arch, Copy, KTile, Kernel, LoadKind, MfmaShape, Operand, SplitK, TileOp};
 
+mod block_fp8;
 mod decode;
 mod mx;
 use crate::kernel_args as ka;
@@ -186,6 +187,8 @@ struct L<'a> {
     phase: Option<PhaseRegs>,
     /// MX kernels: the block-scale streams (`lower/mx.rs`).
     mx: Option<mx::MxScales>,
+    /// Block-scaled fp8 kernels: the scale streams and group sums (`lower/block_fp8.rs`).
+    bf: Option<block_fp8::Fp8Blocks>,
 }
 
 /// The registers of the phase-counter sync (`schedule/phase.rs`).
@@ -338,6 +341,7 @@ impl L<'_> {
         }
         self.setup_tiles();
         self.mx_setup();
+        self.bf_setup();
     }
 
     /// The problem's arguments (`kernel_args.rs`, offsets 0..56) from `base`: the kernarg
@@ -415,10 +419,14 @@ impl L<'_> {
             let cp = self.copier(op, llast);
             self.cp.push(cp);
         }
+        // Block-scaled fp8 adds scaled group sums with VALU FMAs: its accumulators are VGPRs.
+        let valu_acc = c.block_scale == crate::ir::BlockScale::Fp8Blocks;
         for _ in 0..c.blocks(Operand::A) * c.blocks(Operand::B) {
-            let a = self.p.vreg(RegFile::Agpr, c.acc_regs() as u8);
+            let file = if valu_acc { RegFile::Vgpr } else { RegFile::Agpr };
+            let a = self.p.vreg(file, c.acc_regs() as u8);
             for r in 0..c.acc_regs() as u16 {
-                self.i(Op::V_ACCVGPR_WRITE_B32, &[sub(a, r, 1), int(0)]);
+                let op = if valu_acc { Op::V_MOV_B32 } else { Op::V_ACCVGPR_WRITE_B32 };
+                self.i(op, &[sub(a, r, 1), int(0)]);
             }
             self.acc.push(a);
         }
@@ -1265,6 +1273,9 @@ impl L<'_> {
     }
 
     fn dot(&mut self) {
+        if self.bf.is_some() {
+            return self.bf_dot();
+        }
         let c = *self.c();
         let op = self.mfma_op();
         let steps = c.tile.2 / c.mfma.k;
@@ -1327,6 +1338,7 @@ impl L<'_> {
     /// has one, else the pipelined body.
     fn loop_body(&mut self, cur: u32) {
         self.mx_use(cur);
+        self.bf_use(cur);
         if let Some(ls) = self.k.schedule.clone() {
             for cl in &ls.body {
                 for op in &cl.ops {
@@ -1338,6 +1350,7 @@ impl L<'_> {
             self.region(&body, Pos::two(cur));
         }
         self.mx_refill(cur);
+        self.bf_refill(cur);
     }
 
     /// A schedule's per-role operations (the stagger before and after the loop): a wave
@@ -1606,7 +1619,8 @@ impl L<'_> {
         let (alpha, beta) = (self.arg(12), self.arg(13));
         let alpha = self.alpha_scaled.map_or(alpha, whole);
         let x = self.vv();
-        self.i(Op::V_ACCVGPR_READ_B32, &[whole(x), sub(acc, r, 1)]);
+        let read = if acc.file == RegFile::Vgpr { Op::V_MOV_B32 } else { Op::V_ACCVGPR_READ_B32 };
+        self.i(read, &[whole(x), sub(acc, r, 1)]);
         if let Some(w) = w {
             self.i(Op::V_MUL_F32, &[whole(x), whole(w), whole(x)]);
         }
@@ -2422,6 +2436,7 @@ pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
         quad: None,
         phase: None,
         mx: None,
+        bf: None,
     };
     if reduce {
         l.reduce();
@@ -2466,6 +2481,7 @@ pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
             l.role_ops(&ls.exit, cur);
         }
         l.mx_use(cur);
+        l.bf_use(cur);
         l.region(&k.drain, Pos::two(cur));
         if cur == 0 {
             l.p.branch(Op::S_BRANCH, epi);

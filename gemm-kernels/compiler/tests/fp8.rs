@@ -236,10 +236,10 @@ fn fp8_every_flavour_arch_output() {
 #[test]
 fn fp8_catalogue_kernels() {
     let ks: Vec<_> =
-        // MX kernels carry their packed data as fp8 bytes and take block scales: tests/mx.rs.
+        // Block-scaled kernels take block scales: tests/mx.rs and tests/block_fp8.rs.
         catalogue::configs()
             .into_iter()
-            .filter(|c| c.ab_type.is_fp8() && c.block_scale.mx().is_none())
+            .filter(|c| c.ab_type.is_fp8() && c.block_scale == gemm_compiler::ir::BlockScale::None)
             .map(|c| compile(c).unwrap())
             .collect();
     assert!(ks.len() >= 4, "fp8 families on both archs");

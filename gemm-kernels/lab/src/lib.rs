@@ -19,6 +19,7 @@ pub mod grid_eval;
 pub mod jobs;
 pub mod model;
 pub mod model_eval;
+pub mod mx_table;
 pub mod replay;
 pub mod schedule_eval;
 pub mod split_eval;

@@ -91,6 +91,8 @@ enum Command {
     /// The decode table: Llama Linear layers at M = 1..256, the runtime's plan predicted by the
     /// timing model against the memory floor (`--published`: the MI300X M = 1 figures).
     Decode(gemm_lab::decode_table::DecodeArgs),
+    /// Block-scaled GEMMs (MXFP8, MXFP4) beside fp8 per-tensor, predicted by the timing model.
+    Mx(gemm_lab::mx_table::MxArgs),
     /// List the GPU kernel catalogue, or disassemble one kernel.
     Kernels {
         /// Print this kernel's instructions (LLVM syntax) instead of the list.
@@ -279,6 +281,7 @@ fn main() -> ExitCode {
         Command::Sweep(args) => gemm_lab::sweep::sweep(&args),
         Command::Splitk(args) => gemm_lab::split_eval::report(&args),
         Command::Decode(args) => gemm_lab::decode_table::run(&args),
+        Command::Mx(args) => gemm_lab::mx_table::run(&args),
         Command::Emulate(args) => match gemm_emu::cli::run(args) {
             Ok(true) => Ok(()),
             Ok(false) => Err("the checkers reported findings".into()),

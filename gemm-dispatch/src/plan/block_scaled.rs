@@ -1,0 +1,242 @@
+//! Block-scaled GEMMs on the GPU (issue 26): which MX kernel runs a problem and its argument
+//! bytes. The problem is the Linear layer in row-major terms, `Y[M x N] = alpha * X[M x K] *
+//! W[N x K]^T + beta * Y`, both operands K-contiguous and packed (`gemm_core::mx::pack`), with
+//! one E8M0 scale per 32 elements along K per row (`scale[r * lds + l / 32]`). The kernels are
+//! column-major (gemm-compiler `kernel_args.rs`, "Block-scaled kernels"): `Y^T = W X^T`, so the
+//! kernel's A is W (its m is N), its B is X (its n is M), and Y's leading dimension is its ldc.
+//! Their K and leading dimensions count bytes of the packed rows.
+
+use gemm_core::mx::MxFormat;
+use gemm_core::{Arch, DType};
+use gemm_kernels::{ArgKind, BlockScaleKind, KernelEntry};
+
+/// An MX GEMM in the Linear layer's row-major terms (module docs). Leading dimensions of X, W
+/// and Y count elements; those of the scales count scale bytes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MxProblem {
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub x: MxFormat,
+    pub w: MxFormat,
+    pub c_type: DType,
+    pub ldx: usize,
+    pub ldw: usize,
+    pub ldy: usize,
+    pub ldsx: usize,
+    pub ldsw: usize,
+    pub alpha: f32,
+    pub beta: f32,
+}
+
+impl MxProblem {
+    /// A dense problem: rows exactly K elements, scale rows exactly K/32 bytes (rounded up
+    /// to the multiple of 4 the kernels read), Y exactly N wide, alpha 1, beta 0.
+    pub fn new(m: usize, n: usize, k: usize, x: MxFormat, w: MxFormat, c_type: DType) -> MxProblem {
+        let s = (k / 32).next_multiple_of(4);
+        MxProblem { m, n, k, x, w, c_type, ldx: k, ldw: k, ldy: n, ldsx: s, ldsw: s, alpha: 1.0, beta: 0.0 }
+    }
+
+    /// Bytes of X, W, Y and the two scale tensors as the kernel reads them (last row
+    /// unpadded).
+    pub fn spans(&self) -> [u64; 5] {
+        let packed = |f: MxFormat, elems: usize| (elems as u64 * u64::from(f.bits())).div_ceil(8);
+        let rows = |r: usize, ld: u64, last: u64| if r == 0 { 0 } else { (r as u64 - 1) * ld + last };
+        let kb = |f: MxFormat| packed(f, self.k);
+        [
+            rows(self.m, packed(self.x, self.ldx), kb(self.x)),
+            rows(self.n, packed(self.w, self.ldw), kb(self.w)),
+            rows(self.m, self.ldy as u64, self.n as u64) * self.c_type.size_bytes() as u64,
+            rows(self.m, self.ldsx as u64, (self.k / 32) as u64),
+            rows(self.n, self.ldsw as u64, (self.k / 32) as u64),
+        ]
+    }
+
+    /// Why the GPU kernels cannot run this problem, if they cannot: the rules of
+    /// `kernel_args.rs` ("Block-scaled kernels") in the problem's terms.
+    pub fn unfit(&self, arch: Arch) -> Option<String> {
+        if arch != Arch::Gfx950 {
+            return Some(format!(
+                "MX GEMMs need gfx950's scaled MFMA (v_mfma_scale_*_f8f6f4); {} has none and no fp6/fp4",
+                arch.name()
+            ));
+        }
+        if self.x.bits() != self.w.bits() || !matches!(self.x.bits(), 8 | 4) {
+            return Some(format!(
+                "{} x {}: the GPU kernels take MXFP8 or MXFP4 operands of one element width (fp6 and mixed widths run on the host)",
+                self.x, self.w
+            ));
+        }
+        if !matches!(self.c_type, DType::F32 | DType::Bf16 | DType::F16) {
+            return Some(format!("output {}: MX kernels write f32, bf16 or f16", self.c_type));
+        }
+        if self.m == 0 || self.n == 0 {
+            return Some("empty problems launch nothing".into());
+        }
+        if !self.k.is_multiple_of(32) {
+            return Some(format!("K = {} is not a multiple of the MX block (32)", self.k));
+        }
+        let bits = self.x.bits() as usize;
+        for (what, ld) in [("X", self.ldx), ("W", self.ldw)] {
+            if ld < self.k || !(ld * bits).is_multiple_of(128) {
+                return Some(format!(
+                    "{what}'s leading dimension {ld}: at least K = {} and rows 16-byte aligned ({} elements)",
+                    self.k,
+                    128 / bits
+                ));
+            }
+        }
+        for (what, ld) in [("X", self.ldsx), ("W", self.ldsw)] {
+            if ld < self.k / 32 || !ld.is_multiple_of(4) {
+                return Some(format!(
+                    "{what}'s scale leading dimension {ld}: at least K/32 = {} and a multiple of 4 bytes",
+                    self.k / 32
+                ));
+            }
+        }
+        if self.ldy < self.n {
+            return Some(format!("Y's leading dimension {} is below N = {}", self.ldy, self.n));
+        }
+        let too_big = self.spans().iter().any(|&s| s >= 1 << 31);
+        let dims = [self.m, self.n, self.k * bits / 8, self.ldx * bits / 8, self.ldw * bits / 8, self.ldy];
+        if too_big || dims.iter().any(|&d| d > u32::MAX as usize) {
+            return Some("an operand spans 2 GiB or more (the kernels use 32-bit offsets)".into());
+        }
+        None
+    }
+}
+
+/// The launch of one MX GEMM.
+#[derive(Clone, Copy, Debug)]
+pub struct MxPlan {
+    pub entry: &'static KernelEntry,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub problem: MxProblem,
+}
+
+/// The MX kernels of `arch` for A (W) of `a`, B (X) of `b` and C of `c`.
+pub fn kernels(arch: Arch, a: MxFormat, b: MxFormat, c: DType) -> impl Iterator<Item = &'static KernelEntry> {
+    gemm_kernels::for_arch(arch).filter(move |e| e.block_scale == BlockScaleKind::Mx { a, b } && e.c_type == c)
+}
+
+/// The MX kernel for `p` on `arch` with `cus` compute units: the 256x256 interleaved tile
+/// when its tiles fill every CU at least once, else the 128x128 tile (four times the
+/// workgroups); a format pair only the 128x128 family builds takes it. The MX kernels are not
+/// in the characterisation table (`gemm mx` in the lab times both under the model).
+pub fn plan_mx(arch: Arch, cus: u32, p: &MxProblem) -> Result<MxPlan, String> {
+    if let Some(why) = p.unfit(arch) {
+        return Err(why);
+    }
+    let (km, kn) = (p.n as u32, p.m as u32);
+    let fills = |e: &KernelEntry| km.div_ceil(e.tile.0) * kn.div_ceil(e.tile.1) >= cus;
+    let mut candidates: Vec<&'static KernelEntry> = kernels(arch, p.w, p.x, p.c_type).collect();
+    // Larger tiles first; the first that fills every CU, else the smallest.
+    candidates.sort_by_key(|e| std::cmp::Reverse(e.tile.0 * e.tile.1));
+    let entry = candidates
+        .iter()
+        .find(|e| fills(e))
+        .or(candidates.last())
+        .copied()
+        .ok_or_else(|| format!("no {} kernel computes {} x {} -> {}", arch.name(), p.w, p.x, p.c_type))?;
+    let (grid, block) = entry.launch(km, kn);
+    Ok(MxPlan { entry, grid, block, problem: *p })
+}
+
+impl MxPlan {
+    /// The kernel-argument bytes for X, W, Y and the scales of X and W at these addresses.
+    pub fn kernargs(&self, x: u64, w: u64, y: u64, sx: u64, sw: u64) -> Result<Vec<u8>, String> {
+        let p = &self.problem;
+        let bytes = |elems: usize, f: MxFormat| (elems * f.bits() as usize / 8) as u32;
+        let mut out = vec![0u8; self.entry.kernarg_size as usize];
+        for arg in self.entry.kernarg {
+            let v: Vec<u8> = match (arg.name, arg.kind) {
+                ("a", ArgKind::Pointer) => w.to_le_bytes().to_vec(),
+                ("b", ArgKind::Pointer) => x.to_le_bytes().to_vec(),
+                ("c", ArgKind::Pointer) => y.to_le_bytes().to_vec(),
+                ("m", ArgKind::U32) => (p.n as u32).to_le_bytes().to_vec(),
+                ("n", ArgKind::U32) => (p.m as u32).to_le_bytes().to_vec(),
+                ("k", ArgKind::U32) => bytes(p.k, p.w).to_le_bytes().to_vec(),
+                ("lda", ArgKind::U32) => bytes(p.ldw, p.w).to_le_bytes().to_vec(),
+                ("ldb", ArgKind::U32) => bytes(p.ldx, p.x).to_le_bytes().to_vec(),
+                ("ldc", ArgKind::U32) => (p.ldy as u32).to_le_bytes().to_vec(),
+                ("alpha", ArgKind::F32) => p.alpha.to_le_bytes().to_vec(),
+                ("beta", ArgKind::F32) => p.beta.to_le_bytes().to_vec(),
+                ("bias", ArgKind::Pointer) => 0u64.to_le_bytes().to_vec(),
+                ("clamp_lo", ArgKind::F32) => f32::NEG_INFINITY.to_le_bytes().to_vec(),
+                ("clamp_hi", ArgKind::F32) => f32::INFINITY.to_le_bytes().to_vec(),
+                ("scale_a" | "scale_b" | "scale_d", ArgKind::F32) => 1.0f32.to_le_bytes().to_vec(),
+                ("scale_row" | "scale_col", ArgKind::Pointer) => 0u64.to_le_bytes().to_vec(),
+                ("bscale_a", ArgKind::Pointer) => sw.to_le_bytes().to_vec(),
+                ("bscale_b", ArgKind::Pointer) => sx.to_le_bytes().to_vec(),
+                ("ldsa", ArgKind::U32) => (p.ldsw as u32).to_le_bytes().to_vec(),
+                ("ldsb", ArgKind::U32) => (p.ldsx as u32).to_le_bytes().to_vec(),
+                (name, kind) => {
+                    return Err(format!("kernel {} has an unknown argument {name} ({kind:?})", self.entry.name))
+                }
+            };
+            let at = arg.offset as usize;
+            let slot = out
+                .get_mut(at..at + v.len())
+                .filter(|_| v.len() == arg.size as usize)
+                .ok_or_else(|| format!("argument {} of {} does not fit its slot", arg.name, self.entry.name))?;
+            slot.copy_from_slice(&v);
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mx_plans_pick_by_size_and_refuse_what_no_kernel_runs() {
+        let p = MxProblem::new(8192, 8192, 8192, MxFormat::E2M1, MxFormat::E2M1, DType::Bf16);
+        let big = plan_mx(Arch::Gfx950, 256, &p).unwrap();
+        assert_eq!(big.entry.tile.0, 256, "{}", big.entry.name);
+        let small = plan_mx(Arch::Gfx950, 256, &MxProblem { m: 256, n: 512, ..p }).unwrap();
+        assert_eq!(small.entry.tile.0, 128, "{}", small.entry.name);
+        // e5m2 pairs exist only on the 128x128 tile.
+        let e5 = MxProblem::new(8192, 8192, 8192, MxFormat::E5M2, MxFormat::E4M3, DType::F32);
+        let plan = plan_mx(Arch::Gfx950, 256, &e5).unwrap();
+        assert_eq!(plan.entry.block_scale, BlockScaleKind::Mx { a: MxFormat::E4M3, b: MxFormat::E5M2 });
+        assert_eq!((plan.grid[0], plan.grid[1]), (64, 64));
+        let refused = |q: MxProblem, arch: Arch, want: &str| {
+            let e = plan_mx(arch, 256, &q).unwrap_err();
+            assert!(e.contains(want), "{e}");
+        };
+        refused(p, Arch::Gfx942, "gfx950");
+        refused(MxProblem { k: 8200, ..p }, Arch::Gfx950, "multiple of the MX block");
+        refused(MxProblem { x: MxFormat::E2M3, w: MxFormat::E2M3, ..p }, Arch::Gfx950, "fp6");
+        refused(MxProblem { x: MxFormat::E4M3, ..p }, Arch::Gfx950, "one element width");
+        refused(MxProblem { ldx: 8200, ..p }, Arch::Gfx950, "16-byte aligned");
+        refused(MxProblem { ldsw: 255, ..p }, Arch::Gfx950, "scale leading dimension");
+        refused(MxProblem { ldy: 10, ..p }, Arch::Gfx950, "below N");
+        refused(
+            MxProblem { m: 70000, k: 65536, ldx: 65536, ldw: 65536, ldsx: 2048, ldsw: 2048, ..p },
+            Arch::Gfx950,
+            "2 GiB",
+        );
+    }
+
+    #[test]
+    fn mx_kernel_arguments_count_bytes_and_swap_the_operands() {
+        let p = MxProblem {
+            ldx: 256,
+            ldw: 288,
+            ldy: 40,
+            ldsx: 8,
+            ldsw: 12,
+            ..MxProblem::new(3, 33, 224, MxFormat::E2M1, MxFormat::E2M1, DType::F32)
+        };
+        let plan = plan_mx(Arch::Gfx950, 256, &p).unwrap();
+        let args = plan.kernargs(0x1000, 0x2000, 0x3000, 0x4000, 0x5000).unwrap();
+        let u32_at = |o: usize| u32::from_le_bytes(args[o..o + 4].try_into().unwrap());
+        let u64_at = |o: usize| u64::from_le_bytes(args[o..o + 8].try_into().unwrap());
+        assert_eq!((u64_at(0), u64_at(8), u64_at(16)), (0x2000, 0x1000, 0x3000), "A is W, B is X");
+        assert_eq!((u32_at(24), u32_at(28), u32_at(32)), (33, 3, 112), "m = N, n = M, k in bytes");
+        assert_eq!((u32_at(36), u32_at(40), u32_at(44)), (144, 128, 40));
+        assert_eq!((u64_at(112), u64_at(120), u32_at(128), u32_at(132)), (0x5000, 0x4000, 12, 8));
+    }
+}

@@ -1,0 +1,212 @@
+//! Block-scaled fp8 kernels (`ir::BlockScale::Fp8Blocks`, `lower/block_fp8.rs`) in the emulator
+//! with the race detector and hazard checker on, both archs: DeepSeek-V3's 128 x 128 weight
+//! blocks (A) and 1 x 128 activation groups (B) against `gemm_core::block_fp8::block_fp8_gemm`.
+//!
+//! Elements are multiples of 1/4 in [-2, 2] and the scales signed powers of two in [1/2, 2], so
+//! every group sum, scaled add and accumulation is exact in f32: the kernel must equal the exact
+//! reference bit for bit. The padding of the data rows holds the fp8 NaN and the scale
+//! padding NaN: a kernel that read either would put NaN into C.
+
+use gemm_compiler::ir::{Align, Arch, BlockScale, KernelConfig, MfmaShape};
+use gemm_compiler::{catalogue, compile, kernel_args, CompiledKernel};
+use gemm_core::block_fp8::{block_fp8_gemm, BlockFp8Matrix};
+use gemm_core::fp8::Fp8Format;
+use gemm_core::{bf16, f16, DType};
+use gemm_emu::{Device, LaunchOptions, Mode, Schedule};
+use rand::{Rng, SeedableRng};
+
+fn upload(dev: &Device, b: &[u8]) -> u64 {
+    let p = dev.alloc((b.len() as u64).next_multiple_of(16).max(16)).unwrap();
+    dev.copy_in(p, b).unwrap();
+    p
+}
+
+fn format(arch: Arch) -> Fp8Format {
+    match arch {
+        Arch::Gfx942 => Fp8Format::E4M3FNUZ,
+        Arch::Gfx950 => Fp8Format::E4M3FN,
+    }
+}
+
+/// A random `rows x k` block-scaled matrix with blocks of `block` (exact-friendly values).
+fn matrix(
+    f: Fp8Format,
+    rows: usize,
+    k: usize,
+    block: (usize, usize),
+    rng: &mut rand_chacha::ChaCha8Rng,
+) -> BlockFp8Matrix {
+    let codes = (0..rows * k).map(|_| f.encode(rng.gen_range(-8i32..=8) as f32 * 0.25)).collect();
+    let nb = rows.div_ceil(block.0) * k.div_ceil(block.1);
+    let scales = (0..nb)
+        .map(|_| (rng.gen_range(-1i32..=1) as f32).exp2() * if rng.gen_bool(0.25) { -1.0 } else { 1.0 })
+        .collect();
+    BlockFp8Matrix::new(f, rows, k, block, codes, scales).unwrap()
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Case {
+    /// Rows of op(A) (the weights' output features), columns of op(B) (tokens), K.
+    m: usize,
+    n: usize,
+    k: usize,
+    pad: usize,
+    alpha: f32,
+    beta: f32,
+}
+
+const CASES: [Case; 5] = [
+    Case { m: 1, n: 1, k: 1, pad: 3, alpha: 1.0, beta: 0.0 },
+    Case { m: 130, n: 33, k: 200, pad: 5, alpha: 1.5, beta: 0.0 },
+    Case { m: 33, n: 18, k: 384, pad: 0, alpha: -0.5, beta: 0.75 },
+    Case { m: 257, n: 129, k: 129, pad: 9, alpha: 1.0, beta: -1.25 },
+    Case { m: 64, n: 40, k: 600, pad: 16, alpha: 2.0, beta: 0.0 },
+];
+
+fn run(kern: &CompiledKernel, cs: &Case, sched: Schedule) {
+    let cfg = kern.config;
+    let f = format(cfg.arch);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(sched.seed ^ (cs.m * 1000 + cs.k) as u64);
+    let w = matrix(f, cs.m, cs.k, (128, 128), &mut rng);
+    let x = matrix(f, cs.n, cs.k, (1, 128), &mut rng);
+    let ld = (cs.k + cs.pad).next_multiple_of(16);
+    let groups = cs.k.div_ceil(128);
+    let lds = groups + cs.pad % 3;
+    let data = |mat: &BlockFp8Matrix| {
+        let mut out = vec![f.nan_code(); mat.rows() * ld];
+        for r in 0..mat.rows() {
+            out[r * ld..r * ld + cs.k].copy_from_slice(&mat.codes()[r * cs.k..(r + 1) * cs.k]);
+        }
+        out
+    };
+    let scales = |mat: &BlockFp8Matrix, rows: usize| {
+        let mut out = vec![f32::NAN; rows * lds];
+        for r in 0..rows {
+            out[r * lds..r * lds + groups].copy_from_slice(&mat.scales()[r * groups..(r + 1) * groups]);
+        }
+        bytemuck::cast_slice::<f32, u8>(&out).to_vec()
+    };
+    let ldc = cs.m + 3;
+    let esize = cfg.c_type.size_bytes();
+    let c0f: Vec<f32> = (0..ldc * cs.n)
+        .map(|_| if cs.beta == 0.0 { f32::NAN } else { rng.gen_range(-8i32..=8) as f32 * 0.5 })
+        .collect();
+    let enc = |v: f32| -> Vec<u8> {
+        match cfg.c_type {
+            DType::F32 => v.to_le_bytes().to_vec(),
+            DType::Bf16 => bf16::from_f32(v).to_bits().to_le_bytes().to_vec(),
+            _ => f16::from_f32(v).to_bits().to_le_bytes().to_vec(),
+        }
+    };
+    let c0: Vec<u8> = c0f.iter().flat_map(|v| enc(*v)).collect();
+    let dev = Device::new(cfg.arch);
+    let (pa, pb, pc) = (upload(&dev, &data(&w)), upload(&dev, &data(&x)), upload(&dev, &c0));
+    let (psa, psb) = (upload(&dev, &scales(&w, cs.m.div_ceil(128))), upload(&dev, &scales(&x, cs.n)));
+    let base = kernel_args::pack(
+        pa,
+        pb,
+        pc,
+        cs.m as u32,
+        cs.n as u32,
+        cs.k as u32,
+        ld as u32,
+        ld as u32,
+        ldc as u32,
+        cs.alpha,
+        cs.beta,
+    );
+    let args = kernel_args::pack_block(&base, psa, psb, lds as u32, lds as u32);
+    let (wg, block) = kernel_args::launch_workgroups(cs.m as u32, cs.n as u32, cfg.tile, cfg.threads());
+    let opts = LaunchOptions { schedule: sched, threads: 2, ..Default::default() };
+    let r = dev
+        .launch_with(&kern.code_object, &kern.name, wg, block, &args[..kernel_args::size(&cfg) as usize], &opts)
+        .unwrap();
+    assert!(r.reports.is_empty(), "{} {cs:?} {sched:?}: checker findings:\n{r}", kern.name);
+    let mut out = vec![0u8; c0.len()];
+    dev.copy_out(pc, &mut out).unwrap();
+    let mut want = vec![0f32; cs.m * cs.n];
+    for i in 0..cs.m {
+        for j in 0..cs.n {
+            want[i * cs.n + j] = c0f[i + j * ldc];
+        }
+    }
+    block_fp8_gemm(&w, &x, &mut want, cs.alpha, cs.beta).unwrap();
+    for j in 0..cs.n {
+        for i in 0..ldc {
+            let at = (i + j * ldc) * esize;
+            let got = &out[at..at + esize];
+            if i >= cs.m {
+                assert_eq!(got, &c0[at..at + esize], "{}: C padding written", kern.name);
+                continue;
+            }
+            let wv = want[i * cs.n + j];
+            assert_eq!(got, &enc(wv)[..], "{} {cs:?} {sched:?} ({i},{j}): want {wv}", kern.name);
+        }
+    }
+}
+
+fn config(arch: Arch, c: DType) -> KernelConfig {
+    let ab = if arch == Arch::Gfx942 { DType::Fp8E4M3Fnuz } else { DType::Fp8E4M3 };
+    let mut cfg = KernelConfig::new(arch, ab, c, true, false, Align::Vec8).with_shape(
+        (128, 128, 128),
+        (2, 2),
+        MfmaShape::fp8_32(arch),
+        2,
+    );
+    cfg.block_scale = BlockScale::Fp8Blocks;
+    cfg
+}
+
+/// Both archs, both MFMA shapes, every output type, the edge shapes, every scheduling mode.
+#[test]
+fn block_fp8_both_archs() {
+    for arch in Arch::ALL {
+        for (oi, c) in [DType::F32, DType::Bf16, DType::F16].into_iter().enumerate() {
+            let mut cfg = config(arch, c);
+            if oi == 1 {
+                cfg.mfma = MfmaShape::fp8_16(arch);
+            }
+            let k = compile(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name()));
+            for (ci, cs) in CASES.iter().enumerate() {
+                let mode = Mode::ALL[(ci + oi + arch as usize) % Mode::ALL.len()];
+                run(&k, cs, Schedule { mode, seed: 11 + ci as u64 });
+            }
+        }
+    }
+}
+
+/// What the space declines for block-scaled fp8.
+#[test]
+fn block_fp8_unfit_configurations_are_declined() {
+    use gemm_compiler::fit::{check, Unfit};
+    let ok = config(Arch::Gfx950, DType::F32);
+    assert_eq!(check(&ok), Ok(()));
+    assert!(ok.name().contains("_bsfp8_"), "{}", ok.name());
+    let no = |c: KernelConfig| matches!(check(&c), Err(Unfit::BlockScale(_)));
+    assert!(no(KernelConfig { trans_a: false, ..ok }));
+    assert!(no(KernelConfig { tile: (128, 128, 64), ..ok }));
+    assert!(no(KernelConfig { schedule: gemm_compiler::schedule::Schedule::Interleave { slices: 2 }, ..ok }));
+    assert!(no(ok.with_b_type(DType::Fp8E5M2)));
+}
+
+/// The catalogue's block-scaled fp8 kernels: both archs, each on the edge shapes.
+#[test]
+fn block_fp8_catalogue_kernels() {
+    let ks: Vec<_> = catalogue::configs()
+        .into_iter()
+        .filter(|c| c.block_scale == BlockScale::Fp8Blocks)
+        .map(|c| compile(c).unwrap_or_else(|e| panic!("{}: {e}", c.name())))
+        .collect();
+    for arch in Arch::ALL {
+        assert!(ks.iter().any(|k| k.config.arch == arch), "a block-scaled fp8 kernel for {arch}");
+    }
+    for (i, k) in ks.iter().enumerate() {
+        for (ci, cs) in CASES.iter().enumerate() {
+            if (i + ci) % 2 == 1 && ci != 0 {
+                continue;
+            }
+            let mode = Mode::ALL[(i + ci) % Mode::ALL.len()];
+            run(k, cs, Schedule { mode, seed: 40 + ci as u64 });
+        }
+    }
+}

@@ -1,0 +1,233 @@
+//! `gemm mx`: the speed of block-scaled GEMMs under the timing model (issue 26 item 5), side by
+//! side in one run with fp8 per-tensor on the same shapes: what the runtime launches for fp8
+//! (`plan_gemm`, the Linear layout), and each MX kernel of the catalogue for MXFP8 (e4m3) and
+//! MXFP4 (the kernel `plan_mx` picks marked `*`). Square Linear problems `Y = X W^T` with bf16
+//! output on gfx950.
+//!
+//! Every time is a **prediction of the timing model**. The ceilings are the MFMA ceiling at the
+//! loaded clock (`Arch::mfma_ceiling_tflops`) for fp8, and twice it for fp4: CDNA4 runs the
+//! fp4 (and fp6) forms of `v_mfma_scale_*_f8f6f4` in half the passes of fp8 (AMD CDNA4 ISA,
+//! the MFMA table; MI355X: 10 PFLOP/s dense MXFP4 against 5 for fp8).
+
+use crate::decode_table::{linear, predict_gemm_plan};
+use gemm_core::mx::MxFormat;
+use gemm_core::{Arch, DType};
+use gemm_dispatch::plan::block_scaled::{kernels, plan_mx, MxPlan, MxProblem};
+use gemm_dispatch::plan::gemm_plan::plan_gemm;
+use gemm_emu::timing::{Model, ModelOptions, Workload};
+use gemm_emu::Device;
+
+/// `gemm mx`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct MxArgs {
+    /// Square sizes M = N = K.
+    #[arg(long, value_delimiter = ',', default_values_t = [4096usize, 8192])]
+    pub sizes: Vec<usize>,
+    /// Threads for the predictions (default: every hardware thread).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Also compile and predict configurations outside the catalogue that tell the MX
+    /// overhead from the copy path's: the fp8 interleave tile with LDS-DMA, and the MX
+    /// interleave tiles with register-staged copies.
+    #[arg(long)]
+    pub variants: bool,
+    /// Print the timing model's whole report (stalls, busy units) of every MX row.
+    #[arg(long)]
+    pub detail: bool,
+}
+
+/// Compiles `cfg` and predicts it on the square `s` problem (K in elements; MX kernels get
+/// their byte counts and zero-filled scale tensors).
+pub fn predict_config(cfg: gemm_compiler::ir::KernelConfig, s: u32) -> Result<gemm_emu::timing::Prediction, String> {
+    use gemm_compiler::kernel_args;
+    let k = gemm_compiler::compile(cfg).map_err(|e| e.to_string())?;
+    let kb = match cfg.block_scale.mx() {
+        Some((a, _)) => s * a.bits() / 8,
+        None => s * cfg.ab_bytes(),
+    };
+    let dev = Device::new(cfg.arch);
+    let alloc = |b: u64| dev.alloc(b.next_multiple_of(16).max(16)).map_err(|e| e.to_string());
+    let (a, b) = (alloc(u64::from(kb) * u64::from(s))?, alloc(u64::from(kb) * u64::from(s))?);
+    let c = alloc(u64::from(s) * u64::from(s) * u64::from(cfg.c_bytes()))?;
+    let lds = (s / 32).next_multiple_of(4);
+    let (sa, sb) = (alloc(u64::from(lds) * u64::from(s))?, alloc(u64::from(lds) * u64::from(s))?);
+    let mut args = vec![0u8; kernel_args::size(&cfg) as usize];
+    for arg in kernel_args::args(&cfg) {
+        let bytes: Vec<u8> = match arg.name {
+            "a" => a.to_le_bytes().to_vec(),
+            "b" => b.to_le_bytes().to_vec(),
+            "c" => c.to_le_bytes().to_vec(),
+            "bscale_a" => sa.to_le_bytes().to_vec(),
+            "bscale_b" => sb.to_le_bytes().to_vec(),
+            "m" | "n" | "ldc" => s.to_le_bytes().to_vec(),
+            "k" | "lda" | "ldb" => kb.to_le_bytes().to_vec(),
+            "ldsa" | "ldsb" => lds.to_le_bytes().to_vec(),
+            "alpha" | "scale_a" | "scale_b" | "scale_d" => 1f32.to_le_bytes().to_vec(),
+            "clamp_lo" => f32::NEG_INFINITY.to_le_bytes().to_vec(),
+            "clamp_hi" => f32::INFINITY.to_le_bytes().to_vec(),
+            _ => vec![0; arg.size as usize],
+        };
+        args[arg.offset as usize..arg.offset as usize + bytes.len()].copy_from_slice(&bytes);
+    }
+    let w = Workload {
+        code_object: &k.code_object,
+        kernel: &k.name,
+        grid: [s.div_ceil(cfg.tile.0), s.div_ceil(cfg.tile.1), 1],
+        block: [cfg.threads(), 1, 1],
+        kernarg: &args,
+        dynamic_lds: 0,
+        flops: 2.0 * f64::from(s).powi(3),
+    };
+    Model::new(cfg.arch).predict(dev.memory(), &w, &ModelOptions::default()).map_err(|e| e.to_string())
+}
+
+/// The `--variants` configurations: label and configuration.
+fn variants() -> Vec<(String, gemm_compiler::ir::KernelConfig)> {
+    use gemm_compiler::ir::{DmaPolicy, KernelConfig};
+    let fp8il = gemm_compiler::catalogue::configs()
+        .into_iter()
+        .find(|c| c.name().starts_with("gemm_gfx950_fp8_bf16_tn_256x256x128") && c.block_scale.mx().is_none())
+        .expect("the fp8il kernel");
+    let mut out = vec![("fp8 il4, LDS-DMA".to_string(), KernelConfig { direct_to_lds: DmaPolicy::Auto, ..fp8il })];
+    for f in [MxFormat::E4M3, MxFormat::E2M1] {
+        let staged = KernelConfig { direct_to_lds: DmaPolicy::Never, ..fp8il }.with_mx(f, f).expect("one width");
+        out.push((format!("{} il4, staged", f.name()), staged));
+    }
+    out
+}
+
+/// The timing model's prediction of one MX launch (seconds), operands zero-filled in an
+/// emulated device's memory.
+pub fn predict_mx(plan: &MxPlan) -> Result<gemm_emu::timing::Prediction, String> {
+    let p = &plan.problem;
+    let dev = Device::new(plan.entry.arch);
+    let mut ptrs = vec![];
+    for s in p.spans() {
+        ptrs.push(dev.alloc(s.next_multiple_of(16).max(16)).map_err(|e| e.to_string())?);
+    }
+    let args = plan.kernargs(ptrs[0], ptrs[1], ptrs[2], ptrs[3], ptrs[4])?;
+    let w = Workload {
+        code_object: plan.entry.code_object,
+        kernel: plan.entry.name,
+        grid: plan.grid,
+        block: plan.block,
+        kernarg: &args,
+        dynamic_lds: 0,
+        flops: 2.0 * p.m as f64 * p.n as f64 * p.k as f64,
+    };
+    Model::new(plan.entry.arch).predict(dev.memory(), &w, &ModelOptions::default()).map_err(|e| e.to_string())
+}
+
+/// One line of work: fp8 per-tensor through the runtime's plan, or one MX kernel.
+#[derive(Clone, Copy)]
+enum Work {
+    Fp8(usize),
+    Mx(usize, MxFormat, &'static gemm_kernels::KernelEntry, bool),
+}
+
+/// Runs `gemm mx`.
+pub fn run(args: &MxArgs) -> Result<(), String> {
+    let t0 = std::time::Instant::now();
+    let arch = Arch::Gfx950;
+    let cus = arch.caps().compute_units;
+    let jobs = args.jobs.unwrap_or_else(crate::jobs::default_jobs);
+    let mut work = vec![];
+    for &s in &args.sizes {
+        work.push(Work::Fp8(s));
+        for f in [MxFormat::E4M3, MxFormat::E2M1] {
+            let p = MxProblem::new(s, s, s, f, f, DType::Bf16);
+            let pick = plan_mx(arch, cus, &p)?.entry.name;
+            for e in kernels(arch, f, f, DType::Bf16) {
+                work.push(Work::Mx(s, f, e, e.name == pick));
+            }
+        }
+    }
+    eprintln!("mx table: {} predictions on {jobs} thread(s)", work.len());
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let fp8_ceiling = arch.mfma_ceiling_tflops(DType::Fp8E4M3, false);
+    let rows = crate::jobs::map_jobs(&work, jobs, |w| {
+        let (s, label, kernel, t, ceiling) = match *w {
+            Work::Fp8(s) => {
+                let p = linear(s, s, s, DType::Fp8E4M3, DType::Bf16);
+                let r = plan_gemm(arch, cus, &p).and_then(|pl| {
+                    let pl = pl.ok_or("empty")?;
+                    let name = match &pl.split {
+                        Some(sp) => format!("{} + split {}", sp.partial.name, sp.splits),
+                        None => pl.kernel.entry.name.to_string(),
+                    };
+                    predict_gemm_plan(&pl, &p).map(|t| (name, t))
+                });
+                match r {
+                    Ok((name, t)) => (s, "fp8 per-tensor".to_string(), name, t, fp8_ceiling),
+                    Err(e) => (s, "fp8 per-tensor".into(), e, f64::NAN, fp8_ceiling),
+                }
+            }
+            Work::Mx(s, f, e, pick) => {
+                let p = MxProblem::new(s, s, s, f, f, DType::Bf16);
+                let plan =
+                    MxPlan { entry: e, grid: e.launch(s as u32, s as u32).0, block: e.launch(1, 1).1, problem: p };
+                let t = match predict_mx(&plan) {
+                    Ok(pr) => {
+                        if args.detail {
+                            eprintln!("{pr}");
+                        }
+                        pr.seconds
+                    }
+                    Err(_) => f64::NAN,
+                };
+                let ceiling = if f.bits() == 4 { 2.0 * fp8_ceiling } else { fp8_ceiling };
+                let name = format!("{}{}", e.name, if pick { " *" } else { "" });
+                (s, f.name().to_string(), name, t, ceiling)
+            }
+        };
+        let d = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        eprintln!("  [{d}/{}] {s} {label} {:.1} us", work.len(), t * 1e6);
+        (s, label, kernel, t, ceiling)
+    });
+    println!("Block-scaled GEMMs on gfx950, Y = X W^T (M = N = K), bf16 out: timing-model predictions");
+    println!(
+        "{:>6} {:<16} {:>10} {:>9} {:>8} {:>9}  kernel (* = the runtime's pick)",
+        "size", "format", "us", "TFLOP/s", "x fp8", "% ceiling"
+    );
+    for &s in &args.sizes {
+        let fp8 = rows.iter().find(|r| r.0 == s && r.1.starts_with("fp8")).map_or(f64::NAN, |r| r.3);
+        for r in rows.iter().filter(|r| r.0 == s) {
+            let tf = 2.0 * (s as f64).powi(3) / r.3 / 1e12;
+            println!(
+                "{:>6} {:<16} {:>10.1} {:>9.0} {:>8.2} {:>8.0}%  {}",
+                s,
+                r.1,
+                r.3 * 1e6,
+                tf,
+                fp8 / r.3,
+                100.0 * tf / r.4,
+                r.2
+            );
+        }
+    }
+    if args.variants {
+        for &s in &args.sizes {
+            for (label, cfg) in variants() {
+                match predict_config(cfg, s as u32) {
+                    Ok(pr) => {
+                        if args.detail {
+                            eprintln!("{pr}");
+                        }
+                        println!(
+                            "{:>6} {:<24} {:>10.1} {:>9.0}  {} (variant)",
+                            s,
+                            label,
+                            pr.seconds * 1e6,
+                            pr.tflops,
+                            cfg.name()
+                        );
+                    }
+                    Err(e) => println!("{:>6} {:<24} not built: {e}", s, label),
+                }
+            }
+        }
+    }
+    println!("ceilings: fp8 {fp8_ceiling:.0} TFLOP/s, fp4 {:.0} (MFMA at the loaded clock)", 2.0 * fp8_ceiling);
+    println!("wall time: {:.1} s", t0.elapsed().as_secs_f64());
+    Ok(())
+}
