@@ -156,7 +156,7 @@ fn main() {
                 "KERNARG_GROUPED"
             } else {
                 match kernel_args::args(&c).len() {
-                    23 => "KERNARG_BLOCK",
+                    25 => "KERNARG_BLOCK",
                     19 => "KERNARG_SCALED",
                     14 => "KERNARG_FUSED",
                     _ => "KERNARG",

@@ -5,6 +5,13 @@
 //! column-major (gemm-compiler `kernel_args.rs`, "Block-scaled kernels"): `Y^T = W X^T`, so the
 //! kernel's A is W (its m is N), its B is X (its n is M), and Y's leading dimension is its ldc.
 //! Their K and leading dimensions count bytes of the packed rows.
+//!
+//! Block-scaled fp8 ([`Fp8BlockProblem`], both archs, DeepSeek-V3): the same Linear layer with
+//! X of the arch's e4m3 with one f32 scale per row and 128 K values and W with one per 128 x 128
+//! block; leading dimensions in elements. Each scale tensor is row-major (`sx[i * ldsx + g]`,
+//! `sw[(j / 128) * ldsw + g]`) or column-major (`sx[i + g * ldsx]`, as the DeepSeek GEMM
+//! challenge stores it: a K group of consecutive rows is contiguous, which the kernel's loads
+//! of 32 columns want).
 
 use gemm_core::mx::MxFormat;
 use gemm_core::{Arch, DType};
@@ -171,6 +178,189 @@ impl MxPlan {
                 ("bscale_b", ArgKind::Pointer) => sx.to_le_bytes().to_vec(),
                 ("ldsa", ArgKind::U32) => (p.ldsw as u32).to_le_bytes().to_vec(),
                 ("ldsb", ArgKind::U32) => (p.ldsx as u32).to_le_bytes().to_vec(),
+                // K-group strides: MX kernels read whole dwords of consecutive groups.
+                ("gsa" | "gsb", ArgKind::U32) => 1u32.to_le_bytes().to_vec(),
+                (name, kind) => {
+                    return Err(format!("kernel {} has an unknown argument {name} ({kind:?})", self.entry.name))
+                }
+            };
+            let at = arg.offset as usize;
+            let slot = out
+                .get_mut(at..at + v.len())
+                .filter(|_| v.len() == arg.size as usize)
+                .ok_or_else(|| format!("argument {} of {} does not fit its slot", arg.name, self.entry.name))?;
+            slot.copy_from_slice(&v);
+        }
+        Ok(out)
+    }
+}
+
+/// A block-scaled fp8 GEMM in the Linear layer's row-major terms (module docs).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fp8BlockProblem {
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    /// The fp8 flavour of X and W: the arch's e4m3 (FNUZ on gfx942, OCP on gfx950).
+    pub dtype: DType,
+    pub c_type: DType,
+    pub ldx: usize,
+    pub ldw: usize,
+    pub ldy: usize,
+    pub ldsx: usize,
+    pub ldsw: usize,
+    /// Column-major scale tensors (module docs).
+    pub sx_col_major: bool,
+    pub sw_col_major: bool,
+    pub alpha: f32,
+    pub beta: f32,
+}
+
+impl Fp8BlockProblem {
+    /// `(row stride, group stride)` of X's and W's scales, in elements.
+    pub fn scale_strides(&self) -> [(usize, usize); 2] {
+        let s = |ld: usize, col: bool| if col { (1, ld) } else { (ld, 1) };
+        [s(self.ldsx, self.sx_col_major), s(self.ldsw, self.sw_col_major)]
+    }
+
+    /// A dense problem (rows exactly K, scale rows exactly `ceil(K/128)`), alpha 1, beta 0.
+    pub fn new(m: usize, n: usize, k: usize, dtype: DType, c_type: DType) -> Fp8BlockProblem {
+        let g = k.div_ceil(128);
+        Fp8BlockProblem {
+            m,
+            n,
+            k,
+            dtype,
+            c_type,
+            ldx: k,
+            ldw: k,
+            ldy: n,
+            ldsx: g,
+            ldsw: g,
+            sx_col_major: false,
+            sw_col_major: false,
+            alpha: 1.0,
+            beta: 0.0,
+        }
+    }
+
+    /// Bytes of X, W, Y, X's scales and W's scales as the kernel reads them.
+    pub fn spans(&self) -> [u64; 5] {
+        let rows = |r: usize, ld: usize, last: usize| if r == 0 { 0 } else { ((r - 1) * ld + last) as u64 };
+        let g = self.k.div_ceil(128);
+        let [(xr, xg), (wr, wg)] = self.scale_strides();
+        let scales = |r: usize, rs: usize, gs: usize| {
+            if r == 0 || g == 0 {
+                0
+            } else {
+                (((r - 1) * rs + (g - 1) * gs + 1) * 4) as u64
+            }
+        };
+        [
+            rows(self.m, self.ldx, self.k),
+            rows(self.n, self.ldw, self.k),
+            rows(self.m, self.ldy, self.n) * self.c_type.size_bytes() as u64,
+            scales(self.m, xr, xg),
+            scales(self.n.div_ceil(128), wr, wg),
+        ]
+    }
+
+    /// Why the GPU kernels cannot run this problem, if they cannot.
+    pub fn unfit(&self, arch: Arch) -> Option<String> {
+        let e4m3 = match arch {
+            Arch::Gfx942 => DType::Fp8E4M3Fnuz,
+            Arch::Gfx950 => DType::Fp8E4M3,
+        };
+        if self.dtype != e4m3 {
+            return Some(format!("block-scaled fp8 on {} takes {e4m3}, not {}", arch.name(), self.dtype));
+        }
+        if !matches!(self.c_type, DType::F32 | DType::Bf16 | DType::F16) {
+            return Some(format!("output {}: the kernels write f32, bf16 or f16", self.c_type));
+        }
+        if self.m == 0 || self.n == 0 {
+            return Some("empty problems launch nothing".into());
+        }
+        for (what, ld) in [("X", self.ldx), ("W", self.ldw)] {
+            if ld < self.k || !ld.is_multiple_of(16) {
+                return Some(format!(
+                    "{what}'s leading dimension {ld}: at least K = {} and a multiple of 16 (16-byte rows)",
+                    self.k
+                ));
+            }
+        }
+        let g = self.k.div_ceil(128);
+        let checks =
+            [("X", self.ldsx, self.sx_col_major, self.m), ("W", self.ldsw, self.sw_col_major, self.n.div_ceil(128))];
+        for (what, ld, col, rows) in checks {
+            let (need, of) = if col { (rows, "its rows") } else { (g, "ceil(K/128)") };
+            if ld < need {
+                return Some(format!("{what}'s scale leading dimension {ld} is below {of} = {need}"));
+            }
+        }
+        if self.ldy < self.n {
+            return Some(format!("Y's leading dimension {} is below N = {}", self.ldy, self.n));
+        }
+        if self.spans().iter().any(|&s| s >= 1 << 31)
+            || [self.m, self.n, self.k, self.ldx, self.ldw, self.ldy].iter().any(|&d| d > u32::MAX as usize)
+        {
+            return Some("an operand spans 2 GiB or more (the kernels use 32-bit offsets)".into());
+        }
+        None
+    }
+}
+
+/// The launch of one block-scaled fp8 GEMM.
+#[derive(Clone, Copy, Debug)]
+pub struct Fp8BlockPlan {
+    pub entry: &'static KernelEntry,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub problem: Fp8BlockProblem,
+}
+
+/// The block-scaled fp8 kernel for `p` on `arch` (one tile per arch and output type).
+pub fn plan_fp8_blocks(arch: Arch, p: &Fp8BlockProblem) -> Result<Fp8BlockPlan, String> {
+    if let Some(why) = p.unfit(arch) {
+        return Err(why);
+    }
+    let entry = gemm_kernels::for_arch(arch)
+        .find(|e| e.block_scale == BlockScaleKind::Fp8Blocks && e.a_type == p.dtype && e.c_type == p.c_type)
+        .ok_or_else(|| format!("no {} block-scaled fp8 kernel writes {}", arch.name(), p.c_type))?;
+    let (grid, block) = entry.launch(p.n as u32, p.m as u32);
+    Ok(Fp8BlockPlan { entry, grid, block, problem: *p })
+}
+
+impl Fp8BlockPlan {
+    /// The kernel-argument bytes for X, W, Y and the scales of X and W at these addresses.
+    pub fn kernargs(&self, x: u64, w: u64, y: u64, psx: u64, psw: u64) -> Result<Vec<u8>, String> {
+        let p = &self.problem;
+        let [sx, sw] = p.scale_strides();
+        let u = |v: usize| (v as u32).to_le_bytes().to_vec();
+        let mut out = vec![0u8; self.entry.kernarg_size as usize];
+        for arg in self.entry.kernarg {
+            let v: Vec<u8> = match (arg.name, arg.kind) {
+                ("a", ArgKind::Pointer) => w.to_le_bytes().to_vec(),
+                ("b", ArgKind::Pointer) => x.to_le_bytes().to_vec(),
+                ("c", ArgKind::Pointer) => y.to_le_bytes().to_vec(),
+                ("m", ArgKind::U32) => u(p.n),
+                ("n", ArgKind::U32) => u(p.m),
+                ("k", ArgKind::U32) => u(p.k),
+                ("lda", ArgKind::U32) => u(p.ldw),
+                ("ldb", ArgKind::U32) => u(p.ldx),
+                ("ldc", ArgKind::U32) => u(p.ldy),
+                ("alpha", ArgKind::F32) => p.alpha.to_le_bytes().to_vec(),
+                ("beta", ArgKind::F32) => p.beta.to_le_bytes().to_vec(),
+                ("bias", ArgKind::Pointer) => 0u64.to_le_bytes().to_vec(),
+                ("clamp_lo", ArgKind::F32) => f32::NEG_INFINITY.to_le_bytes().to_vec(),
+                ("clamp_hi", ArgKind::F32) => f32::INFINITY.to_le_bytes().to_vec(),
+                ("scale_a" | "scale_b" | "scale_d", ArgKind::F32) => 1.0f32.to_le_bytes().to_vec(),
+                ("scale_row" | "scale_col", ArgKind::Pointer) => 0u64.to_le_bytes().to_vec(),
+                ("bscale_a", ArgKind::Pointer) => psw.to_le_bytes().to_vec(),
+                ("bscale_b", ArgKind::Pointer) => psx.to_le_bytes().to_vec(),
+                ("ldsa", ArgKind::U32) => u(sw.0),
+                ("ldsb", ArgKind::U32) => u(sx.0),
+                ("gsa", ArgKind::U32) => u(sw.1),
+                ("gsb", ArgKind::U32) => u(sx.1),
                 (name, kind) => {
                     return Err(format!("kernel {} has an unknown argument {name} ({kind:?})", self.entry.name))
                 }
@@ -218,6 +408,33 @@ mod tests {
             Arch::Gfx950,
             "2 GiB",
         );
+    }
+
+    #[test]
+    fn block_fp8_plans_on_both_archs_and_their_refusals() {
+        for (arch, d) in [(Arch::Gfx942, DType::Fp8E4M3Fnuz), (Arch::Gfx950, DType::Fp8E4M3)] {
+            let p = Fp8BlockProblem::new(1024, 1536, 7168, d, DType::Bf16);
+            let plan = plan_fp8_blocks(arch, &p).unwrap();
+            assert_eq!(plan.entry.block_scale, BlockScaleKind::Fp8Blocks);
+            assert_eq!((plan.grid[0], plan.grid[1]), (12, 8), "kernel m = N, n = M");
+            let args = plan.kernargs(1, 2, 3, 4, 5).unwrap();
+            let u64_at = |o: usize| u64::from_le_bytes(args[o..o + 8].try_into().unwrap());
+            assert_eq!((u64_at(0), u64_at(8), u64_at(112), u64_at(120)), (2, 1, 5, 4), "A is W, B is X");
+            let no = |q: Fp8BlockProblem, want: &str| {
+                let e = plan_fp8_blocks(arch, &q).unwrap_err();
+                assert!(e.contains(want), "{e}");
+            };
+            no(Fp8BlockProblem { dtype: DType::Fp8E5M2, ..p }, "takes");
+            no(Fp8BlockProblem { ldx: 7170, ..p }, "multiple of 16");
+            no(Fp8BlockProblem { ldsw: 55, ..p }, "ceil(K/128)");
+            no(Fp8BlockProblem { c_type: DType::Fp8E4M3, ..p }, "output");
+            no(Fp8BlockProblem { sx_col_major: true, ..p }, "its rows");
+            // Column-major activation scales (the DeepSeek GEMM challenge's layout).
+            let col = Fp8BlockProblem { sx_col_major: true, ldsx: 1024, ..p };
+            let args = plan_fp8_blocks(arch, &col).unwrap().kernargs(1, 2, 3, 4, 5).unwrap();
+            let u32_at = |o: usize| u32::from_le_bytes(args[o..o + 4].try_into().unwrap());
+            assert_eq!((u32_at(128), u32_at(132), u32_at(136), u32_at(140)), (56, 1, 1, 1024));
+        }
     }
 
     #[test]

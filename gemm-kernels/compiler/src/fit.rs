@@ -210,12 +210,18 @@ pub fn vgpr_estimate(c: &KernelConfig, sets: [u32; 2]) -> Result<u32, Unfit> {
     // Staging: 4 dwords per 16-byte vector, 8 unpacked 16-bit elements for element loads.
     let per_vector = if c.align == crate::ir::Align::Elem && c.ab_bytes() == 2 { 8 } else { 4 };
     let staging = (sets[0] * mt + sets[1] * nt) * kt * c.ab_bytes() / 16 / c.threads() * per_vector;
-    // Block-scaled fp8 keeps the accumulators in VGPRs (the scaled adds are VALU work) and
-    // the group's MFMA sums in AGPRs.
-    let acc = if c.block_scale == crate::ir::BlockScale::Fp8Blocks {
-        c.blocks(Operand::A) * c.blocks(Operand::B) * c.acc_regs()
+    // Block-scaled fp8 keeps its accumulators in VGPRs (the scaled adds are VALU work), and on
+    // gfx950, whose K-contiguous copies are LDS-DMA (no staging registers), the group's MFMA
+    // sums too; gfx942 keeps those in AGPRs (`lower/block_fp8.rs`).
+    let (acc, staging) = if c.block_scale == crate::ir::BlockScale::Fp8Blocks {
+        let regs = c.blocks(Operand::A) * c.blocks(Operand::B) * c.acc_regs();
+        if crate::lower::fp8_block_sums_in_vgprs(c) {
+            (2 * regs, 0)
+        } else {
+            (regs, staging)
+        }
     } else {
-        0
+        (0, staging)
     };
     let vgprs = frags + staging + acc + 40;
     if vgprs > 256 {

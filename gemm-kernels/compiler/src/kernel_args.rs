@@ -58,10 +58,13 @@
 //! | 120 | 8 | bscale_b | B's block scales |
 //! | 128 | 4 | ldsa | scale elements from one row of A's scales to the next |
 //! | 132 | 4 | ldsb | likewise for B |
-//! | 136 | 8 | (padding) | |
+//! | 136 | 4 | gsa | block-scaled fp8: scale elements from one K group of A's scales to the next (MX: unused, 1) |
+//! | 140 | 4 | gsb | likewise for B |
 //!
 //! Block-scaled fp8 kernels (`BlockScale::Fp8Blocks`, both archs, DeepSeek-V3): `acc[i,j] =
-//! sum_g bscale_a[(i/128)*ldsa + g] * bscale_b[j*ldsb + g] * (sum_{l in group g} a[i,l] b[l,j])`,
+//! sum_g bscale_a[(i/128)*ldsa + g*gsa] * bscale_b[j*ldsb + g*gsb] * (sum_{l in group g} a[i,l]
+//! b[l,j])` (row-major scales: `gs = 1`; column-major, as the DeepSeek GEMM challenge stores the
+//! activations' scales: `lds = 1`, `gs` the column length),
 //! f32 scales, groups of 128 along K (the last may be partial), each group's sum rounded to
 //! f32 and added with one fused multiply-add; A^T B (the weights as A, 128 x 128 blocks; the
 //! activations as B, one scale per column and group); `k`, `lda`, `ldb` in elements as usual.
@@ -380,8 +383,8 @@ pub const ARGS: [Arg; 19] = [
 ];
 
 /// Block-scaled kernels' arguments: the fp8 layout, then the block scales.
-pub const BLOCK_ARGS: [Arg; 23] = {
-    let mut out = [ARGS[0]; 23];
+pub const BLOCK_ARGS: [Arg; 25] = {
+    let mut out = [ARGS[0]; 25];
     let mut i = 0;
     while i < 19 {
         out[i] = ARGS[i];
@@ -391,6 +394,8 @@ pub const BLOCK_ARGS: [Arg; 23] = {
     out[20] = Arg { name: "bscale_b", offset: OFF_BSCALE + 8, size: 8, pointer: true };
     out[21] = Arg { name: "ldsa", offset: OFF_BSCALE_LD, size: 4, pointer: false };
     out[22] = Arg { name: "ldsb", offset: OFF_BSCALE_LD + 4, size: 4, pointer: false };
+    out[23] = Arg { name: "gsa", offset: OFF_BSCALE_LD + 8, size: 4, pointer: false };
+    out[24] = Arg { name: "gsb", offset: OFF_BSCALE_LD + 12, size: 4, pointer: false };
     out
 };
 
@@ -411,7 +416,17 @@ pub fn pack_block(
     let l = OFF_BSCALE_LD as usize;
     out[l..l + 4].copy_from_slice(&ldsa.to_le_bytes());
     out[l + 4..l + 8].copy_from_slice(&ldsb.to_le_bytes());
+    out[l + 8..l + 12].copy_from_slice(&1u32.to_le_bytes());
+    out[l + 12..l + 16].copy_from_slice(&1u32.to_le_bytes());
     out
+}
+
+/// Sets a block-scaled fp8 kernel's K-group strides of the scales (elements; [`pack_block`]
+/// sets 1, row-major scales).
+pub fn with_group_strides(args: &mut [u8; SIZE_BLOCK as usize], gsa: u32, gsb: u32) {
+    let l = OFF_BSCALE_LD as usize + 8;
+    args[l..l + 4].copy_from_slice(&gsa.to_le_bytes());
+    args[l + 4..l + 8].copy_from_slice(&gsb.to_le_bytes());
 }
 
 /// The `.args` metadata entries of a configuration.

@@ -16,6 +16,7 @@ mod mx;
 use crate::kernel_args as ka;
 use crate::lds::{self, CopyGeom};
 use crate::program::{sub, whole, Item, Program};
+pub use block_fp8::sums_in_vgprs as fp8_block_sums_in_vgprs;
 use gemm_core::DType;
 use gemm_isa::operand::{int, s, sr, v, VCC};
 use gemm_isa::{Inst, Op, Operand as O, Reg, RegFile};

@@ -79,10 +79,17 @@ fn run(kern: &CompiledKernel, cs: &Case, sched: Schedule) {
         }
         out
     };
-    let scales = |mat: &BlockFp8Matrix, rows: usize| {
-        let mut out = vec![f32::NAN; rows * lds];
+    // Row-major scales (row stride `lds`, group stride 1), or column-major (row stride 1,
+    // group stride `rows + pad`: the DeepSeek GEMM challenge's activation scales).
+    let col_major = cs.k.is_multiple_of(3);
+    let strides = |rows: usize, col: bool| if col { (1, rows + cs.pad % 3) } else { (lds, 1) };
+    let scales = |mat: &BlockFp8Matrix, rows: usize, col: bool| {
+        let (rs, gs) = strides(rows, col);
+        let mut out = vec![f32::NAN; (rows - 1) * rs + (groups - 1) * gs + 1];
         for r in 0..rows {
-            out[r * lds..r * lds + groups].copy_from_slice(&mat.scales()[r * groups..(r + 1) * groups]);
+            for g in 0..groups {
+                out[r * rs + g * gs] = mat.scales()[r * groups + g];
+            }
         }
         bytemuck::cast_slice::<f32, u8>(&out).to_vec()
     };
@@ -101,7 +108,7 @@ fn run(kern: &CompiledKernel, cs: &Case, sched: Schedule) {
     let c0: Vec<u8> = c0f.iter().flat_map(|v| enc(*v)).collect();
     let dev = Device::new(cfg.arch);
     let (pa, pb, pc) = (upload(&dev, &data(&w)), upload(&dev, &data(&x)), upload(&dev, &c0));
-    let (psa, psb) = (upload(&dev, &scales(&w, cs.m.div_ceil(128))), upload(&dev, &scales(&x, cs.n)));
+    let (psa, psb) = (upload(&dev, &scales(&w, cs.m.div_ceil(128), false)), upload(&dev, &scales(&x, cs.n, col_major)));
     let base = kernel_args::pack(
         pa,
         pb,
@@ -115,7 +122,9 @@ fn run(kern: &CompiledKernel, cs: &Case, sched: Schedule) {
         cs.alpha,
         cs.beta,
     );
-    let args = kernel_args::pack_block(&base, psa, psb, lds as u32, lds as u32);
+    let (rsb, gsb) = strides(cs.n, col_major);
+    let mut args = kernel_args::pack_block(&base, psa, psb, lds as u32, rsb as u32);
+    kernel_args::with_group_strides(&mut args, 1, gsb as u32);
     let (wg, block) = kernel_args::launch_workgroups(cs.m as u32, cs.n as u32, cfg.tile, cfg.threads());
     let opts = LaunchOptions { schedule: sched, threads: 2, ..Default::default() };
     let r = dev
@@ -187,6 +196,13 @@ fn block_fp8_unfit_configurations_are_declined() {
     assert!(no(KernelConfig { tile: (128, 128, 64), ..ok }));
     assert!(no(KernelConfig { schedule: gemm_compiler::schedule::Schedule::Interleave { slices: 2 }, ..ok }));
     assert!(no(ok.with_b_type(DType::Fp8E5M2)));
+    // With register-staged copies the group sums move to AGPRs (staging, sums and accumulators
+    // would not fit 256 VGPRs).
+    let staged = KernelConfig { direct_to_lds: gemm_compiler::ir::DmaPolicy::Never, ..ok };
+    assert_eq!(check(&staged), Ok(()));
+    assert!(
+        gemm_compiler::lower::fp8_block_sums_in_vgprs(&ok) && !gemm_compiler::lower::fp8_block_sums_in_vgprs(&staged)
+    );
 }
 
 /// The catalogue's block-scaled fp8 kernels: both archs, each on the edge shapes.
