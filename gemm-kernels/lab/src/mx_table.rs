@@ -40,11 +40,14 @@ pub struct MxArgs {
     pub fp8_blocks: bool,
 }
 
+/// `(M, N, K, published speed-of-light microseconds)`.
+pub type Shape = (usize, usize, usize, Option<f64>);
+
 /// DeepSeek-V3/R1 shapes `(M, N, K)` of the block-scaled fp8 GEMM challenge (gpu-mode
 /// `amd-fp8-mm`, MI300X: X of M x K with 1x128 scales, W of N x K with 128x128 scales), with
 /// the task's published speed-of-light time in microseconds (an analysis, not a measurement);
 /// and M = 64 decode rows on the same N x K, and the two deep-K shapes of issue 26.
-pub const DEEPSEEK: &[(usize, usize, usize, Option<f64>)] = &[
+pub const DEEPSEEK: &[Shape] = &[
     (1024, 1536, 7168, Some(8.63)),
     (1024, 4608, 7168, Some(25.89)),
     (6144, 1536, 7168, Some(51.78)),
@@ -85,10 +88,9 @@ pub fn predict_fp8_blocks(
 /// `gemm mx --fp8-blocks`: block-scaled fp8 against fp8 per-tensor, both archs.
 fn fp8_blocks(args: &MxArgs, jobs: usize) -> Result<(), String> {
     use gemm_dispatch::plan::block_scaled::{plan_fp8_blocks, Fp8BlockProblem};
-    let mut shapes: Vec<(usize, usize, usize, Option<f64>)> = args.sizes.iter().map(|&s| (s, s, s, None)).collect();
+    let mut shapes: Vec<Shape> = args.sizes.iter().map(|&s| (s, s, s, None)).collect();
     shapes.extend_from_slice(DEEPSEEK);
-    let work: Vec<(Arch, (usize, usize, usize, Option<f64>))> =
-        Arch::ALL.iter().flat_map(|&a| shapes.iter().map(move |&s| (a, s))).collect();
+    let work: Vec<(Arch, Shape)> = Arch::ALL.iter().flat_map(|&a| shapes.iter().map(move |&s| (a, s))).collect();
     eprintln!("block-scaled fp8 table: {} shapes on {jobs} thread(s)", work.len());
     let done = std::sync::atomic::AtomicUsize::new(0);
     let rows = crate::jobs::map_jobs(&work, jobs, |&(arch, (m, n, k, sol))| {
