@@ -17,8 +17,27 @@ use gemm_core::mx::MxFormat;
 use gemm_core::{Arch, DType};
 use gemm_kernels::{ArgKind, BlockScaleKind, KernelEntry};
 
+/// How an MX scale tensor (E8M0 bytes, `rows x K/32`) is laid out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MxScaleLayout {
+    /// `scale[r * ld + g]`, `ld >= K/32` and a multiple of 4.
+    RowMajor,
+    /// K-tiled: the scales of [`mx_scale_tile`] consecutive blocks of every row together,
+    /// tile after tile: `scale[(g / T) * T * ld + r * T + g % T]` with `ld >= rows` (rows padded
+    /// as one likes). One K tile of 32 consecutive rows is one 128-byte line, where row-major
+    /// scales put each row in its own line: the MX kernels read a tile of scales per row
+    /// beside each 128-byte tile of data, so this layout halves their memory requests.
+    KTiled,
+}
+
+/// The blocks per K tile the MX kernels read their scales in (`T` of
+/// [`MxScaleLayout::KTiled`]): 128 bytes of packed K, 4 blocks of fp8, 8 of fp4.
+pub fn mx_scale_tile(f: MxFormat) -> usize {
+    128 * 8 / (32 * f.bits() as usize)
+}
+
 /// An MX GEMM in the Linear layer's row-major terms (module docs). Leading dimensions of X, W
-/// and Y count elements; those of the scales count scale bytes.
+/// and Y count elements; those of the scales count scale bytes (row-major) or rows (K-tiled).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MxProblem {
     pub m: usize,
@@ -32,16 +51,45 @@ pub struct MxProblem {
     pub ldy: usize,
     pub ldsx: usize,
     pub ldsw: usize,
+    pub sx_layout: MxScaleLayout,
+    pub sw_layout: MxScaleLayout,
     pub alpha: f32,
     pub beta: f32,
 }
 
 impl MxProblem {
+    /// `(row stride, tile stride)` in bytes of X's and W's scales as the kernels read them.
+    pub fn scale_strides(&self) -> [(usize, usize); 2] {
+        let t = mx_scale_tile(self.x);
+        let s = |ld: usize, l: MxScaleLayout| match l {
+            MxScaleLayout::RowMajor => (ld, t),
+            MxScaleLayout::KTiled => (t, t * ld),
+        };
+        [s(self.ldsx, self.sx_layout), s(self.ldsw, self.sw_layout)]
+    }
+
     /// A dense problem: rows exactly K elements, scale rows exactly K/32 bytes (rounded up
     /// to the multiple of 4 the kernels read), Y exactly N wide, alpha 1, beta 0.
     pub fn new(m: usize, n: usize, k: usize, x: MxFormat, w: MxFormat, c_type: DType) -> MxProblem {
         let s = (k / 32).next_multiple_of(4);
-        MxProblem { m, n, k, x, w, c_type, ldx: k, ldw: k, ldy: n, ldsx: s, ldsw: s, alpha: 1.0, beta: 0.0 }
+        let row = MxScaleLayout::RowMajor;
+        MxProblem {
+            m,
+            n,
+            k,
+            x,
+            w,
+            c_type,
+            ldx: k,
+            ldw: k,
+            ldy: n,
+            ldsx: s,
+            ldsw: s,
+            sx_layout: row,
+            sw_layout: row,
+            alpha: 1.0,
+            beta: 0.0,
+        }
     }
 
     /// Bytes of X, W, Y and the two scale tensors as the kernel reads them (last row
@@ -50,12 +98,19 @@ impl MxProblem {
         let packed = |f: MxFormat, elems: usize| (elems as u64 * u64::from(f.bits())).div_ceil(8);
         let rows = |r: usize, ld: u64, last: u64| if r == 0 { 0 } else { (r as u64 - 1) * ld + last };
         let kb = |f: MxFormat| packed(f, self.k);
+        // The last tile's blocks of the last row end the scales, read in whole dwords.
+        let (nb, t) = (self.k / 32, mx_scale_tile(self.x));
+        let tiles = nb.div_ceil(t).max(1);
+        let last = (nb - (tiles - 1) * t).next_multiple_of(4);
+        let [(xr, xt), (wr, wt)] = self.scale_strides();
+        let scales =
+            |r: usize, rs: usize, ts: usize| if r == 0 { 0 } else { ((r - 1) * rs + (tiles - 1) * ts + last) as u64 };
         [
             rows(self.m, packed(self.x, self.ldx), kb(self.x)),
             rows(self.n, packed(self.w, self.ldw), kb(self.w)),
             rows(self.m, self.ldy as u64, self.n as u64) * self.c_type.size_bytes() as u64,
-            rows(self.m, self.ldsx as u64, (self.k / 32) as u64),
-            rows(self.n, self.ldsw as u64, (self.k / 32) as u64),
+            scales(self.m, xr, xt),
+            scales(self.n, wr, wt),
         ]
     }
 
@@ -93,10 +148,16 @@ impl MxProblem {
                 ));
             }
         }
-        for (what, ld) in [("X", self.ldsx), ("W", self.ldsw)] {
-            if ld < self.k / 32 || !ld.is_multiple_of(4) {
+        for (what, ld, layout, rows) in
+            [("X", self.ldsx, self.sx_layout, self.m), ("W", self.ldsw, self.sw_layout, self.n)]
+        {
+            let bad = match layout {
+                MxScaleLayout::RowMajor => ld < self.k / 32 || !ld.is_multiple_of(4),
+                MxScaleLayout::KTiled => ld < rows,
+            };
+            if bad {
                 return Some(format!(
-                    "{what}'s scale leading dimension {ld}: at least K/32 = {} and a multiple of 4 bytes",
+                    "{what}'s scale leading dimension {ld}: row-major scales need at least K/32 = {} and a multiple of 4 bytes, K-tiled ones at least the {rows} rows",
                     self.k / 32
                 ));
             }
@@ -152,8 +213,9 @@ pub fn plan_mx(arch: Arch, cus: u32, p: &MxProblem) -> Result<MxPlan, String> {
 
 impl MxPlan {
     /// The kernel-argument bytes for X, W, Y and the scales of X and W at these addresses.
-    pub fn kernargs(&self, x: u64, w: u64, y: u64, sx: u64, sw: u64) -> Result<Vec<u8>, String> {
+    pub fn kernargs(&self, x: u64, w: u64, y: u64, psx: u64, psw: u64) -> Result<Vec<u8>, String> {
         let p = &self.problem;
+        let [sx, sw] = p.scale_strides();
         let bytes = |elems: usize, f: MxFormat| (elems * f.bits() as usize / 8) as u32;
         let mut out = vec![0u8; self.entry.kernarg_size as usize];
         for arg in self.entry.kernarg {
@@ -174,12 +236,12 @@ impl MxPlan {
                 ("clamp_hi", ArgKind::F32) => f32::INFINITY.to_le_bytes().to_vec(),
                 ("scale_a" | "scale_b" | "scale_d", ArgKind::F32) => 1.0f32.to_le_bytes().to_vec(),
                 ("scale_row" | "scale_col", ArgKind::Pointer) => 0u64.to_le_bytes().to_vec(),
-                ("bscale_a", ArgKind::Pointer) => sw.to_le_bytes().to_vec(),
-                ("bscale_b", ArgKind::Pointer) => sx.to_le_bytes().to_vec(),
-                ("ldsa", ArgKind::U32) => (p.ldsw as u32).to_le_bytes().to_vec(),
-                ("ldsb", ArgKind::U32) => (p.ldsx as u32).to_le_bytes().to_vec(),
-                // K-group strides: MX kernels read whole dwords of consecutive groups.
-                ("gsa" | "gsb", ArgKind::U32) => 1u32.to_le_bytes().to_vec(),
+                ("bscale_a", ArgKind::Pointer) => psw.to_le_bytes().to_vec(),
+                ("bscale_b", ArgKind::Pointer) => psx.to_le_bytes().to_vec(),
+                ("ldsa", ArgKind::U32) => (sw.0 as u32).to_le_bytes().to_vec(),
+                ("ldsb", ArgKind::U32) => (sx.0 as u32).to_le_bytes().to_vec(),
+                ("gsa", ArgKind::U32) => (sw.1 as u32).to_le_bytes().to_vec(),
+                ("gsb", ArgKind::U32) => (sx.1 as u32).to_le_bytes().to_vec(),
                 (name, kind) => {
                     return Err(format!("kernel {} has an unknown argument {name} ({kind:?})", self.entry.name))
                 }
@@ -455,5 +517,11 @@ mod tests {
         assert_eq!((u32_at(24), u32_at(28), u32_at(32)), (33, 3, 112), "m = N, n = M, k in bytes");
         assert_eq!((u32_at(36), u32_at(40), u32_at(44)), (144, 128, 40));
         assert_eq!((u64_at(112), u64_at(120), u32_at(128), u32_at(132)), (0x5000, 0x4000, 12, 8));
+        assert_eq!((u32_at(136), u32_at(140)), (8, 8), "row-major: one fp4 tile of scales is 8 bytes");
+        let tiled = MxProblem { sx_layout: MxScaleLayout::KTiled, ldsx: 4, ..p };
+        let args = plan_mx(Arch::Gfx950, 256, &tiled).unwrap().kernargs(1, 2, 3, 4, 5).unwrap();
+        let u32_at = |o: usize| u32::from_le_bytes(args[o..o + 4].try_into().unwrap());
+        assert_eq!((u32_at(132), u32_at(140)), (8, 32), "K-tiled X scales: rows 8 bytes apart, tiles 8 x 4");
+        assert!(plan_mx(Arch::Gfx950, 256, &MxProblem { ldsx: 2, ..tiled }).is_err(), "fewer rows than M");
     }
 }

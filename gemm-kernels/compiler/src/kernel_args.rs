@@ -58,7 +58,7 @@
 //! | 120 | 8 | bscale_b | B's block scales |
 //! | 128 | 4 | ldsa | scale elements from one row of A's scales to the next |
 //! | 132 | 4 | ldsb | likewise for B |
-//! | 136 | 4 | gsa | block-scaled fp8: scale elements from one K group of A's scales to the next (MX: unused, 1) |
+//! | 136 | 4 | gsa | block-scaled fp8: scale elements from one K group of A's scales to the next; MX: bytes from one K tile's scales to the next (below) |
 //! | 140 | 4 | gsb | likewise for B |
 //!
 //! Block-scaled fp8 kernels (`BlockScale::Fp8Blocks`, both archs, DeepSeek-V3): `acc[i,j] =
@@ -76,7 +76,11 @@
 //! (`gemm_core::mx::pack`), so **`k`, `lda` and `ldb` count bytes** of the packed rows: `k =
 //! K * bits / 8` with K a multiple of 32 (every block whole), `lda`, `ldb` multiples of 16.
 //! Scale bytes of blocks at or past `K/32` are never used (the kernel masks them: padding
-//! may hold anything, the E8M0 NaN included).
+//! may hold anything, the E8M0 NaN included). The kernel reads the scales of one K tile
+//! (`T` = 128 bytes of K: 4 blocks of fp8, 8 of fp4) per row as whole dwords at `row*ldsa +
+//! t*gsa`: row-major scales have `gsa = T` (`ldsa >= K/32`); the K-tiled layout (`ldsa = T`,
+//! `gsa = T * rows`, rows padded as one likes) puts one tile's scales of 32 consecutive rows
+//! in one 128-byte line.
 //!
 //! **Grouped kernels** (`KernelConfig::grouped`) take a problem table instead (16 bytes):
 //!

@@ -67,7 +67,12 @@ fn run(kern: &CompiledKernel, cs: &Case, sched: Schedule) {
     let row_bytes = cs.k * fa.bits() as usize / 8;
     let ld = (row_bytes + cs.pad).next_multiple_of(16);
     let nb = cs.k / 32;
-    let lds = (nb + cs.pad % 7).next_multiple_of(4);
+    // The scale layout: row-major (`lds >= nb`, tiles `tb` bytes apart) or, for odd cases,
+    // K-tiled (each tile's `tb` bytes of every row together: `lds = tb`, tiles `tb * rows`).
+    let tb = (cfg.tile.2 / cfg.mx_block_bytes().unwrap()) as usize;
+    let tiled = cs.m % 2 == 1;
+    let row_major_lds = (nb + cs.pad % 7).next_multiple_of(4);
+    let strides = |rows: usize| if tiled { (tb, tb * rows) } else { (row_major_lds, tb) };
     // 0xFF: the fp8 NaN (e4m3 and e5m2), fp4 -6 in both nibbles.
     let data = |x: &MxMatrix| {
         let mut out = vec![0xFFu8; x.rows() * ld];
@@ -77,10 +82,11 @@ fn run(kern: &CompiledKernel, cs: &Case, sched: Schedule) {
         out
     };
     let scales = |x: &MxMatrix| {
-        let mut out = vec![0xFFu8; x.rows() * lds];
+        let (lds, ts) = strides(x.rows());
+        let mut out = vec![0xFFu8; (x.rows() - 1) * lds + nb.div_ceil(tb) * ts + tb];
         for r in 0..x.rows() {
             for g in 0..nb {
-                out[r * lds + g] = x.scale(r, g * 32).0;
+                out[r * lds + (g / tb) * ts + g % tb] = x.scale(r, g * 32).0;
             }
         }
         out
@@ -112,7 +118,9 @@ fn run(kern: &CompiledKernel, cs: &Case, sched: Schedule) {
         cs.alpha,
         cs.beta,
     );
-    let args = kernel_args::pack_block(&base, psa, psb, lds as u32, lds as u32);
+    let ((lsa, tsa), (lsb, tsb)) = (strides(cs.m), strides(cs.n));
+    let mut args = kernel_args::pack_block(&base, psa, psb, lsa as u32, lsb as u32);
+    kernel_args::with_group_strides(&mut args, tsa as u32, tsb as u32);
     let (wg, block) = kernel_args::launch_workgroups(cs.m as u32, cs.n as u32, cfg.tile, cfg.threads());
     let opts = LaunchOptions { schedule: sched, threads: 2, ..Default::default() };
     let r = dev

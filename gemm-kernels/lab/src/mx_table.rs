@@ -34,6 +34,9 @@ pub struct MxArgs {
     /// Print the timing model's whole report (stalls, busy units) of every MX row.
     #[arg(long)]
     pub detail: bool,
+    /// MX scales in the K-tiled layout (`MxScaleLayout::KTiled`) instead of row-major.
+    #[arg(long)]
+    pub tiled_scales: bool,
     /// Print block-scaled fp8 (DeepSeek-V3's 1x128 / 128x128 scales) beside fp8 per-tensor
     /// instead, both archs: the squares of --sizes and the DeepSeek-V3 shapes.
     #[arg(long)]
@@ -267,7 +270,11 @@ pub fn run(args: &MxArgs) -> Result<(), String> {
                 }
             }
             Work::Mx(s, f, e, pick) => {
-                let p = MxProblem::new(s, s, s, f, f, DType::Bf16);
+                let mut p = MxProblem::new(s, s, s, f, f, DType::Bf16);
+                if args.tiled_scales {
+                    use gemm_dispatch::plan::block_scaled::MxScaleLayout::KTiled;
+                    p = MxProblem { sx_layout: KTiled, sw_layout: KTiled, ldsx: s, ldsw: s, ..p };
+                }
                 let plan =
                     MxPlan { entry: e, grid: e.launch(s as u32, s as u32).0, block: e.launch(1, 1).1, problem: p };
                 let t = match predict_mx(&plan) {

@@ -13,8 +13,10 @@
 //! (`B` = bytes per block).
 //!
 //! Scales: per operand and MFMA block, each lane loads its row's scale bytes of the whole
-//! tile (`KT/B` = 4 or 8 bytes: one `buffer_load_dword`/`_dwordx2` at `row*lds + tile*KT/B`,
-//! `lds` a multiple of 4) and, just before the tile's MFMAs, shifts them right by its
+//! tile (`KT/B` = 4 or 8 bytes: one `buffer_load_dword`/`_dwordx2` at `row*lds + tile*ts`,
+//! `lds` and the tile stride `ts` multiples of 4: row-major scales have `ts = KT/B`; the
+//! K-tiled layout, `lds = KT/B` and `ts = KT/B * rows`, puts the tile's scales of 32
+//! consecutive rows in one 128-byte line) and, just before the tile's MFMAs, shifts them right by its
 //! group's first block so that the block of step `st`, half `p` is byte `st*R/B + p` of the
 //! first dword, a static `op_sel`. Two scale sets follow the two LDS buffers: the set of the
 //! tile in buffer `cur` is shifted at the start of its body (its load was issued two
@@ -48,12 +50,12 @@ pub(super) struct MxScales {
     sets: [[Vec<Reg>; 2]; 2],
     /// Bits that bring this lane group's first block to byte 0.
     shift: Reg,
-    /// SGPR: the byte offset (within a row's scales) of the next tile to load.
-    next: Reg,
+    /// SGPRs: the byte offsets of the next tile to load in A's and B's scales.
+    next: [Reg; 2],
+    /// SGPRs: bytes from one K tile's scales to the next (`gsa`, `gsb`).
+    tstride: [Reg; 2],
     /// Dwords of one tile's scales (1 or 2).
     dwords: u32,
-    /// Blocks per K tile.
-    tile_blocks: u32,
     /// The set the MFMAs being emitted read.
     pub cur: usize,
 }
@@ -66,19 +68,22 @@ impl L<'_> {
         let Some(bb) = c.mx_block_bytes() else { return };
         let tile_blocks = c.tile.2 / bb;
         let dwords = tile_blocks.div_ceil(4);
-        // bscale_a (2) bscale_b (2) ldsa ldsb pad pad
+        // bscale_a (2) bscale_b (2) ldsa ldsb gsa gsb
         let bs = self.p.vreg(RegFile::Sgpr, 8);
         self.i(Op::S_LOAD_DWORDX8, &[whole(bs), sr(0, 2), O::Imm(ka::OFF_BSCALE as i64)]);
         let (m, n, k) = (self.arg(6), self.arg(7), self.arg(8));
-        let nblocks = self.sv();
+        let (nblocks, tail) = (self.sv(), self.sv());
         self.i(Op::S_LSHR_B32, &[whole(nblocks), k, int(log2(bb))]);
+        // Blocks of the last K tile: the spans end there.
+        self.i(Op::S_LSHL_B32, &[whole(tail), whole(self.cnt), int(log2(tile_blocks))]);
+        self.i(Op::S_SUB_U32, &[whole(tail), whole(nblocks), whole(tail)]);
         let mut srd = [self.oob; 2];
         let mut voff = [self.oob; 2];
         let mut blk_off: [Vec<Reg>; 2] = [vec![], vec![]];
         for (x, op) in [Operand::A, Operand::B].into_iter().enumerate() {
             let (lo, hi, lds) = (sub(bs, 2 * x as u16, 1), sub(bs, 2 * x as u16 + 1, 1), sub(bs, 4 + x as u16, 1));
             let rows = if x == 0 { m } else { n };
-            srd[x] = self.srd(lo, hi, whole(nblocks), rows, lds, 1);
+            srd[x] = self.tiled_srd(lo, hi, rows, lds, sub(bs, 6 + x as u16, 1), whole(tail));
             let (origin, w) = if x == 0 { (self.m0, self.wm) } else { (self.n0, self.wn) };
             let row = self.vv();
             let kw = self.k3(c.wave_rows(op));
@@ -101,15 +106,20 @@ impl L<'_> {
                 set[x] = (0..c.blocks(op)).map(|_| self.p.vreg(RegFile::Vgpr, dwords as u8)).collect();
             }
         }
-        let next = self.sv();
-        self.mx = Some(super::mx::MxScales { srd, voff, blk_off, sets, shift, next, dwords, tile_blocks, cur: 0 });
-        // Set 0: the last K tile, blocks `cnt * tile_blocks ..`, masked past `nblocks`.
-        let first = self.sv();
-        self.i(Op::S_LSHL_B32, &[whole(first), whole(self.cnt), int(log2(tile_blocks))]);
-        self.mx_load(0, first);
-        let (valid, cut) = (self.sv(), self.sv());
-        self.i(Op::S_SUB_U32, &[whole(valid), whole(nblocks), whole(first)]);
-        self.i(Op::S_SUB_U32, &[whole(cut), int(8), whole(valid)]);
+        let next = [self.sv(), self.sv()];
+        let tstride = [sub(bs, 6, 1), sub(bs, 7, 1)].map(|g| {
+            let r = self.sv();
+            self.i(Op::S_MOV_B32, &[whole(r), g]);
+            r
+        });
+        self.mx = Some(super::mx::MxScales { srd, voff, blk_off, sets, shift, next, tstride, dwords, cur: 0 });
+        // Set 0: the last K tile (`cnt` tiles in), its blocks past `nblocks` masked.
+        for x in 0..2 {
+            self.i(Op::S_MUL_I32, &[whole(next[x]), whole(self.cnt), whole(tstride[x])]);
+        }
+        self.mx_load(0);
+        let cut = self.sv();
+        self.i(Op::S_SUB_U32, &[whole(cut), int(8), whole(tail)]);
         self.i(Op::S_LSHL_B32, &[whole(cut), whole(cut), int(3)]);
         // A 64-bit shift for one dword too, so that no valid block (k = 0) clears it all.
         let mask = self.p.vreg(RegFile::Sgpr, 2);
@@ -121,24 +131,49 @@ impl L<'_> {
             }
         }
         // Set 1: loop tile 0 (unused when there is none; the loads stay in bounds or read 0).
-        self.i(Op::S_MOV_B32, &[whole(next), int(0)]);
-        self.mx_load(1, next);
-        self.i(Op::S_MOV_B32, &[whole(next), int(tile_blocks as i64)]);
+        for r in next {
+            self.i(Op::S_MOV_B32, &[whole(r), int(0)]);
+        }
+        self.mx_load(1);
+        for (r, g) in next.into_iter().zip(tstride) {
+            self.i(Op::S_MOV_B32, &[whole(r), whole(g)]);
+        }
     }
 
-    /// Loads set `set` with the tile whose scales start at byte `soff` of each row.
-    fn mx_load(&mut self, set: usize, soff: Reg) {
+    /// A byte buffer over `rows` rows of scales `lds` apart whose K tiles are `ts` apart,
+    /// ending after the last tile's `tail` blocks of the last row, rounded up to a dword
+    /// (ISA.md §2.1); 0 bytes when `rows == 0`.
+    fn tiled_srd(&mut self, lo: O, hi: O, rows: O, lds: O, ts: O, tail: O) -> Reg {
+        let d = self.p.vreg(RegFile::Sgpr, 4);
+        let (t, u) = (self.sv(), self.sv());
+        self.i(Op::S_MOV_B32, &[sub(d, 0, 1), lo]);
+        self.i(Op::S_AND_B32, &[sub(d, 1, 1), super::lit(0xffff), hi]);
+        self.i(Op::S_SUB_U32, &[whole(t), rows, int(1)]);
+        self.i(Op::S_MUL_I32, &[whole(t), whole(t), lds]);
+        self.i(Op::S_MUL_I32, &[whole(u), whole(self.cnt), ts]);
+        self.i(Op::S_ADD_U32, &[whole(t), whole(t), whole(u)]);
+        self.i(Op::S_ADD_U32, &[whole(t), whole(t), tail]);
+        self.i(Op::S_ADD_U32, &[whole(t), whole(t), int(3)]);
+        self.i(Op::S_AND_B32, &[whole(t), whole(t), int(-4)]);
+        self.i(Op::S_CMP_EQ_U32, &[rows, int(0)]);
+        self.i(Op::S_CSELECT_B32, &[sub(d, 2, 1), int(0), whole(t)]);
+        self.i(Op::S_MOV_B32, &[sub(d, 3, 1), super::lit(0x0002_0000)]);
+        d
+    }
+
+    /// Loads set `set` with the tile at the `next` offsets.
+    fn mx_load(&mut self, set: usize) {
         let mx = self.mx.as_ref().expect("MX kernel");
         let op = if mx.dwords == 1 { Op::BUFFER_LOAD_DWORD } else { Op::BUFFER_LOAD_DWORDX2 };
         let mut loads = vec![];
         for x in 0..2 {
             for (blk, dst) in mx.sets[set][x].iter().enumerate() {
-                loads.push((*dst, mx.voff[x], mx.srd[x], mx.blk_off[x][blk]));
+                loads.push((*dst, mx.voff[x], mx.srd[x], mx.blk_off[x][blk], mx.next[x]));
             }
         }
         // The whole offset in the VGPR: the range check (ISA.md §2.3) covers the VGPR offset,
         // not `soffset`, and refills past the last tile or rows past m/n must read 0.
-        for (dst, voff, srd, blk) in loads {
+        for (dst, voff, srd, blk, soff) in loads {
             let (so, vo) = (self.sv(), self.vv());
             self.i(Op::S_ADD_U32, &[whole(so), whole(soff), whole(blk)]);
             self.i(Op::V_ADD_U32, &[whole(vo), whole(so), whole(voff)]);
@@ -166,9 +201,11 @@ impl L<'_> {
     /// will next sit there.
     pub(super) fn mx_refill(&mut self, cur: u32) {
         let Some(mx) = self.mx.as_ref() else { return };
-        let (next, tb) = (mx.next, mx.tile_blocks);
-        self.mx_load(cur as usize, next);
-        self.i(Op::S_ADD_U32, &[whole(next), whole(next), int(tb as i64)]);
+        let (next, ts) = (mx.next, mx.tstride);
+        self.mx_load(cur as usize);
+        for (r, g) in next.into_iter().zip(ts) {
+            self.i(Op::S_ADD_U32, &[whole(r), whole(r), whole(g)]);
+        }
     }
 
     /// The MFMAs of K step `st` for A fragment `a` (block `bm`) and B fragment `b` (block
