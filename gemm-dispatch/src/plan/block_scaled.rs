@@ -13,6 +13,7 @@
 //! challenge stores it: a K group of consecutive rows is contiguous, which the kernel's loads
 //! of 32 columns want).
 
+use super::kernel_plan::Launch;
 use gemm_core::mx::MxFormat;
 use gemm_core::{Arch, DType};
 use gemm_kernels::{ArgKind, BlockScaleKind, KernelEntry};
@@ -132,8 +133,8 @@ impl MxProblem {
         if !matches!(self.c_type, DType::F32 | DType::Bf16 | DType::F16) {
             return Some(format!("output {}: MX kernels write f32, bf16 or f16", self.c_type));
         }
-        if self.m == 0 || self.n == 0 {
-            return Some("empty problems launch nothing".into());
+        if self.m == 0 || self.n == 0 || self.k == 0 {
+            return Some("empty problems launch nothing (K = 0: Y = beta * Y, no kernel)".into());
         }
         if !self.k.is_multiple_of(32) {
             return Some(format!("K = {} is not a multiple of the MX block (32)", self.k));
@@ -212,6 +213,11 @@ pub fn plan_mx(arch: Arch, cus: u32, p: &MxProblem) -> Result<MxPlan, String> {
 }
 
 impl MxPlan {
+    /// The launch for X, W, Y and the scales of X and W at these device addresses.
+    pub fn launch(&self, x: u64, w: u64, y: u64, sx: u64, sw: u64) -> Result<Launch, String> {
+        Ok(Launch { entry: self.entry, grid: self.grid, block: self.block, args: self.kernargs(x, w, y, sx, sw)? })
+    }
+
     /// The kernel-argument bytes for X, W, Y and the scales of X and W at these addresses.
     pub fn kernargs(&self, x: u64, w: u64, y: u64, psx: u64, psw: u64) -> Result<Vec<u8>, String> {
         let p = &self.problem;
@@ -339,8 +345,8 @@ impl Fp8BlockProblem {
         if !matches!(self.c_type, DType::F32 | DType::Bf16 | DType::F16) {
             return Some(format!("output {}: the kernels write f32, bf16 or f16", self.c_type));
         }
-        if self.m == 0 || self.n == 0 {
-            return Some("empty problems launch nothing".into());
+        if self.m == 0 || self.n == 0 || self.k == 0 {
+            return Some("empty problems launch nothing (K = 0: Y = beta * Y, no kernel)".into());
         }
         for (what, ld) in [("X", self.ldx), ("W", self.ldw)] {
             if ld < self.k || !ld.is_multiple_of(16) {
@@ -393,6 +399,11 @@ pub fn plan_fp8_blocks(arch: Arch, p: &Fp8BlockProblem) -> Result<Fp8BlockPlan, 
 }
 
 impl Fp8BlockPlan {
+    /// The launch for X, W, Y and the scales of X and W at these device addresses.
+    pub fn launch(&self, x: u64, w: u64, y: u64, sx: u64, sw: u64) -> Result<Launch, String> {
+        Ok(Launch { entry: self.entry, grid: self.grid, block: self.block, args: self.kernargs(x, w, y, sx, sw)? })
+    }
+
     /// The kernel-argument bytes for X, W, Y and the scales of X and W at these addresses.
     pub fn kernargs(&self, x: u64, w: u64, y: u64, psx: u64, psw: u64) -> Result<Vec<u8>, String> {
         let p = &self.problem;
