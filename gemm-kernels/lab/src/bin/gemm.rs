@@ -435,6 +435,9 @@ fn run(ctx: &Context, args: &RunArgs) -> Result<(), String> {
         DType::Fp8E5M2Fnuz => with_out!(Fp8E5M2Fnuz),
         DType::Fp8E4M3 => with_out!(Fp8E4M3),
         DType::Fp8E5M2 => with_out!(Fp8E5M2),
+        d @ (DType::Fp6E2M3 | DType::Fp6E3M2 | DType::Fp4E2M1) => {
+            Err(format!("{d} is a sub-byte type: only block-scaled GEMMs take it (`gemm mx` times them)"))
+        }
     }
 }
 
