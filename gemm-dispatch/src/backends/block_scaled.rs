@@ -25,8 +25,6 @@
 //! the element) from overflowing or flushing f32, and is what the GPU kernels do between K
 //! groups. NaN scales (E8M0 0xFF) and NaN/Inf elements propagate as IEEE 754 says.
 
-use crate::backends::host::HostBackend;
-use crate::backends::Backend;
 use crate::error::{Error, Result};
 use gemm_core::block_scaled::{BlockScaleError, BlockScaledProblem, BlockSpans, ScaleDesc, ScaleType};
 use gemm_core::fp8::Fp8Format;
@@ -325,7 +323,6 @@ pub fn host_block_scaled(p: &BlockScaledProblem, bufs: BlockScaledBuffers<'_>, t
         let xa = decode_operand(p.a_type, bufs.a, m, k, p.lda);
         let wb = decode_operand(p.b_type, bufs.b, n, k, p.ldb);
         let bk = p.scale_a.block.k;
-        let host = HostBackend::new(0, threads);
         let mut part = vec![0f32; m * n];
         let mut sa = vec![0f64; m];
         let mut sb = vec![0f64; n];
@@ -335,7 +332,8 @@ pub fn host_block_scaled(p: &BlockScaledProblem, bufs: BlockScaledBuffers<'_>, t
             let q =
                 GemmProblem::new(m, n, kg).with_transposes(Transpose::No, Transpose::Yes).with_leading_dims(k, k, n);
             let (xs, ws) = (&xa[g * bk..], &wb[g * bk..]);
-            host.gemm(&q, bytemuck::cast_slice(xs), bytemuck::cast_slice(ws), bytemuck::cast_slice_mut(&mut part))?;
+            let (xv, wv, pv) = q.views(xs, ws, &mut part)?;
+            gemm_host::gemm(1.0, xv, wv, 0.0, pv, threads.max(1))?;
             for (i, s) in sa.iter_mut().enumerate() {
                 *s = scale_at(&p.scale_a, bufs.scale_a, i, g);
             }
