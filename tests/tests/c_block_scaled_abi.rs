@@ -22,3 +22,22 @@ fn block_scaled_gemms_through_the_c_abi() {
     let out = compile_and_run_c_with_env(&root.join("tests/c/gemm_block_scaled_test.c"), "block_scaled", false, &env);
     assert!(out.contains("all checks passed"), "{out}");
 }
+
+/// The README's block-scaled C example (its ```c block that calls `gemm_run_block_scaled`)
+/// compiles and prints the result it promises.
+#[test]
+fn readme_block_scaled_c_example() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let block = readme
+        .split("```c\n")
+        .skip(1)
+        .map(|b| &b[..b.find("```").expect("closed block")])
+        .find(|b| b.contains("gemm_run_block_scaled"))
+        .expect("README has a block-scaled C example");
+    let path = std::env::temp_dir().join(format!("gemm-readme-block-scaled-{}.c", std::process::id()));
+    std::fs::write(&path, block).unwrap();
+    let out = gemm_tests::compile_and_run_c(&path, "readme_block_scaled", false);
+    let _ = std::fs::remove_file(&path);
+    assert!(out.contains("Y = [64, 64]"), "{out}");
+}
