@@ -25,7 +25,8 @@
 //! (the kernels load 16 bytes at a time; device operands must also start 16-byte aligned). Y is
 //! M x N row-major, f32, bf16 or f16, leading dimension `>= N`; `beta == 0` never reads it. The
 //! scale tensors are row-major too: `ceil(rows / block_rows)` rows of `ceil(K / block_k)` scales,
-//! leading dimension (in scale elements) `>= ceil(K / block_k)`.
+//! leading dimension (in scale elements) `>= ceil(K / block_k)`. As in BLAS, `alpha == 0` or
+//! `K == 0` gives `beta * Y` without reading the operands or their scales.
 //!
 //! [`BlockScaledProblem::validate`] checks all of it, with size arithmetic that cannot
 //! overflow, before anything is read; [`BlockScaledProblem::check_arch`] adds what one

@@ -311,7 +311,8 @@ fn write_y(c_type: DType, c: &mut [u8], at: usize, y: f32) {
 /// The host CPU's block-scaled GEMM (module documentation: per-K-group f32 partial sums from the
 /// host f32 GEMM on `threads` threads, scales applied in f64, one rounding). Checks everything
 /// first ([`check_buffers`]); bad input is an error with Y untouched; `beta == 0` never reads
-/// Y; elements of Y outside the `m x n` block (its padding) are never touched.
+/// Y; `alpha == 0` or `k == 0` reads neither operand nor scales (`Y = beta * Y`, as BLAS);
+/// elements of Y outside the `m x n` block (its padding) are never touched.
 pub fn host_block_scaled(p: &BlockScaledProblem, bufs: BlockScaledBuffers<'_>, threads: usize) -> Result<()> {
     check_buffers(p, &bufs)?;
     let (m, n, k) = (p.m, p.n, p.k);
