@@ -18,6 +18,9 @@ fn dtype(d: gemm_core::DType) -> &'static str {
         gemm_core::DType::Fp8E5M2Fnuz => "DType::Fp8E5M2Fnuz",
         gemm_core::DType::Fp8E4M3 => "DType::Fp8E4M3",
         gemm_core::DType::Fp8E5M2 => "DType::Fp8E5M2",
+        gemm_core::DType::Fp6E2M3 => "DType::Fp6E2M3",
+        gemm_core::DType::Fp6E3M2 => "DType::Fp6E3M2",
+        gemm_core::DType::Fp4E2M1 => "DType::Fp4E2M1",
     }
 }
 

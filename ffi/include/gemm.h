@@ -169,6 +169,30 @@ typedef enum {
    Another RCCL/NCCL failure.
    */
   GEMM_STATUS_TP_COMM_ERROR = 23,
+  /*
+   A block-scaled GEMM's scale block shape is not one its kind defines (MX: 1 x 32 for both
+   operands; block fp8: 1 x 128 or 128 x 128 per operand).
+   */
+  GEMM_STATUS_BLOCK_SHAPE = 24,
+  /*
+   An MX GEMM's K is not a multiple of 32 (the MX block): refused, pad K with zeros.
+   */
+  GEMM_STATUS_K_NOT_BLOCK_MULTIPLE = 25,
+  /*
+   A scale dtype does not match the element format (MX takes GEMM_SCALE_E8M0, block fp8
+   GEMM_SCALE_F32; both operands the same).
+   */
+  GEMM_STATUS_SCALE_DTYPE = 26,
+  /*
+   The device's architecture cannot run this (MX on gfx942: no scaled MFMA, no fp6/fp4;
+   block fp8 in the other arch's fp8 flavour).
+   */
+  GEMM_STATUS_UNSUPPORTED_ARCH = 27,
+  /*
+   The input is valid but the device has no kernel wired for it yet (block-scaled GEMMs on
+   GPUs); the host computes it.
+   */
+  GEMM_STATUS_NO_KERNEL = 28,
 } gemm_status_t;
 
 /*
@@ -299,6 +323,47 @@ typedef struct {
 } gemm_fp8_scales_t;
 
 /*
+ The dtype of a block-scaled GEMM's scale tensor (`gemm_block_scale_t.dtype`).
+ */
+typedef uint32_t gemm_scale_dtype_t;
+
+/*
+ One operand's scale tensor of a block-scaled GEMM. Versioned (ABI rule): set `size` with
+ `gemm_block_scale_init`, then the fields. The tensor is row-major: `ceil(rows / block_rows)`
+ rows (rows: M for X, N for W) of `ceil(K / block_k)` scales, `ld` scales apart; scale
+ `(r / block_rows, l / block_k)` multiplies element `(r, l)`.
+ */
+typedef struct {
+  /*
+   `sizeof(gemm_block_scale_t)`, set by `gemm_block_scale_init`.
+   */
+  size_t size;
+  /*
+   The first scale: host memory for `gemm_run_block_scaled`, device memory for
+   `gemm_run_device_block_scaled`. NULL only when the tensor is empty (K, or the operand's
+   rows, 0).
+   */
+  const void *scales;
+  /*
+   GEMM_SCALE_E8M0 (MX) or GEMM_SCALE_F32 (block fp8).
+   */
+  gemm_scale_dtype_t dtype;
+  /*
+   Rows of the operand one scale covers: 1 (MX; block fp8 activations) or 128 (block fp8
+   weights).
+   */
+  size_t block_rows;
+  /*
+   Elements along K one scale covers: 32 (MX) or 128 (block fp8).
+   */
+  size_t block_k;
+  /*
+   Scales between the starts of two scale rows (at least `ceil(K / block_k)`).
+   */
+  size_t ld;
+} gemm_block_scale_t;
+
+/*
  How `gemm_tensor_parallel` splits one GEMM over the devices of a context.
  */
 typedef uint32_t gemm_tp_plan_t;
@@ -357,6 +422,23 @@ typedef uint32_t gemm_tp_reduce_t;
  */
 #define GEMM_DTYPE_FP8_E5M2 6
 
+/*
+ OCP MX fp6 E2M3, packed (four elements in three bytes, as the MFMA reads them). Block-scaled
+ GEMMs only (`gemm_run_block_scaled`); plain GEMMs answer GEMM_STATUS_UNSUPPORTED_DTYPE.
+ */
+#define GEMM_DTYPE_FP6_E2M3 7
+
+/*
+ OCP MX fp6 E3M2 ("bf6"), packed. Block-scaled GEMMs only.
+ */
+#define GEMM_DTYPE_FP6_E3M2 8
+
+/*
+ OCP MX fp4 E2M1, two per byte (the lower-indexed element in the low nibble). Block-scaled
+ GEMMs only.
+ */
+#define GEMM_DTYPE_FP4_E2M1 9
+
 #define GEMM_ROW_MAJOR 0
 
 #define GEMM_COL_MAJOR 1
@@ -406,6 +488,16 @@ typedef uint32_t gemm_tp_reduce_t;
  x / (1 + exp(-x))
  */
 #define GEMM_ACTIVATION_SILU 3
+
+/*
+ OCP MX E8M0: one byte per scale, the power of two `2^(code - 127)`, 0xFF is NaN (MX).
+ */
+#define GEMM_SCALE_E8M0 0
+
+/*
+ IEEE binary32 (block-scaled fp8).
+ */
+#define GEMM_SCALE_F32 1
 
 /*
  All-reduce: every rank receives all of Y.
@@ -548,6 +640,67 @@ gemm_status_t gemm_run_device_scaled(gemm_context_t *ctx,
                                      const void *b,
                                      void *c,
                                      const gemm_fp8_scales_t *scales);
+
+/*
+ Fills `scale` with its size and an MX default (NULL scales, GEMM_SCALE_E8M0, 1 x 32 blocks,
+ ld 0): set `scales`, `ld` and, for block fp8, `dtype` and the block shape.
+
+ # Safety
+ `scale` is NULL or points to a writable `gemm_block_scale_t`.
+ */
+gemm_status_t gemm_block_scale_init(gemm_block_scale_t *scale);
+
+/*
+ One block-scaled GEMM on host memory: the Linear layer `Y = alpha * (sa . X) * (sb . W)^T +
+ beta * Y` with MX operands (any of fp8_e4m3, fp8_e5m2, fp6_e2m3, fp6_e3m2, fp4_e2m1 per
+ operand; E8M0 scales per 1 x 32; K a multiple of 32) or DeepSeek-V3 block fp8 (fp8 of one
+ flavour; f32 scales per 1 x 128 or 128 x 128). `problem` must be GEMM_ROW_MAJOR with
+ trans_a GEMM_NO_TRANS and trans_b GEMM_TRANS: `a` is X (M x K), `b` is W (N x K), both
+ packed along K (fp4 two per byte, fp6 four per three bytes), `lda`/`ldb` in elements with
+ every row 16-byte aligned (`ld * bits` a multiple of 128); `c` is Y (M x N, f32, bf16 or
+ f16, `ldc >= N`; not read when beta is 0). Runs on the context's first device that can (the
+ host computes it; see the Rust `Context::gemm_block_scaled`). Statuses: NULL pointers
+ (GEMM_STATUS_NULL_POINTER), a scale struct whose size is not this library's or an enum out
+ of range (GEMM_STATUS_INVALID_VALUE), GEMM_STATUS_BLOCK_SHAPE,
+ GEMM_STATUS_K_NOT_BLOCK_MULTIPLE, GEMM_STATUS_SCALE_DTYPE, GEMM_STATUS_INVALID_LEADING_DIM
+ (operand or scale ld), GEMM_STATUS_MISALIGNED (rows), GEMM_STATUS_UNSUPPORTED_DTYPE,
+ GEMM_STATUS_SIZE_OVERFLOW, GEMM_STATUS_UNSUPPORTED_ARCH / GEMM_STATUS_NO_KERNEL (from a GPU
+ with no host device after it); Y untouched on any of them.
+
+ # Safety
+ `ctx`, `problem`, `scale_a`, `scale_b` are NULL or valid; `a`, `b`, the scale pointers and
+ `c` are NULL or point to at least the bytes the problem spans, `c` apart from the others.
+ */
+gemm_status_t gemm_run_block_scaled(gemm_context_t *ctx,
+                                    const gemm_problem_t *problem_,
+                                    const void *a,
+                                    const gemm_block_scale_t *scale_a,
+                                    const void *b,
+                                    const gemm_block_scale_t *scale_b,
+                                    void *c);
+
+/*
+ One block-scaled GEMM on device memory of GPU `device`, queued on `stream`, as
+ `gemm_run_block_scaled` describes (the scale pointers are device pointers too); X and W must
+ start 16-byte aligned, Y at its element size, f32 scales at 4 bytes. Checked whole before
+ anything is queued: the statuses of `gemm_run_block_scaled` and of `gemm_run_device`
+ (GEMM_STATUS_NOT_DEVICE_MEMORY, GEMM_STATUS_WRONG_DEVICE, GEMM_STATUS_NOT_A_GPU), MX on a
+ gfx942 is GEMM_STATUS_UNSUPPORTED_ARCH; a valid call answers GEMM_STATUS_NO_KERNEL until the
+ block-scaled kernels are wired into the runtime.
+
+ # Safety
+ As for `gemm_run_device`; the scale pointers are NULL or device pointers that stay allocated
+ until the GEMM has run.
+ */
+gemm_status_t gemm_run_device_block_scaled(gemm_context_t *ctx,
+                                           size_t device,
+                                           void *stream,
+                                           const gemm_problem_t *problem_,
+                                           const void *a,
+                                           const gemm_block_scale_t *scale_a,
+                                           const void *b,
+                                           const gemm_block_scale_t *scale_b,
+                                           void *c);
 
 /*
  One GEMM split over every device of the context by `plan` (tensor parallelism):

@@ -72,6 +72,20 @@ pub enum gemm_status_t {
     GEMM_STATUS_TP_ABORTED = 22,
     /// Another RCCL/NCCL failure.
     GEMM_STATUS_TP_COMM_ERROR = 23,
+    /// A block-scaled GEMM's scale block shape is not one its kind defines (MX: 1 x 32 for both
+    /// operands; block fp8: 1 x 128 or 128 x 128 per operand).
+    GEMM_STATUS_BLOCK_SHAPE = 24,
+    /// An MX GEMM's K is not a multiple of 32 (the MX block): refused, pad K with zeros.
+    GEMM_STATUS_K_NOT_BLOCK_MULTIPLE = 25,
+    /// A scale dtype does not match the element format (MX takes GEMM_SCALE_E8M0, block fp8
+    /// GEMM_SCALE_F32; both operands the same).
+    GEMM_STATUS_SCALE_DTYPE = 26,
+    /// The device's architecture cannot run this (MX on gfx942: no scaled MFMA, no fp6/fp4;
+    /// block fp8 in the other arch's fp8 flavour).
+    GEMM_STATUS_UNSUPPORTED_ARCH = 27,
+    /// The input is valid but the device has no kernel wired for it yet (block-scaled GEMMs on
+    /// GPUs); the host computes it.
+    GEMM_STATUS_NO_KERNEL = 28,
 }
 use gemm_status_t::*;
 
@@ -88,6 +102,14 @@ pub const GEMM_DTYPE_FP8_E5M2FNUZ: gemm_dtype_t = 4;
 pub const GEMM_DTYPE_FP8_E4M3: gemm_dtype_t = 5;
 /// gfx950 bf8 (OCP E5M2).
 pub const GEMM_DTYPE_FP8_E5M2: gemm_dtype_t = 6;
+/// OCP MX fp6 E2M3, packed (four elements in three bytes, as the MFMA reads them). Block-scaled
+/// GEMMs only (`gemm_run_block_scaled`); plain GEMMs answer GEMM_STATUS_UNSUPPORTED_DTYPE.
+pub const GEMM_DTYPE_FP6_E2M3: gemm_dtype_t = 7;
+/// OCP MX fp6 E3M2 ("bf6"), packed. Block-scaled GEMMs only.
+pub const GEMM_DTYPE_FP6_E3M2: gemm_dtype_t = 8;
+/// OCP MX fp4 E2M1, two per byte (the lower-indexed element in the low nibble). Block-scaled
+/// GEMMs only.
+pub const GEMM_DTYPE_FP4_E2M1: gemm_dtype_t = 9;
 
 /// Storage order of A, B and C.
 pub type gemm_layout_t = u32;
@@ -236,7 +258,9 @@ fn status_of(e: &Error) -> gemm_status_t {
             C::LeadingDimension { .. } => GEMM_STATUS_INVALID_LEADING_DIM,
             C::BufferTooSmall { .. } | C::ShapeMismatch(_) | C::UnsupportedLayout(_) => GEMM_STATUS_INVALID_SIZE,
             C::Overflow(_) => GEMM_STATUS_SIZE_OVERFLOW,
-            C::DTypeMismatch { .. } | C::UnsupportedDTypes { .. } => GEMM_STATUS_UNSUPPORTED_DTYPE,
+            C::DTypeMismatch { .. } | C::UnsupportedDTypes { .. } | C::SubByteDType { .. } => {
+                GEMM_STATUS_UNSUPPORTED_DTYPE
+            }
             C::OverlappingOutputs { .. } => GEMM_STATUS_OVERLAPPING_OUTPUTS,
         },
         Error::Misaligned { .. } => GEMM_STATUS_MISALIGNED,
@@ -256,6 +280,21 @@ fn status_of(e: &Error) -> gemm_status_t {
             TpError::Aborted(_) => GEMM_STATUS_TP_ABORTED,
             TpError::Comm(_) => GEMM_STATUS_TP_COMM_ERROR,
         },
+        Error::BlockScale(e) => {
+            use gemm_dispatch::BlockScaleError as B;
+            match e {
+                B::Format { .. } | B::OutputType(_) => GEMM_STATUS_UNSUPPORTED_DTYPE,
+                B::ScaleDType { .. } | B::ScaleSlice { .. } => GEMM_STATUS_SCALE_DTYPE,
+                B::BlockShape { .. } => GEMM_STATUS_BLOCK_SHAPE,
+                B::KNotMultiple { .. } => GEMM_STATUS_K_NOT_BLOCK_MULTIPLE,
+                B::LeadingDimension { .. } | B::ScaleLeadingDimension { .. } => GEMM_STATUS_INVALID_LEADING_DIM,
+                B::MisalignedRows { .. } | B::MisalignedAddress { .. } => GEMM_STATUS_MISALIGNED,
+                B::BufferTooSmall { .. } => GEMM_STATUS_INVALID_SIZE,
+                B::UnsupportedArch { .. } => GEMM_STATUS_UNSUPPORTED_ARCH,
+                B::Overflow(_) => GEMM_STATUS_SIZE_OVERFLOW,
+            }
+        }
+        Error::NoKernel { .. } => GEMM_STATUS_NO_KERNEL,
         Error::Scale(e) => match e {
             ScaleError::NotFp8 { .. } | ScaleError::OutputType(_) => GEMM_STATUS_UNSUPPORTED_DTYPE,
             ScaleError::VectorLength { .. } => GEMM_STATUS_INVALID_SIZE,
@@ -742,6 +781,221 @@ pub unsafe extern "C" fn gemm_run_device_scaled(
         unsafe { gpu.gemm_scaled_raw("gemm_run_device_scaled", &stream, &p, [sa, sb, sc_], &sc, srow, scol) }
             .map(|_| ())
             .map_err(err)
+    })
+}
+
+/// The dtype of a block-scaled GEMM's scale tensor (`gemm_block_scale_t.dtype`).
+pub type gemm_scale_dtype_t = u32;
+/// OCP MX E8M0: one byte per scale, the power of two `2^(code - 127)`, 0xFF is NaN (MX).
+pub const GEMM_SCALE_E8M0: gemm_scale_dtype_t = 0;
+/// IEEE binary32 (block-scaled fp8).
+pub const GEMM_SCALE_F32: gemm_scale_dtype_t = 1;
+
+/// One operand's scale tensor of a block-scaled GEMM. Versioned (ABI rule): set `size` with
+/// `gemm_block_scale_init`, then the fields. The tensor is row-major: `ceil(rows / block_rows)`
+/// rows (rows: M for X, N for W) of `ceil(K / block_k)` scales, `ld` scales apart; scale
+/// `(r / block_rows, l / block_k)` multiplies element `(r, l)`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct gemm_block_scale_t {
+    /// `sizeof(gemm_block_scale_t)`, set by `gemm_block_scale_init`.
+    pub size: usize,
+    /// The first scale: host memory for `gemm_run_block_scaled`, device memory for
+    /// `gemm_run_device_block_scaled`. NULL only when the tensor is empty (K, or the operand's
+    /// rows, 0).
+    pub scales: *const c_void,
+    /// GEMM_SCALE_E8M0 (MX) or GEMM_SCALE_F32 (block fp8).
+    pub dtype: gemm_scale_dtype_t,
+    /// Rows of the operand one scale covers: 1 (MX; block fp8 activations) or 128 (block fp8
+    /// weights).
+    pub block_rows: usize,
+    /// Elements along K one scale covers: 32 (MX) or 128 (block fp8).
+    pub block_k: usize,
+    /// Scales between the starts of two scale rows (at least `ceil(K / block_k)`).
+    pub ld: usize,
+}
+
+/// Fills `scale` with its size and an MX default (NULL scales, GEMM_SCALE_E8M0, 1 x 32 blocks,
+/// ld 0): set `scales`, `ld` and, for block fp8, `dtype` and the block shape.
+///
+/// # Safety
+/// `scale` is NULL or points to a writable `gemm_block_scale_t`.
+#[no_mangle]
+pub unsafe extern "C" fn gemm_block_scale_init(scale: *mut gemm_block_scale_t) -> gemm_status_t {
+    guard(|| {
+        if scale.is_null() {
+            return Err(null("scale"));
+        }
+        let s = gemm_block_scale_t {
+            size: std::mem::size_of::<gemm_block_scale_t>(),
+            scales: std::ptr::null(),
+            dtype: GEMM_SCALE_E8M0,
+            block_rows: 1,
+            block_k: 32,
+            ld: 0,
+        };
+        // SAFETY: non-null, writable (this function's contract).
+        unsafe { scale.write(s) };
+        Ok(())
+    })
+}
+
+/// The Rust problem of a block-scaled call and its two scale pointers. The C problem must be
+/// the Linear layer: GEMM_ROW_MAJOR, A (X) not transposed, B (W) transposed (stored N x K).
+fn block_problem(
+    problem_: *const gemm_problem_t,
+    scale_a: *const gemm_block_scale_t,
+    scale_b: *const gemm_block_scale_t,
+) -> Result<(gemm_dispatch::BlockScaledProblem, [*const c_void; 2]), (gemm_status_t, String)> {
+    if problem_.is_null() {
+        return Err(null("problem"));
+    }
+    // SAFETY: non-null pointer to a gemm_problem_t, plain old data (the entries' contract).
+    let p = unsafe { *problem_ };
+    if (p.layout, p.trans_a, p.trans_b) != (GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_TRANS) {
+        return Err(invalid(format!(
+            "block-scaled GEMMs are the Linear layer Y = X * W^T: layout GEMM_ROW_MAJOR, trans_a \
+             GEMM_NO_TRANS, trans_b GEMM_TRANS (got layout {}, trans_a {}, trans_b {})",
+            p.layout, p.trans_a, p.trans_b
+        )));
+    }
+    if p.math != GEMM_MATH_DEFAULT {
+        return Err(invalid(format!("math = {}: block-scaled GEMMs take GEMM_MATH_DEFAULT", p.math)));
+    }
+    let dtype = |v: u32| DType::from_raw(v).map_err(|e| err(e.into()));
+    let mut descs = [None; 2];
+    let mut ptrs = [std::ptr::null(); 2];
+    for (i, (ptr, what)) in [(scale_a, "scale_a"), (scale_b, "scale_b")].into_iter().enumerate() {
+        if ptr.is_null() {
+            return Err(null(what));
+        }
+        // SAFETY: non-null pointer to at least the `size` field (the caller's contract).
+        let size = unsafe { (*ptr).size };
+        if size != std::mem::size_of::<gemm_block_scale_t>() {
+            return Err(invalid(format!(
+                "{what}->size is {size}, this library's gemm_block_scale_t is {}: call gemm_block_scale_init",
+                std::mem::size_of::<gemm_block_scale_t>()
+            )));
+        }
+        // SAFETY: as above; the whole struct is there.
+        let s = unsafe { *ptr };
+        let dtype = gemm_dispatch::ScaleType::from_raw(s.dtype).ok_or_else(|| {
+            invalid(format!("{what}->dtype = {} is neither GEMM_SCALE_E8M0 nor GEMM_SCALE_F32", s.dtype))
+        })?;
+        let block = gemm_dispatch::BlockShape { rows: s.block_rows, k: s.block_k };
+        descs[i] = Some(gemm_dispatch::ScaleDesc { dtype, block, ld: s.ld });
+        ptrs[i] = s.scales;
+    }
+    let (Some(sa), Some(sb)) = (descs[0], descs[1]) else {
+        return Err(invalid("scale descriptors".into()));
+    };
+    let bp = gemm_dispatch::BlockScaledProblem {
+        m: p.m,
+        n: p.n,
+        k: p.k,
+        a_type: dtype(p.a_type)?,
+        b_type: dtype(p.b_type)?,
+        c_type: dtype(p.c_type)?,
+        lda: p.lda,
+        ldb: p.ldb,
+        ldc: p.ldc,
+        alpha: p.alpha,
+        beta: p.beta,
+        scale_a: sa,
+        scale_b: sb,
+    };
+    Ok((bp, ptrs))
+}
+
+/// One block-scaled GEMM on host memory: the Linear layer `Y = alpha * (sa . X) * (sb . W)^T +
+/// beta * Y` with MX operands (any of fp8_e4m3, fp8_e5m2, fp6_e2m3, fp6_e3m2, fp4_e2m1 per
+/// operand; E8M0 scales per 1 x 32; K a multiple of 32) or DeepSeek-V3 block fp8 (fp8 of one
+/// flavour; f32 scales per 1 x 128 or 128 x 128). `problem` must be GEMM_ROW_MAJOR with
+/// trans_a GEMM_NO_TRANS and trans_b GEMM_TRANS: `a` is X (M x K), `b` is W (N x K), both
+/// packed along K (fp4 two per byte, fp6 four per three bytes), `lda`/`ldb` in elements with
+/// every row 16-byte aligned (`ld * bits` a multiple of 128); `c` is Y (M x N, f32, bf16 or
+/// f16, `ldc >= N`; not read when beta is 0). Runs on the context's first device that can (the
+/// host computes it; see the Rust `Context::gemm_block_scaled`). Statuses: NULL pointers
+/// (GEMM_STATUS_NULL_POINTER), a scale struct whose size is not this library's or an enum out
+/// of range (GEMM_STATUS_INVALID_VALUE), GEMM_STATUS_BLOCK_SHAPE,
+/// GEMM_STATUS_K_NOT_BLOCK_MULTIPLE, GEMM_STATUS_SCALE_DTYPE, GEMM_STATUS_INVALID_LEADING_DIM
+/// (operand or scale ld), GEMM_STATUS_MISALIGNED (rows), GEMM_STATUS_UNSUPPORTED_DTYPE,
+/// GEMM_STATUS_SIZE_OVERFLOW, GEMM_STATUS_UNSUPPORTED_ARCH / GEMM_STATUS_NO_KERNEL (from a GPU
+/// with no host device after it); Y untouched on any of them.
+///
+/// # Safety
+/// `ctx`, `problem`, `scale_a`, `scale_b` are NULL or valid; `a`, `b`, the scale pointers and
+/// `c` are NULL or point to at least the bytes the problem spans, `c` apart from the others.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn gemm_run_block_scaled(
+    ctx: *mut gemm_context_t,
+    problem_: *const gemm_problem_t,
+    a: *const c_void,
+    scale_a: *const gemm_block_scale_t,
+    b: *const c_void,
+    scale_b: *const gemm_block_scale_t,
+    c: *mut c_void,
+) -> gemm_status_t {
+    guard(|| {
+        let ctx = context(ctx)?;
+        let (p, [pa, pb]) = block_problem(problem_, scale_a, scale_b)?;
+        let spans = p.validate().map_err(|e| err(e.into()))?;
+        // SAFETY: the caller provides buffers of at least the validated spans (NULL only for
+        // empty ones, which `bytes` checks).
+        let bufs = unsafe {
+            [
+                bytes(a, spans.a, "a")?,
+                bytes(pa, spans.scale_a, "scale_a->scales")?,
+                bytes(b, spans.b, "b")?,
+                bytes(pb, spans.scale_b, "scale_b->scales")?,
+            ]
+        };
+        // SAFETY: as above, C exclusive for the call.
+        let c = unsafe { bytes_mut(c, spans.c, "c")? };
+        ctx.gemm_block_scaled_bytes(&p, bufs, c).map_err(err)
+    })
+}
+
+/// One block-scaled GEMM on device memory of GPU `device`, queued on `stream`, as
+/// `gemm_run_block_scaled` describes (the scale pointers are device pointers too); X and W must
+/// start 16-byte aligned, Y at its element size, f32 scales at 4 bytes. Checked whole before
+/// anything is queued: the statuses of `gemm_run_block_scaled` and of `gemm_run_device`
+/// (GEMM_STATUS_NOT_DEVICE_MEMORY, GEMM_STATUS_WRONG_DEVICE, GEMM_STATUS_NOT_A_GPU), MX on a
+/// gfx942 is GEMM_STATUS_UNSUPPORTED_ARCH; a valid call answers GEMM_STATUS_NO_KERNEL until the
+/// block-scaled kernels are wired into the runtime.
+///
+/// # Safety
+/// As for `gemm_run_device`; the scale pointers are NULL or device pointers that stay allocated
+/// until the GEMM has run.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn gemm_run_device_block_scaled(
+    ctx: *mut gemm_context_t,
+    device: usize,
+    stream: *mut c_void,
+    problem_: *const gemm_problem_t,
+    a: *const c_void,
+    scale_a: *const gemm_block_scale_t,
+    b: *const c_void,
+    scale_b: *const gemm_block_scale_t,
+    c: *mut c_void,
+) -> gemm_status_t {
+    guard(|| {
+        // SAFETY: `stream` is NULL or live (caller's contract).
+        let (gpu, stream) = unsafe { gpu_and_stream(ctx, device, stream)? };
+        let (p, [pa, pb]) = block_problem(problem_, scale_a, scale_b)?;
+        let spans = p.validate().map_err(|e| err(e.into()))?;
+        let spans = [
+            device_span(&gpu, "a", a, spans.a)?,
+            device_span(&gpu, "scale_a->scales", pa, spans.scale_a)?,
+            device_span(&gpu, "b", b, spans.b)?,
+            device_span(&gpu, "scale_b->scales", pb, spans.scale_b)?,
+            device_span(&gpu, "c", c, spans.c)?,
+        ];
+        // SAFETY: the spans come from the runtime's record of the allocations; the caller keeps
+        // them allocated until the GEMM has run and Y apart from the inputs.
+        unsafe { gpu.gemm_block_scaled_raw(&stream, &p, spans) }.map(|_| ()).map_err(err)
     })
 }
 
@@ -1259,6 +1513,11 @@ pub extern "C" fn gemm_status_string(status: i32) -> *const c_char {
         21 => c"a tensor-parallel call timed out; the group was aborted",
         22 => c"the tensor-parallel group was aborted",
         23 => c"an RCCL/NCCL failure",
+        24 => c"a scale block shape the block-scaled format does not define",
+        25 => c"K is not a multiple of the MX block (32)",
+        26 => c"a scale dtype that does not match the element format",
+        27 => c"the device's architecture cannot run this",
+        28 => c"no kernel is wired for this on the device yet",
         _ => c"unknown status",
     };
     s.as_ptr()

@@ -204,6 +204,9 @@ impl Arch {
             DType::F32 | DType::F16 | DType::Bf16 => true,
             DType::Fp8E4M3Fnuz | DType::Fp8E5M2Fnuz => self.caps().fp8 == FpFlavour::Fnuz,
             DType::Fp8E4M3 | DType::Fp8E5M2 => self.caps().fp8 == FpFlavour::Ocp,
+            // Only gfx950's scaled MFMAs read fp6/fp4, and only inside block-scaled GEMMs: no
+            // plain GEMM runs them (`crate::block_scaled` checks its own arch rules).
+            DType::Fp6E2M3 | DType::Fp6E3M2 | DType::Fp4E2M1 => false,
         }
     }
 

@@ -310,6 +310,12 @@ impl GemmProblem {
 /// C is f32 or the 16-bit input type; fp8 inputs write f32, f16 or bf16.
 pub fn check_dtypes(a: DType, b: DType, c: DType) -> Result<()> {
     use DType::*;
+    // First, before anything sizes a buffer: fp6/fp4 have no whole-byte element size.
+    for (operand, dtype) in [(Operand::A, a), (Operand::B, b), (Operand::C, c)] {
+        if dtype.is_sub_byte() {
+            return Err(Error::SubByteDType { operand, dtype });
+        }
+    }
     let why = match (a, b) {
         (F32, F32) if c == F32 => return Ok(()),
         (F32, F32) => "f32 inputs write f32",

@@ -9,7 +9,7 @@ pub enum Error {
     #[error(transparent)]
     Invalid(#[from] gemm_core::Error),
     /// A buffer's address is not a multiple of its element size.
-    #[error("buffer of {operand} is not aligned to the {} bytes of {dtype}", dtype.size_bytes())]
+    #[error("buffer of {operand} is not aligned to the {} bits of {dtype}", dtype.bits())]
     Misaligned { operand: Operand, dtype: DType },
     /// A device failed while running the item. The item may be retried on another device.
     #[error("device {device} failed: {message}")]
@@ -41,6 +41,16 @@ pub enum Error {
     /// alignment); nothing was touched.
     #[error(transparent)]
     Scale(crate::ops::scales::ScaleError),
+    /// A block-scaled GEMM (MX or block fp8) that does not fit its rules: formats, block shapes,
+    /// K, leading dimensions, alignment, buffer sizes, or the device's architecture (MX on
+    /// gfx942); nothing was touched.
+    #[error(transparent)]
+    BlockScale(#[from] gemm_core::BlockScaleError),
+    /// The device has no kernel for this call (yet): it was checked whole and is valid, but no
+    /// GPU kernel is wired to run it. Not retried: the caller picks a device that can (the host
+    /// computes every block-scaled GEMM).
+    #[error("device {device} has no kernel for this: {reason}")]
+    NoKernel { device: String, reason: String },
     /// The work was not run because the batch was cancelled or its context shut down.
     #[error("not run: {0}")]
     NotRun(String),

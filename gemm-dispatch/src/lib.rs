@@ -42,13 +42,17 @@ pub mod ops;
 pub mod plan;
 
 pub use api::context::{BatchReport, Context, DeviceUsage, GroupedItem, DEVICES_ENV};
-pub use api::device::{DeviceGroup, DeviceSlice, DeviceSliceMut, DeviceVec, Gpu, GpuEvent, GpuStream, GroupedError};
+pub use api::device::{
+    DeviceGroup, DeviceScales, DeviceSlice, DeviceSliceMut, DeviceVec, Gpu, GpuEvent, GpuStream, GroupedError,
+};
 pub use api::ndarray_ext::{gemm_into, Gemm};
 pub use api::parallel::{Reduce, TpGroup, TpOptions, TpPlan, TpStatus};
 pub use api::submit::{BatchHandle, OwnedItem};
+pub use backends::block_scaled::{BlockScaledJob, ScaleSlice};
 pub use backends::{Backend, DeviceInfo, DeviceKind};
 pub use batch::schedule::{JobOutcome, JobTrace, Observer};
 pub use error::{Error, Result, TpError};
 pub use gemm_core::{self as core, bf16, f16, DType, Element, GemmProblem, Layout, StridedBatch, Transpose};
+pub use gemm_core::{BlockScaleError, BlockScaledProblem, BlockShape, ScaleDesc, ScaleKind, ScaleType, E8M0};
 pub use ops::epilogue::{Activation, BiasAxis, Epilogue};
 pub use ops::scales::{Fp8Scales, ScaleAxis, ScaleError};

@@ -351,6 +351,64 @@ impl Context {
         crate::backends::host_ops::gemm_scaled_bytes(p, a, b, c, scales, row, col, threads)
     }
 
+    /// One block-scaled GEMM (MX or DeepSeek-V3 block fp8: the Linear layer
+    /// `Y = alpha * (sa . X) * (sb . W)^T + beta * Y`, rules and formulas in
+    /// [`gemm_core::block_scaled`]) on host memory. `a` (X, `m x k`) and `b` (W, `n x k`) are
+    /// the packed element bytes (fp4 two per byte, fp6 as `gemm_core::mx::pack`), `scale_a` /
+    /// `scale_b` the scale tensors whose dtype must be the one `p` declares, `c` is Y (`C` must
+    /// be `p.c_type`). Checked whole first (typed errors, [`crate::Error::BlockScale`]: formats,
+    /// block shapes, K, leading dimensions, row alignment, buffer sizes; Y untouched), then run
+    /// on the context's first device that can: the host computes it
+    /// ([`crate::backends::block_scaled::host_block_scaled`]); an emulated or HIP GPU of the
+    /// wrong arch (MX on gfx942) passes it on, one of the right arch answers what
+    /// [`crate::backends::block_scaled::run_block_scaled`] answers ([`crate::Error::NoKernel`]
+    /// until the kernels are wired there). `beta == 0` never reads Y.
+    #[allow(clippy::too_many_arguments)]
+    pub fn gemm_block_scaled<C: Element>(
+        &self,
+        p: &gemm_core::BlockScaledProblem,
+        a: &[u8],
+        scale_a: crate::ScaleSlice<'_>,
+        b: &[u8],
+        scale_b: crate::ScaleSlice<'_>,
+        c: &mut [C],
+    ) -> Result<()> {
+        if C::DTYPE != p.c_type {
+            let (declared, actual) = (p.c_type, C::DTYPE);
+            return Err(gemm_core::Error::DTypeMismatch { operand: gemm_core::Operand::C, declared, actual }.into());
+        }
+        for (operand, slice, desc) in
+            [(gemm_core::Operand::A, scale_a, p.scale_a), (gemm_core::Operand::B, scale_b, p.scale_b)]
+        {
+            if slice.dtype() != desc.dtype {
+                let (declared, actual) = (desc.dtype, slice.dtype());
+                return Err(gemm_core::BlockScaleError::ScaleSlice { operand, declared, actual }.into());
+            }
+        }
+        self.gemm_block_scaled_bytes(p, [a, scale_a.bytes(), b, scale_b.bytes()], bytemuck::cast_slice_mut(c))
+    }
+
+    /// [`Self::gemm_block_scaled`] on byte buffers: X, X's scales, W, W's scales, and Y (the C
+    /// ABI's entry).
+    pub fn gemm_block_scaled_bytes(
+        &self,
+        p: &gemm_core::BlockScaledProblem,
+        [a, scale_a, b, scale_b]: [&[u8]; 4],
+        c: &mut [u8],
+    ) -> Result<()> {
+        use crate::backends::block_scaled::{check_buffers, next_device_may_run, BlockScaledBuffers};
+        check_buffers(p, &BlockScaledBuffers { a, b, scale_a, scale_b, c: &mut *c })?;
+        let mut last = None;
+        for device in self.devices.iter() {
+            let bufs = BlockScaledBuffers { a, b, scale_a, scale_b, c: &mut *c };
+            match device.gemm_block_scaled(p, bufs) {
+                Err(e) if next_device_may_run(&e) => last = Some(e),
+                r => return r,
+            }
+        }
+        Err(last.unwrap_or_else(|| Error::NotRun("no device".into())))
+    }
+
     /// One GEMM on byte buffers whose dtypes the problem declares (the C ABI's entry).
     pub fn gemm_bytes(&self, p: &GemmProblem, a: &[u8], b: &[u8], c: &mut [u8]) -> Result<()> {
         validate_bytes(p, a.len(), b.len(), c.len())?;
@@ -466,6 +524,8 @@ impl Context {
         on_done: Option<Observer<'_>>,
     ) -> Result<BatchReport> {
         let p = batch.problem;
+        // Dtypes before their byte sizes (fp6/fp4 have none: refused here, typed).
+        gemm_core::problem::check_dtypes(p.a_type, p.b_type, p.c_type)?;
         let (sa, sb, sc) = (p.a_type.size_bytes(), p.b_type.size_bytes(), p.c_type.size_bytes());
         batch.validate_buffers(a.len() / sa, b.len() / sb, c.len() / sc)?;
         let item = p.validate()?;

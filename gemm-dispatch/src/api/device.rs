@@ -412,6 +412,32 @@ impl GroupedError {
     }
 }
 
+/// Device-resident scales of one block-scaled operand: the variant says the dtype (E8M0 for MX,
+/// f32 for block fp8), the problem's [`gemm_core::ScaleDesc`] the block shape and leading
+/// dimension.
+#[derive(Clone, Copy, Debug)]
+pub enum DeviceScales<'a> {
+    E8M0(DeviceSlice<'a, gemm_core::E8M0>),
+    F32(DeviceSlice<'a, f32>),
+}
+
+impl DeviceScales<'_> {
+    /// The dtype the view holds.
+    pub fn dtype(&self) -> gemm_core::ScaleType {
+        match self {
+            DeviceScales::E8M0(_) => gemm_core::ScaleType::E8M0,
+            DeviceScales::F32(_) => gemm_core::ScaleType::F32,
+        }
+    }
+    /// Its bytes on the device.
+    pub fn span(&self) -> DeviceSpan {
+        match self {
+            DeviceScales::E8M0(s) => s.span,
+            DeviceScales::F32(s) => s.span,
+        }
+    }
+}
+
 /// A grouped item at byte level (the C ABI's form): problem and operand spans.
 pub type RawGroup = (GemmProblem, DeviceSpan, DeviceSpan, DeviceSpan);
 
@@ -734,6 +760,94 @@ impl Gpu {
         })();
         self.log(api, p, None, &result, start);
         result
+    }
+
+    /// A block-scaled GEMM (MX or block fp8, [`gemm_core::block_scaled`]) on device memory,
+    /// queued on `stream`: X (`a`, `m x k` packed elements), W (`b`, `n x k`), their scale
+    /// tensors (of the dtype `p` declares) and Y (`c`, of `p.c_type`), all on this GPU. Checked
+    /// whole first, nothing queued on bad input: the problem ([`crate::Error::BlockScale`]), this
+    /// GPU's arch (MX on gfx942 is refused with the reason), the stream's and every buffer's
+    /// device (`WrongDevice`), each buffer's length (the spans validation gives) and alignment
+    /// (X and W 16 bytes, Y its element, f32 scales 4). Then the job goes to
+    /// [`crate::backends::block_scaled::run_block_scaled`], which names the kernel it queued
+    /// (`None` for an empty problem) — [`crate::Error::NoKernel`] until the kernels are wired
+    /// there. [`crate::Context::gemm_block_scaled`] computes the same on the host.
+    #[allow(clippy::too_many_arguments)]
+    pub fn gemm_block_scaled<C: Element>(
+        &self,
+        stream: &GpuStream,
+        p: &gemm_core::BlockScaledProblem,
+        a: DeviceSlice<'_, u8>,
+        scale_a: DeviceScales<'_>,
+        b: DeviceSlice<'_, u8>,
+        scale_b: DeviceScales<'_>,
+        c: DeviceSliceMut<'_, C>,
+    ) -> Result<Option<&'static str>> {
+        if C::DTYPE != p.c_type {
+            let (declared, actual) = (p.c_type, C::DTYPE);
+            return Err(gemm_core::Error::DTypeMismatch { operand: Operand::C, declared, actual }.into());
+        }
+        for (operand, s, desc) in [(Operand::A, &scale_a, p.scale_a), (Operand::B, &scale_b, p.scale_b)] {
+            if s.dtype() != desc.dtype {
+                let (declared, actual) = (desc.dtype, s.dtype());
+                return Err(gemm_core::BlockScaleError::ScaleSlice { operand, declared, actual }.into());
+            }
+        }
+        // SAFETY: the views' lifetimes keep their memory allocated and Y exclusive for the call;
+        // the caller keeps them alive until the stream has run the kernel (as in `gemm`).
+        unsafe { self.gemm_block_scaled_raw(stream, p, [a.span, scale_a.span(), b.span, scale_b.span(), c.span]) }
+    }
+
+    /// [`Self::gemm_block_scaled`] on byte spans: X, X's scales, W, W's scales, Y (the C ABI's
+    /// entry).
+    ///
+    /// # Safety
+    /// The spans are device memory that stays allocated until the queued kernel has run, and
+    /// nothing else writes X, W or the scales or touches Y while it runs.
+    pub unsafe fn gemm_block_scaled_raw(
+        &self,
+        stream: &GpuStream,
+        p: &gemm_core::BlockScaledProblem,
+        [a, scale_a, b, scale_b, c]: [DeviceSpan; 5],
+    ) -> Result<Option<&'static str>> {
+        use crate::backends::block_scaled::{check_for_arch, run_block_scaled, BlockScaledJob};
+        use gemm_core::BlockScaleError;
+        let spans = check_for_arch(p, self.arch())?;
+        let me = self.ordinal();
+        if stream.device() != me {
+            return Err(Error::WrongDevice { what: "the stream".into(), found: stream.device(), expected: me });
+        }
+        let c_align = p.c_type.size_bytes() as u64;
+        let s_align = p.scale_a.dtype.size_bytes() as u64;
+        let checks = [
+            ("A (X)", a, spans.a, 16),
+            ("the scales of A", scale_a, spans.scale_a, s_align),
+            ("B (W)", b, spans.b, 16),
+            ("the scales of B", scale_b, spans.scale_b, s_align),
+            ("C (Y)", c, spans.c, c_align),
+        ];
+        for (what, span, need, align) in checks {
+            if span.device != me {
+                return Err(Error::WrongDevice { what: what.into(), found: span.device, expected: me });
+            }
+            if span.len < need {
+                let (what, len, required) = (what.to_string(), span.len, need);
+                return Err(BlockScaleError::BufferTooSmall { what, len, required }.into());
+            }
+            if need > 0 && !span.address.is_multiple_of(align) {
+                let (what, address) = (what.to_string(), span.address);
+                return Err(BlockScaleError::MisalignedAddress { what, address, align }.into());
+            }
+        }
+        if p.m == 0 || p.n == 0 {
+            return Ok(None);
+        }
+        let job = BlockScaledJob::new(p, [a.address, b.address, c.address, scale_a.address, scale_b.address]);
+        let launcher = crate::backends::hip::StreamLauncher { backend: &self.backend, stream: &stream.stream };
+        // SAFETY: the problem was validated and checked for this arch, every span lies on this
+        // device, holds at least its validated bytes and is aligned as the job's contract says;
+        // lifetimes are this function's contract.
+        unsafe { run_block_scaled(&launcher, &job) }.map(Some)
     }
 
     /// A strided batch on device memory: item `i` reads A at element `i * stride_a` of `a`

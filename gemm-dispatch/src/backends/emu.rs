@@ -3,12 +3,15 @@
 //! with the emulator's race and hazard checkers on. Slow, and meant for that: it is how a
 //! kernel is known to be right without the hardware.
 
+use crate::backends::block_scaled::{
+    check_gpu_host_call, run_block_scaled, BlockScaledBuffers, BlockScaledJob, KernelLauncher,
+};
 use crate::backends::{Backend, DeviceInfo, DeviceKind};
 use crate::error::{Error, Result};
 use crate::plan::gemm_plan::{plan_gemm, GemmPlan};
 use crate::plan::kernel_plan::{KernelPlan, Launch};
 use crate::plan::splitk::SplitPlan;
-use gemm_core::{Arch, GemmProblem};
+use gemm_core::{Arch, BlockScaledProblem, GemmProblem};
 use gemm_emu::{Device, LaunchOptions, Mode, Schedule};
 
 /// One emulated GPU of `arch`, scheduling waves by `schedule`.
@@ -153,6 +156,31 @@ impl EmuBackend {
     }
 }
 
+impl KernelLauncher for EmuBackend {
+    fn device_name(&self) -> String {
+        self.name.clone()
+    }
+    fn arch(&self) -> Arch {
+        self.arch
+    }
+    fn compute_units(&self) -> u32 {
+        self.arch.caps().compute_units
+    }
+    unsafe fn launch(
+        &self,
+        entry: &'static gemm_kernels::KernelEntry,
+        grid: [u32; 3],
+        block: [u32; 3],
+        args: &[u8],
+    ) -> Result<()> {
+        if entry.arch != self.arch {
+            let why = format!("{} is a {} kernel", entry.name, entry.arch);
+            return Err(Error::Unsupported { device: self.name.clone(), why });
+        }
+        EmuBackend::launch(self, entry, grid, block, args)
+    }
+}
+
 impl Backend for EmuBackend {
     fn info(&self) -> DeviceInfo {
         let caps = self.arch.caps();
@@ -182,6 +210,35 @@ impl Backend for EmuBackend {
             Some(plan) => self.run_gemm_plan(&plan, p, a, b, c),
             None => Ok(()),
         }
+    }
+
+    /// Checks the call, uploads X, W, Y and both scale tensors into the emulator, runs the job
+    /// through [`run_block_scaled`] (its typed error until the kernels are wired there),
+    /// downloads Y on success and frees what it allocated.
+    fn gemm_block_scaled(&self, p: &BlockScaledProblem, bufs: BlockScaledBuffers<'_>) -> Result<()> {
+        if check_gpu_host_call(self.arch, p, &bufs)?.is_none() {
+            return Ok(());
+        }
+        let mut allocs = Vec::new();
+        let result = (|| {
+            for bytes in [bufs.a, bufs.b, &*bufs.c, bufs.scale_a, bufs.scale_b] {
+                allocs.push(self.upload(bytes)?);
+            }
+            let job = BlockScaledJob::new(p, [allocs[0], allocs[1], allocs[2], allocs[3], allocs[4]]);
+            self.last.lock().clear();
+            // SAFETY: the problem was validated and checked for this arch, and each allocation
+            // holds a copy of the whole caller's buffer (at least the validated span, rounded up
+            // to 16 bytes, 16-byte aligned), alive until the frees below, after the launch ran
+            // (the emulator runs a launch to completion before returning).
+            unsafe { run_block_scaled(self, &job) }?;
+            self.device.copy_out(allocs[2], bufs.c).map_err(|e| self.err(e))
+        })();
+        for ptr in allocs {
+            if let Err(e) = self.device.free(ptr) {
+                return result.and(Err(self.err(e)));
+            }
+        }
+        result
     }
 
     fn estimate_seconds(&self, p: &GemmProblem) -> f64 {

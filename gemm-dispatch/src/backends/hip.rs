@@ -22,12 +22,15 @@
 //! the catalogue kernels in the emulator (tests/hip_emulated.rs); only their timing and the real
 //! driver's behaviour are left to AMD hardware. The `unsafe` blocks are the two kernel launches.
 
+use crate::backends::block_scaled::{
+    check_gpu_host_call, run_block_scaled, BlockScaledBuffers, BlockScaledJob, KernelLauncher,
+};
 use crate::backends::Job;
 use crate::backends::{Backend, DeviceInfo, DeviceKind};
 use crate::error::{Error, Result};
 use crate::plan::gemm_plan::plan_gemm;
 use crate::plan::kernel_plan::{self, KernelPlan};
-use gemm_core::{Arch, DType, GemmProblem, Operand};
+use gemm_core::{Arch, BlockScaledProblem, DType, GemmProblem, Operand};
 use gemm_rocm::hip::{Device, DeviceBuffer, Event, Function, Hip, LaunchConfig, PinnedHostBuffer, Stream};
 use gemm_rocm::nccl::Nccl;
 use parking_lot::Mutex;
@@ -678,9 +681,68 @@ impl HipBackend {
     }
 }
 
+/// A HIP GPU and one of its streams: the [`KernelLauncher`] of block-scaled jobs, which queue
+/// on that stream.
+pub struct StreamLauncher<'a> {
+    pub backend: &'a HipBackend,
+    pub stream: &'a Stream,
+}
+
+impl KernelLauncher for StreamLauncher<'_> {
+    fn device_name(&self) -> String {
+        self.backend.info.name.clone()
+    }
+    fn arch(&self) -> Arch {
+        self.backend.arch
+    }
+    fn compute_units(&self) -> u32 {
+        u32::try_from(self.backend.info.compute_units).unwrap_or(u32::MAX)
+    }
+    unsafe fn launch(
+        &self,
+        entry: &'static gemm_kernels::KernelEntry,
+        grid: [u32; 3],
+        block: [u32; 3],
+        args: &[u8],
+    ) -> Result<()> {
+        if entry.arch != self.backend.arch {
+            let why = format!("{} is a {} kernel", entry.name, entry.arch);
+            return Err(Error::Unsupported { device: self.device_name(), why });
+        }
+        // SAFETY: forwarded from this method's contract (the same as `launch_args`').
+        unsafe { self.backend.launch_args(self.stream, entry, grid, block, args) }
+    }
+}
+
 impl Backend for HipBackend {
     fn info(&self) -> DeviceInfo {
         self.info.clone()
+    }
+
+    /// Checks the call, copies X, W, Y and both scale tensors to fresh device buffers, runs the
+    /// job through [`run_block_scaled`] on a stream of its own (its typed error until the
+    /// kernels are wired there), waits, and copies Y back.
+    fn gemm_block_scaled(&self, p: &BlockScaledProblem, bufs: BlockScaledBuffers<'_>) -> Result<()> {
+        if check_gpu_host_call(self.arch, p, &bufs)?.is_none() {
+            return Ok(());
+        }
+        let stream = self.device.create_stream().map_err(|e| self.err(e))?;
+        let mut dev = Vec::with_capacity(5);
+        for bytes in [bufs.a, bufs.b, &*bufs.c, bufs.scale_a, bufs.scale_b] {
+            // Rounded up to 16 bytes: the kernels read whole 16-byte vectors at a row's tail.
+            let mut buf = self.device.alloc(bytes.len().next_multiple_of(16).max(16)).map_err(|e| self.err(e))?;
+            buf.write(0, bytes).map_err(|e| self.err(e))?;
+            dev.push(buf);
+        }
+        let at = |i: usize| dev[i].device_address();
+        let job = BlockScaledJob::new(p, [at(0), at(1), at(2), at(3), at(4)]);
+        // SAFETY: the problem was validated and checked for this arch; each buffer is a fresh
+        // allocation of this device (hipMalloc: 256-byte aligned) holding the caller's whole
+        // buffer, at least the validated span; they are freed (hipFree waits for the device)
+        // only after the stream was synchronised below or the launch failed.
+        unsafe { run_block_scaled(&StreamLauncher { backend: self, stream: &stream }, &job) }?;
+        stream.synchronize().map_err(|e| self.err(e))?;
+        dev[2].read(0, bufs.c).map_err(|e| self.err(e))
     }
 
     fn as_any(self: Arc<Self>) -> Option<Arc<dyn std::any::Any + Send + Sync>> {

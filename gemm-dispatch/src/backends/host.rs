@@ -103,6 +103,14 @@ impl Backend for HostBackend {
         )
     }
 
+    fn gemm_block_scaled(
+        &self,
+        p: &gemm_core::BlockScaledProblem,
+        bufs: crate::backends::block_scaled::BlockScaledBuffers<'_>,
+    ) -> Result<()> {
+        crate::backends::block_scaled::host_block_scaled(p, bufs, self.threads)
+    }
+
     fn estimate_seconds(&self, p: &GemmProblem) -> f64 {
         // About 60 GFLOP/s per Zen4 core for f32; good enough to balance batches.
         p.flops() / (60e9 * self.threads as f64) + 2e-6

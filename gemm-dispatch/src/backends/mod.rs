@@ -9,6 +9,7 @@
 //! emulated on the CPU; the `emu` cargo feature), and the [`collective`]s tensor parallelism
 //! combines their results with. A device asks [`crate::plan`] what to launch and executes it.
 
+pub mod block_scaled;
 pub mod collective;
 #[cfg(feature = "emu")]
 pub mod emu;
@@ -60,6 +61,20 @@ pub trait Backend: Send + Sync {
     /// this; the default runs them one after another.
     fn gemm_many(&self, jobs: &mut [Job<'_>]) -> Vec<Result<()>> {
         jobs.iter_mut().map(|j| self.gemm(&j.problem, j.a, j.b, j.c)).collect()
+    }
+
+    /// One block-scaled GEMM (MX or block fp8, [`gemm_core::block_scaled`]) on host memory.
+    /// The host computes it ([`block_scaled::host_block_scaled`]); emulated and HIP GPUs check
+    /// it, stage the buffers and hand the job to [`block_scaled::run_block_scaled`]. Bad input is
+    /// an error with Y untouched. The default: this device runs none (`Unsupported`, so a
+    /// context tries its next device).
+    fn gemm_block_scaled(
+        &self,
+        p: &gemm_core::BlockScaledProblem,
+        bufs: block_scaled::BlockScaledBuffers<'_>,
+    ) -> Result<()> {
+        let _ = (p, bufs);
+        Err(Error::Unsupported { device: self.info().name, why: "this device runs no block-scaled GEMMs".into() })
     }
 
     /// How many jobs the scheduler hands [`Backend::gemm_many`] at once (1 = no overlap).

@@ -269,6 +269,8 @@ fn cache() -> &'static Mutex<HashMap<ProblemClass, &'static KernelEntry>> {
 /// against the exact problem ([`kernel_plan::plan_for`]) and the choice is redone when it does
 /// not fit (a span over 2 GiB inside the bucket, say). `Err` says why no kernel can run `p`.
 pub fn choose(arch: Arch, p: &GemmProblem) -> Result<KernelPlan, String> {
+    // Dtypes first: the costs below size operands in bytes, which fp6/fp4 have none of.
+    gemm_core::problem::check_dtypes(p.a_type, p.b_type, p.c_type).map_err(|e| e.to_string())?;
     let class = ProblemClass::of(arch, p);
     if let Some(class) = &class {
         let hit = cache().lock().get(class).copied();

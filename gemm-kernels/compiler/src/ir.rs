@@ -430,6 +430,10 @@ impl KernelConfig {
             DType::Bf16 => "bf16",
             DType::Fp8E4M3Fnuz | DType::Fp8E4M3 => "fp8",
             DType::Fp8E5M2Fnuz | DType::Fp8E5M2 => "bf8",
+            // Sub-byte MX elements (gemm-core DType 7..9); no kernel is named by them yet.
+            DType::Fp6E2M3 => "fp6",
+            DType::Fp6E3M2 => "bf6",
+            DType::Fp4E2M1 => "fp4",
         };
         if self.split == SplitK::Reduce {
             return format!(
@@ -455,6 +459,10 @@ impl KernelConfig {
             // FNUZ on gfx942, OCP on gfx950: the arch in the name tells them apart.
             DType::Fp8E4M3Fnuz | DType::Fp8E4M3 => "fp8",
             DType::Fp8E5M2Fnuz | DType::Fp8E5M2 => "bf8",
+            // Sub-byte MX elements (gemm-core DType 7..9); no kernel is named by them yet.
+            DType::Fp6E2M3 => "fp6",
+            DType::Fp6E3M2 => "bf6",
+            DType::Fp4E2M1 => "fp4",
         };
         let mut grid =
             if self.grid.is_plain() { String::new() } else { format!("_c{}g{}", self.grid.chunk, self.grid.wgm) };

@@ -381,7 +381,10 @@ pub fn load(dir: &Path, manifest: &Path) -> Result<Kernel, CalibrationError> {
         .into_iter()
         .find(|a| a.name() == raw.arch)
         .ok_or_else(|| bad("arch", format!("unknown arch `{}`", raw.arch)))?;
-    let dt = |field: &'static str, s: &str| s.parse::<DType>().map_err(|e| bad(field, e.to_string()));
+    let dt = |field: &'static str, s: &str| match s.parse::<DType>() {
+        Ok(d) if d.is_sub_byte() => Err(bad(field, format!("{d}: sub-byte types are not calibrated"))),
+        r => r.map_err(|e| bad(field, e.to_string())),
+    };
     let dtype =
         DTypes { a: dt("dtype.a", &raw.dtype.a)?, b: dt("dtype.b", &raw.dtype.b)?, c: dt("dtype.c", &raw.dtype.c)? };
     let grid = match raw.launch.grid.as_str() {

@@ -109,7 +109,10 @@ fn fill(kind: &str, size: u64, rng: &mut rand_chacha::ChaCha8Rng) -> Result<Vec<
         return Ok(vec![0u8; size as usize]);
     }
     let d: DType = kind.parse().map_err(|e| format!("--fill {kind}: {e}"))?;
-    let n = size / d.size_bytes() as u64;
+    let Some(elem) = d.byte_size() else {
+        return Err(format!("--fill {kind}: a sub-byte (packed) dtype; fill with `zero` or an 8-bit type"));
+    };
+    let n = size / elem as u64;
     let mut b = match d {
         DType::F32 => fill_typed::<f32>(n, rng),
         DType::F16 => fill_typed::<gemm_core::f16>(n, rng),
@@ -118,6 +121,7 @@ fn fill(kind: &str, size: u64, rng: &mut rand_chacha::ChaCha8Rng) -> Result<Vec<
         DType::Fp8E5M2Fnuz => fill_typed::<gemm_core::Fp8E5M2Fnuz>(n, rng),
         DType::Fp8E4M3 => fill_typed::<gemm_core::Fp8E4M3>(n, rng),
         DType::Fp8E5M2 => fill_typed::<gemm_core::Fp8E5M2>(n, rng),
+        DType::Fp6E2M3 | DType::Fp6E3M2 | DType::Fp4E2M1 => unreachable!("refused above: no byte size"),
     };
     b.resize(size as usize, 0);
     Ok(b)

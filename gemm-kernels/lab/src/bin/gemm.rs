@@ -126,10 +126,10 @@ enum Command {
 #[derive(clap::Args)]
 struct OperandArgs {
     /// Input dtype: f32, f16, bf16, fp8_e4m3fnuz, fp8_e5m2fnuz, fp8_e4m3, fp8_e5m2.
-    #[arg(long, default_value = "f32")]
+    #[arg(long, default_value = "f32", value_parser = byte_dtype)]
     dtype: DType,
     /// Output dtype (default: the input dtype for f32/f16/bf16, f32 for fp8).
-    #[arg(long)]
+    #[arg(long, value_parser = byte_dtype)]
     out_dtype: Option<DType>,
     /// Use op(A) = A^T.
     #[arg(long)]
@@ -435,6 +435,9 @@ fn run(ctx: &Context, args: &RunArgs) -> Result<(), String> {
         DType::Fp8E5M2Fnuz => with_out!(Fp8E5M2Fnuz),
         DType::Fp8E4M3 => with_out!(Fp8E4M3),
         DType::Fp8E5M2 => with_out!(Fp8E5M2),
+        d @ (DType::Fp6E2M3 | DType::Fp6E3M2 | DType::Fp4E2M1) => {
+            Err(format!("{d} is a sub-byte type: only block-scaled GEMMs take it (`gemm mx` times them)"))
+        }
     }
 }
 
@@ -640,14 +643,24 @@ fn check_item<A: Element, C: Element>(
     .map_err(|e| e.to_string())
 }
 
+/// A dtype of plain GEMMs: the sub-byte ones (fp6, fp4) have no byte size, and only
+/// block-scaled GEMMs take them (`gemm mx` times those).
+fn byte_dtype(s: &str) -> Result<DType, String> {
+    let d: DType = s.parse().map_err(|e: gemm_core::Error| e.to_string())?;
+    if d.is_sub_byte() {
+        return Err(format!("{d} is a sub-byte type: only block-scaled GEMMs take it"));
+    }
+    Ok(d)
+}
+
 /// `IN` or `IN:OUT` (OUT defaults as in `gemm run`).
 fn parse_dtype_pair(s: &str) -> Result<(DType, DType), String> {
     let (a, c) = s.split_once(':').unwrap_or((s, ""));
-    let a: DType = a.trim().parse().map_err(|e: gemm_core::Error| format!("--dtypes `{s}`: {e}"))?;
+    let a = byte_dtype(a.trim()).map_err(|e| format!("--dtypes `{s}`: {e}"))?;
     let c: DType = match c.trim() {
         "" if a.is_fp8() => DType::F32,
         "" => a,
-        c => c.parse().map_err(|e: gemm_core::Error| format!("--dtypes `{s}`: {e}"))?,
+        c => byte_dtype(c).map_err(|e| format!("--dtypes `{s}`: {e}"))?,
     };
     Ok((a, c))
 }

@@ -31,10 +31,10 @@ pub struct PlanArgs {
     #[arg(long, value_name = "M,N,K")]
     group: Vec<String>,
     /// Input dtype: f32, f16, bf16, fp8_e4m3fnuz, fp8_e5m2fnuz, fp8_e4m3, fp8_e5m2.
-    #[arg(long, default_value = "bf16")]
+    #[arg(long, default_value = "bf16", value_parser = super::byte_dtype)]
     dtype: DType,
     /// Output dtype (default: the input dtype for f32/f16/bf16, f32 for fp8).
-    #[arg(long)]
+    #[arg(long, value_parser = super::byte_dtype)]
     out_dtype: Option<DType>,
     /// Use op(A) = A^T.
     #[arg(long)]
