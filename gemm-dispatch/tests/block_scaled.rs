@@ -98,10 +98,23 @@ fn run_mx<C: Element>(
     (alpha, beta): (f32, f32),
     seed: u64,
 ) {
+    run_mx_lds::<C>(ctx, (fa, fb), (m, n, k), (lda, ldb, ldc), (alpha, beta), seed, (k / 32 + 1, k / 32 + 2));
+}
+
+/// [`run_mx`] with the scales' leading dimensions given (the GPU kernels want multiples of 4).
+#[allow(clippy::too_many_arguments)]
+fn run_mx_lds<C: Element>(
+    ctx: &Context,
+    (fa, fb): (MxFormat, MxFormat),
+    (m, n, k): (usize, usize, usize),
+    (lda, ldb, ldc): (usize, usize, usize),
+    (alpha, beta): (f32, f32),
+    seed: u64,
+    (lsa, lsb): (usize, usize),
+) {
     let what = format!("{fa} x {fb} {m}x{n}x{k} ld {lda},{ldb},{ldc} alpha {alpha} beta {beta} -> {}", C::DTYPE);
     let a = MxMatrix::quantize(fa, m, k, &values(m, k, seed)).unwrap();
     let b = MxMatrix::quantize(fb, n, k, &values(n, k, seed + 1)).unwrap();
-    let (lsa, lsb) = (k / 32 + 1, k / 32 + 2);
     let (ab, asc) = mx_operand(&a, lda, lsa);
     let (bb, bsc) = mx_operand(&b, ldb, lsb);
     let p = BlockScaledProblem::mx(m, n, k, DType::from_mx_format(fa), DType::from_mx_format(fb))
@@ -326,16 +339,18 @@ fn plain_gemms_refuse_sub_byte_dtypes() {
 }
 
 /// The emulated GPUs: MX on gfx942 is refused with the reason (and a context passes it to its
-/// next device: the host computes it); a valid job on gfx950, and block fp8 in gfx942's FNUZ,
-/// reach `run_block_scaled`, which answers `NoKernel`; Y untouched.
+/// next device: the host computes it); a job no GPU kernel runs (MX of mixed element widths)
+/// answers `NoKernel` with the reason from `run_block_scaled`; Y untouched.
 #[test]
 fn emulated_gpus_refuse_or_name_the_missing_kernel() {
     let (m, n, k) = (2, 3, 64);
     let qa = MxMatrix::quantize(MxFormat::E2M1, m, k, &values(m, k, 1)).unwrap();
     let qb = MxMatrix::quantize(MxFormat::E4M3, n, k, &values(n, k, 2)).unwrap();
-    let (ab, asc) = mx_operand(&qa, 64, 2);
-    let (bb, bsc) = mx_operand(&qb, 64, 2);
-    let p = BlockScaledProblem::mx(m, n, k, DType::Fp4E2M1, DType::Fp8E4M3).with_leading_dims(64, 64, n);
+    let (ab, asc) = mx_operand(&qa, 64, 4);
+    let (bb, bsc) = mx_operand(&qb, 64, 4);
+    let p = BlockScaledProblem::mx(m, n, k, DType::Fp4E2M1, DType::Fp8E4M3)
+        .with_leading_dims(64, 64, n)
+        .with_scale_lds(4, 4);
     let y0 = vec![3.25f32; m * n];
     let call = |ctx: &Context, y: &mut [f32]| {
         ctx.gemm_block_scaled(&p, &ab, ScaleSlice::E8M0(&asc), &bb, ScaleSlice::E8M0(&bsc), y)
@@ -350,6 +365,7 @@ fn emulated_gpus_refuse_or_name_the_missing_kernel() {
     assert_eq!(y, y0);
     let e = call(&Context::from_spec("emu:gfx950").unwrap(), &mut y).unwrap_err();
     assert!(matches!(&e, Error::NoKernel { device, .. } if device == "emu:gfx950"), "{e}");
+    assert!(e.to_string().contains("one element width"), "the plan's reason: {e}");
     assert_eq!(y, y0);
     // gfx942 then the host: the host computes it.
     call(&Context::from_spec("emu:gfx942,host").unwrap(), &mut y).unwrap();
@@ -358,22 +374,42 @@ fn emulated_gpus_refuse_or_name_the_missing_kernel() {
     for (g, w) in y.iter().zip(&want) {
         assert!((g - w).abs() <= 34.0 * 2f32.powi(-24) * w.abs().max(1e-30) + 1e-6, "{g} vs {w}");
     }
-    // Block fp8 in gfx942's flavour passes the arch check and reaches the kernel seam.
+    // Block fp8 with the activations' and weights' block shapes swapped: no kernel.
     let a8 = vec![0x38u8; m * 64];
     let b8 = vec![0x38u8; n * 64];
     let s8 = vec![1f32; 8];
-    let p8 = BlockScaledProblem::block_fp8(m, n, k, DType::Fp8E4M3Fnuz, DType::Fp8E4M3Fnuz, 1, 128)
+    let swapped = BlockScaledProblem::block_fp8(m, n, k, DType::Fp8E4M3Fnuz, DType::Fp8E4M3Fnuz, 128, 1)
         .with_leading_dims(64, 64, n);
     let mut y = y0.clone();
     let ctx = Context::from_spec("emu:gfx942").unwrap();
-    let e = ctx.gemm_block_scaled(&p8, &a8, ScaleSlice::F32(&s8), &b8, ScaleSlice::F32(&s8), &mut y).unwrap_err();
-    assert!(matches!(e, Error::NoKernel { .. }), "{e}");
+    let e = ctx.gemm_block_scaled(&swapped, &a8, ScaleSlice::F32(&s8), &b8, ScaleSlice::F32(&s8), &mut y).unwrap_err();
+    assert!(matches!(e, Error::NoKernel { .. }) && e.to_string().contains("DeepSeek-V3"), "{e}");
     assert_eq!(y, y0);
     // ... and OCP fp8 on gfx942 is the wrong flavour.
     let ocp =
         BlockScaledProblem::block_fp8(m, n, k, DType::Fp8E4M3, DType::Fp8E4M3, 1, 128).with_leading_dims(64, 64, n);
     let e = ctx.gemm_block_scaled(&ocp, &a8, ScaleSlice::F32(&s8), &b8, ScaleSlice::F32(&s8), &mut y).unwrap_err();
     assert!(matches!(e, Error::BlockScale(BlockScaleError::UnsupportedArch { .. })), "{e}");
+}
+
+/// The GPU kernels through the runtime on emulated GPUs alone (no host to fall back to, checkers
+/// on): MXFP4 and MXFP8 (both flavours) on gfx950, block-scaled fp8 (DeepSeek-V3's 1x128 /
+/// 128x128) on gfx942 (FNUZ) and gfx950 (OCP); edge shapes (M = 1, odd N, K tails, padded leading
+/// dimensions, beta = 0 over NaN and beta != 0, every output type), against the exact references
+/// with the host path's bound.
+#[test]
+fn emulated_gpus_run_the_block_scaled_kernels() {
+    let g950 = Context::from_spec("emu:gfx950").unwrap();
+    let g942 = Context::from_spec("emu:gfx942").unwrap();
+    let (e2m1, e4m3, e5m2) = (MxFormat::E2M1, MxFormat::E4M3, MxFormat::E5M2);
+    run_mx_lds::<f32>(&g950, (e2m1, e2m1), (5, 70, 256), (288, 320, 73), (1.0, 0.0), 31, (8, 12));
+    run_mx_lds::<bf16>(&g950, (e4m3, e4m3), (33, 17, 96), (112, 96, 17), (1.0, 0.5), 32, (4, 8));
+    run_mx_lds::<f16>(&g950, (e5m2, e4m3), (1, 3, 32), (32, 48, 3), (2.0, 0.0), 33, (4, 4));
+    let fnuz = (DType::Fp8E4M3Fnuz, DType::Fp8E4M3Fnuz);
+    let ocp = (DType::Fp8E4M3, DType::Fp8E4M3);
+    run_block_fp8::<f32>(&g942, fnuz, (1, 128), (3, 130, 200), (208, 224, 131), (1.0, 0.0), 34);
+    run_block_fp8::<bf16>(&g950, ocp, (1, 128), (64, 200, 384), (384, 400, 200), (0.5, 1.5), 35);
+    run_block_fp8::<f32>(&g950, ocp, (1, 128), (1, 7, 16), (16, 16, 7), (1.0, 0.0), 36);
 }
 
 /// The job carries every field of the problem, and gives it back.

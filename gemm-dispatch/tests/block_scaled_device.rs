@@ -1,9 +1,10 @@
 //! Block-scaled GEMMs on device memory (`Gpu::gemm_block_scaled`) and through the HIP backend's
 //! host-memory path, on two emulated GPUs (gfx942 and gfx950, `libgemm_emu_hip.so`): every bad
 //! input is refused with its typed error before anything is queued (launch counter unchanged,
-//! Y as it was); MX on gfx942 is refused with the reason; valid jobs reach
-//! `backends::block_scaled::run_block_scaled`, which answers `NoKernel` until the block-scaled
-//! kernels are wired there.
+//! Y as it was); MX on gfx942 is refused with the reason; a job no GPU kernel runs (MX of mixed
+//! element widths) reaches `backends::block_scaled::run_block_scaled`, which answers `NoKernel`
+//! with the reason; block-scaled fp8 runs its kernel through the HIP load path (queued on the
+//! stream, one launch, the exact values in Y).
 
 use gemm_core::mx::{MxFormat, MxMatrix};
 use gemm_core::reference::random_values;
@@ -132,26 +133,28 @@ fn device_calls_are_checked_whole_and_reach_the_kernel_seam() {
         assert_eq!(dy.to_vec().unwrap(), y0, "{arch}: Y untouched");
     }
 
-    // Block fp8 in gfx942's FNUZ flavour passes gfx942's checks and reaches the seam.
+    // Block fp8 in gfx942's FNUZ flavour runs its kernel on the stream: 0x38 is 0.5 in e4m3fnuz,
+    // unit scales, so every Y is 64 * 0.25 = 16 exactly.
     let gpu = ctx.gpu(0).unwrap();
     let stream = gpu.create_stream().unwrap();
     let p8 = BlockScaledProblem::block_fp8(m, n, k, DType::Fp8E4M3Fnuz, DType::Fp8E4M3Fnuz, 1, 128);
     let (da, db) = (gpu.upload(&vec![0x38u8; m * k]).unwrap(), gpu.upload(&vec![0x38u8; n * k]).unwrap());
     let (sa, sb) = (gpu.upload(&vec![1f32; m]).unwrap(), gpu.upload(&[1f32]).unwrap());
     let mut dy = gpu.upload(&y0).unwrap();
-    let e = gpu
-        .gemm_block_scaled(
-            &stream,
-            &p8,
-            da.as_slice(),
-            DeviceScales::F32(sa.as_slice()),
-            db.as_slice(),
-            DeviceScales::F32(sb.as_slice()),
-            dy.as_mut_slice(),
-        )
-        .unwrap_err();
-    assert!(matches!(&e, Error::NoKernel { device, .. } if device == "hip:0"), "{e}");
-    assert_eq!(dy.to_vec().unwrap(), y0);
+    let before = launches(0);
+    gpu.gemm_block_scaled(
+        &stream,
+        &p8,
+        da.as_slice(),
+        DeviceScales::F32(sa.as_slice()),
+        db.as_slice(),
+        DeviceScales::F32(sb.as_slice()),
+        dy.as_mut_slice(),
+    )
+    .unwrap();
+    stream.synchronize().unwrap();
+    assert_eq!(launches(0), before + 1, "one kernel queued");
+    assert_eq!(dy.to_vec().unwrap(), vec![16f32; m * n]);
 
     // Host memory through the HIP backends: gfx942 passes MX on, gfx950 stages the buffers and
     // answers from the seam; Y untouched. With a host device after them, the host computes it.

@@ -375,6 +375,117 @@ static void device_calls(void *lib) {
     CHECK(gemm_context_destroy(ctx) == GEMM_STATUS_SUCCESS, "destroy");
 }
 
+/* The GPU kernels through the C ABI on the emulated GPUs: block-scaled fp8 on both (FNUZ e4m3 on
+ * gfx942, OCP e4m3 on gfx950; X scaled per row and group, W per 128 x 128 block) and MXFP4 on
+ * gfx950, constant data so every Y is exact, one launch each. */
+static void device_runs(void *lib) {
+    hipMalloc_t hMalloc;
+    hipFree_t hFree;
+    hipMemcpy_t hMemcpy;
+    hipSetDevice_t hSetDevice;
+    hipStreamCreate_t hStreamCreate;
+    hipStreamDestroy_t hStreamDestroy;
+    hipStreamSynchronize_t hStreamSynchronize;
+    counter_t launches_of;
+#define LOAD(var, name) *(void **)(&var) = sym(lib, name)
+    LOAD(hMalloc, "hipMalloc");
+    LOAD(hFree, "hipFree");
+    LOAD(hMemcpy, "hipMemcpy");
+    LOAD(hSetDevice, "hipSetDevice");
+    LOAD(hStreamCreate, "hipStreamCreate");
+    LOAD(hStreamDestroy, "hipStreamDestroy");
+    LOAD(hStreamSynchronize, "hipStreamSynchronize");
+    LOAD(launches_of, "gemm_emu_hip_counter");
+#undef LOAD
+    gemm_context_t *ctx = NULL;
+    CHECK(gemm_context_create(NULL, &ctx) == GEMM_STATUS_SUCCESS && ctx, "default context (the emulated GPUs)");
+    if (!ctx) return;
+    enum { RM = 3, RN = 5, RK = 256, RG = 2 };
+    static uint8_t x[RM * RK], w[RN * RK];
+    float sx[RM * RG], sw[RG] = {0.5f, 3.0f}, y[RM * RN];
+    for (int i = 0; i < RM; i++) {
+        sx[i * RG] = (float)(i + 1);
+        sx[i * RG + 1] = 2.0f * (float)(i + 1);
+    }
+    /* 0x38: 0.5 in e4m3fnuz (bias 8), 1.0 in OCP e4m3 (bias 7). */
+    memset(x, 0x38, sizeof x);
+    memset(w, 0x38, sizeof w);
+    for (int d = 0; d < 2; d++) {
+        CHECK(hSetDevice(d) == 0, "device %d", d);
+        void *dx = NULL, *dw = NULL, *dsx = NULL, *dsw = NULL, *dy = NULL, *s = NULL;
+        CHECK(hMalloc(&dx, sizeof x) == 0 && hMalloc(&dw, sizeof w) == 0 && hMalloc(&dsx, sizeof sx) == 0 &&
+                  hMalloc(&dsw, sizeof sw) == 0 && hMalloc(&dy, sizeof y) == 0 && hStreamCreate(&s) == 0,
+              "allocations on %d", d);
+        hMemcpy(dx, x, sizeof x, H2D);
+        hMemcpy(dw, w, sizeof w, H2D);
+        hMemcpy(dsx, sx, sizeof sx, H2D);
+        hMemcpy(dsw, sw, sizeof sw, H2D);
+        gemm_block_scale_t sa, sb;
+        CHECK(gemm_block_scale_init(&sa) == GEMM_STATUS_SUCCESS && gemm_block_scale_init(&sb) == GEMM_STATUS_SUCCESS,
+              "init");
+        sa.dtype = sb.dtype = GEMM_SCALE_F32;
+        sa.block_k = sb.block_k = 128;
+        sb.block_rows = 128;
+        sa.scales = dsx;
+        sa.ld = RG;
+        sb.scales = dsw;
+        sb.ld = RG;
+        gemm_dtype_t e4m3 = d == 0 ? GEMM_DTYPE_FP8_E4M3FNUZ : GEMM_DTYPE_FP8_E4M3;
+        gemm_problem_t p = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_TRANS, e4m3, e4m3, GEMM_DTYPE_F32, RM, RN, RK, RK,
+                            RK, RN, 1.0f, 0.0f, GEMM_MATH_DEFAULT};
+        unsigned long long before = launches_of(d, "launches");
+        gemm_status_t got = gemm_run_device_block_scaled(ctx, (size_t)d, s, &p, dx, &sa, dw, &sb, dy);
+        CHECK(got == GEMM_STATUS_SUCCESS, "device %d: block fp8 status %d (%s: %s)", d, (int)got,
+              gemm_status_string(got), gemm_last_error_message());
+        CHECK(hStreamSynchronize(s) == 0, "sync");
+        CHECK(launches_of(d, "launches") == before + 1, "device %d: one kernel", d);
+        hMemcpy(y, dy, sizeof y, D2H);
+        /* 128 products per group of v * v (v = 0.5 or 1), groups scaled (i+1) * 0.5 and 2 (i+1) * 3. */
+        double v = d == 0 ? 0.25 : 1.0;
+        for (int i = 0; i < RM; i++)
+            for (int j = 0; j < RN; j++)
+                CHECK(y[i * RN + j] == (float)(128.0 * v * 6.5 * (i + 1)), "device %d: block fp8 Y[%d,%d] = %g", d, i,
+                      j, (double)y[i * RN + j]);
+        if (d == 1) {
+            /* MXFP4 x MXFP4: 0x22 holds two fp4 1.0s; E8M0 127 is 1; K = 64 in 32 bytes per row. */
+            static uint8_t x4[RM * 32], w4[RN * 32], s4[RN * 4];
+            memset(x4, 0x22, sizeof x4);
+            memset(w4, 0x22, sizeof w4);
+            memset(s4, 127, sizeof s4);
+            void *ds4x = NULL, *ds4w = NULL;
+            CHECK(hMalloc(&ds4x, RM * 4) == 0 && hMalloc(&ds4w, sizeof s4) == 0, "MX scale allocations");
+            hMemcpy(dx, x4, sizeof x4, H2D);
+            hMemcpy(dw, w4, sizeof w4, H2D);
+            hMemcpy(ds4x, s4, RM * 4, H2D);
+            hMemcpy(ds4w, s4, sizeof s4, H2D);
+            gemm_block_scale_t ma, mb;
+            CHECK(gemm_block_scale_init(&ma) == GEMM_STATUS_SUCCESS && gemm_block_scale_init(&mb) == GEMM_STATUS_SUCCESS,
+                  "init");
+            ma.scales = ds4x;
+            mb.scales = ds4w;
+            ma.ld = mb.ld = 4;
+            gemm_problem_t q = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_TRANS, GEMM_DTYPE_FP4_E2M1, GEMM_DTYPE_FP4_E2M1,
+                                GEMM_DTYPE_F32, RM, RN, 64, 64, 64, RN, 1.0f, 0.0f, GEMM_MATH_DEFAULT};
+            got = gemm_run_device_block_scaled(ctx, 1, s, &q, dx, &ma, dw, &mb, dy);
+            CHECK(got == GEMM_STATUS_SUCCESS, "MXFP4 status %d (%s: %s)", (int)got, gemm_status_string(got),
+                  gemm_last_error_message());
+            CHECK(hStreamSynchronize(s) == 0, "sync");
+            CHECK(launches_of(1, "launches") == before + 2, "MXFP4: one kernel");
+            hMemcpy(y, dy, sizeof y, D2H);
+            for (int xx = 0; xx < RM * RN; xx++) CHECK(y[xx] == 64.0f, "MXFP4 Y[%d] = %g", xx, (double)y[xx]);
+            hFree(ds4x);
+            hFree(ds4w);
+        }
+        hFree(dx);
+        hFree(dw);
+        hFree(dsx);
+        hFree(dsw);
+        hFree(dy);
+        hStreamDestroy(s);
+    }
+    CHECK(gemm_context_destroy(ctx) == GEMM_STATUS_SUCCESS, "destroy");
+}
+
 int main(void) {
     (void)to_bf16; /* check.h's bf16 helpers: not needed here */
     (void)from_bf16;
@@ -396,6 +507,7 @@ int main(void) {
         return 2;
     }
     device_calls(lib);
+    device_runs(lib);
     if (failures) {
         fprintf(stderr, "%d check(s) failed\n", failures);
         return 1;

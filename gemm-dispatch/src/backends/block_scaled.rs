@@ -7,8 +7,12 @@
 //!   the device's architecture and buffers.
 //! * [`run_block_scaled`]: **the one function that queues the kernel of a job** on an emulated or
 //!   HIP GPU (both reach it: [`crate::backends::emu::EmuBackend`] for host memory, the HIP
-//!   backend for host memory and [`crate::Gpu::gemm_block_scaled`] for device memory). Until the
-//!   block-scaled kernels are wired into it, it answers [`Error::NoKernel`].
+//!   backend for host memory and [`crate::Gpu::gemm_block_scaled`] for device memory): the MX
+//!   kernels on gfx950 (MXFP8 and MXFP4, [`crate::plan::block_scaled::plan_mx`]) and the
+//!   block-scaled fp8 kernels on both archs (DeepSeek-V3's 1x128 / 128x128 scales,
+//!   [`crate::plan::block_scaled::plan_fp8_blocks`]); a job no kernel runs (fp6, mixed element
+//!   widths, other block shapes, scale rows not a multiple of 4 bytes for MX) answers
+//!   [`Error::NoKernel`] with the reason, and the host backend computes it.
 //! * [`host_block_scaled`]: the host CPU's computation of the same numbers (the host backend's
 //!   [`crate::Backend::gemm_block_scaled`]).
 //!
@@ -155,11 +159,11 @@ pub trait KernelLauncher {
     ) -> Result<()>;
 }
 
-/// Queues the kernel that runs `job` on `device` and returns its name: **the one function the
-/// block-scaled GPU kernels are wired into** (choose the catalogue entry for `job`'s formats on
-/// `device.arch()`, pack its arguments from the job's fields, `device.launch(...)`). Until then
-/// every emulated and HIP GPU answers [`Error::NoKernel`] from here, after the callers have
-/// checked the job whole (so the error is the only thing left to say, and nothing was queued).
+/// Queues the kernel that runs `job` on `device` and returns its name: the plan chooses the
+/// catalogue entry for `job`'s formats on `device.arch()` and packs its arguments from the
+/// job's fields, then `device.launch(...)`. A job the kernels do not run answers
+/// [`Error::NoKernel`] with the reason, nothing queued (the callers checked the job whole
+/// before, so that is the only thing left to say).
 ///
 /// # Safety
 /// `job` was built by [`BlockScaledJob::new`] from a problem that passed
@@ -169,21 +173,65 @@ pub trait KernelLauncher {
 /// scales to 4 bytes; that memory stays allocated until the kernel has run, and nothing else
 /// writes what it reads or touches Y meanwhile.
 pub unsafe fn run_block_scaled(device: &dyn KernelLauncher, job: &BlockScaledJob) -> Result<&'static str> {
-    let kind = match job.scale_type {
-        ScaleType::E8M0 => "MX",
-        ScaleType::F32 => "block-scaled fp8",
+    use crate::plan::block_scaled::{plan_fp8_blocks, plan_mx, Fp8BlockProblem, MxProblem, MxScaleLayout};
+    let arch = device.arch();
+    let refuse = |reason: String| Error::NoKernel { device: device.device_name(), reason };
+    let launch = match job.scale_type {
+        ScaleType::E8M0 => {
+            let (Some(x), Some(w)) = (job.a_type.mx_format(), job.b_type.mx_format()) else {
+                return Err(refuse(format!("{} x {} are not MX element formats", job.a_type, job.b_type)));
+            };
+            let p = MxProblem {
+                m: job.m,
+                n: job.n,
+                k: job.k,
+                x,
+                w,
+                c_type: job.c_type,
+                ldx: job.lda,
+                ldw: job.ldb,
+                ldy: job.ldc,
+                ldsx: job.ld_scale_a,
+                ldsw: job.ld_scale_b,
+                sx_layout: MxScaleLayout::RowMajor,
+                sw_layout: MxScaleLayout::RowMajor,
+                alpha: job.alpha,
+                beta: job.beta,
+            };
+            let plan = plan_mx(arch, device.compute_units(), &p).map_err(refuse)?;
+            plan.launch(job.a, job.b, job.c, job.scale_a, job.scale_b).map_err(refuse)?
+        }
+        ScaleType::F32 => {
+            if (job.block_rows_a, job.block_rows_b) != (1, 128) || job.a_type != job.b_type {
+                return Err(refuse(format!(
+                    "the GPU kernels take DeepSeek-V3's layout: X ({}) scaled per row and 128 K values, W ({}) per 128 x 128 block, one fp8 flavour; this job has X blocks of {} rows, W blocks of {}",
+                    job.a_type, job.b_type, job.block_rows_a, job.block_rows_b
+                )));
+            }
+            let p = Fp8BlockProblem {
+                m: job.m,
+                n: job.n,
+                k: job.k,
+                dtype: job.a_type,
+                c_type: job.c_type,
+                ldx: job.lda,
+                ldw: job.ldb,
+                ldy: job.ldc,
+                ldsx: job.ld_scale_a,
+                ldsw: job.ld_scale_b,
+                sx_col_major: false,
+                sw_col_major: false,
+                alpha: job.alpha,
+                beta: job.beta,
+            };
+            let plan = plan_fp8_blocks(arch, &p).map_err(refuse)?;
+            plan.launch(job.a, job.b, job.c, job.scale_a, job.scale_b).map_err(refuse)?
+        }
     };
-    Err(Error::NoKernel {
-        device: device.device_name(),
-        reason: format!(
-            "block-scaled GPU kernels are not wired into the runtime yet ({kind} {} x {} -> {} on {}); \
-             the host backend computes it (Context::host, or a context with a host device)",
-            job.a_type,
-            job.b_type,
-            job.c_type,
-            device.arch()
-        ),
-    })
+    // SAFETY: the plan packed the job's addresses into the entry's argument layout; the caller
+    // guarantees (this function's contract) that they span what the kernel reads.
+    unsafe { device.launch(launch.entry, launch.grid, launch.block, &launch.args) }?;
+    Ok(launch.entry.name)
 }
 
 /// Host-memory scales of one operand: the slice says the dtype (E8M0 for MX, f32 for block fp8),
