@@ -328,10 +328,17 @@ typedef struct {
 typedef uint32_t gemm_scale_dtype_t;
 
 /*
+ How a scale tensor of R scale rows and G K groups is laid out
+ (`gemm_block_scale_t.layout`): where scale `(rb, g)` lives.
+ */
+typedef uint32_t gemm_scale_layout_t;
+
+/*
  One operand's scale tensor of a block-scaled GEMM. Versioned (ABI rule): set `size` with
- `gemm_block_scale_init`, then the fields. The tensor is row-major: `ceil(rows / block_rows)`
- rows (rows: M for X, N for W) of `ceil(K / block_k)` scales, `ld` scales apart; scale
- `(r / block_rows, l / block_k)` multiplies element `(r, l)`.
+ `gemm_block_scale_init`, then the fields. The tensor holds `ceil(rows / block_rows)` scale
+ rows (rows: M for X, N for W) of `ceil(K / block_k)` scales, laid out as `layout` says
+ (row-major by default, `ld` scales apart); scale `(r / block_rows, l / block_k)` multiplies
+ element `(r, l)`.
  */
 typedef struct {
   /*
@@ -358,9 +365,20 @@ typedef struct {
    */
   size_t block_k;
   /*
-   Scales between the starts of two scale rows (at least `ceil(K / block_k)`).
+   The layout's leading dimension: GEMM_SCALES_ROW_MAJOR, scales between the starts of two
+   scale rows (at least `ceil(K / block_k)`); GEMM_SCALES_COL_MAJOR and GEMM_SCALES_K_TILED,
+   the scale rows the tensor is laid out for (at least `ceil(rows / block_rows)`).
    */
   size_t ld;
+  /*
+   GEMM_SCALES_ROW_MAJOR (the default), GEMM_SCALES_COL_MAJOR or GEMM_SCALES_K_TILED.
+   */
+  gemm_scale_layout_t layout;
+  /*
+   GEMM_SCALES_K_TILED: the K groups of one tile (the MX kernels read 4 for fp8, 8 for
+   fp4); otherwise unused.
+   */
+  size_t tile;
 } gemm_block_scale_t;
 
 /*
@@ -498,6 +516,23 @@ typedef uint32_t gemm_tp_reduce_t;
  IEEE binary32 (block-scaled fp8).
  */
 #define GEMM_SCALE_F32 1
+
+/*
+ `rb * ld + g` (each scale row contiguous along K).
+ */
+#define GEMM_SCALES_ROW_MAJOR 0
+
+/*
+ `rb + g * ld` (each K group contiguous along the rows: the DeepSeek GEMM challenge's
+ activation scales; the block fp8 kernels read them with one line per 32 rows).
+ */
+#define GEMM_SCALES_COL_MAJOR 1
+
+/*
+ `(g / tile) * tile * ld + rb * tile + g % tile` (`tile` groups of every row together, tile
+ after tile: the MX kernels read them with one line per 32 rows).
+ */
+#define GEMM_SCALES_K_TILED 2
 
 /*
  All-reduce: every rank receives all of Y.
@@ -643,7 +678,7 @@ gemm_status_t gemm_run_device_scaled(gemm_context_t *ctx,
 
 /*
  Fills `scale` with its size and an MX default (NULL scales, GEMM_SCALE_E8M0, 1 x 32 blocks,
- ld 0): set `scales`, `ld` and, for block fp8, `dtype` and the block shape.
+ ld 0, row-major): set `scales`, `ld` and, for block fp8, `dtype` and the block shape.
 
  # Safety
  `scale` is NULL or points to a writable `gemm_block_scale_t`.

@@ -285,7 +285,7 @@ fn status_of(e: &Error) -> gemm_status_t {
             match e {
                 B::Format { .. } | B::OutputType(_) => GEMM_STATUS_UNSUPPORTED_DTYPE,
                 B::ScaleDType { .. } | B::ScaleSlice { .. } => GEMM_STATUS_SCALE_DTYPE,
-                B::BlockShape { .. } => GEMM_STATUS_BLOCK_SHAPE,
+                B::BlockShape { .. } | B::ScaleTile { .. } => GEMM_STATUS_BLOCK_SHAPE,
                 B::KNotMultiple { .. } => GEMM_STATUS_K_NOT_BLOCK_MULTIPLE,
                 B::LeadingDimension { .. } | B::ScaleLeadingDimension { .. } => GEMM_STATUS_INVALID_LEADING_DIM,
                 B::MisalignedRows { .. } | B::MisalignedAddress { .. } => GEMM_STATUS_MISALIGNED,
@@ -792,9 +792,10 @@ pub const GEMM_SCALE_E8M0: gemm_scale_dtype_t = 0;
 pub const GEMM_SCALE_F32: gemm_scale_dtype_t = 1;
 
 /// One operand's scale tensor of a block-scaled GEMM. Versioned (ABI rule): set `size` with
-/// `gemm_block_scale_init`, then the fields. The tensor is row-major: `ceil(rows / block_rows)`
-/// rows (rows: M for X, N for W) of `ceil(K / block_k)` scales, `ld` scales apart; scale
-/// `(r / block_rows, l / block_k)` multiplies element `(r, l)`.
+/// `gemm_block_scale_init`, then the fields. The tensor holds `ceil(rows / block_rows)` scale
+/// rows (rows: M for X, N for W) of `ceil(K / block_k)` scales, laid out as `layout` says
+/// (row-major by default, `ld` scales apart); scale `(r / block_rows, l / block_k)` multiplies
+/// element `(r, l)`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct gemm_block_scale_t {
@@ -811,12 +812,31 @@ pub struct gemm_block_scale_t {
     pub block_rows: usize,
     /// Elements along K one scale covers: 32 (MX) or 128 (block fp8).
     pub block_k: usize,
-    /// Scales between the starts of two scale rows (at least `ceil(K / block_k)`).
+    /// The layout's leading dimension: GEMM_SCALES_ROW_MAJOR, scales between the starts of two
+    /// scale rows (at least `ceil(K / block_k)`); GEMM_SCALES_COL_MAJOR and GEMM_SCALES_K_TILED,
+    /// the scale rows the tensor is laid out for (at least `ceil(rows / block_rows)`).
     pub ld: usize,
+    /// GEMM_SCALES_ROW_MAJOR (the default), GEMM_SCALES_COL_MAJOR or GEMM_SCALES_K_TILED.
+    pub layout: gemm_scale_layout_t,
+    /// GEMM_SCALES_K_TILED: the K groups of one tile (the MX kernels read 4 for fp8, 8 for
+    /// fp4); otherwise unused.
+    pub tile: usize,
 }
 
+/// How a scale tensor of R scale rows and G K groups is laid out
+/// (`gemm_block_scale_t.layout`): where scale `(rb, g)` lives.
+pub type gemm_scale_layout_t = u32;
+/// `rb * ld + g` (each scale row contiguous along K).
+pub const GEMM_SCALES_ROW_MAJOR: gemm_scale_layout_t = 0;
+/// `rb + g * ld` (each K group contiguous along the rows: the DeepSeek GEMM challenge's
+/// activation scales; the block fp8 kernels read them with one line per 32 rows).
+pub const GEMM_SCALES_COL_MAJOR: gemm_scale_layout_t = 1;
+/// `(g / tile) * tile * ld + rb * tile + g % tile` (`tile` groups of every row together, tile
+/// after tile: the MX kernels read them with one line per 32 rows).
+pub const GEMM_SCALES_K_TILED: gemm_scale_layout_t = 2;
+
 /// Fills `scale` with its size and an MX default (NULL scales, GEMM_SCALE_E8M0, 1 x 32 blocks,
-/// ld 0): set `scales`, `ld` and, for block fp8, `dtype` and the block shape.
+/// ld 0, row-major): set `scales`, `ld` and, for block fp8, `dtype` and the block shape.
 ///
 /// # Safety
 /// `scale` is NULL or points to a writable `gemm_block_scale_t`.
@@ -833,6 +853,8 @@ pub unsafe extern "C" fn gemm_block_scale_init(scale: *mut gemm_block_scale_t) -
             block_rows: 1,
             block_k: 32,
             ld: 0,
+            layout: GEMM_SCALES_ROW_MAJOR,
+            tile: 0,
         };
         // SAFETY: non-null, writable (this function's contract).
         unsafe { scale.write(s) };
@@ -883,7 +905,13 @@ fn block_problem(
             invalid(format!("{what}->dtype = {} is neither GEMM_SCALE_E8M0 nor GEMM_SCALE_F32", s.dtype))
         })?;
         let block = gemm_dispatch::BlockShape { rows: s.block_rows, k: s.block_k };
-        descs[i] = Some(gemm_dispatch::ScaleDesc { dtype, block, ld: s.ld });
+        let layout = match s.layout {
+            GEMM_SCALES_ROW_MAJOR => gemm_dispatch::ScaleLayout::RowMajor,
+            GEMM_SCALES_COL_MAJOR => gemm_dispatch::ScaleLayout::ColMajor,
+            GEMM_SCALES_K_TILED => gemm_dispatch::ScaleLayout::KTiled { tile: s.tile },
+            other => return Err(invalid(format!("{what}->layout = {other} is not a GEMM_SCALES_* value"))),
+        };
+        descs[i] = Some(gemm_dispatch::ScaleDesc { dtype, block, ld: s.ld, layout });
         ptrs[i] = s.scales;
     }
     let (Some(sa), Some(sb)) = (descs[0], descs[1]) else {

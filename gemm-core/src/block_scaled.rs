@@ -123,14 +123,66 @@ impl core::fmt::Display for BlockShape {
     }
 }
 
-/// One operand's scale tensor, without its memory: dtype, block shape and leading dimension
-/// (in scale elements). The C ABI's `gemm_block_scale_t` is this plus the pointer.
+/// How a scale tensor of `R` scale rows (`ceil(rows / block.rows)`) and `G` K groups
+/// (`ceil(K / block.k)`) is laid out: where scale `(rb, g)` lives, in scale elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScaleLayout {
+    /// `rb * ld + g`, `ld >= G` (each scale row contiguous along K).
+    RowMajor,
+    /// `rb + g * ld`, `ld >= R` (each K group's scales contiguous along the rows: how the
+    /// DeepSeek GEMM challenge stores the activations' scales).
+    ColMajor,
+    /// `(g / tile) * tile * ld + rb * tile + g % tile`, `ld >= R`: `tile` consecutive groups of
+    /// every row together, tile after tile (MX kernels read one tile of 4 fp8 or 8 fp4 blocks
+    /// per row beside each 128-byte tile of data: with this layout 32 rows share one line).
+    KTiled { tile: usize },
+}
+
+/// One operand's scale tensor, without its memory: dtype, block shape, layout and leading
+/// dimension (in scale elements). The C ABI's `gemm_block_scale_t` is this plus the pointer.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ScaleDesc {
     pub dtype: ScaleType,
     pub block: BlockShape,
-    /// Scales between the starts of two scale rows; at least `ceil(K / block.k)`.
+    /// Row-major: scales between the starts of two scale rows (at least `ceil(K / block.k)`);
+    /// column-major and K-tiled: the scale rows the tensor is laid out for (at least
+    /// `ceil(rows / block.rows)`).
     pub ld: usize,
+    pub layout: ScaleLayout,
+}
+
+impl ScaleDesc {
+    /// Where scale `(rb, g)` lives, in scale elements.
+    pub fn index(&self, rb: usize, g: usize) -> usize {
+        match self.layout {
+            ScaleLayout::RowMajor => rb * self.ld + g,
+            ScaleLayout::ColMajor => rb + g * self.ld,
+            ScaleLayout::KTiled { tile } => (g / tile) * tile * self.ld + rb * tile + g % tile,
+        }
+    }
+    /// The least `ld` for `scale_rows x groups` scales.
+    pub fn min_ld(&self, scale_rows: usize, groups: usize) -> usize {
+        match self.layout {
+            ScaleLayout::RowMajor => groups,
+            ScaleLayout::ColMajor | ScaleLayout::KTiled { .. } => scale_rows,
+        }
+    }
+    /// Elements from the first scale to one past the last of `scale_rows x groups` (0 when
+    /// either is 0); `None` on overflow.
+    pub fn span(&self, scale_rows: usize, groups: usize) -> Option<usize> {
+        if scale_rows == 0 || groups == 0 {
+            return Some(0);
+        }
+        let (r, g) = (scale_rows - 1, groups - 1);
+        match self.layout {
+            ScaleLayout::RowMajor => r.checked_mul(self.ld)?.checked_add(g + 1),
+            ScaleLayout::ColMajor => g.checked_mul(self.ld)?.checked_add(r + 1),
+            ScaleLayout::KTiled { tile } => {
+                let t = tile.max(1);
+                (g / t).checked_mul(t)?.checked_mul(self.ld)?.checked_add(r.checked_mul(t)?)?.checked_add(g % t + 1)
+            }
+        }
+    }
 }
 
 /// Why a block-scaled problem was refused; nothing was read or written.
@@ -158,9 +210,13 @@ pub enum BlockScaleError {
     /// An operand's leading dimension (elements) below its row.
     #[error("leading dimension of {operand} is {ld} but must be at least {min}")]
     LeadingDimension { operand: Operand, ld: usize, min: usize },
-    /// A scale tensor's leading dimension (scale elements) below `ceil(K / block_k)`.
-    #[error("the scale leading dimension of {operand} is {ld} but must be at least {min} (ceil(K / {block_k}))")]
+    /// A scale tensor's leading dimension (scale elements) below what its layout needs:
+    /// `ceil(K / block_k)` row-major, the scale rows column-major or K-tiled.
+    #[error("the scale leading dimension of {operand} is {ld} but its layout needs at least {min} (groups of {block_k} along K)")]
     ScaleLeadingDimension { operand: Operand, ld: usize, min: usize, block_k: usize },
+    /// A K-tiled scale layout with tiles of 0 groups.
+    #[error("the scales of {operand} are K-tiled with tiles of 0 groups")]
+    ScaleTile { operand: Operand },
     /// An operand's rows would not start 16-byte aligned.
     #[error("rows of {operand} are not 16-byte aligned: ld {ld} x {bits} bits is not a multiple of 128 bits")]
     MisalignedRows { operand: Operand, ld: usize, bits: u32 },
@@ -249,7 +305,12 @@ impl BlockScaledProblem {
     /// An MX problem: X (`m x k`) in `a_type`, W (`n x k`) in `b_type` (each one of the five
     /// MX element dtypes), 1 x 32 E8M0 scales, tight leading dimensions, f32 Y, alpha 1, beta 0.
     pub fn mx(m: usize, n: usize, k: usize, a_type: DType, b_type: DType) -> Self {
-        let s = ScaleDesc { dtype: ScaleType::E8M0, block: BlockShape::MX, ld: k.div_ceil(MX_BLOCK) };
+        let s = ScaleDesc {
+            dtype: ScaleType::E8M0,
+            block: BlockShape::MX,
+            ld: k.div_ceil(MX_BLOCK),
+            layout: ScaleLayout::RowMajor,
+        };
         Self::tight(m, n, k, a_type, b_type, s, s)
     }
 
@@ -266,7 +327,12 @@ impl BlockScaledProblem {
         block_rows_b: usize,
     ) -> Self {
         let ld = k.div_ceil(FP8_BLOCK);
-        let desc = |rows| ScaleDesc { dtype: ScaleType::F32, block: BlockShape { rows, k: FP8_BLOCK }, ld };
+        let desc = |rows| ScaleDesc {
+            dtype: ScaleType::F32,
+            block: BlockShape { rows, k: FP8_BLOCK },
+            ld,
+            layout: ScaleLayout::RowMajor,
+        };
         Self::tight(m, n, k, a_type, b_type, desc(block_rows_a), desc(block_rows_b))
     }
 
@@ -280,6 +346,14 @@ impl BlockScaledProblem {
     pub fn with_scale_lds(mut self, ld_scale_a: usize, ld_scale_b: usize) -> Self {
         self.scale_a.ld = ld_scale_a;
         self.scale_b.ld = ld_scale_b;
+        self
+    }
+
+    /// The layouts of the two scale tensors (their `ld` keeps its value: set it with
+    /// [`Self::with_scale_lds`] for the layout's meaning).
+    pub fn with_scale_layouts(mut self, a: ScaleLayout, b: ScaleLayout) -> Self {
+        self.scale_a.layout = a;
+        self.scale_b.layout = b;
         self
     }
 
@@ -384,23 +458,22 @@ impl BlockScaledProblem {
                 return Err(BlockScaleError::MisalignedRows { operand, ld, bits });
             }
             let groups = self.k.div_ceil(s.block.k);
-            if s.ld < groups {
-                return Err(BlockScaleError::ScaleLeadingDimension {
-                    operand,
-                    ld: s.ld,
-                    min: groups,
-                    block_k: s.block.k,
-                });
+            let scale_rows = rows.div_ceil(s.block.rows);
+            if matches!(s.layout, ScaleLayout::KTiled { tile: 0 }) {
+                return Err(BlockScaleError::ScaleTile { operand });
+            }
+            let min = s.min_ld(scale_rows, groups);
+            if s.ld < min {
+                return Err(BlockScaleError::ScaleLeadingDimension { operand, ld: s.ld, min, block_k: s.block.k });
             }
             let row_bytes = packed_bytes(self.k, bits).ok_or_else(|| overflow("operand row"))?;
             let ld_bytes = packed_bytes(ld, bits).ok_or_else(|| overflow("operand leading dimension"))?;
             spans[slot] =
                 span_bytes(rows, ld_bytes, row_bytes).ok_or_else(|| overflow(&format!("bytes of {operand}")))?;
-            let scale_rows = rows.div_ceil(s.block.rows);
             let sz = s.dtype.size_bytes();
-            let scale_row = groups.checked_mul(sz).ok_or_else(|| overflow("scale row"))?;
-            let scale_ld = s.ld.checked_mul(sz).ok_or_else(|| overflow("scale leading dimension"))?;
-            scale_spans[slot] = span_bytes(scale_rows, scale_ld, scale_row)
+            scale_spans[slot] = s
+                .span(scale_rows, groups)
+                .and_then(|e| e.checked_mul(sz))
                 .ok_or_else(|| overflow(&format!("bytes of {operand}'s scales")))?;
         }
         if self.ldc < self.n {

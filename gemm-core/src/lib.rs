@@ -33,7 +33,7 @@ pub mod reference;
 pub mod view;
 
 pub use arch::{Arch, FpFlavour};
-pub use block_scaled::{BlockScaleError, BlockScaledProblem, BlockShape, ScaleDesc, ScaleKind, ScaleType};
+pub use block_scaled::{BlockScaleError, BlockScaledProblem, BlockShape, ScaleDesc, ScaleKind, ScaleLayout, ScaleType};
 pub use dtype::{DType, Element};
 pub use error::{Error, Operand, Result};
 pub use fp8::{Fp8E4M3, Fp8E4M3Fnuz, Fp8E5M2, Fp8E5M2Fnuz};

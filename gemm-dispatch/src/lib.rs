@@ -53,6 +53,8 @@ pub use backends::{Backend, DeviceInfo, DeviceKind};
 pub use batch::schedule::{JobOutcome, JobTrace, Observer};
 pub use error::{Error, Result, TpError};
 pub use gemm_core::{self as core, bf16, f16, DType, Element, GemmProblem, Layout, StridedBatch, Transpose};
-pub use gemm_core::{BlockScaleError, BlockScaledProblem, BlockShape, ScaleDesc, ScaleKind, ScaleType, E8M0};
+pub use gemm_core::{
+    BlockScaleError, BlockScaledProblem, BlockShape, ScaleDesc, ScaleKind, ScaleLayout, ScaleType, E8M0,
+};
 pub use ops::epilogue::{Activation, BiasAxis, Epilogue};
 pub use ops::scales::{Fp8Scales, ScaleAxis, ScaleError};

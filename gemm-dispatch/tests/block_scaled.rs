@@ -426,3 +426,89 @@ fn the_job_round_trips_its_problem() {
     assert_eq!((job.block_rows_a, job.block_rows_b, job.block_k, job.scale_type), (1, 128, 128, ScaleType::F32));
     assert_eq!((job.ld_scale_a, job.ld_scale_b, job.ldc), (4, 5, 131));
 }
+
+/// Row-major scales (`rows x groups`, tight) rewritten into `desc`'s layout, `fill` in the gaps.
+fn lay_out<T: Copy>(tight: &[T], rows: usize, groups: usize, desc: &gemm_dispatch::ScaleDesc, fill: T) -> Vec<T> {
+    let mut out = vec![fill; desc.span(rows, groups).unwrap()];
+    for r in 0..rows {
+        for g in 0..groups {
+            out[desc.index(r, g)] = tight[r * groups + g];
+        }
+    }
+    out
+}
+
+/// `|got - want| <= (block_k + 2) 2^-24 S` element by element (the module's bound, f32 Y).
+fn within(what: &str, got: &[f32], want: &[f32], mag: &[f64], block_k: usize) {
+    for (x, ((g, w), s)) in got.iter().zip(want).zip(mag).enumerate() {
+        let bound = (block_k as f64 + 2.0) * 2f64.powi(-24) * s + 2f64.powi(-149);
+        assert!((f64::from(*g) - f64::from(*w)).abs() <= bound, "{what}: Y[{x}] = {g}, reference {w}");
+    }
+}
+
+/// The scale layouts (row-major, column-major, K-tiled) on the host and on the emulated GPUs
+/// (MX K-tiled in the kernels' tile on gfx950; block fp8 with column-major activation scales on
+/// both archs), against the exact references; a layout no kernel reads is `NoKernel` on the GPU.
+#[test]
+fn scale_layouts_on_the_host_and_the_gpus() {
+    use gemm_dispatch::ScaleLayout::{ColMajor, KTiled, RowMajor};
+    let host = Context::host(1);
+    let g950 = Context::from_spec("emu:gfx950").unwrap();
+    let g942 = Context::from_spec("emu:gfx942").unwrap();
+    // MXFP4: the kernels' tile is 8 fp4 blocks (128 bytes of K).
+    let (m, n, k) = (5, 70, 512);
+    let a = MxMatrix::quantize(MxFormat::E2M1, m, k, &values(m, k, 41)).unwrap();
+    let b = MxMatrix::quantize(MxFormat::E2M1, n, k, &values(n, k, 42)).unwrap();
+    let g = k / 32;
+    let mut want = vec![0f32; m * n];
+    mx_gemm(&a, &b, &mut want, 1.0, 0.0).unwrap();
+    let mag: Vec<f64> =
+        (0..m * n).map(|x| (0..k).map(|l| (a.value(x / n, l) * b.value(x % n, l)).abs()).sum()).collect();
+    for (layout, ld_a, ld_b) in [(KTiled { tile: 8 }, m + 1, n), (RowMajor, g + 4, g), (KTiled { tile: 4 }, m, n)] {
+        let p = BlockScaledProblem::mx(m, n, k, DType::Fp4E2M1, DType::Fp4E2M1)
+            .with_scale_lds(ld_a, ld_b)
+            .with_scale_layouts(layout, layout);
+        let sa = lay_out(a.scales(), m, g, &p.scale_a, E8M0::NAN);
+        let sb = lay_out(b.scales(), n, g, &p.scale_b, E8M0::NAN);
+        let (xa, wb) = (a.packed(), b.packed());
+        let call = |ctx: &Context, y: &mut [f32]| {
+            ctx.gemm_block_scaled(&p, &xa, ScaleSlice::E8M0(&sa), &wb, ScaleSlice::E8M0(&sb), y)
+        };
+        let mut y = vec![f32::NAN; m * n];
+        call(&host, &mut y).unwrap();
+        within(&format!("host MXFP4 {layout:?}"), &y, &want, &mag, 32);
+        let mut y = vec![f32::NAN; m * n];
+        if layout == (KTiled { tile: 4 }) {
+            let e = call(&g950, &mut y).unwrap_err();
+            assert!(matches!(e, Error::NoKernel { .. }) && e.to_string().contains("tiles of 8"), "{e}");
+            continue;
+        }
+        call(&g950, &mut y).unwrap();
+        within(&format!("gfx950 MXFP4 {layout:?}"), &y, &want, &mag, 32);
+    }
+    // Block fp8: X (activations) column-major, W row-major; on both archs.
+    for (ctx, d) in [(&g942, DType::Fp8E4M3Fnuz), (&g950, DType::Fp8E4M3)] {
+        let (m, n, k) = (40, 136, 300);
+        let a = BlockFp8Matrix::quantize(fp8_format(d), m, k, (1, 128), &values(m, k, 43)).unwrap();
+        let b = BlockFp8Matrix::quantize(fp8_format(d), n, k, (128, 128), &values(n, k, 44)).unwrap();
+        let g = k.div_ceil(128);
+        let ld = k.next_multiple_of(16);
+        let p = BlockScaledProblem::block_fp8(m, n, k, d, d, 1, 128)
+            .with_leading_dims(ld, ld, n)
+            .with_scale_lds(m + 3, g)
+            .with_scale_layouts(ColMajor, RowMajor);
+        let (xa, _) = fp8_operand(&a, ld, g);
+        let (wb, _) = fp8_operand(&b, ld, g);
+        let sa = lay_out(a.scales(), m, g, &p.scale_a, f32::NAN);
+        let sb = lay_out(b.scales(), n.div_ceil(128), g, &p.scale_b, f32::NAN);
+        let mut want = vec![0f32; m * n];
+        gemm_core::block_fp8::block_fp8_gemm(&a, &b, &mut want, 1.0, 0.0).unwrap();
+        let mag: Vec<f64> =
+            (0..m * n).map(|x| (0..k).map(|l| (a.value(x / n, l) * b.value(x % n, l)).abs()).sum()).collect();
+        for (what, c) in [("host", &host), ("gpu", ctx)] {
+            let mut y = vec![f32::NAN; m * n];
+            c.gemm_block_scaled(&p, &xa, ScaleSlice::F32(&sa), &wb, ScaleSlice::F32(&sb), &mut y).unwrap();
+            within(&format!("{what} block fp8 {d} column-major X scales"), &y, &want, &mag, 128);
+        }
+    }
+}

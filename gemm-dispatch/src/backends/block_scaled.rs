@@ -65,6 +65,9 @@ pub struct BlockScaledJob {
     pub ld_scale_a: usize,
     /// Leading dimension of W's scales in scale elements.
     pub ld_scale_b: usize,
+    /// The layouts of X's and W's scales (`ScaleDesc::layout`: what the leading dimensions mean).
+    pub layout_a: gemm_core::ScaleLayout,
+    pub layout_b: gemm_core::ScaleLayout,
     /// Rows of X one scale covers (1 for MX and for block fp8 activations; 1 or 128 in general).
     pub block_rows_a: usize,
     /// Rows of W one scale covers (1 for MX, 128 for DeepSeek-V3 weights).
@@ -100,6 +103,8 @@ impl BlockScaledJob {
             ldc: p.ldc,
             ld_scale_a: p.scale_a.ld,
             ld_scale_b: p.scale_b.ld,
+            layout_a: p.scale_a.layout,
+            layout_b: p.scale_b.layout,
             block_rows_a: p.scale_a.block.rows,
             block_rows_b: p.scale_b.block.rows,
             block_k: p.scale_a.block.k,
@@ -114,8 +119,12 @@ impl BlockScaledJob {
 
     /// The problem this job runs (the inverse of [`Self::new`], addresses aside).
     pub fn problem(&self) -> BlockScaledProblem {
-        let desc =
-            |rows, ld| ScaleDesc { dtype: self.scale_type, block: gemm_core::BlockShape { rows, k: self.block_k }, ld };
+        let desc = |rows, ld, layout| ScaleDesc {
+            dtype: self.scale_type,
+            block: gemm_core::BlockShape { rows, k: self.block_k },
+            ld,
+            layout,
+        };
         BlockScaledProblem {
             m: self.m,
             n: self.n,
@@ -128,8 +137,8 @@ impl BlockScaledJob {
             ldc: self.ldc,
             alpha: self.alpha,
             beta: self.beta,
-            scale_a: desc(self.block_rows_a, self.ld_scale_a),
-            scale_b: desc(self.block_rows_b, self.ld_scale_b),
+            scale_a: desc(self.block_rows_a, self.ld_scale_a, self.layout_a),
+            scale_b: desc(self.block_rows_b, self.ld_scale_b, self.layout_b),
         }
     }
 }
@@ -181,6 +190,18 @@ pub unsafe fn run_block_scaled(device: &dyn KernelLauncher, job: &BlockScaledJob
             let (Some(x), Some(w)) = (job.a_type.mx_format(), job.b_type.mx_format()) else {
                 return Err(refuse(format!("{} x {} are not MX element formats", job.a_type, job.b_type)));
             };
+            // The kernels read a K tile of scales per row: row-major, or K-tiled in their tile.
+            let t = crate::plan::block_scaled::mx_scale_tile(x);
+            let mx_layout = |l: gemm_core::ScaleLayout, what: &str| {
+                match l {
+                gemm_core::ScaleLayout::RowMajor => Ok(MxScaleLayout::RowMajor),
+                gemm_core::ScaleLayout::KTiled { tile } if tile == t => Ok(MxScaleLayout::KTiled),
+                other => Err(refuse(format!(
+                    "{what}'s MX scales are {other:?}: the kernels take them row-major or K-tiled in tiles of {t} blocks"
+                ))),
+            }
+            };
+            let (sx_layout, sw_layout) = (mx_layout(job.layout_a, "X")?, mx_layout(job.layout_b, "W")?);
             let p = MxProblem {
                 m: job.m,
                 n: job.n,
@@ -193,8 +214,8 @@ pub unsafe fn run_block_scaled(device: &dyn KernelLauncher, job: &BlockScaledJob
                 ldy: job.ldc,
                 ldsx: job.ld_scale_a,
                 ldsw: job.ld_scale_b,
-                sx_layout: MxScaleLayout::RowMajor,
-                sw_layout: MxScaleLayout::RowMajor,
+                sx_layout,
+                sw_layout,
                 alpha: job.alpha,
                 beta: job.beta,
             };
@@ -208,6 +229,14 @@ pub unsafe fn run_block_scaled(device: &dyn KernelLauncher, job: &BlockScaledJob
                     job.a_type, job.b_type, job.block_rows_a, job.block_rows_b
                 )));
             }
+            let col = |l: gemm_core::ScaleLayout, what: &str| match l {
+                gemm_core::ScaleLayout::RowMajor => Ok(false),
+                gemm_core::ScaleLayout::ColMajor => Ok(true),
+                other => Err(refuse(format!(
+                    "{what}'s block fp8 scales are {other:?}: the kernels take them row- or column-major"
+                ))),
+            };
+            let (sx_col_major, sw_col_major) = (col(job.layout_a, "X")?, col(job.layout_b, "W")?);
             let p = Fp8BlockProblem {
                 m: job.m,
                 n: job.n,
@@ -219,8 +248,8 @@ pub unsafe fn run_block_scaled(device: &dyn KernelLauncher, job: &BlockScaledJob
                 ldy: job.ldc,
                 ldsx: job.ld_scale_a,
                 ldsw: job.ld_scale_b,
-                sx_col_major: false,
-                sw_col_major: false,
+                sx_col_major,
+                sw_col_major,
                 alpha: job.alpha,
                 beta: job.beta,
             };
@@ -325,7 +354,7 @@ fn decode_operand(dtype: DType, bytes: &[u8], rows: usize, k: usize, ld: usize) 
 
 /// Scale `(r / block_rows, g)` of one operand as an f64 (exact).
 fn scale_at(desc: &ScaleDesc, bytes: &[u8], r: usize, g: usize) -> f64 {
-    let at = (r / desc.block.rows) * desc.ld + g;
+    let at = desc.index(r / desc.block.rows, g);
     match desc.dtype {
         ScaleType::E8M0 => f64::from(E8M0(bytes[at]).to_f32()),
         ScaleType::F32 => {
