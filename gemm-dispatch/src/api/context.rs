@@ -361,8 +361,9 @@ impl Context {
     /// on the context's first device that can: the host computes it
     /// ([`crate::backends::block_scaled::host_block_scaled`]); an emulated or HIP GPU of the
     /// wrong arch (MX on gfx942) passes it on, one of the right arch answers what
-    /// [`crate::backends::block_scaled::run_block_scaled`] answers ([`crate::Error::NoKernel`]
-    /// until the kernels are wired there). `beta == 0` never reads Y.
+    /// [`crate::backends::block_scaled::run_block_scaled`] answers (the kernel's result, or
+    /// [`crate::Error::NoKernel`] with the reason for a job no kernel runs, which passes it on to
+    /// the next device). `beta == 0` never reads Y.
     #[allow(clippy::too_many_arguments)]
     pub fn gemm_block_scaled<C: Element>(
         &self,

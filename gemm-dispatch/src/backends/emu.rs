@@ -213,7 +213,7 @@ impl Backend for EmuBackend {
     }
 
     /// Checks the call, uploads X, W, Y and both scale tensors into the emulator, runs the job
-    /// through [`run_block_scaled`] (its typed error until the kernels are wired there),
+    /// through [`run_block_scaled`] (the kernel, or `NoKernel` with the reason),
     /// downloads Y on success and frees what it allocated.
     fn gemm_block_scaled(&self, p: &BlockScaledProblem, bufs: BlockScaledBuffers<'_>) -> Result<()> {
         if check_gpu_host_call(self.arch, p, &bufs)?.is_none() {
