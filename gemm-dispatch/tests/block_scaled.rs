@@ -410,6 +410,9 @@ fn emulated_gpus_run_the_block_scaled_kernels() {
     run_block_fp8::<f32>(&g942, fnuz, (1, 128), (3, 130, 200), (208, 224, 131), (1.0, 0.0), 34);
     run_block_fp8::<bf16>(&g950, ocp, (1, 128), (64, 200, 384), (384, 400, 200), (0.5, 1.5), 35);
     run_block_fp8::<f32>(&g950, ocp, (1, 128), (1, 7, 16), (16, 16, 7), (1.0, 0.0), 36);
+    // K = 0: Y = beta * Y through the kernels (no scale or element is read).
+    run_mx_lds::<f32>(&g950, (e2m1, e2m1), (3, 9, 0), (32, 32, 9), (1.0, 0.5), 37, (4, 4));
+    run_block_fp8::<f32>(&g942, fnuz, (1, 128), (3, 9, 0), (16, 16, 9), (1.0, 0.5), 38);
 }
 
 /// The job carries every field of the problem, and gives it back.

@@ -55,8 +55,10 @@ struct Case {
     beta: f32,
 }
 
-const CASES: [Case; 5] = [
+const CASES: [Case; 6] = [
     Case { m: 1, n: 1, k: 1, pad: 3, alpha: 1.0, beta: 0.0 },
+    // K = 0: C = beta * C.
+    Case { m: 130, n: 5, k: 0, pad: 7, alpha: 1.0, beta: 0.5 },
     Case { m: 130, n: 33, k: 200, pad: 5, alpha: 1.5, beta: 0.0 },
     Case { m: 33, n: 18, k: 384, pad: 0, alpha: -0.5, beta: 0.75 },
     Case { m: 257, n: 129, k: 129, pad: 9, alpha: 1.0, beta: -1.25 },
@@ -85,7 +87,7 @@ fn run(kern: &CompiledKernel, cs: &Case, sched: Schedule) {
     let strides = |rows: usize, col: bool| if col { (1, rows + cs.pad % 3) } else { (lds, 1) };
     let scales = |mat: &BlockFp8Matrix, rows: usize, col: bool| {
         let (rs, gs) = strides(rows, col);
-        let mut out = vec![f32::NAN; (rows - 1) * rs + (groups - 1) * gs + 1];
+        let mut out = vec![f32::NAN; if groups == 0 { 1 } else { (rows - 1) * rs + (groups - 1) * gs + 1 }];
         for r in 0..rows {
             for g in 0..groups {
                 out[r * rs + g * gs] = mat.scales()[r * groups + g];

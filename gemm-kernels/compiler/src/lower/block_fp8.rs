@@ -13,7 +13,7 @@
 //!   the adds are the kernel's VALU cost. On gfx950 (LDS-DMA copies, no staging registers) the
 //!   temporaries are VGPRs too; on gfx942 they are AGPRs, read pairwise before each FMA (a VALU
 //!   cannot read AGPRs), as staging, sums and accumulators do not fit 256 VGPRs there. `sa` is uniform over a wave (its rows lie in one 128-row block:
-//!   an SGPR, `s_buffer_load_dword`); `sb[j]` is the lane's column (every accumulator register
+//!   one range-checked `buffer_load_dword` at the same address in every lane); `sb[j]` is the lane's column (every accumulator register
 //!   of a lane holds one column of C: a VGPR per N block, `buffer_load_dword`).
 //!
 //! The scales stream like the MX ones (`lower/mx.rs`): two sets following the LDS buffers, the
@@ -36,7 +36,7 @@ pub(super) struct Fp8Blocks {
     a_row: Reg,
     /// Per N block: the lane's column's first scale byte (`j * ldsb * 4`, VGPR).
     b_col: Vec<Reg>,
-    /// Per set: A's scale (SGPR) and B's per N block (VGPRs).
+    /// Per set: A's scale (the same in every lane) and B's per N block (VGPRs).
     sets: [(Reg, Vec<Reg>); 2],
     /// SGPRs: the byte offsets of the next group to load in A's and B's scales.
     next: [Reg; 2],
@@ -91,7 +91,7 @@ impl L<'_> {
             self.i(Op::V_LSHLREV_B32, &[whole(o), int(2), whole(o)]);
             b_col.push(o);
         }
-        let mut sets = [(self.sv(), vec![]), (self.sv(), vec![])];
+        let mut sets = [(self.vv(), vec![]), (self.vv(), vec![])];
         for set in &mut sets {
             set.1 = (0..c.blocks(Operand::B)).map(|_| self.vv()).collect();
         }
@@ -144,7 +144,11 @@ impl L<'_> {
         let cols: Vec<(Reg, Reg)> = bf.sets[set].1.iter().copied().zip(bf.b_col.iter().copied()).collect();
         let so = self.sv();
         self.i(Op::S_ADD_U32, &[whole(so), whole(a_row), whole(next[0])]);
-        self.i(Op::S_BUFFER_LOAD_DWORD, &[whole(sa), whole(srd[0]), whole(so)]);
+        // A vector load, not `s_buffer_load`: its range check makes offsets past the tensor (the
+        // refills past the last group, K = 0) read 0 (ISA.md §2.3).
+        let va = self.vv();
+        self.i(Op::V_MOV_B32, &[whole(va), whole(so)]);
+        self.ie(Inst::new(Op::BUFFER_LOAD_DWORD, &[whole(sa), whole(va), whole(srd[0]), int(0)]).offen());
         // The whole offset in the VGPR: the range check covers it, not `soffset` (ISA.md §2.3).
         for (dst, col) in cols {
             let vo = self.vv();

@@ -118,10 +118,13 @@ impl L<'_> {
             self.i(Op::S_MUL_I32, &[whole(next[x]), whole(self.cnt), whole(tstride[x])]);
         }
         self.mx_load(0);
+        // K = 0 leaves no valid block: a 63-bit cut keeps bit 0 alone (a finite scale of
+        // 2^-127 or 2^-126 times the zeros the K guard loaded), where 64 would wrap to no cut.
         let cut = self.sv();
         self.i(Op::S_SUB_U32, &[whole(cut), int(8), whole(tail)]);
         self.i(Op::S_LSHL_B32, &[whole(cut), whole(cut), int(3)]);
-        // A 64-bit shift for one dword too, so that no valid block (k = 0) clears it all.
+        self.i(Op::S_MIN_U32, &[whole(cut), whole(cut), int(63)]);
+        // A 64-bit shift for one dword too.
         let mask = self.p.vreg(RegFile::Sgpr, 2);
         self.i(Op::S_LSHR_B64, &[whole(mask), int(-1), whole(cut)]);
         let regs: Vec<Reg> = self.mx.as_ref().expect("set").sets[0].iter().flatten().copied().collect();
