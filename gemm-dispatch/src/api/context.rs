@@ -362,8 +362,9 @@ impl Context {
     /// ([`crate::backends::block_scaled::host_block_scaled`]); an emulated or HIP GPU of the
     /// wrong arch (MX on gfx942) passes it on, one of the right arch answers what
     /// [`crate::backends::block_scaled::run_block_scaled`] answers (the kernel's result, or
-    /// [`crate::Error::NoKernel`] with the reason for a job no kernel runs, which passes it on to
-    /// the next device). `beta == 0` never reads Y.
+    /// [`crate::Error::NoKernel`] with the reason for a job no kernel runs; not passed on to the
+    /// next device, so a GPU context never falls back to the host silently). `beta == 0` never
+    /// reads Y.
     #[allow(clippy::too_many_arguments)]
     pub fn gemm_block_scaled<C: Element>(
         &self,

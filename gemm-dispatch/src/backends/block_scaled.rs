@@ -12,7 +12,8 @@
 //!   block-scaled fp8 kernels on both archs (DeepSeek-V3's 1x128 / 128x128 scales,
 //!   [`crate::plan::block_scaled::plan_fp8_blocks`]); a job no kernel runs (fp6, mixed element
 //!   widths, other block shapes, scale rows not a multiple of 4 bytes for MX) answers
-//!   [`Error::NoKernel`] with the reason, and the host backend computes it.
+//!   [`Error::NoKernel`] with the reason (a context does not pass it on; `Context::host` computes
+//!   it).
 //! * [`host_block_scaled`]: the host CPU's computation of the same numbers (the host backend's
 //!   [`crate::Backend::gemm_block_scaled`]).
 //!
