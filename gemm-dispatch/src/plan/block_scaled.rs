@@ -13,10 +13,10 @@
 //! challenge stores it: a K group of consecutive rows is contiguous, which the kernel's loads
 //! of 32 columns want).
 
-use super::kernel_plan::Launch;
+use super::kernel_plan::{pack_args, ArgValues, BlockArgs, Launch};
 use gemm_core::mx::MxFormat;
 use gemm_core::{Arch, DType};
-use gemm_kernels::{ArgKind, BlockScaleKind, KernelEntry};
+use gemm_kernels::{BlockScaleKind, KernelEntry};
 
 /// How an MX scale tensor (E8M0 bytes, `rows x K/32`) is laid out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -218,48 +218,34 @@ impl MxPlan {
         Ok(Launch { entry: self.entry, grid: self.grid, block: self.block, args: self.kernargs(x, w, y, sx, sw)? })
     }
 
-    /// The kernel-argument bytes for X, W, Y and the scales of X and W at these addresses.
+    /// The kernel-argument bytes for X, W, Y and the scales of X and W at these addresses: the
+    /// kernel's A is W and its B is X, K and the operands' leading dimensions in bytes.
     pub fn kernargs(&self, x: u64, w: u64, y: u64, psx: u64, psw: u64) -> Result<Vec<u8>, String> {
         let p = &self.problem;
         let [sx, sw] = p.scale_strides();
         let bytes = |elems: usize, f: MxFormat| (elems * f.bits() as usize / 8) as u32;
-        let mut out = vec![0u8; self.entry.kernarg_size as usize];
-        for arg in self.entry.kernarg {
-            let v: Vec<u8> = match (arg.name, arg.kind) {
-                ("a", ArgKind::Pointer) => w.to_le_bytes().to_vec(),
-                ("b", ArgKind::Pointer) => x.to_le_bytes().to_vec(),
-                ("c", ArgKind::Pointer) => y.to_le_bytes().to_vec(),
-                ("m", ArgKind::U32) => (p.n as u32).to_le_bytes().to_vec(),
-                ("n", ArgKind::U32) => (p.m as u32).to_le_bytes().to_vec(),
-                ("k", ArgKind::U32) => bytes(p.k, p.w).to_le_bytes().to_vec(),
-                ("lda", ArgKind::U32) => bytes(p.ldw, p.w).to_le_bytes().to_vec(),
-                ("ldb", ArgKind::U32) => bytes(p.ldx, p.x).to_le_bytes().to_vec(),
-                ("ldc", ArgKind::U32) => (p.ldy as u32).to_le_bytes().to_vec(),
-                ("alpha", ArgKind::F32) => p.alpha.to_le_bytes().to_vec(),
-                ("beta", ArgKind::F32) => p.beta.to_le_bytes().to_vec(),
-                ("bias", ArgKind::Pointer) => 0u64.to_le_bytes().to_vec(),
-                ("clamp_lo", ArgKind::F32) => f32::NEG_INFINITY.to_le_bytes().to_vec(),
-                ("clamp_hi", ArgKind::F32) => f32::INFINITY.to_le_bytes().to_vec(),
-                ("scale_a" | "scale_b" | "scale_d", ArgKind::F32) => 1.0f32.to_le_bytes().to_vec(),
-                ("scale_row" | "scale_col", ArgKind::Pointer) => 0u64.to_le_bytes().to_vec(),
-                ("bscale_a", ArgKind::Pointer) => psw.to_le_bytes().to_vec(),
-                ("bscale_b", ArgKind::Pointer) => psx.to_le_bytes().to_vec(),
-                ("ldsa", ArgKind::U32) => (sw.0 as u32).to_le_bytes().to_vec(),
-                ("ldsb", ArgKind::U32) => (sx.0 as u32).to_le_bytes().to_vec(),
-                ("gsa", ArgKind::U32) => (sw.1 as u32).to_le_bytes().to_vec(),
-                ("gsb", ArgKind::U32) => (sx.1 as u32).to_le_bytes().to_vec(),
-                (name, kind) => {
-                    return Err(format!("kernel {} has an unknown argument {name} ({kind:?})", self.entry.name))
-                }
-            };
-            let at = arg.offset as usize;
-            let slot = out
-                .get_mut(at..at + v.len())
-                .filter(|_| v.len() == arg.size as usize)
-                .ok_or_else(|| format!("argument {} of {} does not fit its slot", arg.name, self.entry.name))?;
-            slot.copy_from_slice(&v);
-        }
-        Ok(out)
+        let v = ArgValues {
+            a: w,
+            b: x,
+            c: y,
+            m: p.n as u32,
+            n: p.m as u32,
+            k: bytes(p.k, p.w),
+            lda: bytes(p.ldw, p.w),
+            ldb: bytes(p.ldx, p.x),
+            ldc: p.ldy as u32,
+            alpha: p.alpha,
+            beta: p.beta,
+        };
+        let block = BlockArgs {
+            scale_a: psw,
+            scale_b: psx,
+            ldsa: sw.0 as u32,
+            ldsb: sx.0 as u32,
+            gsa: sw.1 as u32,
+            gsb: sx.1 as u32,
+        };
+        pack_args(self.entry, &v, Some(block))
     }
 }
 
@@ -404,48 +390,27 @@ impl Fp8BlockPlan {
         Ok(Launch { entry: self.entry, grid: self.grid, block: self.block, args: self.kernargs(x, w, y, sx, sw)? })
     }
 
-    /// The kernel-argument bytes for X, W, Y and the scales of X and W at these addresses.
+    /// The kernel-argument bytes for X, W, Y and the scales of X and W at these addresses (the
+    /// kernel's A is W, its B is X).
     pub fn kernargs(&self, x: u64, w: u64, y: u64, psx: u64, psw: u64) -> Result<Vec<u8>, String> {
         let p = &self.problem;
         let [sx, sw] = p.scale_strides();
-        let u = |v: usize| (v as u32).to_le_bytes().to_vec();
-        let mut out = vec![0u8; self.entry.kernarg_size as usize];
-        for arg in self.entry.kernarg {
-            let v: Vec<u8> = match (arg.name, arg.kind) {
-                ("a", ArgKind::Pointer) => w.to_le_bytes().to_vec(),
-                ("b", ArgKind::Pointer) => x.to_le_bytes().to_vec(),
-                ("c", ArgKind::Pointer) => y.to_le_bytes().to_vec(),
-                ("m", ArgKind::U32) => u(p.n),
-                ("n", ArgKind::U32) => u(p.m),
-                ("k", ArgKind::U32) => u(p.k),
-                ("lda", ArgKind::U32) => u(p.ldw),
-                ("ldb", ArgKind::U32) => u(p.ldx),
-                ("ldc", ArgKind::U32) => u(p.ldy),
-                ("alpha", ArgKind::F32) => p.alpha.to_le_bytes().to_vec(),
-                ("beta", ArgKind::F32) => p.beta.to_le_bytes().to_vec(),
-                ("bias", ArgKind::Pointer) => 0u64.to_le_bytes().to_vec(),
-                ("clamp_lo", ArgKind::F32) => f32::NEG_INFINITY.to_le_bytes().to_vec(),
-                ("clamp_hi", ArgKind::F32) => f32::INFINITY.to_le_bytes().to_vec(),
-                ("scale_a" | "scale_b" | "scale_d", ArgKind::F32) => 1.0f32.to_le_bytes().to_vec(),
-                ("scale_row" | "scale_col", ArgKind::Pointer) => 0u64.to_le_bytes().to_vec(),
-                ("bscale_a", ArgKind::Pointer) => psw.to_le_bytes().to_vec(),
-                ("bscale_b", ArgKind::Pointer) => psx.to_le_bytes().to_vec(),
-                ("ldsa", ArgKind::U32) => u(sw.0),
-                ("ldsb", ArgKind::U32) => u(sx.0),
-                ("gsa", ArgKind::U32) => u(sw.1),
-                ("gsb", ArgKind::U32) => u(sx.1),
-                (name, kind) => {
-                    return Err(format!("kernel {} has an unknown argument {name} ({kind:?})", self.entry.name))
-                }
-            };
-            let at = arg.offset as usize;
-            let slot = out
-                .get_mut(at..at + v.len())
-                .filter(|_| v.len() == arg.size as usize)
-                .ok_or_else(|| format!("argument {} of {} does not fit its slot", arg.name, self.entry.name))?;
-            slot.copy_from_slice(&v);
-        }
-        Ok(out)
+        let u = |v: usize| v as u32;
+        let v = ArgValues {
+            a: w,
+            b: x,
+            c: y,
+            m: u(p.n),
+            n: u(p.m),
+            k: u(p.k),
+            lda: u(p.ldw),
+            ldb: u(p.ldx),
+            ldc: u(p.ldy),
+            alpha: p.alpha,
+            beta: p.beta,
+        };
+        let block = BlockArgs { scale_a: psw, scale_b: psx, ldsa: u(sw.0), ldsb: u(sx.0), gsa: u(sw.1), gsb: u(sx.1) };
+        pack_args(self.entry, &v, Some(block))
     }
 }
 

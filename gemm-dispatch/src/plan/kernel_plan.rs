@@ -238,42 +238,99 @@ impl KernelPlan {
     pub fn kernargs(&self, p: &GemmProblem, a: u64, b: u64, c: u64) -> Result<Vec<u8>, String> {
         let (ka, kb) = if self.problem.swap_ab { (b, a) } else { (a, b) };
         let cm = &self.problem;
-        let mut out = vec![0u8; self.entry.kernarg_size as usize];
-        for arg in self.entry.kernarg {
-            let bytes: Vec<u8> = match (arg.name, arg.kind) {
-                ("a", ArgKind::Pointer) => ka.to_le_bytes().to_vec(),
-                ("b", ArgKind::Pointer) => kb.to_le_bytes().to_vec(),
-                ("c", ArgKind::Pointer) => c.to_le_bytes().to_vec(),
-                ("m", ArgKind::U32) => cm.m.to_le_bytes().to_vec(),
-                ("n", ArgKind::U32) => cm.n.to_le_bytes().to_vec(),
-                ("k", ArgKind::U32) => cm.k.to_le_bytes().to_vec(),
-                ("lda", ArgKind::U32) => cm.lda.to_le_bytes().to_vec(),
-                ("ldb", ArgKind::U32) => cm.ldb.to_le_bytes().to_vec(),
-                ("ldc", ArgKind::U32) => cm.ldc.to_le_bytes().to_vec(),
-                ("alpha", ArgKind::F32) => p.alpha.to_le_bytes().to_vec(),
-                ("beta", ArgKind::F32) => p.beta.to_le_bytes().to_vec(),
-                // Fused-epilogue arguments: plain kernels never read them.
-                ("bias", ArgKind::Pointer) => 0u64.to_le_bytes().to_vec(),
-                ("clamp_lo", ArgKind::F32) => f32::NEG_INFINITY.to_le_bytes().to_vec(),
-                ("clamp_hi", ArgKind::F32) => f32::INFINITY.to_le_bytes().to_vec(),
-                // fp8 kernels' per-tensor scales: a plain GEMM has none (`GemmProblem` carries
-                // no scales), so unit scales compute `alpha * op(A) op(B) + beta * C`.
-                ("scale_a" | "scale_b" | "scale_d", ArgKind::F32) => 1.0f32.to_le_bytes().to_vec(),
-                // ... and no per-row / per-column scale vectors (`crate::ops::scales` sets them).
-                ("scale_row" | "scale_col", ArgKind::Pointer) => 0u64.to_le_bytes().to_vec(),
-                (name, kind) => {
-                    return Err(format!("kernel {} has an unknown argument {name} ({kind:?})", self.entry.name))
-                }
-            };
-            let at = arg.offset as usize;
-            let slot = out
-                .get_mut(at..at + bytes.len())
-                .filter(|_| bytes.len() == arg.size as usize)
-                .ok_or_else(|| format!("argument {} of {} does not fit its slot", arg.name, self.entry.name))?;
-            slot.copy_from_slice(&bytes);
-        }
-        Ok(out)
+        let v = ArgValues {
+            a: ka,
+            b: kb,
+            c,
+            m: cm.m,
+            n: cm.n,
+            k: cm.k,
+            lda: cm.lda,
+            ldb: cm.ldb,
+            ldc: cm.ldc,
+            alpha: p.alpha,
+            beta: p.beta,
+        };
+        pack_args(self.entry, &v, None)
     }
+}
+
+/// The problem's values of the kernel arguments every layout shares (gemm-compiler
+/// `kernel_args.rs`, offsets 0..56), in the kernel's column-major terms.
+#[derive(Clone, Copy, Debug)]
+pub struct ArgValues {
+    pub a: u64,
+    pub b: u64,
+    pub c: u64,
+    pub m: u32,
+    pub n: u32,
+    pub k: u32,
+    pub lda: u32,
+    pub ldb: u32,
+    pub ldc: u32,
+    pub alpha: f32,
+    pub beta: f32,
+}
+
+/// The block-scaled kernels' extra arguments (`kernel_args.rs`, "Block-scaled kernels").
+#[derive(Clone, Copy, Debug)]
+pub struct BlockArgs {
+    pub scale_a: u64,
+    pub scale_b: u64,
+    pub ldsa: u32,
+    pub ldsb: u32,
+    pub gsa: u32,
+    pub gsb: u32,
+}
+
+/// Packs `entry`'s kernel arguments as its manifest lays them out: `v`, the block scales from
+/// `block` (an entry that takes them and gets `None` is an error), and the neutral values of
+/// what a plain call does not set: no bias, no clamp, unit fp8 scales, no scale vectors (the
+/// fused and scaled paths overwrite those slots, `crate::plan::fused`).
+pub fn pack_args(entry: &KernelEntry, v: &ArgValues, block: Option<BlockArgs>) -> Result<Vec<u8>, String> {
+    let mut out = vec![0u8; entry.kernarg_size as usize];
+    for arg in entry.kernarg {
+        let u = |x: u32| x.to_le_bytes().to_vec();
+        let blk = |f: fn(&BlockArgs) -> Vec<u8>| {
+            block.as_ref().map(f).ok_or_else(|| format!("{} takes block scales; none were given", entry.name))
+        };
+        let bytes: Vec<u8> = match (arg.name, arg.kind) {
+            ("a", ArgKind::Pointer) => v.a.to_le_bytes().to_vec(),
+            ("b", ArgKind::Pointer) => v.b.to_le_bytes().to_vec(),
+            ("c", ArgKind::Pointer) => v.c.to_le_bytes().to_vec(),
+            ("m", ArgKind::U32) => u(v.m),
+            ("n", ArgKind::U32) => u(v.n),
+            ("k", ArgKind::U32) => u(v.k),
+            ("lda", ArgKind::U32) => u(v.lda),
+            ("ldb", ArgKind::U32) => u(v.ldb),
+            ("ldc", ArgKind::U32) => u(v.ldc),
+            ("alpha", ArgKind::F32) => v.alpha.to_le_bytes().to_vec(),
+            ("beta", ArgKind::F32) => v.beta.to_le_bytes().to_vec(),
+            // Fused-epilogue arguments: plain kernels never read them.
+            ("bias", ArgKind::Pointer) => 0u64.to_le_bytes().to_vec(),
+            ("clamp_lo", ArgKind::F32) => f32::NEG_INFINITY.to_le_bytes().to_vec(),
+            ("clamp_hi", ArgKind::F32) => f32::INFINITY.to_le_bytes().to_vec(),
+            // fp8 kernels' per-tensor scales: a plain GEMM has none (`GemmProblem` carries
+            // no scales), so unit scales compute `alpha * op(A) op(B) + beta * C`.
+            ("scale_a" | "scale_b" | "scale_d", ArgKind::F32) => 1.0f32.to_le_bytes().to_vec(),
+            // ... and no per-row / per-column scale vectors (`crate::ops::scales` sets them).
+            ("scale_row" | "scale_col", ArgKind::Pointer) => 0u64.to_le_bytes().to_vec(),
+            ("bscale_a", ArgKind::Pointer) => blk(|b| b.scale_a.to_le_bytes().to_vec())?,
+            ("bscale_b", ArgKind::Pointer) => blk(|b| b.scale_b.to_le_bytes().to_vec())?,
+            ("ldsa", ArgKind::U32) => blk(|b| b.ldsa.to_le_bytes().to_vec())?,
+            ("ldsb", ArgKind::U32) => blk(|b| b.ldsb.to_le_bytes().to_vec())?,
+            ("gsa", ArgKind::U32) => blk(|b| b.gsa.to_le_bytes().to_vec())?,
+            ("gsb", ArgKind::U32) => blk(|b| b.gsb.to_le_bytes().to_vec())?,
+            (name, kind) => return Err(format!("kernel {} has an unknown argument {name} ({kind:?})", entry.name)),
+        };
+        let at = arg.offset as usize;
+        let slot = out
+            .get_mut(at..at + bytes.len())
+            .filter(|_| bytes.len() == arg.size as usize)
+            .ok_or_else(|| format!("argument {} of {} does not fit its slot", arg.name, entry.name))?;
+        slot.copy_from_slice(&bytes);
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -70,22 +70,35 @@ pub fn predict_fp8_blocks(
     plan: &gemm_dispatch::plan::block_scaled::Fp8BlockPlan,
 ) -> Result<gemm_emu::timing::Prediction, String> {
     let p = &plan.problem;
-    let dev = Device::new(plan.entry.arch);
-    let mut ptrs = vec![];
-    for s in p.spans() {
-        ptrs.push(dev.alloc(s.next_multiple_of(16).max(16)).map_err(|e| e.to_string())?);
+    predict_block_launch(plan.entry, p.spans(), 2.0 * p.m as f64 * p.n as f64 * p.k as f64, |x| {
+        plan.launch(x[0], x[1], x[2], x[3], x[4])
+    })
+}
+
+/// The timing model on one block-scaled launch: X, W, Y and the two scale tensors of `spans`
+/// bytes zero-filled in an emulated device's memory, `launch` packing their addresses.
+fn predict_block_launch(
+    entry: &gemm_kernels::KernelEntry,
+    spans: [u64; 5],
+    flops: f64,
+    launch: impl FnOnce([u64; 5]) -> Result<gemm_dispatch::plan::kernel_plan::Launch, String>,
+) -> Result<gemm_emu::timing::Prediction, String> {
+    let dev = Device::new(entry.arch);
+    let mut ptrs = [0u64; 5];
+    for (p, s) in ptrs.iter_mut().zip(spans) {
+        *p = dev.alloc(s.next_multiple_of(16).max(16)).map_err(|e| e.to_string())?;
     }
-    let args = plan.kernargs(ptrs[0], ptrs[1], ptrs[2], ptrs[3], ptrs[4])?;
+    let l = launch(ptrs)?;
     let w = Workload {
-        code_object: plan.entry.code_object,
-        kernel: plan.entry.name,
-        grid: plan.grid,
-        block: plan.block,
-        kernarg: &args,
+        code_object: l.entry.code_object,
+        kernel: l.entry.name,
+        grid: l.grid,
+        block: l.block,
+        kernarg: &l.args,
         dynamic_lds: 0,
-        flops: 2.0 * p.m as f64 * p.n as f64 * p.k as f64,
+        flops,
     };
-    Model::new(plan.entry.arch).predict(dev.memory(), &w, &ModelOptions::default()).map_err(|e| e.to_string())
+    Model::new(entry.arch).predict(dev.memory(), &w, &ModelOptions::default()).map_err(|e| e.to_string())
 }
 
 /// `gemm mx --fp8-blocks`: block-scaled fp8 against fp8 per-tensor, both archs.
@@ -198,26 +211,13 @@ fn variants() -> Vec<(String, gemm_compiler::ir::KernelConfig)> {
     out
 }
 
-/// The timing model's prediction of one MX launch (seconds), operands zero-filled in an
-/// emulated device's memory.
+/// The timing model's prediction of one MX launch, operands zero-filled in an emulated
+/// device's memory.
 pub fn predict_mx(plan: &MxPlan) -> Result<gemm_emu::timing::Prediction, String> {
     let p = &plan.problem;
-    let dev = Device::new(plan.entry.arch);
-    let mut ptrs = vec![];
-    for s in p.spans() {
-        ptrs.push(dev.alloc(s.next_multiple_of(16).max(16)).map_err(|e| e.to_string())?);
-    }
-    let args = plan.kernargs(ptrs[0], ptrs[1], ptrs[2], ptrs[3], ptrs[4])?;
-    let w = Workload {
-        code_object: plan.entry.code_object,
-        kernel: plan.entry.name,
-        grid: plan.grid,
-        block: plan.block,
-        kernarg: &args,
-        dynamic_lds: 0,
-        flops: 2.0 * p.m as f64 * p.n as f64 * p.k as f64,
-    };
-    Model::new(plan.entry.arch).predict(dev.memory(), &w, &ModelOptions::default()).map_err(|e| e.to_string())
+    predict_block_launch(plan.entry, p.spans(), 2.0 * p.m as f64 * p.n as f64 * p.k as f64, |x| {
+        plan.launch(x[0], x[1], x[2], x[3], x[4])
+    })
 }
 
 /// One line of work: fp8 per-tensor through the runtime's plan, or one MX kernel.
