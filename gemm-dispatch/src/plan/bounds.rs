@@ -56,8 +56,8 @@ pub fn floor(arch: Arch, p: &GemmProblem, xf32: bool) -> Floor {
 mod tests {
     use super::*;
     use crate::plan::choice::{CostModel, StaticEstimate, TableModel};
-    use crate::plan::{kernel_plan, splitk};
     use crate::plan::sampled::{self, Grid};
+    use crate::plan::{kernel_plan, splitk};
     use gemm_core::{DType, Transpose};
 
     /// Every prediction the dispatcher can make over the sampled grid: the characterisation

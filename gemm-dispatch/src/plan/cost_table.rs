@@ -11,7 +11,7 @@
 //! prediction for any `(M, N, K)` from them.
 //!
 //! Each kernel is characterised at three values of K (`k_lo = 4 KT`, `k_hi = 12 KT` and a deep
-//! `k_deep`, at least 4096) on nine grids:
+//! `k_deep`, at least 4096) on eight grids:
 //!
 //! * `S`: 8 workgroups, one per XCD, each alone on its CU (the chip nearly idle: latency bound);
 //! * `H`: `h_wgs` workgroups, the most whose cache sharing the model measures across XCDs (its
@@ -22,9 +22,7 @@
 //! * `R3`: three full rounds (so a steady-state round is `(R3 - R1) / 2`);
 //! * `WF`, `W1`, `W3`: `F`'s, `R1`'s and `R3`'s workgroups as one column of tiles (the kernel's
 //!   M long, N one tile: every workgroup its own A panel, one B panel for all:
-//!   [`Arrangement::Column`]);
-//! * `VF`, `V1`, `V3`: the same as one row of tiles (one A panel for all, every workgroup its own
-//!   B panel: [`Arrangement::Row`]).
+//!   [`Arrangement::Column`]).
 //!
 //! `S` to `R3` are near-square arrangements of whole tiles ([`Arrangement::Square`]), which share
 //! their A and B panels between the workgroups of an XCD. A skinny or wide problem (a Linear
@@ -33,10 +31,10 @@
 //! times a launch by the L2 hit fraction of the lines its footprint pass samples (a window of
 //! each workgroup's first loads), and which operand's lines fill that window is the kernel's own
 //! (its load order): so the row records `a_share`, the share of the sampled lines that are A's,
-//! measured on the two streaming grids. A launch's hit fraction is then estimated as the model
+//! measured on the one-column grid (where A is never shared and B always). A launch's hit fraction is then estimated as the model
 //! forms it, `a_share` times the share of A panel requests another workgroup of the XCD made
 //! first plus the rest times B's ([`l2_estimate`], from the kernel's own workgroup order), and its
-//! time is interpolated between the three arrangements' compositions by that estimate
+//! time is interpolated between the two arrangements' compositions by that estimate
 //! ([`compose_problem`]). Between the K values//! order). Between the K values a time is piecewise linear in K (the main loop); beyond `k_deep`
 //! it is extrapolated along the last piece. The deep point is there because the model's cache hit
 //! fractions come from each workgroup's first loads: at 4 and 12 K tiles part of that window is
@@ -124,12 +122,8 @@ pub struct Row {
     pub wf: [f64; 3],
     pub w1: [f64; 3],
     pub w3: [f64; 3],
-    /// `F`, `R1` and `R3`'s workgroup counts as one row of tiles.
-    pub vf: [f64; 3],
-    pub v1: [f64; 3],
-    pub v3: [f64; 3],
     /// The share of the lines the model's footprint window samples that are A's (the rest are
-    /// B's), measured on the one-column and one-row grids at `k_deep`.
+    /// B's), measured on the one-column grid `WF` at `k_deep`.
     pub a_share: f64,
 }
 
@@ -144,11 +138,6 @@ impl Row {
     pub fn column(&self) -> Row {
         self.arranged(self.wf, self.w1, self.w3)
     }
-
-    /// [`Row::arranged`] as one row of tiles (`VF`, `V1`, `V3`).
-    pub fn row(&self) -> Row {
-        self.arranged(self.vf, self.v1, self.v3)
-    }
 }
 
 /// The characterisation table: rows by kernel name, and the model fingerprint per arch.
@@ -159,10 +148,52 @@ pub struct Table {
 }
 
 /// The grids of a row, in the file's column order.
-const GRIDS: [&str; 11] = ["s", "h", "f", "r1", "r3", "wf", "w1", "w3", "vf", "v1", "v3"];
+const GRIDS: [&str; 8] = ["s", "h", "f", "r1", "r3", "wf", "w1", "w3"];
 /// Fields of a row: name, arch, hash, occupancy, `h_wgs`, `a_share`, three K values, three
 /// times per grid.
 const FIELDS: usize = 9 + 3 * GRIDS.len();
+
+/// Fields of a row written before the deep K and the streaming grids (issue 28): two K values,
+/// `S`, `F`, `R1` and `R3`. Read as a row whose deep point is its `k_hi` (extrapolated along the
+/// first piece, as then), with no `H` grid and the one-column grids equal to the square ones (so
+/// it composes exactly as before), until the table is regenerated.
+const LEGACY_FIELDS: usize = 14;
+
+/// A legacy row ([`LEGACY_FIELDS`]).
+fn legacy_row(v: &[&str]) -> Result<Row, String> {
+    let num = |j: usize| v[j].parse::<f64>().map_err(|e| format!("{}: {e}", v[j]));
+    let int = |j: usize| v[j].parse::<u32>().map_err(|e| format!("{}: {e}", v[j]));
+    let two = |j: usize| -> Result<[f64; 3], String> { Ok([num(j)?, num(j + 1)?, num(j + 1)?]) };
+    let (klo, khi) = (int(4)?, int(5)?);
+    if khi <= klo {
+        return Err("k_hi must exceed k_lo".into());
+    }
+    let (s, f, r1, r3) = (two(6)?, two(8)?, two(10)?, two(12)?);
+    Ok(Row {
+        kernel: v[0].to_string(),
+        arch: v[1].parse().map_err(|e: gemm_core::Error| e.to_string())?,
+        hash: u64::from_str_radix(v[2], 16).map_err(|e| e.to_string())?,
+        occupancy: int(3)?,
+        h_wgs: 0,
+        k: [klo, khi, khi],
+        s,
+        h: s,
+        f,
+        r1,
+        r3,
+        wf: f,
+        w1: r1,
+        w3: r3,
+        a_share: 0.0,
+    })
+}
+
+impl Row {
+    /// Whether the row is a legacy one ([`LEGACY_FIELDS`]).
+    pub fn is_legacy(&self) -> bool {
+        self.k[1] == self.k[2]
+    }
+}
 
 /// The header line naming the columns.
 fn columns() -> String {
@@ -194,12 +225,35 @@ impl Table {
         let mut rows: Vec<&Row> = self.rows.values().collect();
         rows.sort_by(|a, b| (a.arch.name(), &a.kernel).cmp(&(b.arch.name(), &b.kernel)));
         for r in rows {
-            let mut line =
-                format!("{}\t{}\t{:016x}\t{}\t{}\t{:?}", r.kernel, r.arch.name(), r.hash, r.occupancy, r.h_wgs, r.a_share);
+            if r.is_legacy() {
+                let mut line = format!(
+                    "{}\t{}\t{:016x}\t{}\t{}\t{}",
+                    r.kernel,
+                    r.arch.name(),
+                    r.hash,
+                    r.occupancy,
+                    r.k[0],
+                    r.k[1]
+                );
+                for x in [r.s, r.f, r.r1, r.r3] {
+                    let _ = write!(line, "\t{:?}\t{:?}", x[0], x[1]);
+                }
+                let _ = writeln!(s, "{line}");
+                continue;
+            }
+            let mut line = format!(
+                "{}\t{}\t{:016x}\t{}\t{}\t{:?}",
+                r.kernel,
+                r.arch.name(),
+                r.hash,
+                r.occupancy,
+                r.h_wgs,
+                r.a_share
+            );
             for k in r.k {
                 let _ = write!(line, "\t{k}");
             }
-            for x in [r.s, r.h, r.f, r.r1, r.r3, r.wf, r.w1, r.w3, r.vf, r.v1, r.v3].iter().flatten() {
+            for x in [r.s, r.h, r.f, r.r1, r.r3, r.wf, r.w1, r.w3].iter().flatten() {
                 let _ = write!(line, "\t{x:?}");
             }
             let _ = writeln!(s, "{line}");
@@ -223,6 +277,11 @@ impl Table {
                 continue;
             }
             let v: Vec<&str> = line.split('\t').collect();
+            if v.len() == LEGACY_FIELDS {
+                let row = legacy_row(&v).map_err(|e| at(&e))?;
+                t.rows.insert(row.kernel.clone(), row);
+                continue;
+            }
             if v.len() != FIELDS {
                 return Err(at(&format!("{} fields, expected {FIELDS}", v.len())));
             }
@@ -245,9 +304,6 @@ impl Table {
                 wf: three(24)?,
                 w1: three(27)?,
                 w3: three(30)?,
-                vf: three(33)?,
-                v1: three(36)?,
-                v3: three(39)?,
             };
             if !(row.k[0] < row.k[1] && row.k[1] < row.k[2]) {
                 return Err(at("the K values must increase"));
@@ -290,6 +346,10 @@ pub fn table() -> &'static Table {
 fn at_k(x: [f64; 3], ks: [u32; 3], k: f64, min_slope: f64) -> f64 {
     let kf = ks.map(f64::from);
     let slope = |i: usize| (x[i + 1] - x[i]) / (kf[i + 1] - kf[i]);
+    if kf[2] == kf[1] && k > kf[1] {
+        // A legacy row: no deep point, the first piece extrapolated.
+        return x[1] + slope(0).max(min_slope) * (k - kf[1]);
+    }
     if k > kf[2] {
         return x[2] + slope(1).max(min_slope) * (k - kf[2]);
     }
@@ -376,7 +436,8 @@ pub enum Arrangement {
     /// for all (a row-major Linear layer's weights against few activation rows).
     Column,
     /// One row of tiles (the kernel's N long): one A panel for all, each workgroup its own B
-    /// panel (a tall row-major problem against a narrow weight matrix).
+    /// panel (a tall row-major problem against a narrow weight matrix). Not characterised (the
+    /// device time it takes): a launch that streams B is composed from the other two.
     Row,
 }
 
@@ -489,8 +550,8 @@ pub fn wg_k_seconds(e: &KernelEntry) -> f64 {
 }
 
 /// The composed prediction for a launch of `e` (whose row is `row`) over the column-major
-/// `m x n` problem in `splits` K ranges of `k` each (whole K tiles): each arrangement's
-/// composition ([`compose_bounded`] of the square row, [`Row::column`] and [`Row::row`]) placed
+/// `m x n` problem in `splits` K ranges of `k` each (whole K tiles): each measured arrangement's
+/// composition ([`compose_bounded`] of the square row and of [`Row::column`]) placed
 /// at the L2 hit fraction the model would measure for its grid ([`l2_estimate`], the grids of the
 /// launch's regime: `F`'s workgroups below one per CU, else `R1`'s), and the launch's time
 /// interpolated between them at its own estimate (linear, clamped to the measured range;
@@ -513,7 +574,6 @@ pub fn compose_problem(row: &Row, e: &KernelEntry, m: u32, n: u32, splits: u32, 
     let mut points = vec![
         (at(Arrangement::Square), square),
         (at(Arrangement::Column), compose_bounded(&row.column(), e.arch, wgs, k, w)),
-        (at(Arrangement::Row), compose_bounded(&row.row(), e.arch, wgs, k, w)),
     ];
     points.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mut merged: Vec<(f64, f64, f64)> = Vec::new(); // (hit fraction, summed time, count)
@@ -577,9 +637,6 @@ mod tests {
             wf: [2.5, 6.0, 30.0],
             w1: [4.0, 11.0, 61.0],
             w3: [9.0, 29.0, 149.0],
-            vf: [3.5, 8.0, 40.0],
-            v1: [5.0, 15.0, 95.0],
-            v3: [12.0, 40.0, 260.0],
             a_share: 0.25,
         }
     }
@@ -631,10 +688,9 @@ mod tests {
         assert_eq!(compose(&row, a, 608, 800.0), 17.0);
         assert_eq!(compose(&row, a, 608, 2300.0), 47.0);
         assert!(compose(&row, a, 10 * 608 + 8, 300.0) > compose(&row, a, 10 * 608, 300.0));
-        // A streaming arrangement: its own F, R1 and R3; S and H the square grids'.
-        let (c, r) = (row.column(), row.row());
+        // The one-column arrangement: its own F, R1 and R3; S and H the square grids'.
+        let c = row.column();
         assert_eq!((c.f, c.r1, c.r3, c.s, c.h), (row.wf, row.w1, row.w3, row.s, row.h));
-        assert_eq!((r.f, r.r1, r.r3), (row.vf, row.v1, row.v3));
         assert_eq!(compose(&c, a, 3 * 608, 300.0), 29.0);
     }
 

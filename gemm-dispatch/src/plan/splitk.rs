@@ -276,7 +276,8 @@ fn decode_split(
     let by_cap = (WORKSPACE_CAP / wstride as usize) as u32;
     let most = (slots / tiles).min(u64::from(cm.k / kt)).min(u64::from(by_cap)) as u32;
     let floor = crate::plan::bounds::floor(arch, p, false).seconds();
-    let plain_t = crate::plan::cost_table::compose_problem(row, e, cm.m, cm.n, 1, f64::from(cm.k.next_multiple_of(kt))).max(floor);
+    let plain_t = crate::plan::cost_table::compose_problem(row, e, cm.m, cm.n, 1, f64::from(cm.k.next_multiple_of(kt)))
+        .max(floor);
     let mut best: Option<(f64, u32, u32)> = None;
     for want in 2..=most {
         let kchunk = cm.k.div_ceil(want).next_multiple_of(kt);

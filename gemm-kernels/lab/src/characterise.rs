@@ -77,10 +77,10 @@ pub fn characterise(e: &'static KernelEntry, opts: &ModelOptions) -> Result<Row,
     let k = k_points(e, occupancy);
     let g = grid_workgroups(e.arch, occupancy);
     let h_wgs = h_workgroups(e.arch);
-    use Arrangement::{Column, Row as Across, Square};
-    // S, H, F, R1, R3 square; WF, W1, W3 one column; VF, V1, V3 one row (a decode kernel's grids
-    // are all one column, `grid_shape`: not run three times).
-    let grids: [(u64, Arrangement); 11] = [
+    use Arrangement::{Column, Square};
+    // S, H, F, R1, R3 square; WF, W1, W3 one column (a decode kernel's grids are all one column,
+    // `grid_shape`: not run twice).
+    let grids: [(u64, Arrangement); 8] = [
         (g[0], Square),
         (u64::from(h_wgs), Square),
         (g[1], Square),
@@ -89,32 +89,29 @@ pub fn characterise(e: &'static KernelEntry, opts: &ModelOptions) -> Result<Row,
         (g[1], Column),
         (g[2], Column),
         (g[3], Column),
-        (g[1], Across),
-        (g[2], Across),
-        (g[3], Across),
     ];
-    let mut times = [[0f64; 3]; 11];
-    // The model's L2 hit fraction on WF and VF at k_deep, for `a_share`.
-    let mut hits = [0f64; 2];
+    let mut times = [[0f64; 3]; 8];
+    // The model's L2 hit fraction on WF at k_deep, for `a_share`.
+    let mut hit = 0f64;
     for (gi, &(wgs, arrangement)) in grids.iter().enumerate() {
         for (ki, &kk) in k.iter().enumerate() {
             times[gi][ki] = if gi == 0 && kk == 4 * kt {
                 first.seconds
-            } else if matches!(gi, 3 | 6 | 9) && occupancy <= 1 {
+            } else if matches!(gi, 3 | 6) && occupancy <= 1 {
                 // One workgroup per CU: a round is F.
                 times[gi - 1][ki]
             } else if gi >= 5 && e.is_decode() {
-                times[2 + (gi - 5) % 3][ki]
+                times[gi - 3][ki]
             } else {
                 let x = predict(grid_shape(e, wgs, arrangement), kk)?;
-                if ki == 2 && (gi == 5 || gi == 8) {
-                    hits[usize::from(gi == 8)] = x.hits.l2;
+                if ki == 2 && gi == 5 {
+                    hit = x.hits.l2;
                 }
                 x.seconds
             };
         }
     }
-    let a_share = if e.is_decode() { 0.0 } else { a_share(e, g[1], hits) };
+    let a_share = if e.is_decode() { 0.0 } else { a_share(e, g[1], hit) };
     Ok(Row {
         kernel: e.name.to_string(),
         arch: e.arch,
@@ -130,29 +127,18 @@ pub fn characterise(e: &'static KernelEntry, opts: &ModelOptions) -> Result<Row,
         wf: times[5],
         w1: times[6],
         w3: times[7],
-        vf: times[8],
-        v1: times[9],
-        v3: times[10],
         a_share,
     })
 }
 
-/// The share of the lines the model's footprint window samples that are A's: the least-squares
-/// `a` of `l2 = a * sA + (1 - a) * sB` over the one-column and one-row grids of `wgs` workgroups,
-/// `l2` the hit fractions the model measured on them (`hits`), `sA` and `sB` the sharing of A and B
-/// panels on the first XCD ([`gemm_dispatch::plan::cost_table::xcd_sharing`]). On the column A is
-/// never shared and B always, on the row the reverse: the two hit fractions say which operand the
-/// window holds.
-fn a_share(e: &KernelEntry, wgs: u64, hits: [f64; 2]) -> f64 {
-    let (mut num, mut den) = (0.0, 0.0);
-    for (a, l2) in [Arrangement::Column, Arrangement::Row].into_iter().zip(hits) {
-        let (m, n) = grid_shape(e, wgs, a);
-        let (sa, sb) = xcd_sharing(e, m as u32, n as u32, 1, wgs);
-        num += (l2 - sb) * (sa - sb);
-        den += (sa - sb) * (sa - sb);
-    }
-    if den > 0.0 {
-        (num / den).clamp(0.0, 1.0)
+/// The share of the lines the model's footprint window samples that are A's, from the hit
+/// fraction `l2` the model measured on the one-column grid of `wgs` workgroups: there A is never
+/// shared and B by all but one workgroup of the XCD (`sB`, [`xcd_sharing`]), so `l2 = (1 - a) sB`.
+fn a_share(e: &KernelEntry, wgs: u64, l2: f64) -> f64 {
+    let (m, n) = grid_shape(e, wgs, Arrangement::Column);
+    let (_, sb) = xcd_sharing(e, m as u32, n as u32, 1, wgs);
+    if sb > 0.0 {
+        (1.0 - l2 / sb).clamp(0.0, 1.0)
     } else {
         0.5
     }

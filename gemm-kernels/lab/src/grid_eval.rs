@@ -107,7 +107,13 @@ pub fn detail(rows: &[GridRow]) -> String {
         c.sort_by(|a, b| a.2.total_cmp(&b.2));
         for (name, t, m) in c {
             let mark = if name == r.pick { "*" } else { " " };
-            let _ = writeln!(s, "  {mark} {name:<66} table {:>10.1} model {:>10.1} {:+.0}%", t * 1e6, m * 1e6, (t / m - 1.0) * 100.0);
+            let _ = writeln!(
+                s,
+                "  {mark} {name:<66} table {:>10.1} model {:>10.1} {:+.0}%",
+                t * 1e6,
+                m * 1e6,
+                (t / m - 1.0) * 100.0
+            );
         }
     }
     s

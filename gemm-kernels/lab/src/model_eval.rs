@@ -264,7 +264,11 @@ pub fn predict_cell(row: &CompareRow, arch: Arch, size: usize, opts: &ModelOptio
         Source::Catalogue(v) => {
             let e = *v.iter().find(|e| e.arch == arch)?;
             let p = problem_for(e, size, size, size);
-            (e.name.to_string(), e.tile, one(kernel_plan::plan_for(e, &p).and_then(|plan| predict_plan(&plan, &p, opts))))
+            (
+                e.name.to_string(),
+                e.tile,
+                one(kernel_plan::plan_for(e, &p).and_then(|plan| predict_plan(&plan, &p, opts))),
+            )
         }
         Source::Triton(v) => {
             let t = v.iter().find(|t| t.arch() == arch)?;
