@@ -662,9 +662,17 @@ mod tests {
         assert!(Table::parse("a\tb\n").is_err());
         // K values that do not increase are refused.
         let mut bad = Table::default();
-        r.k = [100, 300, 300];
+        let mut legacy = r.clone();
+        r.k = [100, 300, 200];
         bad.rows.insert(r.kernel.clone(), r);
         assert!(Table::parse(&bad.to_text()).unwrap_err().contains("increase"));
+        // A legacy row (no deep point) is written in its own 14 fields and read back.
+        legacy.k[2] = legacy.k[1];
+        let mut old = Table::default();
+        old.rows.insert(legacy.kernel.clone(), legacy);
+        let text = old.to_text();
+        assert!(text.lines().last().is_some_and(|l| l.split('\t').count() == LEGACY_FIELDS), "{text}");
+        assert!(Table::parse(&text).unwrap().rows[e.name].is_legacy());
     }
 
     #[test]
