@@ -56,67 +56,9 @@ pub fn floor(arch: Arch, p: &GemmProblem, xf32: bool) -> Floor {
 mod tests {
     use super::*;
     use crate::plan::choice::{CostModel, StaticEstimate, TableModel};
+    use crate::plan::sampled::{self, Grid};
     use crate::plan::{kernel_plan, splitk};
-    use gemm_core::{DType, Layout, Transpose};
-
-    /// Shapes from 1 to 65536: squares, wide N, tall M, deep K and skinny M (decode).
-    fn grid() -> Vec<(usize, usize, usize)> {
-        let mut g = Vec::new();
-        for s in [64, 256, 1024, 4096, 16384] {
-            g.push((s, s, s));
-        }
-        for (m, n, k) in [
-            (4096, 57344, 8192),
-            (4096, 65536, 1024),
-            (65536, 4096, 1024),
-            (32768, 256, 4096),
-            (128, 128, 65536),
-            (1024, 1024, 65536),
-            (8192, 8192, 8192),
-            (1000, 1000, 1000),
-            (255, 257, 129),
-        ] {
-            g.push((m, n, k));
-        }
-        for m in [1, 4, 16, 64, 256] {
-            for (n, k) in [(8192, 12288), (4096, 11008), (76032, 8192), (28672, 4096), (1280, 8192)] {
-                g.push((m, n, k));
-            }
-        }
-        g
-    }
-
-    fn problems(arch: Arch) -> Vec<GemmProblem> {
-        let dtypes: Vec<(DType, DType)> = match arch {
-            Arch::Gfx942 => vec![
-                (DType::Bf16, DType::Bf16),
-                (DType::F16, DType::F32),
-                (DType::F32, DType::F32),
-                (DType::Fp8E4M3Fnuz, DType::F32),
-            ],
-            Arch::Gfx950 => vec![
-                (DType::Bf16, DType::Bf16),
-                (DType::F16, DType::F32),
-                (DType::F32, DType::F32),
-                (DType::Fp8E4M3, DType::Bf16),
-            ],
-        };
-        let mut out = Vec::new();
-        for (m, n, k) in grid() {
-            for &(ab, c) in &dtypes {
-                // Row-major `x * W^T` (a Linear layer) and plain row-major `A * B`.
-                for tb in [Transpose::Yes, Transpose::No] {
-                    out.push(
-                        GemmProblem::new(m, n, k)
-                            .with_layout(Layout::RowMajor)
-                            .with_transposes(Transpose::No, tb)
-                            .with_dtypes(ab, ab, c),
-                    );
-                }
-            }
-        }
-        out
-    }
+    use gemm_core::{DType, Transpose};
 
     /// Every prediction the dispatcher can make over the sampled grid: the characterisation
     /// table's composition and the static roofline for every kernel that can run the problem,
@@ -126,7 +68,7 @@ mod tests {
         let mut bad = Vec::new();
         let mut checked = 0usize;
         for arch in Arch::ALL {
-            for p in problems(arch) {
+            for p in sampled::problems(Grid::Full, &sampled::all_dtypes(arch)) {
                 for e in gemm_kernels::for_arch(arch) {
                     let Ok(plan) = kernel_plan::plan_for(e, &p) else { continue };
                     let f = floor(arch, &p, e.xf32()).seconds();

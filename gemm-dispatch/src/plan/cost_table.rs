@@ -10,15 +10,38 @@
 //! `gemm-dispatch/data/kernel_timing.tsv`, which this module embeds. [`TableModel`] composes a
 //! prediction for any `(M, N, K)` from them.
 //!
-//! Each kernel is characterised at two values of K (`k_lo = 4 KT`, `k_hi = 12 KT`) on four grids:
+//! Each kernel is characterised at three values of K (`k_lo = 4 KT`, `k_hi = 12 KT` and a deep
+//! `k_deep`, at least 4096) on eight grids:
 //!
 //! * `S`: 8 workgroups, one per XCD, each alone on its CU (the chip nearly idle: latency bound);
+//! * `H`: `h_wgs` workgroups, the most whose cache sharing the model measures across XCDs (its
+//!   footprint pass samples whole XCDs up to a budget of workgroups, and sees the Infinity
+//!   Cache's sharing only where it sampled two or more: `gemm_emu::timing::grid::footprint`);
 //! * `F`: one workgroup on every CU (all CUs share the L2 and HBM bandwidth);
 //! * `R1`: `occupancy` workgroups on every CU (one full round);
-//! * `R3`: three full rounds (so a steady-state round is `(R3 - R1) / 2`).
+//! * `R3`: three full rounds (so a steady-state round is `(R3 - R1) / 2`);
+//! * `WF`, `W1`, `W3`: `F`'s, `R1`'s and `R3`'s workgroups as one column of tiles (the kernel's
+//!   M long, N one tile: every workgroup its own A panel, one B panel for all:
+//!   [`Arrangement::Column`]).
 //!
-//! Every grid is a near-square arrangement of whole tiles. Between the two K values a time is
-//! linear in K (the main loop); outside them it is extrapolated along the same line.
+//! `S` to `R3` are near-square arrangements of whole tiles ([`Arrangement::Square`]), which share
+//! their A and B panels between the workgroups of an XCD. A skinny or wide problem (a Linear
+//! layer's few activation rows against many weight rows, one tile row over a long N) shares one
+//! operand's panels little, and the model's time for it is not the square grids'. The model
+//! times a launch by the L2 hit fraction of the lines its footprint pass samples (a window of
+//! each workgroup's first loads), and which operand's lines fill that window is the kernel's own
+//! (its load order): so the row records `a_share`, the share of the sampled lines that are A's,
+//! measured on the one-column grid (where A is never shared and B always). A launch's hit fraction is then estimated as the model
+//! forms it, `a_share` times the share of A panel requests another workgroup of the XCD made
+//! first plus the rest times B's ([`l2_estimate`], from the kernel's own workgroup order), and its
+//! time is interpolated between the two arrangements' compositions by that estimate
+//! ([`compose_problem`]). Between the K values//! order). Between the K values a time is piecewise linear in K (the main loop); beyond `k_deep`
+//! it is extrapolated along the last piece. The deep point is there because the model's cache hit
+//! fractions come from each workgroup's first loads: at 4 and 12 K tiles part of that window is
+//! the prologue, so the short-K slope is not the main loop's (issue 28: 1024 x 1024 x 65536
+//! extrapolated from K = 768 came out 34% slow). Decode kernels are characterised on one column
+//! of blocks at long K (their problems are one column of blocks): for them every arrangement is
+//! that column.
 //!
 //! Rows are keyed by the kernel's name and a hash of its code object, so a kernel whose code
 //! changed since the table was written is *stale*: [`TableModel`] falls back to
@@ -79,7 +102,7 @@ pub fn characterised(e: &KernelEntry) -> bool {
     e.is_plain()
 }
 
-/// One kernel's row: predicted seconds on each grid at `k[0]` and `k[1]`.
+/// One kernel's row: predicted seconds on each grid at `k[0]`, `k[1]` and `k[2]`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
     pub kernel: String,
@@ -87,11 +110,34 @@ pub struct Row {
     pub hash: u64,
     /// Workgroups resident per CU, as the model found.
     pub occupancy: u32,
-    pub k: [u32; 2],
-    pub s: [f64; 2],
-    pub f: [f64; 2],
-    pub r1: [f64; 2],
-    pub r3: [f64; 2],
+    /// Workgroups of the `H` grid.
+    pub h_wgs: u32,
+    pub k: [u32; 3],
+    pub s: [f64; 3],
+    pub h: [f64; 3],
+    pub f: [f64; 3],
+    pub r1: [f64; 3],
+    pub r3: [f64; 3],
+    /// `F`, `R1` and `R3`'s workgroup counts as one column of tiles.
+    pub wf: [f64; 3],
+    pub w1: [f64; 3],
+    pub w3: [f64; 3],
+    /// The share of the lines the model's footprint window samples that are A's (the rest are
+    /// B's), measured on the one-column grid `WF` at `k_deep`.
+    pub a_share: f64,
+}
+
+impl Row {
+    /// The row as a streaming arrangement measured it (`F`, `R1`, `R3` its own; `S` and `H`, the
+    /// grids below one workgroup per CU, the square ones).
+    fn arranged(&self, f: [f64; 3], r1: [f64; 3], r3: [f64; 3]) -> Row {
+        Row { f, r1, r3, ..self.clone() }
+    }
+
+    /// [`Row::arranged`] as one column of tiles (`WF`, `W1`, `W3`).
+    pub fn column(&self) -> Row {
+        self.arranged(self.wf, self.w1, self.w3)
+    }
 }
 
 /// The characterisation table: rows by kernel name, and the model fingerprint per arch.
@@ -101,7 +147,64 @@ pub struct Table {
     pub fingerprints: HashMap<Arch, u64>,
 }
 
-const COLUMNS: &str = "kernel\tarch\thash\toccupancy\tk_lo\tk_hi\ts_lo\ts_hi\tf_lo\tf_hi\tr1_lo\tr1_hi\tr3_lo\tr3_hi";
+/// The grids of a row, in the file's column order.
+const GRIDS: [&str; 8] = ["s", "h", "f", "r1", "r3", "wf", "w1", "w3"];
+/// Fields of a row: name, arch, hash, occupancy, `h_wgs`, `a_share`, three K values, three
+/// times per grid.
+const FIELDS: usize = 9 + 3 * GRIDS.len();
+
+/// Fields of a row written before the deep K and the streaming grids (issue 28): two K values,
+/// `S`, `F`, `R1` and `R3`. Read as a row whose deep point is its `k_hi` (extrapolated along the
+/// first piece, as then), with no `H` grid and the one-column grids equal to the square ones (so
+/// it composes exactly as before), until the table is regenerated.
+const LEGACY_FIELDS: usize = 14;
+
+/// A legacy row ([`LEGACY_FIELDS`]).
+fn legacy_row(v: &[&str]) -> Result<Row, String> {
+    let num = |j: usize| v[j].parse::<f64>().map_err(|e| format!("{}: {e}", v[j]));
+    let int = |j: usize| v[j].parse::<u32>().map_err(|e| format!("{}: {e}", v[j]));
+    let two = |j: usize| -> Result<[f64; 3], String> { Ok([num(j)?, num(j + 1)?, num(j + 1)?]) };
+    let (klo, khi) = (int(4)?, int(5)?);
+    if khi <= klo {
+        return Err("k_hi must exceed k_lo".into());
+    }
+    let (s, f, r1, r3) = (two(6)?, two(8)?, two(10)?, two(12)?);
+    Ok(Row {
+        kernel: v[0].to_string(),
+        arch: v[1].parse().map_err(|e: gemm_core::Error| e.to_string())?,
+        hash: u64::from_str_radix(v[2], 16).map_err(|e| e.to_string())?,
+        occupancy: int(3)?,
+        h_wgs: 0,
+        k: [klo, khi, khi],
+        s,
+        h: s,
+        f,
+        r1,
+        r3,
+        wf: f,
+        w1: r1,
+        w3: r3,
+        a_share: 0.0,
+    })
+}
+
+impl Row {
+    /// Whether the row is a legacy one ([`LEGACY_FIELDS`]).
+    pub fn is_legacy(&self) -> bool {
+        self.k[1] == self.k[2]
+    }
+}
+
+/// The header line naming the columns.
+fn columns() -> String {
+    let mut c = String::from("kernel\tarch\thash\toccupancy\th_wgs\ta_share\tk_lo\tk_hi\tk_deep");
+    for g in GRIDS {
+        for k in ["lo", "hi", "deep"] {
+            let _ = write!(c, "\t{g}_{k}");
+        }
+    }
+    c
+}
 
 impl Table {
     /// The table as its file holds it: a header (what it is, the regenerate command, the model
@@ -112,34 +215,48 @@ impl Table {
         let _ =
             writeln!(s, "# Timing-model characterisation of the catalogue kernels (gemm_dispatch::plan::cost_table).");
         let _ =
-            writeln!(s, "# Predicted seconds per grid (S, F, R1, R3) at K = k_lo and k_hi. Regenerate: {REGENERATE}");
+            writeln!(s, "# Predicted seconds per grid (S, H, F, R1, R3 square; WF, W1 one column; VF, V1 one row) at K = k_lo, k_hi and k_deep. Regenerate: {REGENERATE}");
         let mut archs: Vec<_> = self.fingerprints.iter().collect();
         archs.sort_by_key(|(a, _)| a.name());
         for (a, f) in archs {
             let _ = writeln!(s, "# model {} {f:016x}", a.name());
         }
-        let _ = writeln!(s, "{COLUMNS}");
+        let _ = writeln!(s, "{}", columns());
         let mut rows: Vec<&Row> = self.rows.values().collect();
         rows.sort_by(|a, b| (a.arch.name(), &a.kernel).cmp(&(b.arch.name(), &b.kernel)));
         for r in rows {
-            let _ = writeln!(
-                s,
-                "{}\t{}\t{:016x}\t{}\t{}\t{}\t{:?}\t{:?}\t{:?}\t{:?}\t{:?}\t{:?}\t{:?}\t{:?}",
+            if r.is_legacy() {
+                let mut line = format!(
+                    "{}\t{}\t{:016x}\t{}\t{}\t{}",
+                    r.kernel,
+                    r.arch.name(),
+                    r.hash,
+                    r.occupancy,
+                    r.k[0],
+                    r.k[1]
+                );
+                for x in [r.s, r.f, r.r1, r.r3] {
+                    let _ = write!(line, "\t{:?}\t{:?}", x[0], x[1]);
+                }
+                let _ = writeln!(s, "{line}");
+                continue;
+            }
+            let mut line = format!(
+                "{}\t{}\t{:016x}\t{}\t{}\t{:?}",
                 r.kernel,
                 r.arch.name(),
                 r.hash,
                 r.occupancy,
-                r.k[0],
-                r.k[1],
-                r.s[0],
-                r.s[1],
-                r.f[0],
-                r.f[1],
-                r.r1[0],
-                r.r1[1],
-                r.r3[0],
-                r.r3[1]
+                r.h_wgs,
+                r.a_share
             );
+            for k in r.k {
+                let _ = write!(line, "\t{k}");
+            }
+            for x in [r.s, r.h, r.f, r.r1, r.r3, r.wf, r.w1, r.w3].iter().flatten() {
+                let _ = write!(line, "\t{x:?}");
+            }
+            let _ = writeln!(s, "{line}");
         }
         s
     }
@@ -156,28 +273,40 @@ impl Table {
                 t.fingerprints.insert(arch, f);
                 continue;
             }
-            if line.starts_with('#') || line.trim().is_empty() || line == COLUMNS {
+            if line.starts_with('#') || line.trim().is_empty() || line.starts_with("kernel\t") {
                 continue;
             }
             let v: Vec<&str> = line.split('\t').collect();
-            if v.len() != 14 {
-                return Err(at(&format!("{} fields, expected 14", v.len())));
+            if v.len() == LEGACY_FIELDS {
+                let row = legacy_row(&v).map_err(|e| at(&e))?;
+                t.rows.insert(row.kernel.clone(), row);
+                continue;
+            }
+            if v.len() != FIELDS {
+                return Err(at(&format!("{} fields, expected {FIELDS}", v.len())));
             }
             let num = |j: usize| v[j].parse::<f64>().map_err(|e| at(&format!("{}: {e}", v[j])));
             let int = |j: usize| v[j].parse::<u32>().map_err(|e| at(&format!("{}: {e}", v[j])));
+            let three = |j: usize| -> Result<[f64; 3], String> { Ok([num(j)?, num(j + 1)?, num(j + 2)?]) };
             let row = Row {
                 kernel: v[0].to_string(),
                 arch: v[1].parse().map_err(|e: gemm_core::Error| at(&e.to_string()))?,
                 hash: u64::from_str_radix(v[2], 16).map_err(|e| at(&e.to_string()))?,
                 occupancy: int(3)?,
-                k: [int(4)?, int(5)?],
-                s: [num(6)?, num(7)?],
-                f: [num(8)?, num(9)?],
-                r1: [num(10)?, num(11)?],
-                r3: [num(12)?, num(13)?],
+                h_wgs: int(4)?,
+                a_share: num(5)?,
+                k: [int(6)?, int(7)?, int(8)?],
+                s: three(9)?,
+                h: three(12)?,
+                f: three(15)?,
+                r1: three(18)?,
+                r3: three(21)?,
+                wf: three(24)?,
+                w1: three(27)?,
+                w3: three(30)?,
             };
-            if row.k[1] <= row.k[0] {
-                return Err(at("k_hi must exceed k_lo"));
+            if !(row.k[0] < row.k[1] && row.k[1] < row.k[2]) {
+                return Err(at("the K values must increase"));
             }
             t.rows.insert(row.kernel.clone(), row);
         }
@@ -206,22 +335,28 @@ pub fn table() -> &'static Table {
     T.get_or_init(|| Table::parse(TABLE_TEXT).unwrap_or_default())
 }
 
-/// A time measured at `k_lo` and `k_hi`, at `k`: linear between; below `k_lo` extrapolated
-/// along the same line (never below a tenth of the `k_lo` time); beyond `k_hi` along the measured
-/// slope or `min_slope`, whichever is steeper.
+/// A time measured at `ks = [k_lo, k_hi, k_deep]`, at `k`: piecewise linear between them; below
+/// `k_lo` extrapolated along the first piece (never below a tenth of the `k_lo` time); beyond
+/// `k_deep` along the last piece's slope or `min_slope`, whichever is steeper.
 ///
-/// Why the floor beyond `k_hi`: the two K values are short (4 and 12 K tiles), and part of the
-/// K tiles added between them still hide under the pipeline's fill and the epilogue, so the
-/// measured slope can be flatter than the main loop's steady state; extrapolated to a long K it
-/// predicted rounds faster than the matrix pipes can compute them (issue 28: 961 TFLOP/s for
-/// gfx942 bf16 4096 x 57344 x 8192, above the 751 the loaded clock allows). A long main loop runs
-/// at least at the MFMA time of each K step, which is `min_slope`.
-fn at_k(x: [f64; 2], ks: [u32; 2], k: f64, min_slope: f64) -> f64 {
-    let slope = (x[1] - x[0]) / f64::from(ks[1] - ks[0]);
-    if k > f64::from(ks[1]) {
-        return x[1] + slope.max(min_slope) * (k - f64::from(ks[1]));
+/// Why the floor beyond `k_deep`: a long main loop runs at least at the MFMA time of each K step,
+/// which is `min_slope`; a slope measured at shorter K can still hold part of the pipeline's fill
+/// (issue 28: extrapolated from 12 K tiles, gfx942 bf16 4096 x 57344 x 8192 came out at 961
+/// TFLOP/s, above the 751 the loaded clock allows).
+fn at_k(x: [f64; 3], ks: [u32; 3], k: f64, min_slope: f64) -> f64 {
+    let kf = ks.map(f64::from);
+    let slope = |i: usize| (x[i + 1] - x[i]) / (kf[i + 1] - kf[i]);
+    if kf[2] == kf[1] && k > kf[1] {
+        // A legacy row: no deep point, the first piece extrapolated.
+        return x[1] + slope(0).max(min_slope) * (k - kf[1]);
     }
-    (x[0] + slope * (k - f64::from(ks[0]))).max(0.1 * x[0])
+    if k > kf[2] {
+        return x[2] + slope(1).max(min_slope) * (k - kf[2]);
+    }
+    if k > kf[1] {
+        return x[1] + slope(1) * (k - kf[1]);
+    }
+    (x[0] + slope(0) * (k - kf[0])).max(0.1 * x[0])
 }
 
 /// The prediction composed from `row` for a launch of `wgs` workgroups that each run `k` of the
@@ -229,8 +364,8 @@ fn at_k(x: [f64; 2], ks: [u32; 2], k: f64, min_slope: f64) -> f64 {
 /// (`gemm_emu::timing::grid`): the busiest CU (CU 0 of XCD 0) receives
 /// `n = ceil(ceil(wgs / XCDs) / CUs_per_XCD)` workgroups, `occupancy` at a time.
 ///
-/// * fewer workgroups than CUs: `F` scaled by the busy CUs' share, at least `S` (the busy CUs
-///   share the chip's bandwidth);
+/// * fewer workgroups than CUs: `F` (or `H`, up to its `h_wgs` workgroups) scaled by the busy
+///   CUs' share, at least `S` (the busy CUs share the chip's bandwidth);
 /// * `n <= occupancy` (one round): between `F` (one per CU) and `R1`, by `n`;
 /// * more: `R1`, then steady rounds of `(R3 - R1) / 2`: fractional rounds while the model
 ///   simulates the whole stream (`n <= 4 occupancy`), else whole rounds and a partial last
@@ -250,7 +385,8 @@ pub fn compose_bounded(row: &Row, arch: Arch, wgs: u64, k: f64, wg_k_seconds: f6
     let xcds = u64::from(caps.xcds.max(1));
     let occ = u64::from(row.occupancy.max(1));
     let w = wg_k_seconds;
-    let (s, f) = (at_k(row.s, row.k, k, w), at_k(row.f, row.k, k, w));
+    let (s, f, h) = (at_k(row.s, row.k, k, w), at_k(row.f, row.k, k, w), at_k(row.h, row.k, k, w));
+    let h_wgs = u64::from(row.h_wgs);
     let (r1, r3) = (at_k(row.r1, row.k, k, occ as f64 * w), at_k(row.r3, row.k, k, 3.0 * occ as f64 * w));
     let one_round = |n: u64| {
         if occ <= 1 {
@@ -265,6 +401,10 @@ pub fn compose_bounded(row: &Row, arch: Arch, wgs: u64, k: f64, wg_k_seconds: f6
     let busiest = n as f64 * w * k;
     let composed = if wgs <= xcds {
         s
+    } else if wgs <= h_wgs {
+        // As below, from `H`: up to `h_wgs` workgroups the model sees the Infinity Cache shared
+        // between XCDs, which it does not above (`F`).
+        (h * wgs as f64 / h_wgs as f64).clamp(s.min(h), h)
     } else if wgs < cus {
         // The busy CUs share the chip's bandwidth (the timing model gives each busy CU its
         // workgroups' share of it): a bandwidth-bound `F` shrinks with the workgroups, a
@@ -286,6 +426,177 @@ pub fn compose_bounded(row: &Row, arch: Arch, wgs: u64, k: f64, wg_k_seconds: f6
     composed.max(busiest)
 }
 
+/// How a characterisation grid arranges its tiles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arrangement {
+    /// As square as the workgroup count allows: every A and B panel is shared by several
+    /// workgroups of an XCD.
+    Square,
+    /// One column of tiles (the kernel's M long): each workgroup its own A panel, one B panel
+    /// for all (a row-major Linear layer's weights against few activation rows).
+    Column,
+    /// One row of tiles (the kernel's N long): one A panel for all, each workgroup its own B
+    /// panel (a tall row-major problem against a narrow weight matrix). Not characterised (the
+    /// device time it takes): a launch that streams B is composed from the other two.
+    Row,
+}
+
+/// The workgroup counts of the grids `S`, `F`, `R1` and `R3` on `arch` for a kernel that keeps
+/// `occupancy` workgroups resident per CU (the streaming grids take `F`'s and `R1`'s; `H` is the
+/// row's own `h_wgs`).
+pub fn grid_workgroups(arch: Arch, occupancy: u32) -> [u64; 4] {
+    let caps = arch.caps();
+    let cus = u64::from(caps.compute_units);
+    let occ = u64::from(occupancy.max(1));
+    [u64::from(caps.xcds), cus, cus * occ, 3 * cus * occ]
+}
+
+/// `m x n` (column-major, the kernel's terms) of whole tiles making about `wgs` workgroups of
+/// `e` in `arrangement`. A decode kernel's grids are always one column of blocks (its problems
+/// are: a decode kernel takes at most its block's activation columns).
+pub fn grid_shape(e: &KernelEntry, wgs: u64, arrangement: Arrangement) -> (usize, usize) {
+    let z = u64::from(e.launch(e.tile.0, e.tile.1).0[2].max(1));
+    let t = wgs.div_ceil(z).max(1);
+    let (tm, tn) = (e.tile.0 as usize, e.tile.1 as usize);
+    match arrangement {
+        _ if e.is_decode() => (t as usize * tm, tn),
+        Arrangement::Column => (t as usize * tm, tn),
+        Arrangement::Row => (tm, t as usize * tn),
+        Arrangement::Square => {
+            let mut gx = (t as f64).sqrt() as u64;
+            while gx > 1 && !t.is_multiple_of(gx) {
+                gx -= 1;
+            }
+            let gx = gx.max(1);
+            (gx as usize * tm, (t / gx) as usize * tn)
+        }
+    }
+}
+
+/// The tile `(row, column)` that dispatch id `pid` (x fastest) computes under the kernel's grid
+/// order `(chunk, wgm)`: the chiplet transform over `xcds` XCDs, then the grouped raster. This is
+/// gemm-compiler's `grid::tile_of`, repeated because the runtime does not link the compiler; the
+/// lab's tests hold the two equal.
+pub fn tile_of(order: (u32, u32), xcds: u32, tiles_m: u32, tiles_n: u32, pid: u32) -> (u32, u32) {
+    let (chunk, wgm) = order;
+    let total = tiles_m * tiles_n;
+    let mut id = pid;
+    if chunk > 0 {
+        let round = xcds * chunk;
+        if pid < total / round * round {
+            let (xcd, local) = (pid % xcds, pid / xcds);
+            id = (local / chunk) * round + xcd * chunk + local % chunk;
+        }
+    }
+    if wgm == 0 {
+        return (id % tiles_m, id / tiles_m);
+    }
+    let band = wgm * tiles_n;
+    let g = id / band;
+    let h = wgm.min(tiles_m - g * wgm);
+    let r = id % band;
+    (g * wgm + r % h, r / h)
+}
+
+/// The share of the A and of the B panel bytes that the workgroups of the first XCD, among the
+/// first `resident` workgroups of a launch of `e` over a column-major `m x n` problem in `splits`
+/// K ranges, ask for after another workgroup of the XCD did (rows and columns past the problem's
+/// edge are not read): `(A, B)`. What the timing model's L2 hit fraction follows: it measures it
+/// on that XCD's share of the first round (`gemm_emu::timing::grid::footprint`), a line hitting
+/// where another workgroup of the XCD asked for it first.
+pub fn xcd_sharing(e: &KernelEntry, m: u32, n: u32, splits: u32, resident: u64) -> (f64, f64) {
+    let (tm, tn) = (e.tile.0.max(1), e.tile.1.max(1));
+    let (tiles_m, tiles_n) = (m.div_ceil(tm).max(1), n.div_ceil(tn).max(1));
+    let tiles = u64::from(tiles_m) * u64::from(tiles_n);
+    let splits = splits.max(1);
+    let r = resident.min(tiles * u64::from(splits)).max(1);
+    let xcds = e.arch.caps().xcds.max(1);
+    let mut rows = vec![false; tiles_m as usize * splits as usize];
+    let mut cols = vec![false; tiles_n as usize * splits as usize];
+    // (distinct, requested) bytes of A and of B.
+    let (mut a, mut b) = ((0.0, 0.0), (0.0, 0.0));
+    for pid in (0..r).step_by(xcds as usize) {
+        let (z, t) = ((pid / tiles) as usize, (pid % tiles) as u32);
+        let (x, y) = tile_of(e.grid_order, xcds, tiles_m, tiles_n, t);
+        let (ri, ci) = (z * tiles_m as usize + x as usize, z * tiles_n as usize + y as usize);
+        let (ab, bb) = (f64::from(tm.min(m - x * tm)), f64::from(tn.min(n - y * tn)));
+        a.1 += ab;
+        b.1 += bb;
+        if !std::mem::replace(&mut rows[ri], true) {
+            a.0 += ab;
+        }
+        if !std::mem::replace(&mut cols[ci], true) {
+            b.0 += bb;
+        }
+    }
+    let shared = |(d, q): (f64, f64)| if q > 0.0 { 1.0 - d / q } else { 0.0 };
+    (shared(a), shared(b))
+}
+
+/// The L2 hit fraction the timing model would measure for a launch of `e` over a column-major
+/// `m x n` problem in `splits` K ranges with `resident` workgroups in its first round, as it
+/// forms it: `a_share` of the sampled lines are A's ([`Row::a_share`]), shared as
+/// [`xcd_sharing`] says, the rest B's.
+pub fn l2_estimate(e: &KernelEntry, a_share: f64, m: u32, n: u32, splits: u32, resident: u64) -> f64 {
+    let (a, b) = xcd_sharing(e, m, n, splits, resident);
+    a_share * a + (1.0 - a_share) * b
+}
+
+/// One workgroup's least main-loop time per unit of K: its tile's `2 TM TN` flops at one CU's
+/// share of the MFMA ceiling at the loaded clock.
+pub fn wg_k_seconds(e: &KernelEntry) -> f64 {
+    let per_cu = e.arch.mfma_ceiling_tflops(e.a_type, e.xf32()) * 1e12 / f64::from(e.arch.caps().compute_units);
+    2.0 * f64::from(e.tile.0) * f64::from(e.tile.1) / per_cu
+}
+
+/// The composed prediction for a launch of `e` (whose row is `row`) over the column-major
+/// `m x n` problem in `splits` K ranges of `k` each (whole K tiles): each measured arrangement's
+/// composition ([`compose_bounded`] of the square row and of [`Row::column`]) placed
+/// at the L2 hit fraction the model would measure for its grid ([`l2_estimate`], the grids of the
+/// launch's regime: `F`'s workgroups below one per CU, else `R1`'s), and the launch's time
+/// interpolated between them at its own estimate (linear, clamped to the measured range;
+/// arrangements within 0.02 of each other averaged). A decode kernel's arrangements are all one
+/// column: its square composition.
+pub fn compose_problem(row: &Row, e: &KernelEntry, m: u32, n: u32, splits: u32, k: f64) -> f64 {
+    let tiles = u64::from(m.div_ceil(e.tile.0.max(1))) * u64::from(n.div_ceil(e.tile.1.max(1)));
+    let wgs = tiles * u64::from(splits.max(1));
+    let w = wg_k_seconds(e);
+    let square = compose_bounded(row, e.arch, wgs, k, w);
+    if e.is_decode() {
+        return square;
+    }
+    let g = grid_workgroups(e.arch, row.occupancy);
+    let measured = if wgs < g[1] { g[1] } else { g[2] };
+    let at = |a: Arrangement| {
+        let (gm, gn) = grid_shape(e, measured, a);
+        l2_estimate(e, row.a_share, gm as u32, gn as u32, 1, measured)
+    };
+    let mut points = vec![
+        (at(Arrangement::Square), square),
+        (at(Arrangement::Column), compose_bounded(&row.column(), e.arch, wgs, k, w)),
+    ];
+    points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut merged: Vec<(f64, f64, f64)> = Vec::new(); // (hit fraction, summed time, count)
+    for (x, t) in points {
+        match merged.last_mut() {
+            Some(last) if x - last.0 / last.2 <= 0.02 => *last = (last.0 + x, last.1 + t, last.2 + 1.0),
+            _ => merged.push((x, t, 1.0)),
+        }
+    }
+    let pts: Vec<(f64, f64)> = merged.iter().map(|&(x, t, c)| (x / c, t / c)).collect();
+    let ours = l2_estimate(e, row.a_share, m, n, splits, wgs.min(g[2]));
+    if ours <= pts[0].0 {
+        return pts[0].1;
+    }
+    for pair in pts.windows(2) {
+        let ((x0, t0), (x1, t1)) = (pair[0], pair[1]);
+        if ours <= x1 {
+            return t0 + (t1 - t0) * (ours - x0) / (x1 - x0);
+        }
+    }
+    pts[pts.len() - 1].1
+}
+
 /// The timing model through the characterisation table: what the dispatcher ranks by.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TableModel;
@@ -294,18 +605,15 @@ impl TableModel {
     /// The composed prediction for `plan`, or why the table has none (stale or missing row).
     pub fn composed(plan: &KernelPlan, p: &GemmProblem) -> Result<f64, String> {
         let row = table().row(plan.entry)?;
-        let wgs = u64::from(plan.grid[0]) * u64::from(plan.grid[1]) * u64::from(plan.grid[2]);
         let e = plan.entry;
         let kt = f64::from(e.tile.2.max(1));
         let k = (p.k.max(1) as f64 / kt).ceil() * kt;
-        let per_cu = e.arch.mfma_ceiling_tflops(e.a_type, e.xf32()) * 1e12 / f64::from(e.arch.caps().compute_units);
-        let wg_k_seconds = 2.0 * f64::from(e.tile.0) * f64::from(e.tile.1) / per_cu;
-        // The characterisation's grids are near-square arrangements of tiles that share their
-        // A and B panels through L2 and the Infinity Cache; a skinny or wide problem's operands
-        // are read with little reuse, traffic the table never measured. Its compulsory bytes at
-        // the peak HBM bandwidth bound the composed time ([`crate::plan::bounds`]).
+        let splits = plan.grid[2].max(1);
+        let t = compose_problem(row, e, plan.problem.m, plan.problem.n, splits, k);
+        // Physics: no launch beats its compulsory bytes at the peak HBM bandwidth
+        // ([`crate::plan::bounds`]).
         let memory = crate::plan::bounds::floor(e.arch, p, e.xf32()).memory_seconds;
-        Ok(compose_bounded(row, e.arch, wgs, k, wg_k_seconds).max(memory))
+        Ok(t.max(memory))
     }
 }
 
@@ -313,59 +621,122 @@ impl TableModel {
 mod tests {
     use super::*;
 
+    fn row(kernel: &str, arch: Arch, hash: u64) -> Row {
+        Row {
+            kernel: kernel.into(),
+            arch,
+            hash,
+            occupancy: 2,
+            h_wgs: 256,
+            k: [100, 300, 1300],
+            s: [1.0, 3.0, 13.0],
+            h: [1.5, 3.5, 13.5],
+            f: [2.0, 4.0, 14.0],
+            r1: [3.0, 7.0, 27.0],
+            r3: [7.0, 19.0, 79.0],
+            wf: [2.5, 6.0, 30.0],
+            w1: [4.0, 11.0, 61.0],
+            w3: [9.0, 29.0, 149.0],
+            a_share: 0.25,
+        }
+    }
+
     #[test]
     fn the_table_text_round_trips() {
         let e = gemm_kernels::catalogue().iter().find(|e| characterised(e)).unwrap();
-        let row = Row {
-            kernel: e.name.into(),
-            arch: e.arch,
-            hash: code_hash(e),
-            occupancy: 2,
-            k: [128, 384],
-            s: [1.25e-6, 3.1e-6],
-            f: [2.0e-6, 4.000000000000001e-6],
-            r1: [3.0e-6, 7.0e-6],
-            r3: [8.0e-6, 19.0e-6],
-        };
+        let mut r = row(e.name, e.arch, code_hash(e));
+        r.s[0] = 1.25e-6;
+        r.f[1] = 4.000000000000001e-6;
         let mut t = Table::default();
-        t.rows.insert(row.kernel.clone(), row.clone());
+        t.rows.insert(r.kernel.clone(), r.clone());
         t.fingerprints.insert(e.arch, 0x0123_4567_89ab_cdef);
         let back = Table::parse(&t.to_text()).unwrap();
-        assert_eq!(back.rows[e.name], row);
+        assert_eq!(back.rows[e.name], r);
         assert_eq!(back.fingerprints[&e.arch], 0x0123_4567_89ab_cdef);
         assert!(back.row(e).is_ok());
         // Another kernel's code under this name is stale.
-        let mut stale = row;
+        let mut stale = r.clone();
         stale.hash ^= 1;
         t.rows.insert(stale.kernel.clone(), stale);
         assert!(t.row(e).unwrap_err().contains("changed"));
         assert!(Table::parse("a\tb\n").is_err());
+        // K values that do not increase are refused.
+        let mut bad = Table::default();
+        let mut legacy = r.clone();
+        r.k = [100, 300, 200];
+        bad.rows.insert(r.kernel.clone(), r);
+        assert!(Table::parse(&bad.to_text()).unwrap_err().contains("increase"));
+        // A legacy row (no deep point) is written in its own 14 fields and read back.
+        legacy.k[2] = legacy.k[1];
+        let mut old = Table::default();
+        old.rows.insert(legacy.kernel.clone(), legacy);
+        let text = old.to_text();
+        assert!(text.lines().last().is_some_and(|l| l.split('\t').count() == LEGACY_FIELDS), "{text}");
+        assert!(Table::parse(&text).unwrap().rows[e.name].is_legacy());
     }
 
     #[test]
     fn composition_follows_the_grid_arithmetic() {
-        let row = Row {
-            kernel: "x".into(),
-            arch: Arch::Gfx942,
-            hash: 0,
-            occupancy: 2,
-            k: [100, 300],
-            s: [1.0, 3.0],
-            f: [2.0, 4.0],
-            r1: [3.0, 7.0],
-            r3: [7.0, 19.0],
-        };
+        let row = row("x", Arch::Gfx942, 0);
         let a = Arch::Gfx942; // 8 XCDs x 38 CUs
         assert_eq!(compose(&row, a, 1, 100.0), 1.0);
         assert_eq!(compose(&row, a, 8, 200.0), 2.0);
+        // Up to `h_wgs` workgroups from H, beyond from F (both at least S).
+        assert_eq!(compose(&row, a, 256, 100.0), 1.5);
+        assert_eq!(compose(&row, a, 128, 300.0), 3.0);
+        assert_eq!(compose(&row, a, 280, 300.0), 4.0 * 280.0 / 304.0);
         assert_eq!(compose(&row, a, 304, 100.0), 2.0);
         assert_eq!(compose(&row, a, 608, 100.0), 3.0);
         // Three rounds: R1 and two steady periods is R3 itself.
         assert_eq!(compose(&row, a, 3 * 608, 300.0), 19.0);
         // Ten rounds: R1 + 9 periods of (19 - 7) / 2 at k_hi.
         assert_eq!(compose(&row, a, 10 * 608, 300.0), 7.0 + 9.0 * 6.0);
-        // Linear in K, extrapolated beyond k_hi.
-        assert_eq!(compose(&row, a, 608, 500.0), 11.0);
+        // Piecewise linear in K: between k_hi and k_deep on the second piece, beyond k_deep
+        // extrapolated along it.
+        assert_eq!(compose(&row, a, 608, 800.0), 17.0);
+        assert_eq!(compose(&row, a, 608, 2300.0), 47.0);
         assert!(compose(&row, a, 10 * 608 + 8, 300.0) > compose(&row, a, 10 * 608, 300.0));
+        // The one-column arrangement: its own F, R1 and R3; S and H the square grids'.
+        let c = row.column();
+        assert_eq!((c.f, c.r1, c.r3, c.s, c.h), (row.wf, row.w1, row.w3, row.s, row.h));
+        assert_eq!(compose(&c, a, 3 * 608, 300.0), 29.0);
+    }
+
+    /// The workgroup order the footprint follows covers every tile once, whatever the order; the
+    /// sharing of a launch's panels on one XCD places it between the measured arrangements: the
+    /// one-column grid shares B and never A, the one-row grid the reverse, a square problem both.
+    #[test]
+    fn the_l2_estimate_follows_the_launchs_sharing() {
+        for (order, tm, tn) in [((0, 0), 7, 5), ((4, 8), 19, 16), ((2, 3), 40, 3), ((1, 0), 16, 16)] {
+            let mut seen = std::collections::HashSet::new();
+            for pid in 0..tm * tn {
+                let (x, y) = tile_of(order, 8, tm, tn, pid);
+                assert!(x < tm && y < tn && seen.insert((x, y)), "{order:?} {tm}x{tn}: {pid}");
+            }
+        }
+        let e = gemm_kernels::for_arch(Arch::Gfx942)
+            .find(|e| characterised(e) && !e.is_decode() && e.tile.0 == 256 && e.tile.1 == 256)
+            .expect("a 256x256 kernel");
+        let at = |a: Arrangement| {
+            let (m, n) = grid_shape(e, 304, a);
+            xcd_sharing(e, m as u32, n as u32, 1, 304)
+        };
+        // 38 workgroups on the first XCD: one A panel for all is shared by 37 of them.
+        let all_but_one = 37.0 / 38.0;
+        let (a, b) = at(Arrangement::Column);
+        assert!(a == 0.0 && (b - all_but_one).abs() < 1e-9, "{a} {b}");
+        let (a, b) = at(Arrangement::Row);
+        assert!((a - all_but_one).abs() < 1e-9 && b == 0.0, "{a} {b}");
+        let (a, b) = at(Arrangement::Square);
+        assert!(a > 0.3 && b > 0.3, "{a} {b}");
+        // Weights of 76032 rows against one activation column: A never shared; 32768 activation
+        // rows against 256 weight rows: B never shared.
+        let (a, b) = xcd_sharing(e, 76032, 1, 1, 304);
+        assert!(a == 0.0 && b > 0.9, "{a} {b}");
+        let (a, b) = xcd_sharing(e, 256, 32768, 1, 304);
+        assert!(a > 0.9 && b == 0.0, "{a} {b}");
+        // The estimate weighs the two by the window's share of A lines.
+        assert_eq!(l2_estimate(e, 1.0, 256, 32768, 1, 304), a);
+        assert_eq!(l2_estimate(e, 0.0, 256, 32768, 1, 304), 0.0);
     }
 }

@@ -2,7 +2,7 @@
 //! ([`kernel_plan`]: can a kernel run it, and its argument bytes), ranked by the timing model's
 //! characterisation table the build embeds ([`cost_table`], [`choice`]); split-K and the split
 //! tail ([`splitk`]); one grouped launch for many problems ([`grouped`]); fused epilogues and fp8
-//! scales ([`fused`]); and the physics every predicted time obeys ([`bounds`]). [`gemm_plan`] puts them together: the launches of one GEMM on one device.
+//! scales ([`fused`]); and the physics every predicted time obeys ([`bounds`]) on one sampled grid of shapes ([`sampled`]). [`gemm_plan`] puts them together: the launches of one GEMM on one device.
 //! Backends execute plans; nothing here touches memory or a device.
 
 pub mod block_scaled;
@@ -13,4 +13,5 @@ pub mod fused;
 pub mod gemm_plan;
 pub mod grouped;
 pub mod kernel_plan;
+pub mod sampled;
 pub mod splitk;

@@ -240,8 +240,7 @@ pub fn table_estimate(sp: &SplitPlan, p: &GemmProblem) -> Option<f64> {
     })?;
     let row = crate::plan::cost_table::table().row(plain).ok()?;
     let cm = &sp.problem;
-    let tiles = u64::from(cm.m.div_ceil(e.tile.0)) * u64::from(cm.n.div_ceil(e.tile.1));
-    let t = crate::plan::cost_table::compose(row, arch, tiles * u64::from(sp.splits), f64::from(sp.kchunk))
+    let t = crate::plan::cost_table::compose_problem(row, plain, cm.m, cm.n, sp.splits, f64::from(sp.kchunk))
         + traffic_seconds(arch, p, cm.m, cm.n, sp.splits, sp.wstride);
     let floor = crate::plan::bounds::floor(arch, p, e.xf32()).seconds();
     Some(t.max(floor + workspace_seconds(arch, sp.splits, sp.wstride)))
@@ -277,12 +276,13 @@ fn decode_split(
     let by_cap = (WORKSPACE_CAP / wstride as usize) as u32;
     let most = (slots / tiles).min(u64::from(cm.k / kt)).min(u64::from(by_cap)) as u32;
     let floor = crate::plan::bounds::floor(arch, p, false).seconds();
-    let plain_t = crate::plan::cost_table::compose(row, arch, tiles, f64::from(cm.k.next_multiple_of(kt))).max(floor);
+    let plain_t = crate::plan::cost_table::compose_problem(row, e, cm.m, cm.n, 1, f64::from(cm.k.next_multiple_of(kt)))
+        .max(floor);
     let mut best: Option<(f64, u32, u32)> = None;
     for want in 2..=most {
         let kchunk = cm.k.div_ceil(want).next_multiple_of(kt);
         let splits = cm.k.div_ceil(kchunk);
-        let t = crate::plan::cost_table::compose(row, arch, tiles * u64::from(splits), f64::from(kchunk))
+        let t = crate::plan::cost_table::compose_problem(row, e, cm.m, cm.n, splits, f64::from(kchunk))
             + traffic_seconds(arch, p, cm.m, cm.n, splits, wstride);
         let t = t.max(floor + workspace_seconds(arch, splits, wstride));
         if best.is_none_or(|b| t < b.0) {

@@ -7,7 +7,9 @@
 
 use crate::model::{predict_plan, problem_for};
 use gemm_core::Arch;
-use gemm_dispatch::plan::cost_table::{characterised, code_hash, fnv1a, Row, Table, FNV_OFFSET};
+use gemm_dispatch::plan::cost_table::{
+    characterised, code_hash, fnv1a, grid_shape, grid_workgroups, xcd_sharing, Arrangement, Row, Table, FNV_OFFSET,
+};
 use gemm_dispatch::plan::kernel_plan;
 use gemm_emu::timing::{ModelOptions, Params};
 use gemm_kernels::KernelEntry;
@@ -33,83 +35,125 @@ pub fn model_fingerprint(arch: Arch) -> u64 {
     fnv1a(text.bytes(), FNV_OFFSET)
 }
 
-/// The grids of the characterisation, in workgroups: `S`, `F`, `R1`, `R3`.
-fn grids(arch: Arch, occupancy: u32) -> [u64; 4] {
-    let p = Params::for_arch(arch);
-    let cus = u64::from(p.cus());
+/// The K values `e` is characterised at, for a kernel that keeps `occupancy` workgroups per CU.
+///
+/// A tiled kernel: 4 and 12 K tiles (problems of short K), and a deep K of 64 K tiles and at least
+/// 4096, past the 128 KiB window of each workgroup's loads in which the timing model measures its
+/// cache hit fractions (so the slope beyond it is the main loop's), at most what keeps the
+/// streaming `W1` grid's A under the 2 GiB a buffer offset reaches.
+///
+/// A decode kernel's K step is short against the K of the layers it runs (4096..28672): at 4 and
+/// 12 steps its per-workgroup fixed cost (the waves' reduction and the epilogue) and the streaming
+/// rate would be measured on runs of a few KiB per row. It is characterised at the longest K whose
+/// `R3` grid (3 rounds of `occupancy` workgroups per CU) keeps A under 2 GiB, at most 12288, and at
+/// a quarter and a half of that.
+pub fn k_points(e: &KernelEntry, occupancy: u32) -> [u32; 3] {
+    let kt = e.tile.2.max(1);
+    let cus = u64::from(Params::for_arch(e.arch).cus());
     let occ = u64::from(occupancy.max(1));
-    [u64::from(p.xcds), cus, cus * occ, 3 * cus * occ]
-}
-
-/// `m x n` of whole tiles making about `wgs` workgroups of `e`, as square as the count allows;
-/// for a decode kernel one column of tiles (a decode problem's few activation columns against
-/// many weight rows: each workgroup streams its own rows, and B is the same for all).
-fn shape_for(e: &KernelEntry, wgs: u64) -> (usize, usize) {
-    let z = u64::from(e.launch(e.tile.0, e.tile.1).0[2].max(1));
-    let t = wgs.div_ceil(z).max(1);
+    let under_2gib = |rows: u64| ((1u64 << 31) - (1 << 24)) / (rows * e.a_type.size_bytes() as u64);
     if e.is_decode() {
-        return (t as usize * e.tile.0 as usize, e.tile.1 as usize);
+        let most = under_2gib(3 * cus * occ * u64::from(e.tile.0));
+        let hi = (most.min(12288) as u32 / kt * kt).max(12 * kt);
+        return [(hi / 4 / kt * kt).max(4 * kt), (hi / 2 / kt * kt).max(8 * kt), hi];
     }
-    let mut gx = (t as f64).sqrt() as u64;
-    while gx > 1 && !t.is_multiple_of(gx) {
-        gx -= 1;
-    }
-    let gx = gx.max(1);
-    let gy = t / gx;
-    (gx as usize * e.tile.0 as usize, gy as usize * e.tile.1 as usize)
+    let most = under_2gib(cus * occ * u64::from(e.tile.0)) as u32 / kt * kt;
+    let deep = (64 * kt).max(4096).next_multiple_of(kt).min(most).max(24 * kt);
+    [4 * kt, 12 * kt, deep]
 }
 
 /// Runs the timing model on `e`'s characterisation launches.
 pub fn characterise(e: &'static KernelEntry, opts: &ModelOptions) -> Result<Row, String> {
     let kt = e.tile.2.max(1);
-    let predict = |m: usize, n: usize, k: u32| -> Result<gemm_emu::timing::Prediction, String> {
+    let predict = |(m, n): (usize, usize), k: u32| -> Result<gemm_emu::timing::Prediction, String> {
         let p = problem_for(e, m, n, k as usize);
         let plan = kernel_plan::plan_for(e, &p)?;
         predict_plan(&plan, &p, opts)
     };
     // The occupancy the model finds (registers, LDS, wave slots) sizes the round grids.
-    let (m0, n0) = shape_for(e, 8);
-    let decode = e.is_decode();
-    let first = predict(m0, n0, 4 * kt)?;
+    let s_shape = grid_shape(e, 8, Arrangement::Square);
+    let first = predict(s_shape, 4 * kt)?;
     let occupancy = first.occupancy.workgroups;
-    // A decode kernel's K step is short against the K of the layers it runs (4096..28672): at
-    // 4 and 12 steps its per-workgroup fixed cost (the waves' reduction and the epilogue) and
-    // the streaming rate would be measured on runs of a few KiB per row. It is characterised at
-    // the longest K whose `R3` grid (3 rounds of `occupancy` workgroups per CU) keeps A under
-    // the 2 GiB a buffer offset reaches, at most 12288, and a quarter of that.
-    let k = if decode {
-        let rows = 3 * u64::from(Params::for_arch(e.arch).cus()) * u64::from(occupancy.max(1)) * u64::from(e.tile.0);
-        let most = ((1u64 << 31) - (1 << 24)) / (rows * e.a_type.size_bytes() as u64);
-        let hi = (most.min(12288) as u32 / kt * kt).max(12 * kt);
-        [(hi / 4 / kt * kt).max(4 * kt), hi]
-    } else {
-        [4 * kt, 12 * kt]
-    };
-    let g = grids(e.arch, occupancy);
-    let mut times = [[0f64; 2]; 4];
-    for (gi, &wgs) in g.iter().enumerate() {
-        let (m, n) = shape_for(e, wgs);
+    let k = k_points(e, occupancy);
+    let g = grid_workgroups(e.arch, occupancy);
+    let h_wgs = h_workgroups(e.arch);
+    use Arrangement::{Column, Square};
+    // S, H, F, R1, R3 square; WF, W1, W3 one column (a decode kernel's grids are all one column,
+    // `grid_shape`: not run twice).
+    let grids: [(u64, Arrangement); 8] = [
+        (g[0], Square),
+        (u64::from(h_wgs), Square),
+        (g[1], Square),
+        (g[2], Square),
+        (g[3], Square),
+        (g[1], Column),
+        (g[2], Column),
+        (g[3], Column),
+    ];
+    let mut times = [[0f64; 3]; 8];
+    // The model's L2 hit fraction on WF at k_deep, for `a_share`.
+    let mut hit = 0f64;
+    for (gi, &(wgs, arrangement)) in grids.iter().enumerate() {
         for (ki, &kk) in k.iter().enumerate() {
-            times[gi][ki] = if gi == 0 && ki == 0 && k[0] == 4 * kt {
+            times[gi][ki] = if gi == 0 && kk == 4 * kt {
                 first.seconds
-            } else if gi == 2 && occupancy <= 1 {
-                times[1][ki]
+            } else if matches!(gi, 3 | 6) && occupancy <= 1 {
+                // One workgroup per CU: a round is F.
+                times[gi - 1][ki]
+            } else if gi >= 5 && e.is_decode() {
+                times[gi - 3][ki]
             } else {
-                predict(m, n, kk)?.seconds
+                let x = predict(grid_shape(e, wgs, arrangement), kk)?;
+                if ki == 2 && gi == 5 {
+                    hit = x.hits.l2;
+                }
+                x.seconds
             };
         }
     }
+    let a_share = if e.is_decode() { 0.0 } else { a_share(e, g[1], hit) };
     Ok(Row {
         kernel: e.name.to_string(),
         arch: e.arch,
         hash: code_hash(e),
         occupancy,
+        h_wgs,
         k,
         s: times[0],
-        f: times[1],
-        r1: times[2],
-        r3: times[3],
+        h: times[1],
+        f: times[2],
+        r1: times[3],
+        r3: times[4],
+        wf: times[5],
+        w1: times[6],
+        w3: times[7],
+        a_share,
     })
+}
+
+/// The share of the lines the model's footprint window samples that are A's, from the hit
+/// fraction `l2` the model measured on the one-column grid of `wgs` workgroups: there A is never
+/// shared and B by all but one workgroup of the XCD (`sB`, [`xcd_sharing`]), so `l2 = (1 - a) sB`.
+fn a_share(e: &KernelEntry, wgs: u64, l2: f64) -> f64 {
+    let (m, n) = grid_shape(e, wgs, Arrangement::Column);
+    let (_, sb) = xcd_sharing(e, m as u32, n as u32, 1, wgs);
+    if sb > 0.0 {
+        (1.0 - l2 / sb).clamp(0.0, 1.0)
+    } else {
+        0.5
+    }
+}
+
+/// The workgroups of the `H` grid on `arch`: the most whose first round the timing model's
+/// footprint pass (with [`options`]) samples on two XCDs or more. It samples whole XCDs' resident
+/// workgroups up to `max_sampled_wgs` and measures the Infinity Cache's sharing between the XCDs
+/// it sampled, none with one (`gemm_emu::timing::grid::footprint`): so up to this count the model
+/// serves shared panels from the Infinity Cache, and above it from HBM, and a launch's time
+/// jumps there. At most one below the CU count (`F` is the grid above it).
+pub fn h_workgroups(arch: Arch) -> u32 {
+    let p = Params::for_arch(arch);
+    let per_xcd = (options().max_sampled_wgs / 2).max(1) as u32;
+    (per_xcd * p.xcds).min(p.cus() - 1)
 }
 
 /// Whether the timing model `table` was characterised with is the one built in, for `arch`.
@@ -247,6 +291,29 @@ mod tests {
             }
         }
         eprintln!("worst relative error of the composed predictions: {:.1}%", worst * 100.0);
+    }
+
+    /// The runtime's footprint ([`gemm_dispatch::plan::cost_table::tile_of`]) follows each
+    /// catalogue kernel's workgroup order as the compiler lowers it (`gemm_compiler::grid`).
+    #[test]
+    fn the_runtime_follows_the_compilers_workgroup_order() {
+        use gemm_compiler::grid::{tile_of as compiler_tile, GridOrder, XCDS};
+        let mut orders: Vec<(u32, u32)> = gemm_kernels::catalogue().iter().map(|e| e.grid_order).collect();
+        orders.sort_unstable();
+        orders.dedup();
+        assert!(orders.iter().any(|o| o.0 > 0 && o.1 > 0), "{orders:?}");
+        for &(chunk, wgm) in &orders {
+            for (tm, tn) in [(7, 5), (16, 19), (297, 1), (1, 128), (40, 3), (24, 25)] {
+                for pid in 0..tm * tn {
+                    let (x, y) = (pid % tm, pid / tm);
+                    assert_eq!(
+                        gemm_dispatch::plan::cost_table::tile_of((chunk, wgm), XCDS, tm, tn, pid),
+                        compiler_tile(GridOrder { chunk, wgm }, tm, tn, x, y),
+                        "order ({chunk}, {wgm}) {tm}x{tn} id {pid}"
+                    );
+                }
+            }
+        }
     }
 
     /// The runtime composes the table's rows with the chip's XCD and CU counts from

@@ -99,10 +99,7 @@ fn dtype_of(name: &str, arch: Arch) -> Result<(DType, DType), String> {
 /// The timing model's prediction of every launch of `plan` (seconds, summed).
 pub fn predict_gemm_plan(plan: &GemmPlan, p: &GemmProblem) -> Result<f64, String> {
     let opts = gemm_emu::timing::ModelOptions::default();
-    match &plan.split {
-        None => crate::model::predict_plan(&plan.kernel, p, &opts).map(|x| x.seconds),
-        Some(sp) => crate::split_eval::predict_split(sp, p, &opts).map(|xs| xs.iter().map(|x| x.seconds).sum()),
-    }
+    crate::model::predict_gemm_launches(plan, p, &opts).map(|xs| xs.iter().map(|x| x.seconds).sum())
 }
 
 /// The plan the dispatcher made before the decode kernels: the table's best tiled kernel

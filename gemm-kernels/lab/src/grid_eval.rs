@@ -10,9 +10,10 @@
 
 use crate::model::predict_plan;
 use crate::timing_cost::TimingModel;
-use gemm_core::{Arch, DType, GemmProblem, Layout, Transpose};
+use gemm_core::{Arch, GemmProblem};
 use gemm_dispatch::plan::choice::{self, TableModel};
 use gemm_dispatch::plan::kernel_plan;
+use gemm_dispatch::plan::sampled::{self, Grid};
 use std::fmt::Write as _;
 
 /// One problem of the grid.
@@ -26,54 +27,16 @@ pub struct GridRow {
     pub model: Result<f64, String>,
     /// The candidate the model predicts fastest, and its seconds (with `best`).
     pub best: Option<(&'static str, f64)>,
+    /// With `best`: every candidate, its composed (table) and modelled seconds.
+    pub candidates: Vec<(&'static str, f64, f64)>,
 }
 
-/// The grid's shapes: `full` or the CI subset.
-pub fn shapes(full: bool) -> Vec<(usize, usize, usize)> {
-    if !full {
-        return vec![(2048, 2048, 2048), (4096, 16384, 1024), (16, 8192, 4096), (1, 4096, 4096)];
-    }
-    let mut g = Vec::new();
-    for s in [256, 1024, 4096, 8192, 16384] {
-        g.push((s, s, s));
-    }
-    g.extend([
-        (4096, 57344, 8192),
-        (4096, 65536, 1024),
-        (65536, 4096, 1024),
-        (32768, 256, 4096),
-        (128, 128, 65536),
-        (1024, 1024, 65536),
-        (1000, 1000, 1000),
-    ]);
-    for m in [1, 16, 64, 256] {
-        for (n, k) in [(8192, 12288), (76032, 8192), (28672, 4096), (1280, 8192)] {
-            g.push((m, n, k));
-        }
-    }
-    g
-}
-
-/// The problems of the grid on `arch`.
+/// The problems of the grid on `arch`: the runtime's sampled shapes
+/// ([`gemm_dispatch::plan::sampled`], the ones its physics test composes the table on) in bf16 and
+/// the arch's fp8, both layouts.
 pub fn problems(arch: Arch, full: bool) -> Vec<GemmProblem> {
-    let fp8 = match arch {
-        Arch::Gfx942 => DType::Fp8E4M3Fnuz,
-        Arch::Gfx950 => DType::Fp8E4M3,
-    };
-    let mut out = Vec::new();
-    for (m, n, k) in shapes(full) {
-        for (ab, c) in [(DType::Bf16, DType::Bf16), (fp8, DType::F32)] {
-            for tb in [Transpose::Yes, Transpose::No] {
-                out.push(
-                    GemmProblem::new(m, n, k)
-                        .with_layout(Layout::RowMajor)
-                        .with_transposes(Transpose::No, tb)
-                        .with_dtypes(ab, ab, c),
-                );
-            }
-        }
-    }
-    out
+    let grid = if full { Grid::Full } else { Grid::Ci };
+    sampled::problems(grid, &sampled::model_dtypes(arch))
 }
 
 /// Evaluates every `(arch, problem)` on `jobs` threads; `progress(done, total)` as each ends.
@@ -90,15 +53,19 @@ pub fn evaluate(
         let plan = choice::choose(arch, &p).ok()?;
         let table = TableModel::composed(&plan, &p).ok()?;
         let model = predict_plan(&plan, &p, &opts).map(|x| x.seconds);
-        let best = best
-            .then(|| {
-                gemm_kernels::for_arch(arch)
-                    .filter_map(|e| kernel_plan::plan_for(e, &p).ok())
-                    .filter_map(|pl| predict_plan(&pl, &p, &opts).ok().map(|x| (pl.entry.name, x.seconds)))
-                    .min_by(|a, b| a.1.total_cmp(&b.1))
-            })
-            .flatten();
-        let row = GridRow { arch, problem: p, pick: plan.entry.name, table, model, best };
+        let candidates: Vec<(&'static str, f64, f64)> = if best {
+            gemm_kernels::for_arch(arch)
+                .filter_map(|e| kernel_plan::plan_for(e, &p).ok())
+                .filter_map(|pl| {
+                    let t = TableModel::composed(&pl, &p).unwrap_or(f64::NAN);
+                    predict_plan(&pl, &p, &opts).ok().map(|x| (pl.entry.name, t, x.seconds))
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let best = candidates.iter().map(|c| (c.0, c.2)).min_by(|a, b| a.1.total_cmp(&b.1));
+        let row = GridRow { arch, problem: p, pick: plan.entry.name, table, model, best, candidates };
         progress(done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1, problems.len(), &row);
         Some(row)
     })
@@ -120,6 +87,38 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
+/// Every candidate of every problem, table against model (`gemm plan --grid ... --best
+/// --detail`): where the composition ranks kernels differently from the model.
+pub fn detail(rows: &[GridRow]) -> String {
+    let mut s = String::new();
+    for r in rows {
+        let p = &r.problem;
+        let _ = writeln!(
+            s,
+            "{} {}x{}x{} {} {}",
+            r.arch.name(),
+            p.m,
+            p.n,
+            p.k,
+            p.a_type,
+            if p.trans_b.is_yes() { "xW^T" } else { "AB" }
+        );
+        let mut c = r.candidates.clone();
+        c.sort_by(|a, b| a.2.total_cmp(&b.2));
+        for (name, t, m) in c {
+            let mark = if name == r.pick { "*" } else { " " };
+            let _ = writeln!(
+                s,
+                "  {mark} {name:<66} table {:>10.1} model {:>10.1} {:+.0}%",
+                t * 1e6,
+                m * 1e6,
+                (t / m - 1.0) * 100.0
+            );
+        }
+    }
+    s
+}
+
 /// One line per problem, then the summary: median and worst |table / model - 1| for the pick,
 /// and (with `best`) how often the pick is more than 5% slower than the model's best and by how
 /// much.
@@ -127,8 +126,8 @@ pub fn report(rows: &[GridRow]) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{:<7} {:>20} {:<6} {:<4} {:>11} {:>11} {:>7}  {:>11}  pick / model's best",
-        "arch", "MxNxK", "dtype", "form", "table us", "model us", "error", "best us"
+        "{:<7} {:>20} {:<6} {:<4} {:>11} {:>11} {:>7}  {:<66} {:>11}  model's best",
+        "arch", "MxNxK", "dtype", "form", "table us", "model us", "error", "pick", "best us"
     );
     for r in rows {
         let p = &r.problem;
@@ -140,14 +139,15 @@ pub fn report(rows: &[GridRow]) -> String {
         });
         let _ = writeln!(
             s,
-            "{:<7} {:>20} {:<6} {:<4} {:>11.1} {:>11} {:>7}  {best}",
+            "{:<7} {:>20} {:<6} {:<4} {:>11.1} {:>11} {:>7}  {:<66} {best}",
             r.arch.name(),
             format!("{}x{}x{}", p.m, p.n, p.k),
             if p.a_type.is_fp8() { "fp8" } else { "bf16" },
             if p.trans_b.is_yes() { "xW^T" } else { "AB" },
             r.table * 1e6,
             model,
-            err
+            err,
+            r.pick
         );
     }
     let errs: Vec<f64> = rows.iter().filter_map(table_error).map(f64::abs).collect();
@@ -178,19 +178,31 @@ pub fn report(rows: &[GridRow]) -> String {
 mod tests {
     use super::*;
 
-    /// The CI grid (four gfx950 bf16 problems: a square, a wide N, two decode shapes): every
-    /// problem gets a pick, a table figure and a model figure, and the report carries the
-    /// summary. The agreement itself is reported (`gemm plan --grid full`), not asserted here.
+    /// The CI grid ([`Grid::Ci`]: a square, a deep K, a wide decode shape and a tensor-parallel
+    /// shard, all in the full grid) on both archs as bf16 Linear layers (`x * W^T`): the table's
+    /// composed time for the dispatcher's pick tracks the timing model's prediction of the same
+    /// launch within the issue-28 bars (median 15%, every problem 25%). The full grid
+    /// (`gemm plan --grid full --best`) is the device machine's, results in
+    /// `results/plan-grid-full-best.txt`.
     #[test]
-    fn the_ci_grid_compares_table_and_model() {
-        let probs: Vec<(Arch, GemmProblem)> =
-            [Arch::Gfx950].into_iter().flat_map(|a| problems(a, false).into_iter().map(move |p| (a, p))).collect();
-        let rows = evaluate(&probs[..4], false, 2, &|_, _, _| {});
-        assert_eq!(rows.len(), 4, "every CI problem runs");
-        for r in &rows {
-            assert!(r.table > 0.0 && r.model.as_ref().is_ok_and(|m| *m > 0.0), "{r:?}");
-        }
+    fn the_ci_grid_tracks_the_timing_model() {
+        let probs: Vec<(Arch, GemmProblem)> = Arch::ALL
+            .into_iter()
+            .flat_map(|a| {
+                problems(a, false)
+                    .into_iter()
+                    .filter(|p| p.a_type == gemm_core::DType::Bf16 && p.trans_b.is_yes())
+                    .map(move |p| (a, p))
+            })
+            .collect();
+        assert_eq!(probs.len(), 8);
+        let rows = evaluate(&probs, false, 2, &|_, _, _| {});
         let text = report(&rows);
-        assert!(text.contains("median |error|") && text.contains("2048x2048x2048"), "{text}");
+        assert_eq!(rows.len(), 8, "every CI problem runs:\n{text}");
+        let errs: Vec<f64> = rows.iter().filter_map(table_error).map(f64::abs).collect();
+        assert_eq!(errs.len(), 8, "the model predicts every pick:\n{text}");
+        assert!(median(errs.clone()) <= 0.15, "median |table / model - 1| above 15%:\n{text}");
+        assert!(errs.iter().all(|&e| e <= 0.25), "a problem beyond 25%:\n{text}");
+        assert!(text.contains("median |error|") && text.contains("1024x1024x1024"), "{text}");
     }
 }

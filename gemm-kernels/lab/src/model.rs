@@ -34,6 +34,21 @@ pub fn predict_plan(plan: &KernelPlan, p: &GemmProblem, opts: &ModelOptions) -> 
     Model::new(plan.entry.arch).predict(dev.memory(), &w, opts).map_err(|e| e.to_string())
 }
 
+/// The timing model's prediction of every launch of a dispatcher plan
+/// ([`gemm_dispatch::plan::gemm_plan::plan_gemm`]) in launch order: its one kernel, or a split's
+/// launches (the head, the partial kernel and the reduction). What the runtime launches, so a
+/// speed claim takes its figure from here and not from one kernel alone.
+pub fn predict_gemm_launches(
+    plan: &gemm_dispatch::plan::gemm_plan::GemmPlan,
+    p: &GemmProblem,
+    opts: &ModelOptions,
+) -> Result<Vec<Prediction>, String> {
+    match &plan.split {
+        None => predict_plan(&plan.kernel, p, opts).map(|x| vec![x]),
+        Some(sp) => crate::split_eval::predict_split(sp, p, opts),
+    }
+}
+
 /// Predicts one grouped launch of the problems `ps` on `arch` ([`gemm_dispatch::plan::grouped::plan`]): every
 /// group's operands zero-filled in an emulated device's memory, the problem table packed for
 /// their addresses and placed there too, the grid of every group's tiles. `Err` says why the

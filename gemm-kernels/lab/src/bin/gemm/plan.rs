@@ -57,13 +57,21 @@ pub struct PlanArgs {
     #[arg(long)]
     characterise: bool,
     /// Compare the characterisation table with the timing model on a sampled grid of shapes
-    /// (`ci`: four problems; `full`: 120 per arch, for many cores): median and worst error for
+    /// (`gemm_dispatch::plan::sampled`; `ci`: 16 problems per arch; `full`: 120 per arch, for many
+    /// cores): median and worst error for
     /// the dispatcher's pick, and with `--best` how often the model's best kernel differs.
     #[arg(long, value_parser = ["ci", "full"])]
     grid: Option<String>,
     /// With `--grid`: also run the model on every candidate (the model's best kernel).
     #[arg(long)]
     best: bool,
+    /// With `--grid`: only these shapes of the grid, each `MxNxK` (repeat the flag), in `--dtype`
+    /// and the form `--transb` says (`x * W^T` with it, `A * B` without).
+    #[arg(long, value_name = "MxNxK")]
+    grid_shape: Vec<String>,
+    /// With `--grid --best`: also every candidate's table and model figures.
+    #[arg(long)]
+    detail: bool,
     /// With `--characterise` or `--grid`: threads (default: all cores).
     #[arg(long)]
     jobs: Option<usize>,
@@ -134,6 +142,12 @@ pub fn plan(args: &PlanArgs) -> Result<(), String> {
         let probs: Vec<(Arch, GemmProblem)> = archs
             .iter()
             .flat_map(|&a| gemm_lab::grid_eval::problems(a, full).into_iter().map(move |p| (a, p)))
+            .filter(|(_, p)| {
+                args.grid_shape.is_empty()
+                    || (args.grid_shape.contains(&format!("{}x{}x{}", p.m, p.n, p.k))
+                        && p.a_type == args.dtype
+                        && p.trans_b.is_yes() == args.transb)
+            })
             .collect();
         let jobs = args.jobs.unwrap_or_else(gemm_lab::jobs::default_jobs);
         eprintln!("table against the timing model on {} problems, {jobs} thread(s)", probs.len());
@@ -141,6 +155,9 @@ pub fn plan(args: &PlanArgs) -> Result<(), String> {
             let e = gemm_lab::grid_eval::table_error(r).map_or("-".into(), |e| format!("{:+.0}%", e * 100.0));
             eprintln!("  [{d}/{t}] {} {}x{}x{} {}: {e}", r.arch, r.problem.m, r.problem.n, r.problem.k, r.pick);
         });
+        if args.detail {
+            print!("{}", gemm_lab::grid_eval::detail(&rows));
+        }
         print!("{}", gemm_lab::grid_eval::report(&rows));
         return Ok(());
     }
@@ -240,11 +257,8 @@ pub fn plan(args: &PlanArgs) -> Result<(), String> {
                         if let Ok(Some(gp)) =
                             gemm_dispatch::plan::gemm_plan::plan_gemm(arch, arch.caps().compute_units, &p)
                         {
-                            let modelled = match &gp.split {
-                                None => gemm_lab::model::predict_plan(&gp.kernel, &p, &timing.opts).map(|x| x.seconds),
-                                Some(sp) => gemm_lab::split_eval::predict_split(sp, &p, &timing.opts)
-                                    .map(|xs| xs.iter().map(|x| x.seconds).sum()),
-                            };
+                            let modelled = gemm_lab::model::predict_gemm_launches(&gp, &p, &timing.opts)
+                                .map(|xs| xs.iter().map(|x| x.seconds).sum::<f64>());
                             let table = TableModel::composed(&gp.kernel, &p);
                             match (modelled, gp.split.is_some()) {
                                 (Ok(m), split) => println!(
