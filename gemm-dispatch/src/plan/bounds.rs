@@ -98,7 +98,7 @@ mod tests {
                 }
             }
         }
-        assert!(checked > 5_000, "only {checked} predictions checked");
+        assert!(checked > 4_000, "only {checked} predictions checked");
         assert!(
             bad.is_empty(),
             "{} of {checked} predictions beat physics, e.g.:\n{}",

@@ -165,7 +165,7 @@ pub fn model_matches(table: &Table, arch: Arch) -> bool {
 pub type Progress<'a> = dyn Fn(usize, usize, &KernelEntry, &Result<Row, String>) + Sync + 'a;
 
 /// Characterises every [`characterised`] catalogue kernel whose name contains `only` (all if
-/// `None`) on `jobs` threads, calling `progress(done, total, kernel, result)` as each finishes.
+/// `None`; a comma-separated list: any of them) on `jobs` threads, calling `progress(done, total, kernel, result)` as each finishes.
 /// Rows of `keep` for the other kernels are kept where their code has not changed, so a partial
 /// run updates a table. Returns the table and the kernels the model could not predict.
 pub fn characterise_catalogue(
@@ -177,7 +177,7 @@ pub fn characterise_catalogue(
     use std::sync::atomic::{AtomicUsize, Ordering};
     let todo: Vec<&'static KernelEntry> = gemm_kernels::catalogue()
         .iter()
-        .filter(|e| characterised(e) && only.is_none_or(|s| e.name.contains(s)))
+        .filter(|e| characterised(e) && only.is_none_or(|s| s.split(',').any(|x| e.name.contains(x))))
         .collect();
     let done = AtomicUsize::new(0);
     let opts = options();

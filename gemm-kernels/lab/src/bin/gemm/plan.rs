@@ -75,7 +75,8 @@ pub struct PlanArgs {
     /// With `--characterise` or `--grid`: threads (default: all cores).
     #[arg(long)]
     jobs: Option<usize>,
-    /// With `--characterise`: only kernels whose name contains this (other rows are kept while
+    /// With `--characterise`: only kernels whose name contains this, or one of a comma-separated
+    /// list (other rows are kept while
     /// their code and the model are unchanged).
     #[arg(long)]
     only: Option<String>,
