@@ -41,20 +41,20 @@ pub fn plan_gemm(arch: Arch, cus: u32, p: &GemmProblem) -> Result<Option<GemmPla
     // it (weights too wide for the decode kernel's columns). Both plans by the table.
     let Ok(tiled) = choice::choose_tiled(arch, p) else { return Ok(Some(plan)) };
     let alt = GemmPlan { kernel: tiled, split: splitk::choose_on(arch, cus, p, Some(&tiled)).ok() };
-    Ok(Some(if estimate(&alt, p) < estimate(&plan, p) { alt } else { plan }))
-}
-
-/// The characterisation table's time for a plan: its split's table estimate
-/// ([`splitk::table_estimate`], a decode split's own), else the split's static estimate, else
-/// the kernel's composed time.
-fn estimate(plan: &GemmPlan, p: &GemmProblem) -> f64 {
-    match &plan.split {
-        Some(sp) => splitk::table_estimate(sp, p).unwrap_or(sp.estimate_split),
-        None => crate::plan::cost_table::TableModel::composed(&plan.kernel, p).unwrap_or(f64::INFINITY),
-    }
+    Ok(Some(if alt.estimate(p) < plan.estimate(p) { alt } else { plan }))
 }
 
 impl GemmPlan {
+    /// The characterisation table's time for the plan, what the dispatcher ranks it by: its
+    /// split's table estimate ([`splitk::table_estimate`], a decode split's own), else the
+    /// split's static estimate, else the kernel's composed time.
+    pub fn estimate(&self, p: &GemmProblem) -> f64 {
+        match &self.split {
+            Some(sp) => splitk::table_estimate(sp, p).unwrap_or(sp.estimate_split),
+            None => crate::plan::cost_table::TableModel::composed(&self.kernel, p).unwrap_or(f64::INFINITY),
+        }
+    }
+
     /// Bytes of device workspace the launches need (0 without a split).
     pub fn workspace_bytes(&self) -> usize {
         self.split.as_ref().map_or(0, SplitPlan::workspace_bytes)
