@@ -34,6 +34,14 @@ pub fn plan_gemm(arch: Arch, cus: u32, p: &GemmProblem) -> Result<Option<GemmPla
     let kernel = choice::choose(arch, p)?;
     let split = splitk::choose_on(arch, cus, p, Some(&kernel)).ok();
     let plan = GemmPlan { kernel, split };
+    // A split the characterisation table composes slower than the plain kernel is dropped (the
+    // table is measured on the whole chip: a partition keeps the static choice).
+    let plain = GemmPlan { kernel, split: None };
+    let plan = if plan.split.is_some() && cus == arch.caps().compute_units && plan.estimate(p) >= plain.estimate(p) {
+        plain
+    } else {
+        plan
+    };
     if !kernel.entry.is_decode() {
         return Ok(Some(plan));
     }

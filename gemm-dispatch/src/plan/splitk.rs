@@ -222,11 +222,9 @@ fn few_tiles(arch: Arch, cus: u32, p: &GemmProblem, plain: Option<&KernelPlan>) 
 /// partial kernel is its plain twin (same tile, schedule and inputs, f32 out) writing a slab,
 /// so that twin's row composed at `tiles x splits` workgroups and K = `kchunk`, plus the
 /// reduction's traffic at HBM bandwidth, at least the memory floor and the workspace's bytes.
-/// `None` for a split tail or where the twin has no fresh row.
+/// A split tail adds its head (the plain kernel's row composed over the head's columns).
+/// `None` where the twin or the head has no fresh row.
 pub fn table_estimate(sp: &SplitPlan, p: &GemmProblem) -> Option<f64> {
-    if sp.head.is_some() {
-        return None;
-    }
     let e = sp.partial;
     let arch = e.arch;
     let plain = gemm_kernels::for_arch(arch).find(|x| {
@@ -240,7 +238,19 @@ pub fn table_estimate(sp: &SplitPlan, p: &GemmProblem) -> Option<f64> {
     })?;
     let row = crate::plan::cost_table::table().row(plain).ok()?;
     let cm = &sp.problem;
-    let t = crate::plan::cost_table::compose_problem(row, plain, cm.m, cm.n, sp.splits, f64::from(sp.kchunk))
+    // A split tail's head: the plain kernel over the whole tile columns before `col0`, its own
+    // launch before the split part's (one stream).
+    let head = match &sp.head {
+        Some(h) => {
+            let kt = h.entry.tile.2.max(1);
+            let k = f64::from(h.problem.k.div_ceil(kt) * kt);
+            let hrow = crate::plan::cost_table::table().row(h.entry).ok()?;
+            crate::plan::cost_table::compose_problem(hrow, h.entry, h.problem.m, h.problem.n, 1, k)
+        }
+        None => 0.0,
+    };
+    let t = head
+        + crate::plan::cost_table::compose_problem(row, plain, cm.m, cm.n, sp.splits, f64::from(sp.kchunk))
         + traffic_seconds(arch, p, cm.m, cm.n, sp.splits, sp.wstride);
     let floor = crate::plan::bounds::floor(arch, p, e.xf32()).seconds();
     Some(t.max(floor + workspace_seconds(arch, sp.splits, sp.wstride)))
