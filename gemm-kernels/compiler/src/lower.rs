@@ -190,6 +190,12 @@ struct L<'a> {
     mx: Option<mx::MxScales>,
     /// Block-scaled fp8 kernels: the scale streams and group sums (`lower/block_fp8.rs`).
     bf: Option<block_fp8::Fp8Blocks>,
+    /// The 16-byte pieces per lane group a fragment register holds
+    /// (`schedule::frag_pieces`): all of the K tile's, or one slice's (slim ping-pong).
+    fpieces: u32,
+    /// Slim fragments: the LDS buffer of an `LdsToRegs` whose reads wait for the `Dot`
+    /// after it (the two run one piece group at a time).
+    deferred_read: Option<u32>,
 }
 
 /// The registers of the phase-counter sync (`schedule/phase.rs`).
@@ -876,7 +882,7 @@ impl L<'_> {
             }
         }
         let nfrag = c.blocks(op) as usize;
-        let fdw = (lds::reads_per_block(&c) * 4) as u8;
+        let fdw = (self.fpieces * 4) as u8;
         let frags = (0..nfrag).map(|_| self.vn(fdw)).collect();
         // Direct-to-LDS: DMA instruction j of wave w fills the tile's bytes
         // [(j*W + w) * 64*size, +64*size), lane l at + l*size; that slot holds logical byte
@@ -1231,6 +1237,11 @@ impl L<'_> {
 
     fn lds_to_regs(&mut self, buf: u32) {
         let c = *self.c();
+        if self.fpieces < lds::reads_per_block(&c) {
+            // Slim fragments: the Dot right after reads and multiplies piece group by group.
+            self.deferred_read = Some(buf);
+            return;
+        }
         for h in 0..lds::reads_per_block(&c) {
             for x in 0..2 {
                 for blk in 0..self.cp[x].frags.len() {
@@ -1278,6 +1289,19 @@ impl L<'_> {
             return self.bf_dot();
         }
         let c = *self.c();
+        if let Some(buf) = self.deferred_read.take() {
+            let (fp, bn) = (self.fpieces, self.cp[1].frags.len() as u32);
+            for g in 0..lds::reads_per_block(&c) / fp {
+                let sl = crate::schedule::Slice { pieces: (g * fp, (g + 1) * fp), bn: (0, bn), read_a: true };
+                for r in self.slice_reads(&sl) {
+                    self.emit_read(r, buf);
+                }
+                for i in self.slice_mfmas(&sl) {
+                    self.ie(i);
+                }
+            }
+            return;
+        }
         let op = self.mfma_op();
         let steps = c.tile.2 / c.mfma.k;
         // Dwords of one MFMA's operand per lane: K/G elements.
@@ -1416,13 +1440,14 @@ impl L<'_> {
             let rb = lds::op_row_bytes(&c, op);
             for j in 0..2u32 {
                 let (a, off) = self.ds_off(self.cp[x].raddr[blk], base + (8 * h + 4 * j) * rb);
-                let dst = sub(f, (4 * h + 2 * j) as u16, 2);
+                let dst = sub(f, (4 * (h % self.fpieces) + 2 * j) as u16, 2);
                 self.ie(Inst::new(Op::DS_READ_B64_TR_B16, &[dst, whole(a)]).offset(off));
             }
             return;
         }
         let (a, off) = self.read_at(x, blk, h as usize, base);
-        self.ie(Inst::new(Op::DS_READ_B128, &[sub(f, 4 * h as u16, 4), whole(a)]).offset(off));
+        let hf = (h % self.fpieces) as u16;
+        self.ie(Inst::new(Op::DS_READ_B128, &[sub(f, 4 * hf, 4), whole(a)]).offset(off));
     }
 
     /// The MFMAs of a slice: the K steps inside its pieces, every M block, its N blocks.
@@ -1445,7 +1470,9 @@ impl L<'_> {
                         out.extend(self.mx_mfmas(st, bm, bn, acc, *a, fb[bn]));
                         continue;
                     }
-                    out.push(self.mfma_inst(op, acc, sub(*a, st * rps, rps as u8), sub(fb[bn], st * rps, rps as u8)));
+                    // Slim fragments hold the slice's pieces only.
+                    let d = st * rps % (4 * self.fpieces as u16);
+                    out.push(self.mfma_inst(op, acc, sub(*a, d, rps as u8), sub(fb[bn], d, rps as u8)));
                 }
             }
         }
@@ -2438,6 +2465,8 @@ pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
         phase: None,
         mx: None,
         bf: None,
+        fpieces: crate::schedule::frag_pieces(&k.config),
+        deferred_read: None,
     };
     if reduce {
         l.reduce();
