@@ -998,7 +998,43 @@ impl L<'_> {
                 rem_s = Some(r);
             }
         }
+        if let (Some(rc), LoadKind::Element) = (rem_c, cp.kind) {
+            if crate::schedule::vector_tail(self.c()) {
+                return self.global_load_tail_fast(cp, rc);
+            }
+        }
         self.global_load_vectors(cp, 0..g.per_thread as usize, rem_s, rem_c);
+    }
+
+    /// The K tail tile of a K-contiguous operand (`schedule::vector_tail`): when the tail's
+    /// length is a whole number of 16-byte vectors (uniform, from `kr`), every vector lies
+    /// wholly before or past the end of K, so one guarded `buffer_load_dwordx4` per vector
+    /// loads it (the staging dwords hold the bytes as the element loads pack them);
+    /// otherwise the element loads.
+    fn global_load_tail_fast(&mut self, cp: Copy, rc: Reg) {
+        let x = Self::idx(cp.operand);
+        let g = self.cp[x].geom;
+        let (slow, done) = (self.p.label(), self.p.label());
+        let t = self.sv();
+        let mask = (16 / self.c().ab_bytes()) as i64 - 1;
+        // SCC = 1: the tail is not whole vectors.
+        self.i(Op::S_AND_B32, &[whole(t), whole(self.kr), int(mask)]);
+        self.p.branch(Op::S_CBRANCH_SCC1, slow);
+        let srd = self.cp[x].srd;
+        for p in 0..g.per_thread as usize {
+            let (o, og) = (self.vv(), self.vv());
+            let lo = self.cp[x].last_off;
+            self.i(Op::V_ADD_U32, &[whole(o), whole(lo), whole(self.cp[x].offs[p])]);
+            // The vector's first element is valid iff 0 < k - its K index.
+            self.i(Op::V_CMP_LT_I32, &[VCC, int(0), whole(rc)]);
+            self.i(Op::V_CNDMASK_B32, &[whole(og), whole(self.oob), whole(o), VCC]);
+            let dst = sub(self.cp[x].stage[p], 0, 4);
+            self.ie(Inst::new(Op::BUFFER_LOAD_DWORDX4, &[dst, whole(og), whole(srd), int(0)]).offen());
+        }
+        self.p.branch(Op::S_BRANCH, done);
+        self.p.place(slow);
+        self.global_load_vectors(cp, 0..g.per_thread as usize, None, Some(rc));
+        self.p.place(done);
     }
 
     /// The loads of vectors `ps` of [`Self::global_load`] (a schedule's copy share).

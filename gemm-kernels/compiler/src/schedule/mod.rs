@@ -290,6 +290,17 @@ pub fn frag_pieces(c: &KernelConfig) -> u32 {
     }
 }
 
+/// Whether the K tail tile of a K-contiguous operand takes vector loads when the tail is a
+/// whole number of 16-byte vectors (a uniform branch; element loads otherwise,
+/// `lower.rs` `global_load_tail_fast`). The element loads of a 256x256x128 fp8 tile are
+/// 128 `buffer_load_ubyte`s per wave with a compare and a select each: the timing model
+/// put 7 us of a 54 us 4096^3 launch of `fp8pp` before its first MFMA. Only the slim
+/// ping-pong kernels take it for now, so every other catalogue kernel keeps its bytes
+/// (and its row of the characterisation table) until the table is regenerated.
+pub fn vector_tail(c: &KernelConfig) -> bool {
+    matches!(c.schedule, Schedule::PingPongSlim { .. })
+}
+
 /// LDS-DMA instructions per wave of one operand's K tile.
 pub fn dma_per_wave(c: &KernelConfig, op: Operand) -> u32 {
     let per_inst = 64 * crate::passes::buffer_ops::dma_bytes(c.arch);
