@@ -999,14 +999,14 @@ impl L<'_> {
             }
         }
         if let (Some(rc), LoadKind::Element) = (rem_c, cp.kind) {
-            if crate::schedule::vector_tail(self.c()) {
+            if crate::schedule::slim_edges(self.c()) {
                 return self.global_load_tail_fast(cp, rc);
             }
         }
         self.global_load_vectors(cp, 0..g.per_thread as usize, rem_s, rem_c);
     }
 
-    /// The K tail tile of a K-contiguous operand (`schedule::vector_tail`): when the tail's
+    /// The K tail tile of a K-contiguous operand (`schedule::slim_edges`): when the tail's
     /// length is a whole number of 16-byte vectors (uniform, from `kr`), every vector lies
     /// wholly before or past the end of K, so one guarded `buffer_load_dwordx4` per vector
     /// loads it (the staging dwords hold the bytes as the element loads pack them);
@@ -1930,10 +1930,44 @@ impl L<'_> {
                     None
                 };
                 let acc = self.acc[(bm * c.blocks(Operand::B) + bn) as usize];
-                for q in 0..(c.acc_regs() / 4) as u16 {
+                // `schedule::slim_edges`: every quad's C and scale loads of the block are
+                // issued before the first quad's arithmetic (their latencies overlap);
+                // otherwise each quad loads and waits in turn.
+                let quads = (c.acc_regs() / 4) as u16;
+                let mut early = std::collections::BTreeMap::new();
+                if crate::schedule::slim_edges(&c) && c.fusion == crate::ir::Fusion::NONE {
+                    for q in 0..quads {
+                        let imm = (4 * g * q as u32 * ec) as i32;
+                        let cv = with_beta.then(|| {
+                            let cv = self.vn((4 * ec / 4) as u8);
+                            let opc = if ec == 4 { Op::BUFFER_LOAD_DWORDX4 } else { Op::BUFFER_LOAD_DWORDX2 };
+                            self.ie(Inst::new(opc, &[whole(cv), whole(base), srd, int(0)]).offen().offset(imm));
+                            cv
+                        });
+                        let rs4 = match (self.scale_vecs, row_off) {
+                            (Some(sv), Some(o)) => {
+                                let b = self.vn(4);
+                                let at = (4 * g * q as u32 * 4) as i32;
+                                self.ie(Inst::new(
+                                    Op::BUFFER_LOAD_DWORDX4,
+                                    &[whole(b), whole(o), whole(sv.srd_row), int(0)],
+                                )
+                                .offen()
+                                .offset(at));
+                                Some(b)
+                            }
+                            _ => None,
+                        };
+                        early.insert(q, (cv, rs4));
+                    }
+                }
+                for q in 0..quads {
                     let imm = (4 * g * q as u32 * ec) as i32;
                     let dw = (4 * ec / 4) as u8;
-                    let cv = if with_beta {
+                    let pre = early.get(&q).copied();
+                    let cv = if let Some((cv, _)) = pre {
+                        cv
+                    } else if with_beta {
                         let cv = self.vn(dw);
                         let opc = if ec == 4 { Op::BUFFER_LOAD_DWORDX4 } else { Op::BUFFER_LOAD_DWORDX2 };
                         self.ie(Inst::new(opc, &[whole(cv), whole(base), srd, int(0)]).offen().offset(imm));
@@ -1960,6 +1994,7 @@ impl L<'_> {
                     });
                     // fp8: the 4 rows' scales (one dwordx4 of the row vector).
                     let rs4 = match (self.scale_vecs, row_off) {
+                        _ if pre.is_some() => pre.and_then(|p| p.1),
                         (Some(sv), Some(o)) => {
                             let b = self.vn(4);
                             let at = (4 * g * q as u32 * 4) as i32;

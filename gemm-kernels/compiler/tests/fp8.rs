@@ -370,6 +370,22 @@ fn fp8_slim_ping_pong_every_mode() {
                     }
                 }
             }
+            // A whole first tile (the aligned stores, whose C and scale loads are issued per
+            // block, `schedule::slim_edges`) with beta != 0, both scale vectors, a K tail of
+            // whole vectors (vector loads) and padding.
+            let whole = Case {
+                m: 300,
+                n: 260,
+                k: 272,
+                pad: 16,
+                alpha: 0.5,
+                beta: -1.5,
+                scales: (2.0, 0.5, 0.25),
+                vectors: (true, true),
+            };
+            let mode = Mode::ALL[(fi + clusters as usize) % Mode::ALL.len()];
+            run_kernel(&k, &whole, Schedule { mode, seed: 150 }, &[]);
+            run_kernel(&k, &Case { beta: 0.0, vectors: (true, false), ..whole }, Schedule { mode, seed: 151 }, &[]);
         }
     }
 }

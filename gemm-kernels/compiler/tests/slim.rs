@@ -140,7 +140,7 @@ fn unplanted_slim_ping_pong_is_clean_and_right() {
             assert_eq!(wrong, 0, "{} {mode:?}", k.name);
         }
         // K tails of whole 16-byte vectors take the tail tile's vector loads
-        // (`schedule::vector_tail`): 80 and 16 bytes past the last whole tile, and a
+        // (`schedule::slim_edges`): 80 and 16 bytes past the last whole tile, and a
         // single partial tile; 100 takes the element loads.
         for (i, k_len) in [336, 400, 48, 100].into_iter().enumerate() {
             let (r, wrong) = run_k(&k, Mode::ALL[i % Mode::ALL.len()], k_len);

@@ -290,14 +290,17 @@ pub fn frag_pieces(c: &KernelConfig) -> u32 {
     }
 }
 
-/// Whether the K tail tile of a K-contiguous operand takes vector loads when the tail is a
-/// whole number of 16-byte vectors (a uniform branch; element loads otherwise,
-/// `lower.rs` `global_load_tail_fast`). The element loads of a 256x256x128 fp8 tile are
-/// 128 `buffer_load_ubyte`s per wave with a compare and a select each: the timing model
-/// put 7 us of a 54 us 4096^3 launch of `fp8pp` before its first MFMA. Only the slim
-/// ping-pong kernels take it for now, so every other catalogue kernel keeps its bytes
-/// (and its row of the characterisation table) until the table is regenerated.
-pub fn vector_tail(c: &KernelConfig) -> bool {
+/// Whether the kernel's prologue and epilogue take the lean forms: (1) the K tail tile of a
+/// K-contiguous operand by vector loads when the tail is a whole number of 16-byte vectors
+/// (a uniform branch; element loads otherwise, `lower.rs` `global_load_tail_fast`); (2)
+/// the epilogue's aligned stores issue every quad's C and scale-vector loads of a block
+/// before the first quad's arithmetic (`store_vectors`), instead of a load and a wait per
+/// quad. The timing model put 7 us of a 54 us 4096^3 launch of `fp8pp` before its first
+/// MFMA (128 `buffer_load_ubyte`s per wave, a compare and a select each) and 8 us after
+/// its last one (32 serial row-scale loads per wave). Only the slim ping-pong kernels take
+/// them for now, so every other catalogue kernel keeps its bytes (and its row of the
+/// characterisation table) until the table is regenerated.
+pub fn slim_edges(c: &KernelConfig) -> bool {
     matches!(c.schedule, Schedule::PingPongSlim { .. })
 }
 
