@@ -123,6 +123,17 @@
 //! * `fp8il` (gfx950): fp8 A^T B on 256x256x128 with 4 waves, 32x32x64 f8f6f4 MFMAs, the
 //!   4-wave interleave (HipKittens' best fp8 schedule; four slices = two K steps x two
 //!   halves of the N blocks), register-staged copies, 128 KiB of LDS.
+//! * `fp8pp` (gfx950): the tile of AMD's CDNA4 fp8 blog (256x256x128, 8 waves, LDS-DMA,
+//!   128 KiB of LDS), 2x4 waves of 128x64 with 32x32x64 f8f6f4 MFMAs, and the 8-wave
+//!   ping-pong with slim fragments (`Schedule::PingPongSlim`, two clusters = the two K
+//!   steps of the tile): the fragment registers hold one K step (48 VGPRs instead of 96),
+//!   so two waves per SIMD are resident (the whole-tile fragments needed 272 VGPR+AGPR).
+//!   Its prologue loads a K tail of whole vectors with vector loads and its epilogue issues
+//!   a block's C and scale loads before its arithmetic (`schedule::slim_edges`).
+//!   `gemm compare --schedules` (e4m3 -> f16): 2773.3 TFLOP/s at 4096^3 and 3082.5 at
+//!   8192^3, against 2125.0 and 2488.9 for `fp8il`; the blog's own ping-pong (`gemm
+//!   calibrate --only blog_pingpong`) predicts 3060.4 and 3145.9 (four clusters: 2203.7 at
+//!   4096^3 before the lean edges; without them two clusters gave 2478.3 and 2907.8).
 
 use crate::grid::GridOrder;
 use crate::ir::{Activation, Align, Arch, Bias, DmaPolicy, Fusion, KernelConfig, MfmaShape, SplitK};
@@ -233,6 +244,8 @@ const FP8_WHY_GFX950: &str = "fp8 (OCP e4m3/e5m2) A^T B with per-tensor scales: 
 const FP8_WHY_GFX942: &str =
     "fp8 (FNUZ e4m3/e5m2) A^T B with per-tensor scales: 256x256x64, 8 waves, 32x32x16 fp8 MFMAs, 64 KiB LDS, the 8-wave ping-pong (two clusters)";
 const FP8IL_WHY_GFX950: &str = "big fp8 (OCP e4m3/e5m2) A^T B problems: 256x256x128 with 4 waves (one per SIMD), 32x32x64 f8f6f4 MFMAs, the 4-wave interleave (HipKittens' fp8 schedule, four slices), register-staged copies, 128 KiB LDS: the fastest predicted gfx950 fp8 tile (gemm compare --schedules)";
+
+const FP8PP_WHY_GFX950: &str = "big fp8 (OCP e4m3/e5m2) A^T B problems: the tile of AMD's CDNA4 fp8 blog (256x256x128, 8 waves, LDS-DMA, 128 KiB LDS) with 2x4 waves of 128x64, 32x32x64 f8f6f4 MFMAs and the 8-wave ping-pong with slim fragments (one K step's fragments in registers: two waves per SIMD resident): 2773.3 / 3082.5 TFLOP/s at 4096^3 / 8192^3 against 2125.0 / 2488.9 for fp8il and 3060.4 / 3145.9 for the blog's ping-pong (gemm compare --schedules, gemm calibrate)";
 
 const INTERLEAVE_WHY_GFX950: &str = "big aligned problems: 256x256x64 with 4 waves (one per SIMD, 128x128 each), the 4-wave interleave (four slices, MFMAs interleaved with the next slice's LDS reads and the next tile's copies), every copy by LDS-DMA, M/N-contiguous operands into M/N-major tiles read with ds_read_b64_tr_b16: the fastest resident gfx950 bf16/f16 tile (gemm compare --schedules: 1304 TFLOP/s nn at 8192^3 against 797.5 for Triton's best)";
 
@@ -352,6 +365,15 @@ pub fn families() -> Vec<Family> {
                 schedule: Schedule::Interleave { slices: 4 },
                 dma: DmaPolicy::Never,
                 ..Family::new("fp8il", arch, (256, 256, 128), (2, 2), MfmaShape::fp8_32(arch), FP8IL_WHY_GFX950)
+            });
+        }
+        if arch == Arch::Gfx950 {
+            out.push(Family {
+                transposes: K_CONTIGUOUS,
+                grid: LARGE_GRID,
+                dtypes: &[DType::Fp8E4M3, DType::Fp8E5M2],
+                schedule: Schedule::PingPongSlim { clusters: 2 },
+                ..Family::new("fp8pp", arch, (256, 256, 128), (2, 4), MfmaShape::fp8_32(arch), FP8PP_WHY_GFX950)
             });
         }
         out.extend(fp8_more(arch));

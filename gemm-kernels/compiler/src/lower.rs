@@ -190,6 +190,12 @@ struct L<'a> {
     mx: Option<mx::MxScales>,
     /// Block-scaled fp8 kernels: the scale streams and group sums (`lower/block_fp8.rs`).
     bf: Option<block_fp8::Fp8Blocks>,
+    /// The 16-byte pieces per lane group a fragment register holds
+    /// (`schedule::frag_pieces`): all of the K tile's, or one slice's (slim ping-pong).
+    fpieces: u32,
+    /// Slim fragments: the LDS buffer of an `LdsToRegs` whose reads wait for the `Dot`
+    /// after it (the two run one piece group at a time).
+    deferred_read: Option<u32>,
 }
 
 /// The registers of the phase-counter sync (`schedule/phase.rs`).
@@ -876,7 +882,7 @@ impl L<'_> {
             }
         }
         let nfrag = c.blocks(op) as usize;
-        let fdw = (lds::reads_per_block(&c) * 4) as u8;
+        let fdw = (self.fpieces * 4) as u8;
         let frags = (0..nfrag).map(|_| self.vn(fdw)).collect();
         // Direct-to-LDS: DMA instruction j of wave w fills the tile's bytes
         // [(j*W + w) * 64*size, +64*size), lane l at + l*size; that slot holds logical byte
@@ -992,7 +998,43 @@ impl L<'_> {
                 rem_s = Some(r);
             }
         }
+        if let (Some(rc), LoadKind::Element) = (rem_c, cp.kind) {
+            if crate::schedule::slim_edges(self.c()) {
+                return self.global_load_tail_fast(cp, rc);
+            }
+        }
         self.global_load_vectors(cp, 0..g.per_thread as usize, rem_s, rem_c);
+    }
+
+    /// The K tail tile of a K-contiguous operand (`schedule::slim_edges`): when the tail's
+    /// length is a whole number of 16-byte vectors (uniform, from `kr`), every vector lies
+    /// wholly before or past the end of K, so one guarded `buffer_load_dwordx4` per vector
+    /// loads it (the staging dwords hold the bytes as the element loads pack them);
+    /// otherwise the element loads.
+    fn global_load_tail_fast(&mut self, cp: Copy, rc: Reg) {
+        let x = Self::idx(cp.operand);
+        let g = self.cp[x].geom;
+        let (slow, done) = (self.p.label(), self.p.label());
+        let t = self.sv();
+        let mask = (16 / self.c().ab_bytes()) as i64 - 1;
+        // SCC = 1: the tail is not whole vectors.
+        self.i(Op::S_AND_B32, &[whole(t), whole(self.kr), int(mask)]);
+        self.p.branch(Op::S_CBRANCH_SCC1, slow);
+        let srd = self.cp[x].srd;
+        for p in 0..g.per_thread as usize {
+            let (o, og) = (self.vv(), self.vv());
+            let lo = self.cp[x].last_off;
+            self.i(Op::V_ADD_U32, &[whole(o), whole(lo), whole(self.cp[x].offs[p])]);
+            // The vector's first element is valid iff 0 < k - its K index.
+            self.i(Op::V_CMP_LT_I32, &[VCC, int(0), whole(rc)]);
+            self.i(Op::V_CNDMASK_B32, &[whole(og), whole(self.oob), whole(o), VCC]);
+            let dst = sub(self.cp[x].stage[p], 0, 4);
+            self.ie(Inst::new(Op::BUFFER_LOAD_DWORDX4, &[dst, whole(og), whole(srd), int(0)]).offen());
+        }
+        self.p.branch(Op::S_BRANCH, done);
+        self.p.place(slow);
+        self.global_load_vectors(cp, 0..g.per_thread as usize, None, Some(rc));
+        self.p.place(done);
     }
 
     /// The loads of vectors `ps` of [`Self::global_load`] (a schedule's copy share).
@@ -1231,6 +1273,11 @@ impl L<'_> {
 
     fn lds_to_regs(&mut self, buf: u32) {
         let c = *self.c();
+        if self.fpieces < lds::reads_per_block(&c) {
+            // Slim fragments: the Dot right after reads and multiplies piece group by group.
+            self.deferred_read = Some(buf);
+            return;
+        }
         for h in 0..lds::reads_per_block(&c) {
             for x in 0..2 {
                 for blk in 0..self.cp[x].frags.len() {
@@ -1278,6 +1325,19 @@ impl L<'_> {
             return self.bf_dot();
         }
         let c = *self.c();
+        if let Some(buf) = self.deferred_read.take() {
+            let (fp, bn) = (self.fpieces, self.cp[1].frags.len() as u32);
+            for g in 0..lds::reads_per_block(&c) / fp {
+                let sl = crate::schedule::Slice { pieces: (g * fp, (g + 1) * fp), bn: (0, bn), read_a: true };
+                for r in self.slice_reads(&sl) {
+                    self.emit_read(r, buf);
+                }
+                for i in self.slice_mfmas(&sl) {
+                    self.ie(i);
+                }
+            }
+            return;
+        }
         let op = self.mfma_op();
         let steps = c.tile.2 / c.mfma.k;
         // Dwords of one MFMA's operand per lane: K/G elements.
@@ -1416,13 +1476,14 @@ impl L<'_> {
             let rb = lds::op_row_bytes(&c, op);
             for j in 0..2u32 {
                 let (a, off) = self.ds_off(self.cp[x].raddr[blk], base + (8 * h + 4 * j) * rb);
-                let dst = sub(f, (4 * h + 2 * j) as u16, 2);
+                let dst = sub(f, (4 * (h % self.fpieces) + 2 * j) as u16, 2);
                 self.ie(Inst::new(Op::DS_READ_B64_TR_B16, &[dst, whole(a)]).offset(off));
             }
             return;
         }
         let (a, off) = self.read_at(x, blk, h as usize, base);
-        self.ie(Inst::new(Op::DS_READ_B128, &[sub(f, 4 * h as u16, 4), whole(a)]).offset(off));
+        let hf = (h % self.fpieces) as u16;
+        self.ie(Inst::new(Op::DS_READ_B128, &[sub(f, 4 * hf, 4), whole(a)]).offset(off));
     }
 
     /// The MFMAs of a slice: the K steps inside its pieces, every M block, its N blocks.
@@ -1445,7 +1506,9 @@ impl L<'_> {
                         out.extend(self.mx_mfmas(st, bm, bn, acc, *a, fb[bn]));
                         continue;
                     }
-                    out.push(self.mfma_inst(op, acc, sub(*a, st * rps, rps as u8), sub(fb[bn], st * rps, rps as u8)));
+                    // Slim fragments hold the slice's pieces only.
+                    let d = st * rps % (4 * self.fpieces as u16);
+                    out.push(self.mfma_inst(op, acc, sub(*a, d, rps as u8), sub(fb[bn], d, rps as u8)));
                 }
             }
         }
@@ -1867,10 +1930,44 @@ impl L<'_> {
                     None
                 };
                 let acc = self.acc[(bm * c.blocks(Operand::B) + bn) as usize];
-                for q in 0..(c.acc_regs() / 4) as u16 {
+                // `schedule::slim_edges`: every quad's C and scale loads of the block are
+                // issued before the first quad's arithmetic (their latencies overlap);
+                // otherwise each quad loads and waits in turn.
+                let quads = (c.acc_regs() / 4) as u16;
+                let mut early = std::collections::BTreeMap::new();
+                if crate::schedule::slim_edges(&c) && c.fusion == crate::ir::Fusion::NONE {
+                    for q in 0..quads {
+                        let imm = (4 * g * q as u32 * ec) as i32;
+                        let cv = with_beta.then(|| {
+                            let cv = self.vn((4 * ec / 4) as u8);
+                            let opc = if ec == 4 { Op::BUFFER_LOAD_DWORDX4 } else { Op::BUFFER_LOAD_DWORDX2 };
+                            self.ie(Inst::new(opc, &[whole(cv), whole(base), srd, int(0)]).offen().offset(imm));
+                            cv
+                        });
+                        let rs4 = match (self.scale_vecs, row_off) {
+                            (Some(sv), Some(o)) => {
+                                let b = self.vn(4);
+                                let at = (4 * g * q as u32 * 4) as i32;
+                                self.ie(Inst::new(
+                                    Op::BUFFER_LOAD_DWORDX4,
+                                    &[whole(b), whole(o), whole(sv.srd_row), int(0)],
+                                )
+                                .offen()
+                                .offset(at));
+                                Some(b)
+                            }
+                            _ => None,
+                        };
+                        early.insert(q, (cv, rs4));
+                    }
+                }
+                for q in 0..quads {
                     let imm = (4 * g * q as u32 * ec) as i32;
                     let dw = (4 * ec / 4) as u8;
-                    let cv = if with_beta {
+                    let pre = early.get(&q).copied();
+                    let cv = if let Some((cv, _)) = pre {
+                        cv
+                    } else if with_beta {
                         let cv = self.vn(dw);
                         let opc = if ec == 4 { Op::BUFFER_LOAD_DWORDX4 } else { Op::BUFFER_LOAD_DWORDX2 };
                         self.ie(Inst::new(opc, &[whole(cv), whole(base), srd, int(0)]).offen().offset(imm));
@@ -1897,6 +1994,7 @@ impl L<'_> {
                     });
                     // fp8: the 4 rows' scales (one dwordx4 of the row vector).
                     let rs4 = match (self.scale_vecs, row_off) {
+                        _ if pre.is_some() => pre.and_then(|p| p.1),
                         (Some(sv), Some(o)) => {
                             let b = self.vn(4);
                             let at = (4 * g * q as u32 * 4) as i32;
@@ -2438,6 +2536,8 @@ pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
         phase: None,
         mx: None,
         bf: None,
+        fpieces: crate::schedule::frag_pieces(&k.config),
+        deferred_read: None,
     };
     if reduce {
         l.reduce();

@@ -78,7 +78,7 @@ pub enum PlantError {
 
 fn staggered(ls: &Option<LoopSchedule>) -> bool {
     ls.as_ref().is_some_and(|l| {
-        matches!(l.schedule, Schedule::PingPong { .. } | Schedule::Quadrant)
+        matches!(l.schedule, Schedule::PingPong { .. } | Schedule::PingPongSlim { .. } | Schedule::Quadrant)
             && l.enter.iter().any(|(r, _)| *r == Role::Group(1))
     })
 }

@@ -345,6 +345,51 @@ fn fp8_interleave_slices_hold_whole_k_steps() {
     }
 }
 
+/// The slim ping-pong (`Schedule::PingPongSlim`, the `fp8pp` family's schedule) on the
+/// edge shapes under every scheduling mode, both gfx950 flavours, bf16 out (the blog's)
+/// and f32, two and four clusters.
+#[test]
+fn fp8_slim_ping_pong_every_mode() {
+    use gemm_compiler::schedule::Schedule as S;
+    let arch = Arch::Gfx950;
+    for (fi, ab) in flavours(arch).into_iter().enumerate() {
+        for (clusters, c) in [(2, DType::Bf16), (4, DType::F32)] {
+            let mut cfg = KernelConfig::new(arch, ab, c, true, false, Align::Vec8).with_shape(
+                (256, 256, 128),
+                (2, 4),
+                MfmaShape::fp8_32(arch),
+                2,
+            );
+            cfg.schedule = S::PingPongSlim { clusters };
+            let k = compile(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name()));
+            k.resident().unwrap();
+            for (ci, cs) in CASES.iter().enumerate() {
+                for (mi, mode) in Mode::ALL.into_iter().enumerate() {
+                    if (ci + mi + fi) % 2 == 0 || ci == 3 {
+                        run_kernel(&k, cs, Schedule { mode, seed: 130 + (ci * 4 + mi) as u64 }, &[]);
+                    }
+                }
+            }
+            // A whole first tile (the aligned stores, whose C and scale loads are issued per
+            // block, `schedule::slim_edges`) with beta != 0, both scale vectors, a K tail of
+            // whole vectors (vector loads) and padding.
+            let whole = Case {
+                m: 300,
+                n: 260,
+                k: 272,
+                pad: 16,
+                alpha: 0.5,
+                beta: -1.5,
+                scales: (2.0, 0.5, 0.25),
+                vectors: (true, true),
+            };
+            let mode = Mode::ALL[(fi + clusters as usize) % Mode::ALL.len()];
+            run_kernel(&k, &whole, Schedule { mode, seed: 150 }, &[]);
+            run_kernel(&k, &Case { beta: 0.0, vectors: (true, false), ..whole }, Schedule { mode, seed: 151 }, &[]);
+        }
+    }
+}
+
 /// Per-row and per-column scale vectors (`kernel_args.rs`): row only, column only, both,
 /// on both archs and flavours, the vector and element store paths (edge tiles), beta = 0
 /// (NaN in C) and beta != 0, under every scheduling mode.

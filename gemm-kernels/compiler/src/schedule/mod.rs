@@ -54,6 +54,15 @@ pub enum Schedule {
     /// Ping-pong with this many dot clusters per K tile (1, 2 or 4; see
     /// [`Schedule::ping_pong_for`] for the rule).
     PingPong { clusters: u8 },
+    /// The ping-pong with slim fragments: the slices split the K tile's fragment pieces
+    /// (by MFMA K steps first, [`slices`]) and every slice's LDS reads load into the same
+    /// fragment registers, which then hold one slice's pieces instead of the whole K
+    /// tile's ([`frag_pieces`]). The loop is [`Schedule::PingPong`]'s; the drain reads and
+    /// multiplies one piece group at a time. This is what lets the 8-wave 256x256x128 fp8
+    /// tile of AMD's CDNA4 blog be resident on gfx950: its 32x32x64 fragments of a whole
+    /// K tile take 96 VGPRs, one K step's 48, and two waves per SIMD leave 256 VGPR+AGPR
+    /// per lane for them, the 128 accumulators and the addresses.
+    PingPongSlim { clusters: u8 },
     /// 4-wave instruction-level interleave with this many MFMA slices per K tile.
     Interleave { slices: u8 },
     /// CDNA4 copy interleave with this many stages (MFMA slices) per K tile.
@@ -91,6 +100,7 @@ impl Schedule {
         match self {
             Schedule::Pipelined => String::new(),
             Schedule::PingPong { clusters } => format!("_pp{clusters}"),
+            Schedule::PingPongSlim { clusters } => format!("_pps{clusters}"),
             Schedule::Interleave { slices } => format!("_il{slices}"),
             Schedule::CopyInterleave { stages } => format!("_ci{stages}"),
             Schedule::Quadrant => "_quad".into(),
@@ -102,6 +112,7 @@ impl Schedule {
         match self {
             Schedule::Pipelined => "pipelined".into(),
             Schedule::PingPong { clusters } => format!("pingpong{clusters}"),
+            Schedule::PingPongSlim { clusters } => format!("pingpong{clusters}slim"),
             Schedule::Interleave { slices } => format!("interleave{slices}"),
             Schedule::CopyInterleave { stages } => format!("copyinterleave{stages}"),
             Schedule::Quadrant => "quadrant".into(),
@@ -231,6 +242,8 @@ pub enum Reason {
     Phase(#[from] phase::Decline),
     #[error("a decode kernel has no LDS main loop to schedule (lower/decode.rs)")]
     Decode,
+    #[error("slim fragments: {0}")]
+    Slim(&'static str),
 }
 
 /// The slices of a K tile: by MFMA K steps first, then by halves of the N blocks. A slice
@@ -262,6 +275,33 @@ pub fn slices(c: &KernelConfig, n: u32) -> Result<Vec<Slice>, Reason> {
         }
     }
     Ok(out)
+}
+
+/// The 16-byte pieces per lane group one fragment register holds: the whole K tile's
+/// (`lds::reads_per_block`), or with [`Schedule::PingPongSlim`] one slice's.
+pub fn frag_pieces(c: &KernelConfig) -> u32 {
+    let all = crate::lds::reads_per_block(c);
+    match c.schedule {
+        Schedule::PingPongSlim { clusters } => match slices(c, clusters as u32) {
+            Ok(sl) => sl[0].pieces.1 - sl[0].pieces.0,
+            Err(_) => all,
+        },
+        _ => all,
+    }
+}
+
+/// Whether the kernel's prologue and epilogue take the lean forms: (1) the K tail tile of a
+/// K-contiguous operand by vector loads when the tail is a whole number of 16-byte vectors
+/// (a uniform branch; element loads otherwise, `lower.rs` `global_load_tail_fast`); (2)
+/// the epilogue's aligned stores issue every quad's C and scale-vector loads of a block
+/// before the first quad's arithmetic (`store_vectors`), instead of a load and a wait per
+/// quad. The timing model put 7 us of a 54 us 4096^3 launch of `fp8pp` before its first
+/// MFMA (128 `buffer_load_ubyte`s per wave, a compare and a select each) and 8 us after
+/// its last one (32 serial row-scale loads per wave). Only the slim ping-pong kernels take
+/// them for now, so every other catalogue kernel keeps its bytes (and its row of the
+/// characterisation table) until the table is regenerated.
+pub fn slim_edges(c: &KernelConfig) -> bool {
+    matches!(c.schedule, Schedule::PingPongSlim { .. })
 }
 
 /// LDS-DMA instructions per wave of one operand's K tile.
@@ -311,15 +351,28 @@ fn dot(slice: usize) -> Cluster {
     Cluster { kind: ClusterKind::Dot, ops: vec![MOp::SetPrio(1), MOp::Mfma { slice: slice as u8 }, MOp::SetPrio(0)] }
 }
 
-/// Builds the ping-pong loop.
-fn ping_pong(k: &Kernel, clusters: u32) -> Result<LoopSchedule, Reason> {
+/// Builds the ping-pong loop (`slim`: [`Schedule::PingPongSlim`]).
+fn ping_pong(k: &Kernel, clusters: u32, slim: bool) -> Result<LoopSchedule, Reason> {
     let c = &k.config;
-    let name = Schedule::PingPong { clusters: clusters as u8 }.label();
+    let schedule = if slim {
+        Schedule::PingPongSlim { clusters: clusters as u8 }
+    } else {
+        Schedule::PingPong { clusters: clusters as u8 }
+    };
+    let name = schedule.label();
     let need = if clusters == 1 { 4 } else { 8 };
     if c.waves != need {
         return Err(Reason::Waves { schedule: name, need, have: c.waves });
     }
     let sl = slices(c, clusters)?;
+    if slim {
+        if c.block_scale != crate::ir::BlockScale::None {
+            return Err(Reason::Slim("block-scaled kernels keep their scale registers per K tile"));
+        }
+        if clusters == 1 || frag_pieces(c) == crate::lds::reads_per_block(c) {
+            return Err(Reason::Slim("the slices do not split the K tile's fragment pieces: nothing to save"));
+        }
+    }
     // All copies of the next tile go in the first memory cluster: with the stagger, group
     // 1's copies must have landed by the barrier that lets group 0 read the next buffer
     // (the barrier after the last memory cluster), so issuing them first gives them the
@@ -371,7 +424,7 @@ fn ping_pong(k: &Kernel, clusters: u32) -> Result<LoopSchedule, Reason> {
         8 * c.ab_bytes(),
         clusters
     );
-    Ok(LoopSchedule { schedule: Schedule::PingPong { clusters: clusters as u8 }, slices: sl, enter, body, exit, rule })
+    Ok(LoopSchedule { schedule, slices: sl, enter, body, exit, rule })
 }
 
 /// Builds the 4-wave interleave.
@@ -467,7 +520,8 @@ pub fn plan(k: &Kernel) -> Result<Option<LoopSchedule>, Reason> {
     }
     let mut ls = match s {
         Schedule::Pipelined | Schedule::Decode { .. } => unreachable!(),
-        Schedule::PingPong { clusters } => ping_pong(k, clusters as u32)?,
+        Schedule::PingPong { clusters } => ping_pong(k, clusters as u32, false)?,
+        Schedule::PingPongSlim { clusters } => ping_pong(k, clusters as u32, true)?,
         Schedule::Interleave { slices } => interleave(k, slices as u32)?,
         Schedule::CopyInterleave { stages } => copy_interleave(k, stages as u32)?,
         Schedule::Quadrant => quadrant::quadrant(k)?,
