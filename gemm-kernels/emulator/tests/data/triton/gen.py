@@ -263,6 +263,8 @@ def main():
 #   gen.py --sweep DIR [--jobs N]            compile the first pass into DIR (manifest.json)
 #   gen.py --sweep DIR --names FILE          compile only the configurations FILE names (one
 #                                            kernel name a line: the winners kept as test data)
+#   gen.py --pick RESULTS > FILE             the winners of a ranking (`gemm peers --sweep` output)
+# peers/sweep.sh runs the whole recipe.
 #
 # The space, per arch, input dtype (bf16; fp8 e4m3: FNUZ on gfx942, OCP on gfx950) and layout
 # ("nn": row-major C = A * B; "tn": the Linear layer C = A * W^T, W row-major N x K):
@@ -368,8 +370,46 @@ def sweep(out_dir, names_file, jobs):
     write_manifest(out_dir, entries, refused=refused)
 
 
+# (shape, how many) kept per arch, dtype and layout from the ranking (`gen.py --pick`).
+KEEP = [("8192x8192x8192", 2), ("4096x4096x4096", 1), ("2048x2048x2048", 1), ("1024x1024x1024", 1)]
+
+
+def pick(results):
+    """Prints the winners of a `gemm peers --sweep` ranking (winners.txt): per arch, dtype and
+    layout the top KEEP of each shape, configurations with identical predictions counted once."""
+    res = {}
+    with open(results) as f:
+        for line in f:
+            if line.startswith("# top") or line.startswith("# winners"):
+                break
+            p = line.split()
+            if line.startswith("#") or len(p) < 6 or p[4].startswith("ours:"):
+                continue
+            try:
+                tf = float(p[5])
+            except ValueError:
+                tf = float("-inf")
+            res.setdefault(tuple(p[:3]), {}).setdefault(p[4], {})[p[3]] = tf
+    print("# Triton 3.9 sweep winners kept as test data for gemm peers: per arch, dtype and layout the")
+    print("# top 2 at 8192^3 and the top 1 at 4096^3, 2048^3 and 1024^3 of the first pass")
+    print("# (sweep-results.txt), configurations with identical predictions at every size counted once.")
+    for combo, names in res.items():
+        chosen, seen = [], set()
+        for shape, k in KEEP:
+            for n in sorted(names, key=lambda n: -names[n].get(shape, -1e9))[:k]:
+                sig = tuple(names[n].get(x) for x in sorted(names[n]))
+                if n not in chosen and sig not in seen:
+                    chosen.append(n)
+                    seen.add(sig)
+        print("# " + " ".join(combo))
+        for n in chosen:
+            print(n)
+
+
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1] == "--sweep":
+    if len(sys.argv) == 3 and sys.argv[1] == "--pick":
+        pick(sys.argv[2])
+    elif len(sys.argv) > 1 and sys.argv[1] == "--sweep":
         import argparse
         ap = argparse.ArgumentParser()
         ap.add_argument("--sweep", required=True)
