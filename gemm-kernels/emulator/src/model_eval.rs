@@ -639,7 +639,9 @@ impl TritonKernel {
     /// Short name: `triton bf16 128x128x64 w4 s2 evenk` (a sweep kernel's: its layout and
     /// options too, `triton e4m3->bf16 tn 256x256x64 w8 s2 m16 e0 k1`).
     pub fn label(&self) -> String {
-        if let (Some(l), Some(m), Some(e), Some(kp)) = (&self.layout, self.matrix_instr_nonkdim, self.waves_per_eu, self.kpack) {
+        if let (Some(l), Some(m), Some(e), Some(kp)) =
+            (&self.layout, self.matrix_instr_nonkdim, self.waves_per_eu, self.kpack)
+        {
             return format!(
                 "triton {}->{} {l} {}x{}x{} w{} s{} m{m} e{e} k{kp}",
                 self.dtype, self.out_dtype, self.block_m, self.block_n, self.block_k, self.num_warps, self.num_stages

@@ -105,7 +105,11 @@ pub fn shapes(args: &PeersArgs) -> Result<Vec<Shape>, String> {
             .shapes
             .iter()
             .map(|s| {
-                let v: Vec<usize> = s.split('x').map(|x| x.trim().parse::<usize>()).collect::<Result<_, _>>().map_err(|e| format!("--shapes {s}: {e}"))?;
+                let v: Vec<usize> = s
+                    .split('x')
+                    .map(|x| x.trim().parse::<usize>())
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| format!("--shapes {s}: {e}"))?;
                 match v[..] {
                     [m, n, k] => Ok(Shape { label: format!("{m}x{n}x{k}"), m, n, k }),
                     _ => Err(format!("--shapes {s}: expected MxNxK")),
@@ -157,7 +161,7 @@ pub enum Peer {
     /// The dispatcher's plan.
     Ours,
     /// A Triton kernel of the sweep.
-    Triton(TritonKernel),
+    Triton(Box<TritonKernel>),
     /// The blog's fp8 ping-pong.
     PingPong,
 }
@@ -172,8 +176,7 @@ pub fn peers_of(key: &CellKey, triton: &[TritonKernel], pingpong: Option<&Kernel
         triton
             .iter()
             .filter(|t| t.arch() == key.arch && t.dtype == tdt && t.layout.as_deref() == Some(tl))
-            .cloned()
-            .map(Peer::Triton),
+            .map(|t| Peer::Triton(Box::new(t.clone()))),
     );
     if let Some(pp) = pingpong {
         let s = &key.shape;
@@ -204,12 +207,16 @@ fn predict(key: &CellKey, peer: &Peer, tdir: &Path, pingpong: Option<&Kernel>, o
                 Some(d) => (d.plan, d.tflops),
             },
         },
-        Peer::Triton(t) => {
-            (t.file.trim_end_matches(".hsaco").to_string(), eval::predict_triton(tdir, t, s.m, s.n, s.k, opts).map(|p| p.tflops))
-        }
+        Peer::Triton(t) => (
+            t.file.trim_end_matches(".hsaco").to_string(),
+            eval::predict_triton(tdir, t, s.m, s.n, s.k, opts).map(|p| p.tflops),
+        ),
         Peer::PingPong => {
             let k = pingpong.expect("a ping-pong peer has its kernel");
-            ("blog ping-pong 256x256x128".into(), eval::predict_size_in(k, s.m, s.n, s.k, opts, CacheState::default()).map(|p| p.tflops))
+            (
+                "blog ping-pong 256x256x128".into(),
+                eval::predict_size_in(k, s.m, s.n, s.k, opts, CacheState::default()).map(|p| p.tflops),
+            )
         }
     };
     Predicted { what, tflops, secs: t0.elapsed().as_secs_f64() }
@@ -276,7 +283,8 @@ pub fn report(cells: &[(CellKey, Vec<Peer>, Vec<Predicted>)]) -> String {
         let ours = &preds[0];
         let tri = best_triton(peers, preds);
         let pp = peers.iter().zip(preds).find(|(p, _)| matches!(p, Peer::PingPong)).map(|(_, r)| r);
-        let best_foreign = [tri, pp].into_iter().flatten().filter_map(|r| r.tflops.as_ref().ok()).copied().fold(f64::NAN, f64::max);
+        let best_foreign =
+            [tri, pp].into_iter().flatten().filter_map(|r| r.tflops.as_ref().ok()).copied().fold(f64::NAN, f64::max);
         let (ab, _) = dtype_of(&key.dtype, key.arch).unwrap_or((DType::Bf16, DType::Bf16));
         let ceiling = key.arch.mfma_ceiling_tflops(ab, false);
         let ratio = match &ours.tflops {
@@ -339,7 +347,8 @@ pub fn report(cells: &[(CellKey, Vec<Peer>, Vec<Predicted>)]) -> String {
 /// each cell.
 pub fn sweep_report(cells: &[(CellKey, Vec<Peer>, Vec<Predicted>)], top: usize) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "# arch dtype layout shape configuration predicted-TFLOP/s (timing model; no-launch/refused: why)");
+    let _ =
+        writeln!(s, "# arch dtype layout shape configuration predicted-TFLOP/s (timing model; no-launch/refused: why)");
     let mut winners = String::new();
     for (key, peers, preds) in cells {
         let mut rows: Vec<(&Predicted, f64)> = peers
@@ -354,13 +363,37 @@ pub fn sweep_report(cells: &[(CellKey, Vec<Peer>, Vec<Predicted>)], top: usize) 
                 Ok(t) => format!("{t:.1}"),
                 Err(e) => format!("- {e}"),
             };
-            let _ = writeln!(s, "{} {} {} {} {} {v}", key.arch.name(), key.dtype, key.layout(), key.shape.label.replace(' ', "_"), r.what);
+            let _ = writeln!(
+                s,
+                "{} {} {} {} {} {v}",
+                key.arch.name(),
+                key.dtype,
+                key.layout(),
+                key.shape.label.replace(' ', "_"),
+                r.what
+            );
         }
         for (r, t) in rows.iter().take(top).filter(|(_, t)| t.is_finite()) {
-            let _ = writeln!(winners, "{} # {} {} {} {} {t:.1}", r.what, key.arch.name(), key.dtype, key.layout(), key.shape.label.replace(' ', "_"));
+            let _ = writeln!(
+                winners,
+                "{} # {} {} {} {} {t:.1}",
+                r.what,
+                key.arch.name(),
+                key.dtype,
+                key.layout(),
+                key.shape.label.replace(' ', "_")
+            );
         }
         if let Ok(o) = &preds[0].tflops {
-            let _ = writeln!(s, "{} {} {} {} ours:{} {o:.1}", key.arch.name(), key.dtype, key.layout(), key.shape.label.replace(' ', "_"), preds[0].what.replace(' ', "_"));
+            let _ = writeln!(
+                s,
+                "{} {} {} {} ours:{} {o:.1}",
+                key.arch.name(),
+                key.dtype,
+                key.layout(),
+                key.shape.label.replace(' ', "_"),
+                preds[0].what.replace(' ', "_")
+            );
         }
     }
     let _ = writeln!(s, "# winners (top {top} per cell): the names gen.py --sweep DIR --names FILE compiles");
@@ -406,7 +439,8 @@ pub fn run(args: &PeersArgs) -> Result<(), String> {
             v
         })
         .collect();
-    let items: Vec<(usize, usize)> = peers.iter().enumerate().flat_map(|(i, v)| (0..v.len()).map(move |j| (i, j))).collect();
+    let items: Vec<(usize, usize)> =
+        peers.iter().enumerate().flat_map(|(i, v)| (0..v.len()).map(move |j| (i, j))).collect();
     eprintln!(
         "gemm peers: {} cells, {} predictions ({} Triton kernels from {}) on {jobs} thread(s), one line as each finishes",
         keys.len(),

@@ -57,7 +57,11 @@ fn peers_of_each_cell() {
                     let prefix = format!("triton_{}_{tdt}_{}_", arch.name(), if linear { "tn" } else { "nn" });
                     assert!(tri.iter().all(|f| f.starts_with(&prefix)), "{prefix}: {tri:?}");
                     let with_pp = peers.iter().any(|p| matches!(p, Peer::PingPong));
-                    assert_eq!(with_pp, arch == Arch::Gfx950 && dtype == "fp8" && linear && built, "{arch} {dtype} {linear} {built}");
+                    assert_eq!(
+                        with_pp,
+                        arch == Arch::Gfx950 && dtype == "fp8" && linear && built,
+                        "{arch} {dtype} {linear} {built}"
+                    );
                 }
             }
         }
@@ -87,7 +91,12 @@ fn peers_prints_a_cell_with_every_peer() {
     ]);
     assert!(ok, "{stderr}");
     let ceiling = Arch::Gfx950.mfma_ceiling_tflops(gemm_core::DType::Fp8E4M3, false);
-    assert!(stdout.contains(&format!("== gfx950 fp8 linear (Y = X W^T, W row-major N x K; C bf16; MFMA ceiling {ceiling:.0} TFLOP/s) ==")), "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "== gfx950 fp8 linear (Y = X W^T, W row-major N x K; C bf16; MFMA ceiling {ceiling:.0} TFLOP/s) =="
+        )),
+        "{stdout}"
+    );
     let row = stdout.lines().find(|l| l.starts_with("256x256x512")).unwrap_or_else(|| panic!("no row: {stdout}"));
     let f: Vec<&str> = row.split_whitespace().collect();
     let num = |i: usize| f[i].parse::<f64>().unwrap_or_else(|_| panic!("column {i} of {row}"));
