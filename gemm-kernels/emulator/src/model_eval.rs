@@ -86,14 +86,28 @@ pub fn predict_published_in(
     opts: &ModelOptions,
     cache: CacheState,
 ) -> Result<Prediction, String> {
-    let operand_bytes: u64 = k.buffer_bytes(p.m, p.n, p.k).iter().map(|&b| b as u64).sum();
+    predict_size_in(k, p.m, p.n, p.k, opts, cache)
+}
+
+/// Predicts a calibration kernel at `m x n x kk` (a size it has a code object for, published
+/// or not: `gemm peers` runs the blog's ping-pong at the sizes of its table) in a given
+/// Infinity Cache state.
+pub fn predict_size_in(
+    k: &Kernel,
+    m: usize,
+    n: usize,
+    kk: usize,
+    opts: &ModelOptions,
+    cache: CacheState,
+) -> Result<Prediction, String> {
+    let operand_bytes: u64 = k.buffer_bytes(m, n, kk).iter().map(|&b| b as u64).sum();
     let opts = &ModelOptions { cache, operand_bytes, ..opts.clone() };
     let dev = Device::new(k.arch);
     let mut ptrs = [0u64; 3];
-    for (slot, bytes) in ptrs.iter_mut().zip(k.buffer_bytes(p.m, p.n, p.k)) {
+    for (slot, bytes) in ptrs.iter_mut().zip(k.buffer_bytes(m, n, kk)) {
         *slot = dev.alloc(bytes as u64).map_err(|e| e.to_string())?;
     }
-    let plan = k.plan(p.m, p.n, p.k, ptrs[0], ptrs[1], ptrs[2]).map_err(|e| e.to_string())?;
+    let plan = k.plan(m, n, kk, ptrs[0], ptrs[1], ptrs[2]).map_err(|e| e.to_string())?;
     let w = Workload {
         code_object: &plan.code_object,
         kernel: &plan.symbol,
@@ -574,6 +588,19 @@ pub struct TritonKernel {
     pub dynamic_lds: u32,
     pub block: [u32; 3],
     pub private_segment_fixed_size: u32,
+    /// The sweep's kernels (gen.py `--sweep`, issue 24) say their layout: `nn` (B row-major
+    /// K x N, the default) or `tn` (B given as W, N x K row-major: `stride_bn` = K at run time),
+    /// and the compiler options swept.
+    #[serde(default, rename = "layout_kind")]
+    pub layout: Option<String>,
+    #[serde(default)]
+    pub matrix_instr_nonkdim: Option<u32>,
+    #[serde(default)]
+    pub waves_per_eu: Option<u32>,
+    #[serde(default)]
+    pub kpack: Option<u32>,
+    #[serde(default)]
+    pub vgpr_spill_count: Option<u32>,
 }
 
 #[derive(Deserialize)]
@@ -609,8 +636,17 @@ impl TritonKernel {
     pub fn arch(&self) -> Arch {
         self.arch.parse().unwrap_or(Arch::Gfx942)
     }
-    /// Short name: `triton bf16 128x128x64 w4 s2 evenk`.
+    /// Short name: `triton bf16 128x128x64 w4 s2 evenk` (a sweep kernel's: its layout and
+    /// options too, `triton e4m3->bf16 tn 256x256x64 w8 s2 m16 e0 k1`).
     pub fn label(&self) -> String {
+        if let (Some(l), Some(m), Some(e), Some(kp)) =
+            (&self.layout, self.matrix_instr_nonkdim, self.waves_per_eu, self.kpack)
+        {
+            return format!(
+                "triton {}->{} {l} {}x{}x{} w{} s{} m{m} e{e} k{kp}",
+                self.dtype, self.out_dtype, self.block_m, self.block_n, self.block_k, self.num_warps, self.num_stages
+            );
+        }
         format!(
             "triton {}->{} {}x{}x{} w{} s{} {}",
             self.dtype,
@@ -644,6 +680,8 @@ impl TritonKernel {
                         "N" => n,
                         "K" | "stride_am" => k,
                         "stride_bk" | "stride_cm" => n,
+                        // The `tn` sweep kernels: B is W (N x K row-major), K-contiguous.
+                        "stride_bn" => k,
                         other => return Err(format!("{}: unknown argument {other}", self.file)),
                     };
                     i32::try_from(v).map_err(|_| format!("{name} = {v} does not fit i32"))?.to_le_bytes().to_vec()

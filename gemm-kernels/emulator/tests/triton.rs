@@ -24,14 +24,19 @@ fn data_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/triton")
 }
 
-fn manifest() -> Value {
-    let text = std::fs::read_to_string(data_dir().join("manifest.json")).expect("tests/data/triton/manifest.json");
+fn manifest_in(dir: &Path) -> Value {
+    let text = std::fs::read_to_string(dir.join("manifest.json"))
+        .unwrap_or_else(|e| panic!("{}/manifest.json: {e}", dir.display()));
     serde_json::from_str(&text).expect("manifest.json parses")
 }
 
 /// One manifest entry, the fields the launcher needs.
 #[derive(Debug)]
 struct Kernel {
+    /// The folder of the code object: tests/data/triton, or its `peers/` (the sweep's winners).
+    dir: PathBuf,
+    /// The sweep's `tn` layout: B given as W, N x K row-major (`stride_bn` at run time).
+    tn: bool,
     file: String,
     name: String,
     arch: String,
@@ -50,7 +55,11 @@ struct Kernel {
 }
 
 fn kernels() -> Vec<Kernel> {
-    let m = manifest();
+    kernels_in(&data_dir())
+}
+
+fn kernels_in(dir: &Path) -> Vec<Kernel> {
+    let m = manifest_in(dir);
     let u = |v: &Value, k: &str| v[k].as_u64().unwrap_or_else(|| panic!("manifest: `{k}` missing")) as usize;
     let s = |v: &Value, k: &str| v[k].as_str().unwrap_or_else(|| panic!("manifest: `{k}` missing")).to_string();
     m["kernels"]
@@ -58,6 +67,8 @@ fn kernels() -> Vec<Kernel> {
         .expect("manifest: kernels")
         .iter()
         .map(|k| Kernel {
+            dir: dir.to_path_buf(),
+            tn: k["layout_kind"].as_str() == Some("tn"),
             file: s(k, "file"),
             name: s(k, "kernel"),
             arch: s(k, "arch"),
@@ -117,19 +128,27 @@ fn arch_of(name: &str) -> Arch {
 
 /// Runs one kernel on its problem under every mode; returns the number of launches.
 fn run_kernel<A: Element, C: Element>(k: &Kernel) {
+    run_kernel_modes::<A, C>(k, &Mode::ALL)
+}
+
+/// [`run_kernel`] under the given scheduling modes.
+fn run_kernel_modes<A: Element, C: Element>(k: &Kernel, modes: &[Mode]) {
     let arch = arch_of(&k.arch);
-    let co = std::fs::read(data_dir().join(&k.file)).unwrap_or_else(|e| panic!("{}: {e}", k.file));
+    let co = std::fs::read(k.dir.join(&k.file)).unwrap_or_else(|e| panic!("{}: {e}", k.file));
     let (m, n, kk) = problem_for(k);
     // Leading dimensions: multiples of 16 elements (the manifest's divisibility hints),
     // with room to spare so that writes past N show up in the sentinels.
-    let (lda, ldb, ldc) = (round16(kk) + 16, round16(n) + 16, round16(n) + 16);
+    // A `tn` kernel reads B as W (N x K row-major, leading dimension ldb >= K).
+    let (lda, ldb, ldc) = (round16(kk) + 16, if k.tn { round16(kk) + 16 } else { round16(n) + 16 }, round16(n) + 16);
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0x7121_7000 ^ (k.bm * 1000 + k.bn + kk) as u64);
     let a: Vec<A> = fill(m * lda, &mut rng);
-    let b: Vec<A> = fill(kk * ldb, &mut rng);
+    let b: Vec<A> = fill(if k.tn { n } else { kk } * ldb, &mut rng);
     let c_rows = m + 3;
     let sentinel = C::from_f32(-1234.5);
     let c0 = vec![sentinel; c_rows * ldc];
-    let p = GemmProblem::new(m, n, kk).with_elements::<A, A, C>().with_leading_dims(lda, ldb, ldc);
+    let p = GemmProblem::new(m, n, kk).with_elements::<A, A, C>();
+    let p = if k.tn { p.with_transposes(gemm_core::Transpose::No, gemm_core::Transpose::Yes) } else { p };
+    let p = p.with_leading_dims(lda, ldb, ldc);
     let mut want = c0.clone();
     reference::gemm(&p, &a, &b, &mut want).expect("reference GEMM");
 
@@ -153,6 +172,7 @@ fn run_kernel<A: Element, C: Element>(k: &Kernel) {
             "K" => kk as u64,
             "stride_am" => lda as u64,
             "stride_bk" => ldb as u64,
+            "stride_bn" if k.tn => ldb as u64,
             "stride_cm" => ldc as u64,
             // Triton's global and profile scratch pointers: unused (sizes 0).
             "global_scratch" | "profile_scratch" => 0,
@@ -171,7 +191,7 @@ fn run_kernel<A: Element, C: Element>(k: &Kernel) {
     }
     let grid = [(m.div_ceil(k.bm) * n.div_ceil(k.bn)) as u32, 1, 1];
     let block = [k.warps * 64, 1, 1];
-    for mode in Mode::ALL {
+    for &mode in modes {
         dev.copy_in(dc, bytemuck::cast_slice(&c0)).unwrap();
         let opts = LaunchOptions {
             schedule: Schedule { mode, seed: 0x5EED },
@@ -281,4 +301,29 @@ fn gfx950_fp8_e4m3() {
 #[test]
 fn gfx950_fp8_e5m2() {
     run_group("gfx950", "e5m2");
+}
+
+/// The Triton sweep's winners kept for `gemm peers` (`tests/data/triton/peers`, both layouts,
+/// C bf16) compute the reference GEMM bit for bit, the `tn` ones reading B as W (N x K), with
+/// the checkers silent (one scheduling mode: the layouts' addressing is what is new here).
+#[test]
+fn peers_winners_match_the_reference() {
+    let ks = kernels_in(&data_dir().join("peers"));
+    assert!(ks.iter().any(|k| k.tn) && ks.iter().any(|k| !k.tn), "both layouts");
+    let mut failed = Vec::new();
+    for k in &ks {
+        let t = std::time::Instant::now();
+        let modes = [Mode::ALL[0]];
+        let r = std::panic::catch_unwind(|| match (k.arch.as_str(), k.dtype.as_str(), k.out_dtype.as_str()) {
+            (_, "bf16", "bf16") => run_kernel_modes::<bf16, bf16>(k, &modes),
+            ("gfx942", "e4m3", "bf16") => run_kernel_modes::<Fp8E4M3Fnuz, bf16>(k, &modes),
+            ("gfx950", "e4m3", "bf16") => run_kernel_modes::<Fp8E4M3, bf16>(k, &modes),
+            other => panic!("{}: no element types for {other:?}", k.file),
+        });
+        eprintln!("{}: {} {:.1} s", k.file, if r.is_ok() { "ok" } else { "FAILED" }, t.elapsed().as_secs_f64());
+        if r.is_err() {
+            failed.push(k.file.clone());
+        }
+    }
+    assert!(failed.is_empty(), "{} of {} differ: {failed:?}", failed.len(), ks.len());
 }

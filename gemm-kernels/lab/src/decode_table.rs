@@ -86,7 +86,8 @@ pub fn linear(m: usize, n: usize, k: usize, ab: DType, c: DType) -> GemmProblem 
         .with_dtypes(ab, ab, c)
 }
 
-fn dtype_of(name: &str, arch: Arch) -> Result<(DType, DType), String> {
+/// The input and output dtypes of `bf16`, `f16`, `fp8` (e4m3 of the arch, C bf16).
+pub fn dtype_of(name: &str, arch: Arch) -> Result<(DType, DType), String> {
     match (name, arch) {
         ("bf16", _) => Ok((DType::Bf16, DType::Bf16)),
         ("f16", _) => Ok((DType::F16, DType::F16)),

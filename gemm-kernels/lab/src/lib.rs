@@ -9,6 +9,7 @@
 //! * [`split_eval`]: split-K plans predicted by the model (`gemm splitk`);
 //! * [`grid_eval`]: the table against the model on a sampled grid of shapes (`gemm plan --grid`);
 //! * [`model_eval`], [`schedule_eval`]: `gemm calibrate` and `gemm compare`;
+//! * [`peers`]: our plans beside the foreign kernels in one run (`gemm peers`);
 //! * [`sweep`]: compiling and ranking configurations of the kernel space (`gemm sweep`);
 //! * [`replay`]: rerunning a call log (`gemm bench --from`) and the flags of `gemm run`;
 //! * [`jobs`]: independent predictions spread over threads.
@@ -20,6 +21,7 @@ pub mod jobs;
 pub mod model;
 pub mod model_eval;
 pub mod mx_table;
+pub mod peers;
 pub mod replay;
 pub mod schedule_eval;
 pub mod split_eval;

@@ -229,6 +229,51 @@ pub struct Cell {
     pub wall: Duration,
 }
 
+/// What the dispatcher launches for one problem, by the timing model.
+pub struct DispatchPrediction {
+    /// The plan's kernels joined by ` + `, `-` where the dispatcher refused.
+    pub kernel: String,
+    /// The kernel's tile `(MT, NT, KT)` (a split plan's: its partial kernel's).
+    pub tile: (u32, u32, u32),
+    /// A short description of the plan (`crate::decode_table::describe`).
+    pub plan: String,
+    /// TFLOP/s over every launch of the plan, or why there is none.
+    pub tflops: Result<f64, String>,
+    /// The prediction of the plan's longest launch.
+    pub longest: Option<Prediction>,
+}
+
+/// "Ours" of every speed claim (issue 28): the plan `plan_gemm` makes for `p` on the whole
+/// chip of `arch`, every launch of it run through the timing model. `None` where the runtime
+/// has no kernel for the problem's dtypes on `arch`.
+pub fn predict_dispatcher(arch: Arch, p: &gemm_core::GemmProblem, opts: &ModelOptions) -> Option<DispatchPrediction> {
+    match gemm_dispatch::plan::gemm_plan::plan_gemm(arch, arch.caps().compute_units, p) {
+        Ok(Some(plan)) => {
+            let names: Vec<&str> = plan.entries().iter().map(|e| e.name).collect();
+            let tile = plan.split.as_ref().map_or(plan.kernel.entry.tile, |sp| sp.partial.tile);
+            let r = crate::model::predict_gemm_launches(&plan, p, opts).map(|xs| {
+                let secs: f64 = xs.iter().map(|x| x.seconds).sum();
+                let longest = xs.into_iter().max_by(|a, b| a.seconds.total_cmp(&b.seconds));
+                (p.flops() / secs / 1e12, longest)
+            });
+            let (tflops, longest) = match r {
+                Ok((tf, l)) => (Ok(tf), l),
+                Err(e) => (Err(e), None),
+            };
+            let plan_text = crate::decode_table::describe(&plan);
+            Some(DispatchPrediction { kernel: names.join(" + "), tile, plan: plan_text, tflops, longest })
+        }
+        Ok(None) => None,
+        Err(why) => Some(DispatchPrediction {
+            kernel: "-".into(),
+            tile: (0, 0, 0),
+            plan: "-".into(),
+            tflops: Err(why),
+            longest: None,
+        }),
+    }
+}
+
 /// Predicts one row on `arch` at `size`³ (`None` where the row has no kernel for `arch`).
 pub fn predict_cell(row: &CompareRow, arch: Arch, size: usize, opts: &ModelOptions) -> Option<Cell> {
     let t0 = Instant::now();
@@ -242,24 +287,8 @@ pub fn predict_cell(row: &CompareRow, arch: Arch, size: usize, opts: &ModelOptio
             let p = gemm_core::GemmProblem::new(size, size, size)
                 .with_layout(gemm_core::Layout::RowMajor)
                 .with_dtypes(*inputs, *inputs, *output);
-            match gemm_dispatch::plan::gemm_plan::plan_gemm(arch, arch.caps().compute_units, &p) {
-                Ok(Some(plan)) => {
-                    let names: Vec<&str> = plan.entries().iter().map(|e| e.name).collect();
-                    let tile = plan.split.as_ref().map_or(plan.kernel.entry.tile, |sp| sp.partial.tile);
-                    let r = crate::model::predict_gemm_launches(&plan, &p, opts).map(|xs| {
-                        let secs: f64 = xs.iter().map(|x| x.seconds).sum();
-                        let longest = xs.into_iter().max_by(|a, b| a.seconds.total_cmp(&b.seconds));
-                        (p.flops() / secs / 1e12, longest)
-                    });
-                    let r = match r {
-                        Ok((tf, l)) => (Ok(tf), l),
-                        Err(e) => (Err(e), None),
-                    };
-                    (names.join(" + "), tile, r)
-                }
-                Ok(None) => return None,
-                Err(why) => (String::from("-"), (0, 0, 0), (Err(why), None)),
-            }
+            let d = predict_dispatcher(arch, &p, opts)?;
+            (d.kernel, d.tile, (d.tflops, d.longest))
         }
         Source::Catalogue(v) => {
             let e = *v.iter().find(|e| e.arch == arch)?;

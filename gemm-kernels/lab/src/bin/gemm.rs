@@ -93,6 +93,9 @@ enum Command {
     Decode(gemm_lab::decode_table::DecodeArgs),
     /// Block-scaled GEMMs (MXFP8, MXFP4) beside fp8 per-tensor, predicted by the timing model.
     Mx(gemm_lab::mx_table::MxArgs),
+    /// Our dispatcher's plans beside Triton's best of a sweep, the blog's fp8 ping-pong and the
+    /// published MI355X figures, all predicted in the same run (squares and Llama-3.1-70B prefill).
+    Peers(gemm_lab::peers::PeersArgs),
     /// List the GPU kernel catalogue, or disassemble one kernel.
     Kernels {
         /// Print this kernel's instructions (LLVM syntax) instead of the list.
@@ -282,6 +285,7 @@ fn main() -> ExitCode {
         Command::Splitk(args) => gemm_lab::split_eval::report(&args),
         Command::Decode(args) => gemm_lab::decode_table::run(&args),
         Command::Mx(args) => gemm_lab::mx_table::run(&args),
+        Command::Peers(args) => gemm_lab::peers::run(&args),
         Command::Emulate(args) => match gemm_emu::cli::run(args) {
             Ok(true) => Ok(()),
             Ok(false) => Err("the checkers reported findings".into()),

@@ -12,6 +12,8 @@
 #                           the same for the kernels clang-22 builds alone (what the test
 #                           suite runs: tests need no Python; the ROCm-LLVM and Gluon ones
 #                           are checked by hand with the full --check)
+#        PINGPONG_ONLY_NEW=1 build.sh
+#                           build only the ping-pong code objects co/ lacks, then stop
 # vLLM's wvSplitK (gfx942): its source is not kept here. $VLLM_SDIST names vllm-0.9.0.tar.gz
 # (PyPI's sdist); without it the script downloads that file from PyPI's file host; either way
 # its SHA-256 and that of csrc/rocm/skinny_gemms.cu in it are checked, and the device part
@@ -97,12 +99,29 @@ if [[ $clang_only == 0 || -n ${VLLM_SDIST:-} ]]; then
     vllm_wvsplitk
 fi
 # Built with ROCm 7.1.0's LLVM: clang-22 spills it (README, "Known differences").
-needs_python=(blog_pingpong_256x256x512 blog_pingpong_4096x4096x4096 blog_pingpong_8192x8192x8192)
+# The published sizes (256x256x512 is the test's), then the sizes of `gemm peers` (issue 24):
+# M = N = K 1024..16384 and Llama-3.1-70B prefill, M = 4096 and 16384 tokens, N x K = 10240 x
+# 8192, 8192 x 8192, 57344 x 8192, 8192 x 28672 (A M x K and B N x K, both K-contiguous: the
+# Linear layout x * W^T).
+pingpong_sizes=("256 256 512" "4096 4096 4096" "8192 8192 8192"
+    "1024 1024 1024" "2048 2048 2048" "16384 16384 16384")
+for m in 4096 16384; do
+    for nk in "10240 8192" "8192 8192" "57344 8192" "8192 28672"; do
+        pingpong_sizes+=("$m $nk")
+    done
+done
+needs_python=()
+for s in "${pingpong_sizes[@]}"; do
+    read -r m n k <<<"$s"
+    needs_python+=("blog_pingpong_${m}x${n}x${k}")
+done
 if [[ $clang_only == 0 ]]; then
-    for s in "256 256 512" "4096 4096 4096" "8192 8192 8192"; do
+    for s in "${pingpong_sizes[@]}"; do
         read -r m n k <<<"$s"
+        [[ -n ${PINGPONG_ONLY_NEW:-} && -e co/blog_pingpong_${m}x${n}x${k}.co ]] && continue
         rocm71 "blog_pingpong_${m}x${n}x${k}" blog_pingpong.hip -DCAL_M="$m" -DCAL_N="$n" -DCAL_K="$k"
     done
+    [[ -n ${PINGPONG_ONLY_NEW:-} ]] && { echo "build.sh: ping-pong code objects built"; exit 0; }
 fi
 
 # ROCm/gfx950-gluon-tutorials a16w16 (MI355X).

@@ -1,0 +1,113 @@
+//! `gemm peers` (issue 24): the foreign kernels of each cell are the right ones, the kept
+//! Triton winners load, and the command runs at a small size and prints a well-formed cell whose
+//! ratio is ours over the best foreign prediction. No test asserts a predicted TFLOP/s.
+
+use gemm_core::Arch;
+use gemm_emu::model_eval::{load_triton, triton_dir};
+use gemm_lab::peers::{peers_of, CellKey, Peer, Shape};
+use std::process::Command;
+
+fn gemm(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_gemm")).args(args).env_remove("GEMM_DEVICES").output().unwrap();
+    (out.status.success(), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+}
+
+/// Every winner named in `peers/winners.txt` is in the manifest (and nothing else), with its
+/// layout and options; each (arch, dtype, layout) has Triton peers, and the ping-pong joins
+/// only gfx950 fp8 Linear cells of a size it was built for.
+#[test]
+fn peers_of_each_cell() {
+    let dir = triton_dir().join("peers");
+    let triton = load_triton(&dir).unwrap();
+    let names: Vec<String> = std::fs::read_to_string(dir.join("winners.txt"))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| l.split_whitespace().next().unwrap().to_string() + ".hsaco")
+        .collect();
+    let mut files: Vec<String> = triton.iter().map(|t| t.file.clone()).collect();
+    let mut sorted = names.clone();
+    files.sort();
+    sorted.sort();
+    assert_eq!(files, sorted, "manifest = winners.txt");
+    for t in &triton {
+        assert!(matches!(t.layout.as_deref(), Some("nn" | "tn")), "{}", t.file);
+        assert!(t.matrix_instr_nonkdim.is_some() && t.kpack.is_some() && t.waves_per_eu.is_some(), "{}", t.file);
+        assert!(dir.join(&t.file).is_file(), "{}", t.file);
+    }
+    let cal = gemm_emu::calibration::load_dir(&gemm_emu::calibration::default_dir()).unwrap();
+    let pp = cal.iter().find(|k| k.name == "blog_pingpong").expect("the blog's ping-pong");
+    let cube = |s: usize| Shape { label: format!("{s}^3"), m: s, n: s, k: s };
+    for arch in Arch::ALL {
+        for dtype in ["bf16", "fp8"] {
+            for linear in [true, false] {
+                for (shape, built) in [(cube(4096), true), (cube(3072), false)] {
+                    let key = CellKey { arch, dtype: dtype.into(), linear, shape };
+                    let peers = peers_of(&key, &triton, Some(pp));
+                    assert!(matches!(peers[0], Peer::Ours));
+                    let tri: Vec<&str> = peers
+                        .iter()
+                        .filter_map(|p| match p {
+                            Peer::Triton(t) => Some(t.file.as_str()),
+                            _ => None,
+                        })
+                        .collect();
+                    assert!(!tri.is_empty(), "{arch} {dtype} {linear}: no Triton peer");
+                    let tdt = if dtype == "fp8" { "e4m3" } else { dtype };
+                    let prefix = format!("triton_{}_{tdt}_{}_", arch.name(), if linear { "tn" } else { "nn" });
+                    assert!(tri.iter().all(|f| f.starts_with(&prefix)), "{prefix}: {tri:?}");
+                    let with_pp = peers.iter().any(|p| matches!(p, Peer::PingPong));
+                    assert_eq!(
+                        with_pp,
+                        arch == Arch::Gfx950 && dtype == "fp8" && linear && built,
+                        "{arch} {dtype} {linear} {built}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The command at 256x256x512 (the ping-pong's test size) on gfx950 fp8 Linear: ours, the best
+/// Triton winner and the ping-pong all predicted; ratio = ours / max(foreign); the ceiling is
+/// the model's fp8 ceiling; `--out` holds the same table.
+#[test]
+fn peers_prints_a_cell_with_every_peer() {
+    let out = std::env::temp_dir().join(format!("gemm-peers-test-{}.txt", std::process::id()));
+    let (ok, stdout, stderr) = gemm(&[
+        "peers",
+        "--shapes",
+        "256x256x512",
+        "--archs",
+        "gfx950",
+        "--dtypes",
+        "fp8",
+        "--layouts",
+        "linear",
+        "--jobs",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
+    let ceiling = Arch::Gfx950.mfma_ceiling_tflops(gemm_core::DType::Fp8E4M3, false);
+    assert!(
+        stdout.contains(&format!(
+            "== gfx950 fp8 linear (Y = X W^T, W row-major N x K; C bf16; MFMA ceiling {ceiling:.0} TFLOP/s) =="
+        )),
+        "{stdout}"
+    );
+    let row = stdout.lines().find(|l| l.starts_with("256x256x512")).unwrap_or_else(|| panic!("no row: {stdout}"));
+    let f: Vec<&str> = row.split_whitespace().collect();
+    let num = |i: usize| f[i].parse::<f64>().unwrap_or_else(|_| panic!("column {i} of {row}"));
+    let (ours, triton, pp, ratio) = (num(1), num(2), num(3), num(4));
+    assert!(ours > 0.0 && triton > 0.0 && pp > 0.0, "{row}");
+    assert!((ratio - ours / triton.max(pp)).abs() < 0.006, "{row}");
+    assert!(row.contains("not built") && row.contains("triton_gfx950_e4m3_tn_"), "{row}");
+    // No published figure at this size; the published columns are '-'.
+    assert_eq!((f[7], f[8], f[9]), ("built", "-", "-"), "{row}");
+    let file = std::fs::read_to_string(&out).unwrap();
+    let _ = std::fs::remove_file(&out);
+    assert!(stdout.starts_with(&file), "the file is the printed table");
+    assert!(stderr.contains("[1/") && stderr.contains("blog ping-pong"), "progress on stderr: {stderr}");
+}
