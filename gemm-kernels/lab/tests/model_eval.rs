@@ -90,7 +90,9 @@ fn compare_prints_a_cell_per_row_and_arch() {
     assert_eq!(table(&out), table(&out1));
     let head = out.lines().find(|l| l.starts_with("kernel family")).expect("header");
     assert!(head.contains("gfx942 256") && head.contains("gfx950 256"), "{head}");
-    let rows: Vec<&str> = out.lines().filter(|l| l.starts_with("ours ") || l.starts_with("triton ")).collect();
+    // (The footer's notes also begin with "ours ": rows name their dtype.)
+    let rows: Vec<&str> =
+        out.lines().filter(|l| l.starts_with("ours f16->f16 ") || l.starts_with("triton f16->f16 ")).collect();
     // ours: one row per f16->f16 catalogue family and alignment; triton: the four f16
     // configurations of the set.
     let ours =
