@@ -196,8 +196,8 @@ mod tests {
     /// shard, all in the full grid) on both archs as bf16 Linear layers (`x * W^T`): the table's
     /// composed time for the dispatcher's pick tracks the timing model's prediction of the same
     /// launch within the issue-28 bars (median 15%, every problem 25%). The full grid
-    /// (`gemm plan --grid full --best`) is the device machine's, results in
-    /// `results/plan-grid-full-best.txt`.
+    /// (`gemm plan --grid full [--best]`, `--best` for the device machine's cores) is in
+    /// `results/plan-grid-full.txt`, the CI grid with `--best` in `results/plan-grid-ci-best.txt`.
     #[test]
     fn the_ci_grid_tracks_the_timing_model() {
         let probs: Vec<(Arch, GemmProblem)> = Arch::ALL
