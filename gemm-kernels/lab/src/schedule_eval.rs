@@ -185,12 +185,12 @@ pub fn rows() -> Vec<SchedRow> {
         section(&mut out, f8_4, &il, DmaPolicy::Never);
         if g950 {
             // AMD's CDNA4 blog tile: 256x256x128, 8 waves, LDS-DMA, the ping-pong with slim
-            // fragments (one K step's in registers: resident with two waves per SIMD).
+            // fragments (one K step's in registers: resident with two waves per SIMD). With
+            // 32x32x64 MFMAs only: a 16x16x128 step is the whole K tile, so slim fragments
+            // save nothing and the schedule declines it.
             let slim = [Schedule::PingPongSlim { clusters: 2 }, Schedule::PingPongSlim { clusters: 4 }];
-            for mfma in [MfmaShape::fp8_32(arch), MfmaShape::fp8_16(arch)] {
-                let blog = config(arch, f8, (true, false), (256, 256, 128), (2, 4), mfma);
-                section(&mut out, blog, &slim, DmaPolicy::Auto);
-            }
+            let blog = config(arch, f8, (true, false), (256, 256, 128), (2, 4), MfmaShape::fp8_32(arch));
+            section(&mut out, blog, &slim, DmaPolicy::Auto);
         }
         out.extend(quadrant_rows(arch, &large, mfma));
     }
