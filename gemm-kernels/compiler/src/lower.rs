@@ -1903,6 +1903,30 @@ impl L<'_> {
         }
     }
 
+    /// Register quad `q`'s C (4 consecutive rows of a lane): one `buffer_load_dwordx4` (f32)
+    /// or `_dwordx2` (16-bit) at the block's `base` offset.
+    fn load_c_quad(&mut self, q: u16, base: Reg) -> Reg {
+        let c = *self.c();
+        let ec = c.c_bytes();
+        let imm = (4 * c.lane_groups() * q as u32 * ec) as i32;
+        let cv = self.vn((4 * ec / 4) as u8);
+        let opc = if ec == 4 { Op::BUFFER_LOAD_DWORDX4 } else { Op::BUFFER_LOAD_DWORDX2 };
+        self.ie(Inst::new(opc, &[whole(cv), whole(base), whole(self.srd_c), int(0)]).offen().offset(imm));
+        cv
+    }
+
+    /// fp8: register quad `q`'s 4 row scales (one dwordx4 of the row vector at `row_off`), or
+    /// `None` without a row vector.
+    fn load_row_scale_quad(&mut self, q: u16, row_off: Option<Reg>) -> Option<Reg> {
+        let (Some(sv), Some(o)) = (self.scale_vecs, row_off) else { return None };
+        let b = self.vn(4);
+        let at = (4 * self.c().lane_groups() * q as u32 * 4) as i32;
+        self.ie(Inst::new(Op::BUFFER_LOAD_DWORDX4, &[whole(b), whole(o), whole(sv.srd_row), int(0)])
+            .offen()
+            .offset(at));
+        Some(b)
+    }
+
     /// The stores of every block: 4 consecutive rows per lane and register quad as one
     /// `buffer_store_dwordx4` (f32) or `_dwordx2` (16-bit), C read the same way when
     /// `with_beta`; the tile must lie inside `m` (checked by the caller).
@@ -1937,27 +1961,8 @@ impl L<'_> {
                 let mut early = std::collections::BTreeMap::new();
                 if crate::schedule::slim_edges(&c) && c.fusion == crate::ir::Fusion::NONE {
                     for q in 0..quads {
-                        let imm = (4 * g * q as u32 * ec) as i32;
-                        let cv = with_beta.then(|| {
-                            let cv = self.vn((4 * ec / 4) as u8);
-                            let opc = if ec == 4 { Op::BUFFER_LOAD_DWORDX4 } else { Op::BUFFER_LOAD_DWORDX2 };
-                            self.ie(Inst::new(opc, &[whole(cv), whole(base), srd, int(0)]).offen().offset(imm));
-                            cv
-                        });
-                        let rs4 = match (self.scale_vecs, row_off) {
-                            (Some(sv), Some(o)) => {
-                                let b = self.vn(4);
-                                let at = (4 * g * q as u32 * 4) as i32;
-                                self.ie(Inst::new(
-                                    Op::BUFFER_LOAD_DWORDX4,
-                                    &[whole(b), whole(o), whole(sv.srd_row), int(0)],
-                                )
-                                .offen()
-                                .offset(at));
-                                Some(b)
-                            }
-                            _ => None,
-                        };
+                        let cv = with_beta.then(|| self.load_c_quad(q, base));
+                        let rs4 = self.load_row_scale_quad(q, row_off);
                         early.insert(q, (cv, rs4));
                     }
                 }
@@ -1965,15 +1970,9 @@ impl L<'_> {
                     let imm = (4 * g * q as u32 * ec) as i32;
                     let dw = (4 * ec / 4) as u8;
                     let pre = early.get(&q).copied();
-                    let cv = if let Some((cv, _)) = pre {
-                        cv
-                    } else if with_beta {
-                        let cv = self.vn(dw);
-                        let opc = if ec == 4 { Op::BUFFER_LOAD_DWORDX4 } else { Op::BUFFER_LOAD_DWORDX2 };
-                        self.ie(Inst::new(opc, &[whole(cv), whole(base), srd, int(0)]).offen().offset(imm));
-                        Some(cv)
-                    } else {
-                        None
+                    let cv = match pre {
+                        Some((cv, _)) => cv,
+                        None => with_beta.then(|| self.load_c_quad(q, base)),
                     };
                     // The 4 rows' bias: 4 f32 (one dwordx4) or 4 halves (one dwordx2),
                     // as f32 registers.
@@ -1993,20 +1992,9 @@ impl L<'_> {
                             .collect()
                     });
                     // fp8: the 4 rows' scales (one dwordx4 of the row vector).
-                    let rs4 = match (self.scale_vecs, row_off) {
-                        _ if pre.is_some() => pre.and_then(|p| p.1),
-                        (Some(sv), Some(o)) => {
-                            let b = self.vn(4);
-                            let at = (4 * g * q as u32 * 4) as i32;
-                            self.ie(Inst::new(
-                                Op::BUFFER_LOAD_DWORDX4,
-                                &[whole(b), whole(o), whole(sv.srd_row), int(0)],
-                            )
-                            .offen()
-                            .offset(at));
-                            Some(b)
-                        }
-                        _ => None,
+                    let rs4 = match pre {
+                        Some((_, rs4)) => rs4,
+                        None => self.load_row_scale_quad(q, row_off),
                     };
                     let mut xs = vec![];
                     for r in 0..4u16 {
