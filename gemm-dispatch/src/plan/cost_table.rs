@@ -11,7 +11,7 @@
 //! prediction for any `(M, N, K)` from them.
 //!
 //! Each kernel is characterised at three values of K (`k_lo = 4 KT`, `k_hi = 12 KT` and a deep
-//! `k_deep`, at least 4096) on eight grids:
+//! `k_deep`, at least 4096) on ten grids:
 //!
 //! * `S`: 8 workgroups, one per XCD, each alone on its CU (the chip nearly idle: latency bound);
 //! * `H`: `h_wgs` workgroups, the most whose cache sharing the model measures across XCDs (its
@@ -22,7 +22,9 @@
 //! * `R3`: three full rounds (so a steady-state round is `(R3 - R1) / 2`);
 //! * `WF`, `W1`, `W3`: `F`'s, `R1`'s and `R3`'s workgroups as one column of tiles (the kernel's
 //!   M long, N one tile: every workgroup its own A panel, one B panel for all:
-//!   [`Arrangement::Column`]).
+//!   [`Arrangement::Column`]);
+//! * `WS`, `WH`: a decode kernel's `S` and `H` with one activation column (M = 1); any other
+//!   kernel's are its `S` and `H`, copied.
 //!
 //! `S` to `R3` are near-square arrangements of whole tiles ([`Arrangement::Square`]), which share
 //! their A and B panels between the workgroups of an XCD. A skinny or wide problem (a Linear
@@ -35,13 +37,16 @@
 //! forms it, `a_share` times the share of A panel requests another workgroup of the XCD made
 //! first plus the rest times B's ([`l2_estimate`], from the kernel's own workgroup order), and its
 //! time is interpolated between the two arrangements' compositions by that estimate
-//! ([`compose_problem`]). Between the K values//! order). Between the K values a time is piecewise linear in K (the main loop); beyond `k_deep`
+//! ([`compose_problem`]). Between the K values a time is piecewise linear in K (the main loop); beyond `k_deep`
 //! it is extrapolated along the last piece. The deep point is there because the model's cache hit
 //! fractions come from each workgroup's first loads: at 4 and 12 K tiles part of that window is
 //! the prologue, so the short-K slope is not the main loop's (issue 28: 1024 x 1024 x 65536
 //! extrapolated from K = 768 came out 34% slow). Decode kernels are characterised on one column
 //! of blocks at long K (their problems are one column of blocks): for them every arrangement is
-//! that column.
+//! that column, and the `W` grids take one activation column where the others fill the block's
+//! `TN`, so a problem's own column count is interpolated between the two (a 16-column block at
+//! M = 1 loads a sixteenth of the activations and reduces one column: 1 x 1280 x 8192 fp8 on
+//! gfx942 composed at 9.1 us from the full block against the model's 5.3, 5.3 now).
 //!
 //! Rows are keyed by the kernel's name and a hash of its code object, so a kernel whose code
 //! changed since the table was written is *stale*: [`TableModel`] falls back to
@@ -118,10 +123,16 @@ pub struct Row {
     pub f: [f64; 3],
     pub r1: [f64; 3],
     pub r3: [f64; 3],
-    /// `F`, `R1` and `R3`'s workgroup counts as one column of tiles.
+    /// `F`, `R1` and `R3`'s workgroup counts as one column of tiles. A decode kernel's grids are
+    /// all one column of blocks: its `W` grids are `F`, `R1` and `R3` with one activation column
+    /// (M = 1) where the others fill the block's `TN`.
     pub wf: [f64; 3],
     pub w1: [f64; 3],
     pub w3: [f64; 3],
+    /// A decode kernel's `S` and `H` with one activation column; any other kernel's `S` and `H`
+    /// (its one-column arrangement below one round scales `WF`, [`Row::column`]).
+    pub ws: [f64; 3],
+    pub wh: [f64; 3],
     /// The share of the lines the model's footprint window samples that are A's (the rest are
     /// B's), measured on the one-column grid `WF` at `k_deep`.
     pub a_share: f64,
@@ -141,6 +152,12 @@ impl Row {
     pub fn column(&self) -> Row {
         self.arranged(self.wf, self.w1, self.w3)
     }
+
+    /// A decode kernel's row at one activation column: its `W` grids. Its grids are one column
+    /// of blocks either way, so `H` keeps its meaning.
+    fn one_activation_column(&self) -> Row {
+        Row { s: self.ws, h: self.wh, f: self.wf, r1: self.w1, r3: self.w3, ..self.clone() }
+    }
 }
 
 /// The characterisation table: rows by kernel name, and the model fingerprint per arch.
@@ -151,7 +168,7 @@ pub struct Table {
 }
 
 /// The grids of a row, in the file's column order.
-const GRIDS: [&str; 8] = ["s", "h", "f", "r1", "r3", "wf", "w1", "w3"];
+const GRIDS: [&str; 10] = ["s", "h", "f", "r1", "r3", "wf", "w1", "w3", "ws", "wh"];
 /// Fields of a row: name, arch, hash, occupancy, `h_wgs`, `a_share`, three K values, three
 /// times per grid.
 const FIELDS: usize = 9 + 3 * GRIDS.len();
@@ -187,6 +204,8 @@ fn legacy_row(v: &[&str]) -> Result<Row, String> {
         wf: f,
         w1: r1,
         w3: r3,
+        ws: s,
+        wh: s,
         a_share: 0.0,
     })
 }
@@ -218,7 +237,7 @@ impl Table {
         let _ =
             writeln!(s, "# Timing-model characterisation of the catalogue kernels (gemm_dispatch::plan::cost_table).");
         let _ =
-            writeln!(s, "# Predicted seconds per grid (S, H, F, R1, R3 square; WF, W1, W3 one column) at K = k_lo, k_hi and k_deep. Regenerate: {REGENERATE}");
+            writeln!(s, "# Predicted seconds per grid (S, H, F, R1, R3 square; WF, W1, W3 one column; WS, WH a decode kernel's S and H at one activation column) at K = k_lo, k_hi and k_deep. Regenerate: {REGENERATE}");
         let mut archs: Vec<_> = self.fingerprints.iter().collect();
         archs.sort_by_key(|(a, _)| a.name());
         for (a, f) in archs {
@@ -256,7 +275,7 @@ impl Table {
             for k in r.k {
                 let _ = write!(line, "\t{k}");
             }
-            for x in [r.s, r.h, r.f, r.r1, r.r3, r.wf, r.w1, r.w3].iter().flatten() {
+            for x in [r.s, r.h, r.f, r.r1, r.r3, r.wf, r.w1, r.w3, r.ws, r.wh].iter().flatten() {
                 let _ = write!(line, "\t{x:?}");
             }
             let _ = writeln!(s, "{line}");
@@ -307,6 +326,8 @@ impl Table {
                 wf: three(24)?,
                 w1: three(27)?,
                 w3: three(30)?,
+                ws: three(33)?,
+                wh: three(36)?,
             };
             if !(row.k[0] < row.k[1] && row.k[1] < row.k[2]) {
                 return Err(at("the K values must increase"));
@@ -559,14 +580,25 @@ pub fn wg_k_seconds(e: &KernelEntry) -> f64 {
 /// launch's regime: `F`'s workgroups below one per CU, else `R1`'s), and the launch's time
 /// interpolated between them at its own estimate (linear, clamped to the measured range;
 /// arrangements within 0.02 of each other averaged). A decode kernel's arrangements are all one
-/// column: its square composition.
+/// column of blocks: its composition at its block's activation columns and at one
+/// ([`Row::one_activation_column`]), interpolated by the columns the problem fills.
 pub fn compose_problem(row: &Row, e: &KernelEntry, m: u32, n: u32, splits: u32, k: f64) -> f64 {
     let tiles = u64::from(m.div_ceil(e.tile.0.max(1))) * u64::from(n.div_ceil(e.tile.1.max(1)));
     let wgs = tiles * u64::from(splits.max(1));
     let w = wg_k_seconds(e);
     let square = compose_bounded(row, e.arch, wgs, k, w);
     if e.is_decode() {
-        return square;
+        // Measured at the block's `TN` activation columns and at one; between, linear in the
+        // columns the problem fills (each column adds its activation loads and its share of the
+        // reduction and the epilogue; the weight stream is the same). Scaling by bytes moved
+        // instead picked 64-column blocks for 16 columns (session 24).
+        let tn = e.tile.1.max(1);
+        let cols = n.clamp(1, tn);
+        if tn == 1 || cols == tn {
+            return square;
+        }
+        let one = compose_bounded(&row.one_activation_column(), e.arch, wgs, k, w);
+        return one + (square - one) * f64::from(cols - 1) / f64::from(tn - 1);
     }
     let g = grid_workgroups(e.arch, row.occupancy);
     let measured = if wgs < g[1] { g[1] } else { g[2] };
@@ -648,8 +680,24 @@ mod tests {
             wf: [2.5, 6.0, 30.0],
             w1: [4.0, 11.0, 61.0],
             w3: [9.0, 29.0, 149.0],
+            ws: [0.5, 1.5, 6.5],
+            wh: [0.75, 1.75, 6.75],
             a_share: 0.25,
         }
+    }
+
+    #[test]
+    fn a_decode_row_composes_by_the_problems_activation_columns() {
+        let e = gemm_kernels::catalogue().iter().find(|e| characterised(e) && e.is_decode() && e.tile.1 == 16).unwrap();
+        let r = row(e.name, e.arch, code_hash(e));
+        let (m, k, w) = (e.tile.0 * 64, 1300.0, wg_k_seconds(e));
+        let full = compose_bounded(&r, e.arch, 64, k, w);
+        let one = compose_bounded(&r.one_activation_column(), e.arch, 64, k, w);
+        assert_ne!(one, full);
+        assert_eq!(compose_problem(&r, e, m, 16, 1, k), full);
+        assert_eq!(compose_problem(&r, e, m, 1, 1, k), one);
+        let six = compose_problem(&r, e, m, 6, 1, k);
+        assert!((six - (one + (full - one) * 5.0 / 15.0)).abs() <= 1e-12 * full, "{six} {one} {full}");
     }
 
     #[test]

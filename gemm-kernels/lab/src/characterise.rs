@@ -78,9 +78,12 @@ pub fn characterise(e: &'static KernelEntry, opts: &ModelOptions) -> Result<Row,
     let g = grid_workgroups(e.arch, occupancy);
     let h_wgs = h_workgroups(e.arch);
     use Arrangement::{Column, Square};
-    // S, H, F, R1, R3 square; WF, W1, W3 one column (a decode kernel's grids are all one column,
-    // `grid_shape`: not run twice).
-    let grids: [(u64, Arrangement); 8] = [
+    // S, H, F, R1, R3 square; WF, W1, W3 one column; WS, WH. A decode kernel's grids are all one
+    // column of blocks (`grid_shape`); its `W` grids take one activation column instead of its
+    // block's `TN`, the M = 1 of decode ([`gemm_dispatch::plan::cost_table::compose_problem`]
+    // interpolates by the problem's columns between the two). Other kernels' `WS` and `WH` are
+    // their `S` and `H` (not run twice).
+    let grids: [(u64, Arrangement); 10] = [
         (g[0], Square),
         (u64::from(h_wgs), Square),
         (g[1], Square),
@@ -89,8 +92,10 @@ pub fn characterise(e: &'static KernelEntry, opts: &ModelOptions) -> Result<Row,
         (g[1], Column),
         (g[2], Column),
         (g[3], Column),
+        (g[0], Square),
+        (u64::from(h_wgs), Square),
     ];
-    let mut times = [[0f64; 3]; 8];
+    let mut times = [[0f64; 3]; 10];
     // The model's L2 hit fraction on WF at k_deep, for `a_share`.
     let mut hit = 0f64;
     for (gi, &(wgs, arrangement)) in grids.iter().enumerate() {
@@ -100,10 +105,11 @@ pub fn characterise(e: &'static KernelEntry, opts: &ModelOptions) -> Result<Row,
             } else if matches!(gi, 3 | 6) && occupancy <= 1 {
                 // One workgroup per CU: a round is F.
                 times[gi - 1][ki]
-            } else if gi >= 5 && e.is_decode() {
-                times[gi - 3][ki]
+            } else if gi >= 8 && !e.is_decode() {
+                times[gi - 8][ki]
             } else {
-                let x = predict(grid_shape(e, wgs, arrangement), kk)?;
+                let (gm, gn) = grid_shape(e, wgs, arrangement);
+                let x = predict((gm, if gi >= 5 && e.is_decode() { 1 } else { gn }), kk)?;
                 if ki == 2 && gi == 5 {
                     hit = x.hits.l2;
                 }
@@ -127,6 +133,8 @@ pub fn characterise(e: &'static KernelEntry, opts: &ModelOptions) -> Result<Row,
         wf: times[5],
         w1: times[6],
         w3: times[7],
+        ws: times[8],
+        wh: times[9],
         a_share,
     })
 }
