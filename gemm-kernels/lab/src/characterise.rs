@@ -240,7 +240,7 @@ mod tests {
 
     /// (a) The committed table is what the timing model built in gives now: the model's
     /// fingerprint per arch, every plain catalogue kernel has a row for its current code, and
-    /// re-characterising a kernel per arch reproduces its row exactly.
+    /// re-characterising a kernel per arch and a decode kernel reproduces its row exactly.
     #[test]
     fn the_table_is_what_the_timing_model_gives_now() {
         let t = table();
@@ -258,8 +258,12 @@ mod tests {
             stale.len(),
             &stale[..stale.len().min(3)]
         );
-        for arch in Arch::ALL {
-            let e = cheapest(arch);
+        // And a decode kernel: its `W` grids take one activation column.
+        let decode = gemm_kernels::for_arch(Arch::Gfx942)
+            .filter(|e| characterised(e) && e.is_decode() && e.a_type.is_fp8())
+            .min_by_key(|e| (e.tile.0 * e.tile.1, e.name))
+            .expect("a decode kernel");
+        for e in Arch::ALL.into_iter().map(cheapest).chain([decode]) {
             let now = characterise(e, &options()).unwrap();
             assert_eq!(
                 t.row(e).unwrap(),
