@@ -159,8 +159,15 @@ fn check_fp8_blocks(c: &KernelConfig) -> Result<(), Unfit> {
     if c.tile.2 != b || !c.tile.0.is_multiple_of(b) || !b.is_multiple_of(c.wave_rows(Operand::A)) {
         return no("one 128-long K group per K tile, and each wave's rows inside one 128-row block");
     }
-    if c.stages != 2 || c.grouped || c.split != SplitK::None || c.schedule != crate::schedule::Schedule::Pipelined {
-        return no("two stages, pipelined, not grouped or split");
+    use crate::schedule::Schedule;
+    let schedule_ok = matches!(c.schedule, Schedule::Pipelined | Schedule::Interleave { .. });
+    if c.stages != 2 || c.grouped || c.split != SplitK::None || !schedule_ok {
+        return no("two stages, pipelined or interleaved, not grouped or split");
+    }
+    // Carried sums (interleave): two sets of group sums in AGPRs.
+    let sums = c.blocks(Operand::A) * c.blocks(Operand::B) * c.acc_regs();
+    if crate::lower::fp8_block_carries_sums(c) && 2 * sums > 256 {
+        return no("the interleave schedule carries two sets of group sums: more than 256 AGPRs");
     }
     Ok(())
 }

@@ -16,6 +16,7 @@ mod mx;
 use crate::kernel_args as ka;
 use crate::lds::{self, CopyGeom};
 use crate::program::{sub, whole, Item, Program};
+pub use block_fp8::carries_sums as fp8_block_carries_sums;
 pub use block_fp8::sums_in_vgprs as fp8_block_sums_in_vgprs;
 use gemm_core::DType;
 use gemm_isa::operand::{int, s, sr, v, VCC};
@@ -1501,6 +1502,14 @@ impl L<'_> {
             }
             for (bm, a) in fa.iter().enumerate() {
                 for bn in sl.bn.0 as usize..sl.bn.1 as usize {
+                    if let Some(bf) = &self.bf {
+                        // Block-scaled fp8: the tile's sums set, step 0 from srcC = 0.
+                        let t = whole(self.bf_sums(bf.cur)[bm * fb.len() + bn]);
+                        let inst =
+                            self.mfma_inst(op, t, sub(*a, st * rps, rps as u8), sub(fb[bn], st * rps, rps as u8));
+                        out.push(if st == 0 { block_fp8::with_src_c(inst, int(0)) } else { inst });
+                        continue;
+                    }
                     let acc = whole(self.acc[bm * fb.len() + bn]);
                     if self.mx.is_some() {
                         out.extend(self.mx_mfmas(st, bm, bn, acc, *a, fb[bn]));
@@ -1581,6 +1590,7 @@ impl L<'_> {
             MOp::Mfma { slice } => {
                 for i in self.slice_mfmas(&ls.slices[*slice as usize]) {
                     self.ie(i);
+                    self.bf_tick();
                 }
             }
             MOp::Interleaved { slice, with } => {
@@ -1591,6 +1601,7 @@ impl L<'_> {
                 let mut q = 0;
                 for (i, inst) in mf.into_iter().enumerate() {
                     self.ie(inst);
+                    self.bf_tick();
                     while q < m && q * n / m <= i {
                         self.emit_mem(mem[q], cur);
                         q += 1;
@@ -2571,6 +2582,10 @@ pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
         }
         l.mx_use(cur);
         l.bf_use(cur);
+        // The last tile: no next tile to carry its trailing scaled adds.
+        if let Some(bf) = l.bf.as_mut() {
+            bf.flush = true;
+        }
         l.region(&k.drain, Pos::two(cur));
         if cur == 0 {
             l.p.branch(Op::S_BRANCH, epi);

@@ -186,6 +186,32 @@ fn block_fp8_both_archs() {
     }
 }
 
+/// The interleave schedule (sums carried into the next tile, `lower/block_fp8.rs`): both
+/// archs, both MFMA shapes, 2 and 4 slices, register-staged and (gfx950) LDS-DMA copies,
+/// every output type, the edge shapes, every scheduling mode.
+#[test]
+fn block_fp8_interleaved_both_archs() {
+    use gemm_compiler::schedule::Schedule as Loop;
+    for arch in Arch::ALL {
+        for (oi, c) in [DType::F32, DType::Bf16, DType::F16].into_iter().enumerate() {
+            let mut cfg = config(arch, c);
+            cfg.schedule = Loop::Interleave { slices: if oi == 2 { 2 } else { 4 } };
+            if oi == 1 {
+                cfg.mfma = MfmaShape::fp8_16(arch);
+            }
+            if oi == 2 {
+                cfg.direct_to_lds = gemm_compiler::ir::DmaPolicy::Never;
+            }
+            assert!(gemm_compiler::lower::fp8_block_carries_sums(&cfg));
+            let k = compile(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name()));
+            for (ci, cs) in CASES.iter().enumerate() {
+                let mode = Mode::ALL[(ci + oi + 1 + arch as usize) % Mode::ALL.len()];
+                run(&k, cs, Schedule { mode, seed: 23 + ci as u64 });
+            }
+        }
+    }
+}
+
 /// What the space declines for block-scaled fp8.
 #[test]
 fn block_fp8_unfit_configurations_are_declined() {
@@ -196,7 +222,11 @@ fn block_fp8_unfit_configurations_are_declined() {
     let no = |c: KernelConfig| matches!(check(&c), Err(Unfit::BlockScale(_)));
     assert!(no(KernelConfig { trans_a: false, ..ok }));
     assert!(no(KernelConfig { tile: (128, 128, 64), ..ok }));
-    assert!(no(KernelConfig { schedule: gemm_compiler::schedule::Schedule::Interleave { slices: 2 }, ..ok }));
+    assert!(no(KernelConfig { schedule: gemm_compiler::schedule::Schedule::PingPong { clusters: 1 }, ..ok }));
+    // The interleave schedule carries two sets of sums in AGPRs: 256 at most.
+    let il = gemm_compiler::schedule::Schedule::Interleave { slices: 4 };
+    assert_eq!(check(&KernelConfig { schedule: il, ..ok }), Ok(()));
+    assert!(no(KernelConfig { schedule: il, tile: (256, 256, 128), ..ok }));
     assert!(no(ok.with_b_type(DType::Fp8E5M2)));
     // With register-staged copies the group sums move to AGPRs (staging, sums and accumulators
     // would not fit 256 VGPRs).

@@ -12,9 +12,25 @@
 //!   elements (the scale broadcast from the low half of its pair), the accumulators in VGPRs:
 //!   the adds are the kernel's VALU cost. On gfx950 (LDS-DMA copies, no staging registers) the
 //!   temporaries are VGPRs too; on gfx942 they are AGPRs, read pairwise before each FMA (a VALU
-//!   cannot read AGPRs), as staging, sums and accumulators do not fit 256 VGPRs there. `sa` is uniform over a wave (its rows lie in one 128-row block:
-//!   one range-checked `buffer_load_dword` at the same address in every lane); `sb[j]` is the lane's column (every accumulator register
-//!   of a lane holds one column of C: a VGPR per N block, `buffer_load_dword`).
+//!   cannot read AGPRs), as staging, sums and accumulators do not fit 256 VGPRs there. `sa` is
+//!   uniform over a wave (its rows lie in one 128-row block: one range-checked
+//!   `buffer_load_dword` at the same address in every lane); `sb[j]` is the lane's column
+//!   (every accumulator register of a lane holds one column of C: a VGPR per N block,
+//!   `buffer_load_dword`).
+//!
+//! Where the adds go decides the speed (`gemm mx --fp8-blocks`, the timing model): a wave issues
+//! in order, and a block's accumulation chain keeps it waiting for the matrix pipe, so adds
+//! placed after a whole chain issue while the pipe drains and idles (gfx942 4096^3: 194 us,
+//! MFMA busy 39%). They go between MFMAs whose sums they do not read instead:
+//!
+//! * pipelined loop ([`bf_dot`](L::bf_dot)): block `j`'s MFMAs carry the adds of the block
+//!   [`add_lag`] places earlier, so `passes + 3` wait states separate a block's last MFMA from
+//!   its first add without `s_nop`; a tile's last `lag` blocks are added during the next tile's
+//!   first MFMAs (their scale products kept in `pend`), the drain's after its own;
+//! * interleave schedule ([`carries_sums`]): the slices run every block K step by K step, so no
+//!   sum is complete before the tile's last MFMA; two sets of sums (AGPRs) alternate with the
+//!   LDS buffers, and the previous tile's adds are spread evenly over this tile's MFMAs
+//!   ([`bf_tick`](L::bf_tick)), the drain adding its own after its MFMAs.
 //!
 //! The scales stream like the MX ones (`lower/mx.rs`): two sets following the LDS buffers, the
 //! last (partial) K group's in set 0 and group 0's in set 1 from the setup, each set reloaded
@@ -46,6 +62,23 @@ pub(super) struct Fp8Blocks {
     pub tmp: Vec<Reg>,
     /// The set the current tile's scaled adds read.
     pub cur: usize,
+    /// Blocks whose scaled adds trail their MFMAs ([`add_lag`]): a tile's last `lag` blocks
+    /// are added during the next tile's first MFMAs.
+    lag: usize,
+    /// Per trailing block: its scale product (`sa * sb[j]`, the low half of an aligned pair),
+    /// kept from the tile whose sums it scales.
+    pend: Vec<Reg>,
+    /// The tile being emitted is the last (the drain): its own trailing adds follow its MFMAs.
+    pub flush: bool,
+    /// Carried sums (the interleave schedule, [`carries_sums`]): a second set of sums, the
+    /// tile in buffer `cur` summing into set `cur` while the previous tile's set is added.
+    tmp1: Vec<Reg>,
+    /// Carried sums: per set, the scale product of each N block (low half of a pair).
+    prod: [Vec<Reg>; 2],
+    /// Carried sums: the previous tile's adds still to emit (block, first register) and the
+    /// MFMAs of the current tile still to emit, over which they are spread.
+    queue: Vec<(usize, u16)>,
+    mfmas_left: usize,
 }
 
 impl L<'_> {
@@ -96,11 +129,56 @@ impl L<'_> {
             set.1 = (0..c.blocks(Operand::B)).map(|_| self.vv()).collect();
         }
         let file = if sums_in_vgprs(&c) { RegFile::Vgpr } else { RegFile::Agpr };
-        let tmp =
-            (0..c.blocks(Operand::A) * c.blocks(Operand::B)).map(|_| self.p.vreg(file, c.acc_regs() as u8)).collect();
+        let blocks = (c.blocks(Operand::A) * c.blocks(Operand::B)) as usize;
+        let carry = carries_sums(&c);
+        let lag = if carry { 0 } else { add_lag(&c) };
+        let tmp: Vec<Reg> = (0..blocks).map(|_| self.p.vreg(file, c.acc_regs() as u8)).collect();
+        // The first tile's trailing adds (of no tile before it) add 0 * 0: zero sums and scales.
+        let mut pend = vec![];
+        let tmp1: Vec<Reg> =
+            (0..if carry { blocks } else { 0 }).map(|_| self.p.vreg(file, c.acc_regs() as u8)).collect();
+        let mut prod: [Vec<Reg>; 2] = Default::default();
+        if carry {
+            for set in &mut prod {
+                *set = (0..c.blocks(Operand::B)).map(|_| self.p.vreg(RegFile::Vgpr, 2)).collect();
+            }
+            // The first tile adds set 1 (of no tile before it): 0 * 0.
+            for t in &tmp1 {
+                for r in 0..c.acc_regs() as u16 {
+                    self.i(Op::V_ACCVGPR_WRITE_B32, &[sub(*t, r, 1), int(0)]);
+                }
+            }
+            for w in &prod[1] {
+                self.i(Op::V_MOV_B32, &[sub(*w, 0, 1), int(0)]);
+            }
+        }
+        for t in &tmp[blocks - lag..] {
+            for r in 0..c.acc_regs() as u16 {
+                let op = if file == RegFile::Agpr { Op::V_ACCVGPR_WRITE_B32 } else { Op::V_MOV_B32 };
+                self.i(op, &[sub(*t, r, 1), int(0)]);
+            }
+            let w = self.p.vreg(RegFile::Vgpr, 2);
+            self.i(Op::V_MOV_B32, &[sub(w, 0, 1), int(0)]);
+            pend.push(w);
+        }
         let next = [self.sv(), self.sv()];
-        self.bf =
-            Some(super::block_fp8::Fp8Blocks { srd: [srd_a, srd_b], a_row, b_col, sets, next, gstride, tmp, cur: 0 });
+        self.bf = Some(super::block_fp8::Fp8Blocks {
+            srd: [srd_a, srd_b],
+            a_row,
+            b_col,
+            sets,
+            next,
+            gstride,
+            tmp,
+            cur: 0,
+            lag,
+            pend,
+            flush: false,
+            tmp1,
+            prod,
+            queue: vec![],
+            mfmas_left: 0,
+        });
         // Set 0: the last K group (`cnt`, K tiles are groups); set 1: group 0; then group 1.
         for x in 0..2 {
             self.i(Op::S_MUL_I32, &[whole(next[x]), whole(self.cnt), whole(gstride[x])]);
@@ -159,8 +237,50 @@ impl L<'_> {
 
     /// Before the tile in buffer `cur`: its scaled adds read set `cur`.
     pub(super) fn bf_use(&mut self, cur: u32) {
-        if let Some(bf) = self.bf.as_mut() {
-            bf.cur = cur as usize;
+        let c = *self.c();
+        let Some(bf) = self.bf.as_mut() else { return };
+        bf.cur = cur as usize;
+        if bf.tmp1.is_empty() {
+            return;
+        }
+        // Carried sums: this tile's scale products (its set was loaded two bodies ago), and
+        // the previous tile's adds queued over this tile's MFMAs.
+        let cur = cur as usize;
+        let units = c.acc_regs() as u16 / 2;
+        bf.queue = (0..bf.tmp.len()).flat_map(|i| (0..units).map(move |u| (i, 2 * u))).collect();
+        bf.mfmas_left = bf.tmp.len() * (c.tile.2 / c.mfma.k) as usize;
+        let (sa, sb, prod) = (bf.sets[cur].0, bf.sets[cur].1.clone(), bf.prod[cur].clone());
+        for (w, s) in prod.iter().zip(sb) {
+            self.i(Op::V_MUL_F32, &[sub(*w, 0, 1), whole(sa), whole(s)]);
+        }
+    }
+
+    /// Carried sums: the sums set the tile in buffer `set` writes.
+    pub(super) fn bf_sums(&self, set: usize) -> &[Reg] {
+        let bf = self.bf.as_ref().expect("block-scaled fp8");
+        if set == 0 || bf.tmp1.is_empty() {
+            &bf.tmp
+        } else {
+            &bf.tmp1
+        }
+    }
+
+    /// Carried sums, after each MFMA of the tile: an even share of the previous tile's adds
+    /// still queued (they read the other set, written a whole tile earlier: no wait states
+    /// left to cover).
+    pub(super) fn bf_tick(&mut self) {
+        let Some(bf) = self.bf.as_mut() else { return };
+        if bf.tmp1.is_empty() || bf.mfmas_left == 0 {
+            return;
+        }
+        let n = bf.queue.len().div_ceil(bf.mfmas_left);
+        bf.mfmas_left -= 1;
+        let take: Vec<(usize, u16)> = bf.queue.drain(..n).collect();
+        let prev = 1 - bf.cur;
+        let (tmp, prod) = (self.bf_sums(prev).to_vec(), self.bf.as_ref().expect("bf").prod[prev].clone());
+        let nbn = self.cp[1].frags.len();
+        for (i, r) in take {
+            self.bf_add(i, r, &tmp, prod[i % nbn]);
         }
     }
 
@@ -174,18 +294,24 @@ impl L<'_> {
         }
     }
 
-    /// The tile's MFMAs into the temporaries (step 0 from srcC = 0) and the scaled adds, block
-    /// by block: the adds of block `b` follow the MFMAs of block `b + 1`, so they issue while
-    /// the matrix pipe runs those (its results are ready by then) instead of waiting for the
-    /// pipe to drain at the end of the tile.
+    /// The tile's MFMAs into the temporaries (step 0 from srcC = 0), block by block, with the
+    /// scaled adds spread between them: the MFMAs of block `j` carry the adds of the block
+    /// `lag` places earlier in issue order (the first `lag` blocks carry the previous tile's
+    /// last ones), a share after each MFMA. A wave issues in order and an accumulation chain
+    /// keeps it waiting for the matrix pipe, so adds placed after a block's whole chain leave
+    /// the pipe idle while they issue; placed between MFMAs whose sums they do not read,
+    /// they issue while the pipe runs. The lag keeps `passes + 3` wait states between a
+    /// block's last MFMA and the first read of its sums, so no `s_nop` is needed. The last
+    /// tile (the drain) adds its own trailing blocks after its MFMAs.
     pub(super) fn bf_dot(&mut self) {
         let c = *self.c();
         let op = self.mfma_op();
-        let steps = c.tile.2 / c.mfma.k;
+        let steps = (c.tile.2 / c.mfma.k) as usize;
         let rps = (c.mfma.k / c.lane_groups() * c.ab_bytes() / 4) as u16;
         let (fa, fb) = (self.cp[0].frags.clone(), self.cp[1].frags.clone());
         let bf = self.bf.as_ref().expect("block-scaled fp8");
-        let (tmp, (sa, sb)) = (bf.tmp.clone(), bf.sets[bf.cur].clone());
+        let (tmp, (sa, sb), pend, lag, flush) =
+            (bf.tmp.clone(), bf.sets[bf.cur].clone(), bf.pend.clone(), bf.lag, bf.flush);
         // The scale of each N block in the low half of an aligned pair (the packed FMA's
         // src1, both halves of the result taking the low half: `op_sel_hi` bit 1 clear).
         let scales: Vec<Reg> = sb
@@ -197,51 +323,127 @@ impl L<'_> {
             })
             .collect();
         let blocks: Vec<(usize, usize)> = (0..fa.len()).flat_map(|bm| (0..fb.len()).map(move |bn| (bm, bn))).collect();
+        let nb = blocks.len();
+        if !self.bf.as_ref().expect("bf").tmp1.is_empty() {
+            return self.bf_dot_carried(&blocks, steps, rps);
+        }
+        // Adds job `j`: (sums, scale) of the block it scales.
+        let job = |j: usize| -> (usize, Reg) {
+            if j < lag {
+                (nb - lag + j, pend[j])
+            } else {
+                let (bm, bn) = blocks[j - lag];
+                (bm * fb.len() + bn, scales[bn])
+            }
+        };
+        let units = (c.acc_regs() / 2) as usize;
         for (q, &(bm, bn)) in blocks.iter().enumerate() {
             let t = whole(tmp[bm * fb.len() + bn]);
-            for st in 0..steps as u16 {
-                let inst = self.mfma_inst(op, t, sub(fa[bm], st * rps, rps as u8), sub(fb[bn], st * rps, rps as u8));
+            let (ji, jw) = if lag > 0 { job(q) } else { (0, scales[0]) };
+            for st in 0..steps {
+                let (a, b) = (sub(fa[bm], st as u16 * rps, rps as u8), sub(fb[bn], st as u16 * rps, rps as u8));
+                let inst = self.mfma_inst(op, t, a, b);
                 // The group's first step starts the sum at 0 (srcC = inline 0).
                 self.ie(if st == 0 { with_src_c(inst, int(0)) } else { inst });
-            }
-            if q > 0 {
-                let (pm, pn) = blocks[q - 1];
-                self.bf_add(pm * fb.len() + pn, &tmp, scales[pn]);
+                for u in (units * st / steps..units * (st + 1) / steps).filter(|_| lag > 0) {
+                    self.bf_add(ji, 2 * u as u16, &tmp, jw);
+                }
             }
         }
-        let (lm, ln) = *blocks.last().expect("a block");
-        self.bf_add(lm * fb.len() + ln, &tmp, scales[ln]);
+        let trailing = &blocks[nb - lag..];
+        if lag == 0 {
+            let (bm, bn) = blocks[0];
+            for u in 0..units {
+                self.bf_add(bm * fb.len() + bn, 2 * u as u16, &tmp, scales[bn]);
+            }
+        } else if flush {
+            for &(bm, bn) in trailing {
+                for u in 0..units {
+                    self.bf_add(bm * fb.len() + bn, 2 * u as u16, &tmp, scales[bn]);
+                }
+            }
+        } else {
+            for (w, &(_, bn)) in pend.iter().zip(trailing) {
+                self.i(Op::V_MUL_F32, &[sub(*w, 0, 1), whole(sa), whole(sb[bn])]);
+            }
+        }
     }
 
-    /// `acc[i] += tmp[i] * w` (`w` broadcast from the low half of its pair), two elements per
-    /// `v_pk_fma_f32`.
-    fn bf_add(&mut self, i: usize, tmp: &[Reg], w: Reg) {
-        let c = *self.c();
-        for r in (0..c.acc_regs() as u16).step_by(2) {
-            let acc = sub(self.acc[i], r, 2);
-            let t = if tmp[i].file == RegFile::Agpr {
-                // A VALU cannot read AGPRs: the pair through VGPRs first.
-                let x = self.p.vreg(RegFile::Vgpr, 2);
-                for h in 0..2 {
-                    self.i(Op::V_ACCVGPR_READ_B32, &[sub(x, h, 1), sub(tmp[i], r + h, 1)]);
-                }
-                whole(x)
-            } else {
-                sub(tmp[i], r, 2)
-            };
-            self.ie(Inst::new(Op::V_PK_FMA_F32, &[acc, t, whole(w), acc]).op_sel_hi(0b101));
+    /// Carried sums, the last tile (the drain; the loop's tiles are the schedule's slices):
+    /// its MFMAs step by step over every block (no accumulation chain back to back), the
+    /// previous tile's adds between them, then its own adds.
+    fn bf_dot_carried(&mut self, blocks: &[(usize, usize)], steps: usize, rps: u16) {
+        let op = self.mfma_op();
+        let (fa, fb) = (self.cp[0].frags.clone(), self.cp[1].frags.clone());
+        let cur = self.bf.as_ref().expect("bf").cur;
+        let tmp = self.bf_sums(cur).to_vec();
+        for st in 0..steps as u16 {
+            for &(bm, bn) in blocks {
+                let t = whole(tmp[bm * fb.len() + bn]);
+                let inst = self.mfma_inst(op, t, sub(fa[bm], st * rps, rps as u8), sub(fb[bn], st * rps, rps as u8));
+                self.ie(if st == 0 { with_src_c(inst, int(0)) } else { inst });
+                self.bf_tick();
+            }
+        }
+        let prod = self.bf.as_ref().expect("bf").prod[cur].clone();
+        for i in 0..tmp.len() {
+            for r in (0..self.c().acc_regs() as u16).step_by(2) {
+                self.bf_add(i, r, &tmp, prod[i % fb.len()]);
+            }
         }
     }
+
+    /// `acc[i][r..r + 2] += tmp[i][r..r + 2] * w` (`w` broadcast from the low half of its
+    /// pair): one `v_pk_fma_f32`, its sums read through VGPRs first when they are AGPRs.
+    fn bf_add(&mut self, i: usize, r: u16, tmp: &[Reg], w: Reg) {
+        let acc = sub(self.acc[i], r, 2);
+        let t = if tmp[i].file == RegFile::Agpr {
+            // A VALU cannot read AGPRs: the pair through VGPRs first.
+            let x = self.p.vreg(RegFile::Vgpr, 2);
+            for h in 0..2 {
+                self.i(Op::V_ACCVGPR_READ_B32, &[sub(x, h, 1), sub(tmp[i], r + h, 1)]);
+            }
+            whole(x)
+        } else {
+            sub(tmp[i], r, 2)
+        };
+        self.ie(Inst::new(Op::V_PK_FMA_F32, &[acc, t, whole(w), acc]).op_sel_hi(0b101));
+    }
+}
+
+/// Blocks whose scaled adds trail their MFMAs: the fewest that put `passes + 3` wait states
+/// (hazard.rs: 19 for a 32x32 MFMA, 20 on gfx950) between a block's last MFMA and its first
+/// add, each block in between issuing its MFMAs and one block's adds (a `v_pk_fma_f32` per two
+/// sums, after two `v_accvgpr_read`s when the sums are AGPRs); fewer than the blocks, so
+/// that a tile's trailing adds read their sums before the next tile's MFMAs overwrite them
+/// (none with one block: its adds follow its MFMAs).
+pub fn add_lag(c: &crate::ir::KernelConfig) -> usize {
+    let blocks = (c.blocks(Operand::A) * c.blocks(Operand::B)) as usize;
+    let steps = (c.tile.2 / c.mfma.k) as usize;
+    let per_unit = if sums_in_vgprs(c) { 1 } else { 3 };
+    let per_block = steps + per_unit * (c.acc_regs() / 2) as usize;
+    let need = if c.mfma.m == 32 { 19 } else { 11 } + usize::from(c.arch == crate::ir::Arch::Gfx950);
+    if blocks < 2 {
+        return 0;
+    }
+    (1 + (need - 1).div_ceil(per_block)).min(blocks - 1)
 }
 
 /// Whether the group sums live in VGPRs (no AGPR reads before the scaled adds): where the
 /// copies need no staging registers, gfx950's K-contiguous LDS-DMA (`fit::vgpr_estimate`).
 pub fn sums_in_vgprs(c: &crate::ir::KernelConfig) -> bool {
-    c.arch == crate::ir::Arch::Gfx950 && c.direct_to_lds == crate::ir::DmaPolicy::Auto
+    c.arch == crate::ir::Arch::Gfx950 && c.direct_to_lds == crate::ir::DmaPolicy::Auto && !carries_sums(c)
+}
+
+/// Whether the sums are carried into the next tile (two sets, AGPRs): under the interleave
+/// schedule, whose slices run every block's MFMAs K step by K step, no block's sum is complete
+/// before the tile's last slice, so its scaled adds are spread over the next tile's MFMAs.
+pub fn carries_sums(c: &crate::ir::KernelConfig) -> bool {
+    matches!(c.schedule, crate::schedule::Schedule::Interleave { .. })
 }
 
 /// `inst` with its srcC (the MFMA's fourth operand) replaced.
-fn with_src_c(mut inst: Inst, c: O) -> Inst {
+pub(super) fn with_src_c(mut inst: Inst, c: O) -> Inst {
     inst.operands[3] = c;
     inst
 }
