@@ -28,6 +28,7 @@
 //! kernel is the plain kernel's twin (same tile, schedule and copies: the catalogue's
 //! `splitk_pingpong` family for gfx942's ping-pong tile).
 
+use crate::ops::scales::Fp8Scales;
 pub use crate::plan::kernel_plan::Launch;
 use crate::plan::kernel_plan::{column_major, ColumnMajor, KernelPlan};
 use gemm_core::{Arch, DType, GemmProblem};
@@ -461,11 +462,44 @@ impl SplitPlan {
     /// workspace at these device addresses: the head (a split tail's plain kernel), the
     /// partial kernel, the reduction.
     pub fn launches(&self, p: &GemmProblem, a: u64, b: u64, c: u64, ws: u64) -> Result<Vec<Launch>, String> {
+        self.launches_scaled(p, [a, b, c, ws], &Fp8Scales::UNIT, 0, 0)
+    }
+
+    /// [`Self::launches`] of an fp8 GEMM with scales (`crate::ops::scales`; unit scales and no
+    /// vectors are a plain GEMM): the per-row / per-column vectors at device addresses `row`
+    /// and `col` (0: none) go to the partial kernel, which multiplies each partial sum by
+    /// `row[i] * col[j]` (only it knows each element's row and column), and the per-tensor
+    /// scales fold into the reduction's scalars, `alpha' = scale_d * ((scale_a * scale_b) *
+    /// alpha)` and `beta' = scale_d * beta` (scaling is linear, so every input type shares the
+    /// one reduction kernel per C type; gemm-compiler `kernel_args.rs`, fp8 partial kernels).
+    /// A row-major problem's vectors and `scale_a`/`scale_b` swap with its operands, as in
+    /// [`crate::plan::fused::scaled_kernargs`], which also packs a split tail's head.
+    pub fn launches_scaled(
+        &self,
+        p: &GemmProblem,
+        [a, b, c, ws]: [u64; 4],
+        scales: &Fp8Scales,
+        row: u64,
+        col: u64,
+    ) -> Result<Vec<Launch>, String> {
+        let unit = *scales == Fp8Scales::UNIT && row == 0 && col == 0;
+        if !unit && !self.partial.a_type.is_fp8() {
+            return Err(format!("{} takes no fp8 scales", self.partial.name));
+        }
         let mut out = Vec::with_capacity(3);
         if let Some(h) = &self.head {
-            let args = h.kernargs(p, a, b, c)?;
+            let args = if unit {
+                h.kernargs(p, a, b, c)?
+            } else {
+                crate::plan::fused::scaled_kernargs(h, p, [a, b, c], scales, row, col)?
+            };
             out.push(Launch { entry: h.entry, grid: h.grid, block: h.block, args });
         }
+        let (vrow, vcol) = if self.problem.swap_ab { (col, row) } else { (row, col) };
+        // The product of the scales is symmetric in A and B (no swap for `alpha'`), and unit
+        // scales leave alpha and beta bit for bit (`1 * x = x`).
+        let alpha = scales.d * scales.combined(p.alpha);
+        let beta = scales.d * p.beta;
         let (ka, kb) = if self.problem.swap_ab { (b, a) } else { (a, b) };
         let cm = self.problem;
         // The split part starts at column `col0` of the kernel's B and of C: column j of
@@ -488,6 +522,8 @@ impl SplitPlan {
             "ldw" => u(self.ldw),
             "kchunk" => u(self.kchunk),
             "wstride" => u(self.wstride),
+            "scale_row" => Some(vrow.to_le_bytes().to_vec()),
+            "scale_col" => Some(vcol.to_le_bytes().to_vec()),
             _ => None,
         })?;
         let reduce_args = pack(self.reduce, |name| match name {
@@ -498,8 +534,8 @@ impl SplitPlan {
             "splits" => u(self.splits),
             "ldw" => u(self.ldw),
             "ldc" => u(cm.ldc),
-            "alpha" => Some(p.alpha.to_le_bytes().to_vec()),
-            "beta" => Some(p.beta.to_le_bytes().to_vec()),
+            "alpha" => Some(alpha.to_le_bytes().to_vec()),
+            "beta" => Some(beta.to_le_bytes().to_vec()),
             "wstride" => u(self.wstride),
             _ => None,
         })?;
