@@ -598,6 +598,42 @@ mod tests {
         b.iter().rev().fold(0, |v, &x| v << 8 | u64::from(x))
     }
 
+    /// fp8 decode on a tensor-parallel shard (70B/8 qkv: 1280 x 8192 weights, one row of x, the
+    /// Linear layout) splits with an fp8 `splitk_decode` twin on both archs, and its scaled
+    /// launches put the scale vectors into the partial kernel's arguments (swapped with the
+    /// operands of the row-major problem: x's row vector is the kernel's column vector) and
+    /// the per-tensor scales into the reduction's alpha and beta; unit scales leave them be.
+    #[test]
+    fn fp8_decode_splits_carry_the_scales() {
+        for arch in Arch::ALL {
+            let fp8 = if arch == Arch::Gfx942 { DType::Fp8E4M3Fnuz } else { DType::Fp8E4M3 };
+            let p = GemmProblem::new(1, 1280, 8192)
+                .with_layout(Layout::RowMajor)
+                .with_transposes(gemm_core::Transpose::No, gemm_core::Transpose::Yes)
+                .with_dtypes(fp8, fp8, DType::Bf16)
+                .with_scalars(1.5, 0.5);
+            let plain = crate::plan::choice::choose(arch, &p).unwrap();
+            assert!(plain.entry.is_decode(), "{}", plain.entry.name);
+            let s = choose(arch, &p, Some(&plain)).unwrap();
+            assert_eq!((s.partial.family, s.partial.a_type, s.partial.kernarg_size), ("splitk_decode", fp8, 112));
+            assert!(s.splits >= 2 && s.head.is_none());
+            let addr = [0x1000, 0x2000, 0x3000, 0x4000];
+            let scales = Fp8Scales { a: 0.5, b: 4.0, d: 0.25 };
+            let l = s.launches_scaled(&p, addr, &scales, 0x5000, 0x6000).unwrap();
+            assert_eq!((arg(&l[0], "scale_row"), arg(&l[0], "scale_col")), (0x6000, 0x5000));
+            let f = |x: u64| f32::from_bits(x as u32);
+            assert_eq!((f(arg(&l[1], "alpha")), f(arg(&l[1], "beta"))), (0.25 * (2.0 * 1.5), 0.25 * 0.5));
+            let u = s.launches(&p, addr[0], addr[1], addr[2], addr[3]).unwrap();
+            assert_eq!((arg(&u[0], "scale_row"), arg(&u[0], "scale_col")), (0, 0));
+            assert_eq!((f(arg(&u[1], "alpha")), f(arg(&u[1], "beta"))), (1.5, 0.5));
+            assert_eq!(u[0].grid[2], s.splits);
+            // A bf16 split takes no scales.
+            let bf = p.with_dtypes(DType::Bf16, DType::Bf16, DType::Bf16);
+            let sb = choose(arch, &bf, Some(&crate::plan::choice::choose(arch, &bf).unwrap())).unwrap();
+            assert!(sb.launches_scaled(&bf, addr, &scales, 0, 0).unwrap_err().contains("no fp8 scales"));
+        }
+    }
+
     /// gfx942's ping-pong tile at 8192^3 (1024 tiles on 304 CUs: 3.37 rounds) runs the
     /// first 28 of 32 tile columns plain (896 tiles, three rounds) and splits the last 4
     /// columns' K in two (256 workgroups, one round of half-length ones): the head's
