@@ -88,6 +88,7 @@ fn main() {
     src.push_str("];\n");
     for (table, args) in [
         ("KERNARG_SPLIT_PARTIAL", &kernel_args::PARTIAL_ARGS[..]),
+        ("KERNARG_SPLIT_PARTIAL_SCALED", &kernel_args::PARTIAL_SCALED_ARGS[..]),
         ("KERNARG_SPLIT_REDUCE", &kernel_args::REDUCE_ARGS[..]),
     ] {
         writeln!(
@@ -152,7 +153,11 @@ fn main() {
             c.threads(),
             kernel_args::size(&c),
             if c.split == gemm_compiler::ir::SplitK::Partial {
-                "KERNARG_SPLIT_PARTIAL"
+                if c.scaled() {
+                    "KERNARG_SPLIT_PARTIAL_SCALED"
+                } else {
+                    "KERNARG_SPLIT_PARTIAL"
+                }
             } else if c.split == gemm_compiler::ir::SplitK::Reduce {
                 "KERNARG_SPLIT_REDUCE"
             } else if c.grouped {

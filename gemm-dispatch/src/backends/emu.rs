@@ -75,6 +75,46 @@ impl EmuBackend {
         self.execute(p, a, b, c, plan.workspace_bytes(), |pa, pb, pc, ws| plan.launches(p, pa, pb, pc, ws))
     }
 
+    /// Runs an fp8 `p` as split-K with scales ([`SplitPlan::launches_scaled`]: the scale
+    /// vectors, `row` of length m and `col` of length n, to the partial kernel, the per-tensor
+    /// scales folded into the reduction's alpha and beta); frees what it allocated. The
+    /// vectors' lengths are checked as [`crate::Fp8Scales::check`] does.
+    #[allow(clippy::too_many_arguments)]
+    pub fn run_split_scaled(
+        &self,
+        plan: &SplitPlan,
+        p: &GemmProblem,
+        a: &[u8],
+        b: &[u8],
+        c: &mut [u8],
+        scales: &crate::Fp8Scales,
+        row: Option<&[f32]>,
+        col: Option<&[f32]>,
+    ) -> Result<()> {
+        scales.check(p, row.map(<[f32]>::len), col.map(<[f32]>::len))?;
+        let mut vecs = [0u64; 2];
+        let mut result = Ok(());
+        for (x, v) in [row, col].into_iter().enumerate() {
+            if let Some(v) = v.filter(|_| result.is_ok()) {
+                match self.upload(bytemuck::cast_slice(v)) {
+                    Ok(ptr) => vecs[x] = ptr,
+                    Err(e) => result = Err(e),
+                }
+            }
+        }
+        if result.is_ok() {
+            result = self.execute(p, a, b, c, plan.workspace_bytes(), |pa, pb, pc, ws| {
+                plan.launches_scaled(p, [pa, pb, pc, ws], scales, vecs[0], vecs[1])
+            });
+        }
+        for ptr in vecs.into_iter().filter(|&v| v != 0) {
+            if let Err(e) = self.device.free(ptr) {
+                return result.and(Err(self.err(e)));
+            }
+        }
+        result
+    }
+
     /// Runs a [`GemmPlan`] (what [`Backend::gemm`] does with the dispatcher's plan).
     pub fn run_gemm_plan(&self, plan: &GemmPlan, p: &GemmProblem, a: &[u8], b: &[u8], c: &mut [u8]) -> Result<()> {
         self.execute(p, a, b, c, plan.workspace_bytes(), |pa, pb, pc, ws| plan.launches(p, pa, pb, pc, ws))

@@ -28,6 +28,7 @@
 //! kernel is the plain kernel's twin (same tile, schedule and copies: the catalogue's
 //! `splitk_pingpong` family for gfx942's ping-pong tile).
 
+use crate::ops::scales::Fp8Scales;
 pub use crate::plan::kernel_plan::Launch;
 use crate::plan::kernel_plan::{column_major, ColumnMajor, KernelPlan};
 use gemm_core::{Arch, DType, GemmProblem};
@@ -461,11 +462,44 @@ impl SplitPlan {
     /// workspace at these device addresses: the head (a split tail's plain kernel), the
     /// partial kernel, the reduction.
     pub fn launches(&self, p: &GemmProblem, a: u64, b: u64, c: u64, ws: u64) -> Result<Vec<Launch>, String> {
+        self.launches_scaled(p, [a, b, c, ws], &Fp8Scales::UNIT, 0, 0)
+    }
+
+    /// [`Self::launches`] of an fp8 GEMM with scales (`crate::ops::scales`; unit scales and no
+    /// vectors are a plain GEMM): the per-row / per-column vectors at device addresses `row`
+    /// and `col` (0: none) go to the partial kernel, which multiplies each partial sum by
+    /// `row[i] * col[j]` (only it knows each element's row and column), and the per-tensor
+    /// scales fold into the reduction's scalars, `alpha' = scale_d * ((scale_a * scale_b) *
+    /// alpha)` and `beta' = scale_d * beta` (scaling is linear, so every input type shares the
+    /// one reduction kernel per C type; gemm-compiler `kernel_args.rs`, fp8 partial kernels).
+    /// A row-major problem's vectors and `scale_a`/`scale_b` swap with its operands, as in
+    /// [`crate::plan::fused::scaled_kernargs`], which also packs a split tail's head.
+    pub fn launches_scaled(
+        &self,
+        p: &GemmProblem,
+        [a, b, c, ws]: [u64; 4],
+        scales: &Fp8Scales,
+        row: u64,
+        col: u64,
+    ) -> Result<Vec<Launch>, String> {
+        let unit = *scales == Fp8Scales::UNIT && row == 0 && col == 0;
+        if !unit && !self.partial.a_type.is_fp8() {
+            return Err(format!("{} takes no fp8 scales", self.partial.name));
+        }
         let mut out = Vec::with_capacity(3);
         if let Some(h) = &self.head {
-            let args = h.kernargs(p, a, b, c)?;
+            let args = if unit {
+                h.kernargs(p, a, b, c)?
+            } else {
+                crate::plan::fused::scaled_kernargs(h, p, [a, b, c], scales, row, col)?
+            };
             out.push(Launch { entry: h.entry, grid: h.grid, block: h.block, args });
         }
+        let (vrow, vcol) = if self.problem.swap_ab { (col, row) } else { (row, col) };
+        // The product of the scales is symmetric in A and B (no swap for `alpha'`), and unit
+        // scales leave alpha and beta bit for bit (`1 * x = x`).
+        let alpha = scales.d * scales.combined(p.alpha);
+        let beta = scales.d * p.beta;
         let (ka, kb) = if self.problem.swap_ab { (b, a) } else { (a, b) };
         let cm = self.problem;
         // The split part starts at column `col0` of the kernel's B and of C: column j of
@@ -488,6 +522,8 @@ impl SplitPlan {
             "ldw" => u(self.ldw),
             "kchunk" => u(self.kchunk),
             "wstride" => u(self.wstride),
+            "scale_row" => Some(vrow.to_le_bytes().to_vec()),
+            "scale_col" => Some(vcol.to_le_bytes().to_vec()),
             _ => None,
         })?;
         let reduce_args = pack(self.reduce, |name| match name {
@@ -498,8 +534,8 @@ impl SplitPlan {
             "splits" => u(self.splits),
             "ldw" => u(self.ldw),
             "ldc" => u(cm.ldc),
-            "alpha" => Some(p.alpha.to_le_bytes().to_vec()),
-            "beta" => Some(p.beta.to_le_bytes().to_vec()),
+            "alpha" => Some(alpha.to_le_bytes().to_vec()),
+            "beta" => Some(beta.to_le_bytes().to_vec()),
             "wstride" => u(self.wstride),
             _ => None,
         })?;
@@ -560,6 +596,42 @@ mod tests {
         let a = l.entry.kernarg.iter().find(|a| a.name == name).unwrap_or_else(|| panic!("{name}"));
         let b = &l.args[a.offset as usize..(a.offset + a.size) as usize];
         b.iter().rev().fold(0, |v, &x| v << 8 | u64::from(x))
+    }
+
+    /// fp8 decode on a tensor-parallel shard (70B/8 qkv: 1280 x 8192 weights, one row of x, the
+    /// Linear layout) splits with an fp8 `splitk_decode` twin on both archs, and its scaled
+    /// launches put the scale vectors into the partial kernel's arguments (swapped with the
+    /// operands of the row-major problem: x's row vector is the kernel's column vector) and
+    /// the per-tensor scales into the reduction's alpha and beta; unit scales leave them be.
+    #[test]
+    fn fp8_decode_splits_carry_the_scales() {
+        for arch in Arch::ALL {
+            let fp8 = if arch == Arch::Gfx942 { DType::Fp8E4M3Fnuz } else { DType::Fp8E4M3 };
+            let p = GemmProblem::new(1, 1280, 8192)
+                .with_layout(Layout::RowMajor)
+                .with_transposes(gemm_core::Transpose::No, gemm_core::Transpose::Yes)
+                .with_dtypes(fp8, fp8, DType::Bf16)
+                .with_scalars(1.5, 0.5);
+            let plain = crate::plan::choice::choose(arch, &p).unwrap();
+            assert!(plain.entry.is_decode(), "{}", plain.entry.name);
+            let s = choose(arch, &p, Some(&plain)).unwrap();
+            assert_eq!((s.partial.family, s.partial.a_type, s.partial.kernarg_size), ("splitk_decode", fp8, 112));
+            assert!(s.splits >= 2 && s.head.is_none());
+            let addr = [0x1000, 0x2000, 0x3000, 0x4000];
+            let scales = Fp8Scales { a: 0.5, b: 4.0, d: 0.25 };
+            let l = s.launches_scaled(&p, addr, &scales, 0x5000, 0x6000).unwrap();
+            assert_eq!((arg(&l[0], "scale_row"), arg(&l[0], "scale_col")), (0x6000, 0x5000));
+            let f = |x: u64| f32::from_bits(x as u32);
+            assert_eq!((f(arg(&l[1], "alpha")), f(arg(&l[1], "beta"))), (0.25 * (2.0 * 1.5), 0.25 * 0.5));
+            let u = s.launches(&p, addr[0], addr[1], addr[2], addr[3]).unwrap();
+            assert_eq!((arg(&u[0], "scale_row"), arg(&u[0], "scale_col")), (0, 0));
+            assert_eq!((f(arg(&u[1], "alpha")), f(arg(&u[1], "beta"))), (1.5, 0.5));
+            assert_eq!(u[0].grid[2], s.splits);
+            // A bf16 split takes no scales.
+            let bf = p.with_dtypes(DType::Bf16, DType::Bf16, DType::Bf16);
+            let sb = choose(arch, &bf, Some(&crate::plan::choice::choose(arch, &bf).unwrap())).unwrap();
+            assert!(sb.launches_scaled(&bf, addr, &scales, 0, 0).unwrap_err().contains("no fp8 scales"));
+        }
     }
 
     /// gfx942's ping-pong tile at 8192^3 (1024 tiles on 304 CUs: 3.37 rounds) runs the

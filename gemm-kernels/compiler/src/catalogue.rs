@@ -93,6 +93,11 @@
 //!   (f32, bf16, f16): deterministic. The small tile because the point is spreading few
 //!   tiles over many CUs: at 128x128x65536 its 4 tiles times 147 splits predict 16.4 us
 //!   on gfx942 (`gemm splitk`), against 718 us for the best plain kernel.
+//! * `splitk_decode`: the decode shapes ([`DECODE_SHAPES`]) as partial kernels, bf16, f16
+//!   and the arch's fp8 flavours (fp8 partials apply the per-row / per-column scale vectors,
+//!   the reduction's alpha and beta carry the per-tensor scales: `kernel_args.rs`), for
+//!   weight shards whose few rows leave most CUs idle (`gemm-dispatch` `splitk.rs`,
+//!   `decode_split`).
 //! * `stages3` (gfx950): 256x256x32, 8 waves (2x4), 32x32x16 MFMAs, three pipeline stages
 //!   (`passes/pipeline.rs`: three LDS buffers, 96 KiB; the LDS-DMA copies of the tile after
 //!   next in flight), A^T B, bf16/f16, `v8`. The timing model (`gemm sweep --stages 2,3
@@ -472,8 +477,8 @@ pub const DECODE: &str = "decode";
 type DecodeShape = (u32, u32, u32, u32);
 
 /// The decode families (`lower/decode.rs`, issue 23): A^T B (a Linear layer's `x W^T` with
-/// the weights as A), every 16-bit and fp8 input of the arch, split-K partials for the 16-bit
-/// ones. Shapes chosen with `gemm sweep --decode --trans tn` (bf16, the timing model) on the
+/// the weights as A), every 16-bit and fp8 input of the arch, and split-K partials of every
+/// one ([`SPLITK_DECODE`]). Shapes chosen with `gemm sweep --decode --trans tn` (bf16, the timing model) on the
 /// decode table's problems; the table picks per problem:
 ///
 /// * 16x16, 2 waves, 8 loads: M = 1..16 over many weight rows (gfx942 4096x1x4096: 9.05 us,
@@ -525,6 +530,8 @@ fn decode_families(arch: Arch) -> Vec<Family> {
 pub const SPLITK: &str = "splitk";
 /// The ping-pong tile's split-K partial kernels (gfx942), for the split tail of a grid.
 pub const SPLITK_PINGPONG: &str = "splitk_pingpong";
+/// The decode families' split-K partial kernels (bf16, f16 and fp8), for weight matrices with
+/// too few rows to fill the CUs (`gemm-dispatch` `splitk.rs`, `decode_split`).
 pub const SPLITK_DECODE: &str = "splitk_decode";
 /// The split-K reduction kernels (`ir::SplitK::Reduce`), one per arch and C type.
 pub const SPLITK_REDUCE: &str = "splitk_reduce";
@@ -576,9 +583,13 @@ pub fn split_families() -> Vec<Family> {
         // dispatcher splits the K of the last columns of tiles when whole rounds of the plain
         // kernel would leave most CUs idle in the last one (`gemm-dispatch` `splitk.rs`,
         // `choose_tail`, which finds a twin by tile, schedule, order and copies).
+        // The decode families as partial sums, each the twin of its plain family, in every
+        // input type the plain family takes: bf16/f16 and the arch's fp8 flavours (FNUZ on
+        // gfx942, OCP on gfx950). fp8 partials apply the per-row / per-column scale vectors
+        // to their sums; the per-tensor scales ride in the reduction's alpha and beta
+        // (`kernel_args.rs`, fp8 partial kernels).
         out.extend(decode_families(arch).into_iter().map(|f| Family {
             name: SPLITK_DECODE,
-            dtypes: HALF,
             split: SplitK::Partial,
             why: "decode split-K partial sums: weight matrices with too few rows to fill the CUs (a tensor-parallel shard's 1280 rows are 80 blocks of 16) stream over K ranges of the grid's z dimension",
             ..f

@@ -339,8 +339,12 @@ fn check_decode(c: &KernelConfig) -> Result<(), Unfit> {
     }
     match c.split {
         SplitK::None => {}
-        SplitK::Partial if c.c_type == DType::F32 && c.fusion == crate::ir::Fusion::NONE && !c.scaled() => {}
-        _ => return no("split-K partial kernels write raw f32 sums"),
+        // fp8 partials apply the per-element scale vectors to their f32 sums and leave the
+        // per-tensor scalars to the reduction's alpha and beta (`kernel_args.rs`, fp8 partial
+        // kernels): the vectors need each element's row and column, which the reduction
+        // kernel does not take.
+        SplitK::Partial if c.c_type == DType::F32 && c.fusion == crate::ir::Fusion::NONE => {}
+        _ => return no("split-K partial kernels write f32 sums"),
     }
     let lds = decode_lds_bytes(c);
     if lds + 1024 > 65536 || lds > lds_per_cu(c.arch) {

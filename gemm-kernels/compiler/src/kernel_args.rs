@@ -110,6 +110,18 @@
 //!
 //! Launch: grid `[ceil(m/MT), ceil(n/NT), splits]` workgroups, `splits = ceil(k/kchunk)`.
 //!
+//! fp8 partial kernels (the decode families' split twins, `catalogue::SPLITK_DECODE`) take
+//! 112 bytes: the partial layout above, then (bytes 56..96 unused) the fp8 layout's two
+//! scale vectors `scale_row` (96) and `scale_col` (104), and write `row[i] * col[j] * acc_z`
+//! (`w * acc`, the first two steps of the fp8 order above; a null vector is all ones, and
+//! `1.0 * acc` is `acc` exactly). The vectors go to the partial kernel because they change
+//! per element and only it knows each element's row and column; the per-tensor scales are
+//! scalars, so they fold into the reduction's own scalars (`alpha' = scale_d * ((scale_a *
+//! scale_b) * alpha)`, `beta' = scale_d * beta`, formed by the caller: `gemm-dispatch`
+//! `splitk.rs`) and the reduction kernels stay the same for every input type. Scaling is
+//! linear, so `alpha' * sum_z w * acc_z + beta' * C` is the fp8 formula up to the rounding
+//! of its steps (exact where the scales are powers of two).
+//!
 //! **Split-K reduction kernels** (`ir::SplitK::Reduce`, 48 bytes): `C = alpha * sum_z ws_z +
 //! beta * C`, the slabs summed in order `z = 0, 1, ...`:
 //!
@@ -199,6 +211,19 @@ pub const PARTIAL_ARGS: [Arg; 11] = [
     Arg { name: "kchunk", offset: OFF_KCHUNK, size: 4, pointer: false },
     Arg { name: "wstride", offset: OFF_WSTRIDE, size: 4, pointer: false },
 ];
+/// fp8 partial kernels' arguments: the partial ones, then the two scale vectors at their fp8
+/// offsets (112 bytes in all; see the module docs).
+pub const PARTIAL_SCALED_ARGS: [Arg; 13] = {
+    let mut out = [PARTIAL_ARGS[0]; 13];
+    let mut i = 0;
+    while i < 11 {
+        out[i] = PARTIAL_ARGS[i];
+        i += 1;
+    }
+    out[11] = Arg { name: "scale_row", offset: OFF_SCALE_ROW, size: 8, pointer: true };
+    out[12] = Arg { name: "scale_col", offset: OFF_SCALE_COL, size: 8, pointer: true };
+    out
+};
 /// Split-K reduction kernels' argument offsets and size.
 pub const R_OFF_WS: u32 = 0;
 pub const R_OFF_C: u32 = 8;
@@ -237,6 +262,30 @@ pub fn pack_partial(
     out.copy_from_slice(&pack(a, b, ws, m, n, k, lda, ldb, ldw, 0.0, 0.0)[..SIZE as usize]);
     out[OFF_KCHUNK as usize..OFF_KCHUNK as usize + 4].copy_from_slice(&kchunk.to_le_bytes());
     out[OFF_WSTRIDE as usize..OFF_WSTRIDE as usize + 4].copy_from_slice(&wstride.to_le_bytes());
+    out
+}
+
+/// fp8 partial-kernel arguments: [`pack_partial`]'s, then the scale vectors' addresses (0:
+/// none) at their fp8 offsets (see the module docs).
+#[allow(clippy::too_many_arguments)]
+pub fn pack_partial_scaled(
+    a: u64,
+    b: u64,
+    ws: u64,
+    m: u32,
+    n: u32,
+    k: u32,
+    lda: u32,
+    ldb: u32,
+    ldw: u32,
+    kchunk: u32,
+    wstride: u32,
+    row: u64,
+    col: u64,
+) -> [u8; SIZE_SCALED as usize] {
+    let mut out = [0u8; SIZE_SCALED as usize];
+    out[..SIZE as usize].copy_from_slice(&pack_partial(a, b, ws, m, n, k, lda, ldb, ldw, kchunk, wstride));
+    with_scale_vectors(&mut out, row, col);
     out
 }
 
@@ -320,7 +369,11 @@ pub fn size(c: &crate::ir::KernelConfig) -> u32 {
     if c.split == crate::ir::SplitK::Reduce {
         SIZE_REDUCE
     } else if c.split == crate::ir::SplitK::Partial {
-        SIZE
+        if c.scaled() {
+            SIZE_SCALED
+        } else {
+            SIZE
+        }
     } else if c.grouped {
         SIZE_GROUPED
     } else if c.block_scale != crate::ir::BlockScale::None {
@@ -339,7 +392,11 @@ pub fn args(c: &crate::ir::KernelConfig) -> &'static [Arg] {
     if c.split == crate::ir::SplitK::Reduce {
         &REDUCE_ARGS
     } else if c.split == crate::ir::SplitK::Partial {
-        &PARTIAL_ARGS
+        if c.scaled() {
+            &PARTIAL_SCALED_ARGS
+        } else {
+            &PARTIAL_ARGS
+        }
     } else if c.grouped {
         &GROUPED_ARGS
     } else if c.block_scale != crate::ir::BlockScale::None {

@@ -1686,9 +1686,14 @@ impl L<'_> {
     /// element's `row[i] * col[j]` (`kernel_args.rs`, in that order).
     fn scale(&mut self, acc: Reg, r: u16, cval: Option<Reg>, w: Option<Reg>) -> Reg {
         if self.c().split == SplitK::Partial {
-            // Raw partial sums: the reduction applies alpha and beta.
+            // Partial sums: the reduction applies alpha and beta. fp8 partials multiply by the
+            // element's `row[i] * col[j]` first (`kernel_args.rs`, fp8 partial kernels: the
+            // per-tensor scales ride in the reduction's alpha and beta).
             let x = self.vv();
             self.i(Op::V_ACCVGPR_READ_B32, &[whole(x), sub(acc, r, 1)]);
+            if let Some(w) = w {
+                self.i(Op::V_MUL_F32, &[whole(x), whole(w), whole(x)]);
+            }
             return x;
         }
         let (alpha, beta) = (self.arg(12), self.arg(13));
@@ -1715,14 +1720,18 @@ impl L<'_> {
         if !self.c().scaled() {
             return;
         }
-        let sc = self.p.vreg(RegFile::Sgpr, 4);
-        self.i(Op::S_LOAD_DWORDX4, &[whole(sc), sr(0, 2), O::Imm(ka::OFF_SCALE as i64)]);
-        let a = self.vv();
-        self.i(Op::V_MOV_B32, &[whole(a), sub(sc, 0, 1)]);
-        self.i(Op::V_MUL_F32, &[whole(a), sub(sc, 1, 1), whole(a)]);
-        self.i(Op::V_MUL_F32, &[whole(a), self.arg(12), whole(a)]);
-        self.alpha_scaled = Some(a);
-        self.scale_d = sub(sc, 2, 1);
+        // Split-K partial kernels take the vectors only (their alpha slot holds `kchunk`; the
+        // per-tensor scales are folded into the reduction's alpha and beta by the caller).
+        if self.c().split != SplitK::Partial {
+            let sc = self.p.vreg(RegFile::Sgpr, 4);
+            self.i(Op::S_LOAD_DWORDX4, &[whole(sc), sr(0, 2), O::Imm(ka::OFF_SCALE as i64)]);
+            let a = self.vv();
+            self.i(Op::V_MOV_B32, &[whole(a), sub(sc, 0, 1)]);
+            self.i(Op::V_MUL_F32, &[whole(a), sub(sc, 1, 1), whole(a)]);
+            self.i(Op::V_MUL_F32, &[whole(a), self.arg(12), whole(a)]);
+            self.alpha_scaled = Some(a);
+            self.scale_d = sub(sc, 2, 1);
+        }
         // row_lo row_hi col_lo col_hi
         let vp = self.p.vreg(RegFile::Sgpr, 4);
         self.i(Op::S_LOAD_DWORDX4, &[whole(vp), sr(0, 2), O::Imm(ka::OFF_SCALE_ROW as i64)]);

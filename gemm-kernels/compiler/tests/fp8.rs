@@ -236,10 +236,15 @@ fn fp8_every_flavour_arch_output() {
 #[test]
 fn fp8_catalogue_kernels() {
     let ks: Vec<_> =
-        // Block-scaled kernels take block scales: tests/mx.rs and tests/block_fp8.rs.
+        // Block-scaled kernels take block scales: tests/mx.rs and tests/block_fp8.rs; split-K
+        // partial kernels a workspace: tests/splitk.rs.
         catalogue::configs()
             .into_iter()
-            .filter(|c| c.ab_type.is_fp8() && c.block_scale == gemm_compiler::ir::BlockScale::None)
+            .filter(|c| {
+                c.ab_type.is_fp8()
+                    && c.block_scale == gemm_compiler::ir::BlockScale::None
+                    && c.split == gemm_compiler::ir::SplitK::None
+            })
             .map(|c| compile(c).unwrap())
             .collect();
     assert!(ks.len() >= 4, "fp8 families on both archs");

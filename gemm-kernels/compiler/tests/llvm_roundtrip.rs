@@ -106,8 +106,13 @@ fn round_trip(k: &CompiledKernel, dir: &Path) {
     ] {
         assert!(notes.contains(&want), "{}: readelf --notes lacks {want:?}:\n{notes}", k.name);
     }
+    // fp8 kernels take the per-tensor scales and the scale vectors; fp8 split-K partial
+    // kernels the vectors alone (the reduction's alpha and beta carry the per-tensor scales).
     if k.config.scaled() {
-        for want in ["scale_a", "scale_b", "scale_d"] {
+        let partial = k.config.split == gemm_compiler::ir::SplitK::Partial;
+        let wants: &[&str] =
+            if partial { &["scale_row", "scale_col"] } else { &["scale_a", "scale_b", "scale_d", "scale_row"] };
+        for &want in wants {
             let want = format!(".name:           {want}");
             assert!(notes.contains(&want), "{}: readelf --notes lacks {want:?}", k.name);
         }

@@ -4,9 +4,17 @@
 //! splits past the end of K, padded leading dimensions (workspace included), beta = 0 with
 //! NaN in C, a workspace filled with NaN (every slab element the reduction reads must have
 //! been written). The reduction alone is checked bit for bit against the in-order f32 sum.
+//!
+//! fp8 partial kernels (the decode shapes' twins, both flavours of each arch) run with
+//! per-tensor scales folded into the reduction's alpha and beta and with per-row / per-column
+//! scale vectors applied by the partial kernel (`kernel_args.rs`, fp8 partial kernels), on
+//! inputs that are multiples of 1/4 and power-of-two scales, so every sum is exact: the
+//! result must equal the exact value rounded once to C's type, bit for bit (`tests/fp8.rs`'s
+//! rule).
 
 use gemm_compiler::ir::{Arch, KernelConfig, SplitK};
 use gemm_compiler::{catalogue, compile, kernel_args as ka, CompiledKernel};
+use gemm_core::fp8::{Fp8E4M3, Fp8E4M3Fnuz, Fp8E5M2, Fp8E5M2Fnuz};
 use gemm_core::{bf16, f16, DType, Element, GemmProblem, Layout, Transpose};
 use gemm_emu::{Device, LaunchOptions, Mode, Schedule};
 use rand::{Rng, SeedableRng};
@@ -112,6 +120,143 @@ fn run<AB: Element, C: Element>(partial: &CompiledKernel, reduce: &CompiledKerne
     }
 }
 
+/// fp8 scales of a case: `(scale_a, scale_b, scale_d)` and whether the per-row / per-column
+/// vectors are given.
+#[derive(Clone, Copy, Debug)]
+struct Scales {
+    tensor: (f32, f32, f32),
+    vectors: (bool, bool),
+}
+
+/// Multiples of 1/4 in [-2, 2]: exact in every fp8 flavour.
+fn fill_fp8<T: Element>(n: usize, rng: &mut rand_chacha::ChaCha8Rng) -> Vec<T> {
+    (0..n).map(|_| T::from_f32(rng.gen_range(-8i32..=8) as f32 * 0.25)).collect()
+}
+
+/// Powers of two in [1/4, 4], some negative: exact scale factors.
+fn scale_vector(n: usize, rng: &mut rand_chacha::ChaCha8Rng) -> Vec<f32> {
+    (0..n).map(|_| (rng.gen_range(-2i32..=2) as f32).exp2() * if rng.gen_bool(0.2) { -1.0 } else { 1.0 }).collect()
+}
+
+/// An fp8 partial kernel (`partial`, inputs `A`) with `reduce` into C of type `C`: the slabs
+/// hold `row[i] * col[j] * acc_z` (NaN only in the padding rows, zeros past K), and C is
+/// `scale_d * (alpha * scale_a * scale_b * (row[i] * col[j] * acc) + beta * C)` exactly.
+fn run_fp8<A: Element, C: Element>(
+    partial: &CompiledKernel,
+    reduce: &CompiledKernel,
+    case: &Case,
+    sc: Scales,
+    sched: Schedule,
+) {
+    let cfg = partial.config;
+    assert_eq!(reduce.config.c_type, C::DTYPE);
+    assert_eq!(ka::size(&cfg), ka::SIZE_SCALED, "{}: fp8 partials take the scale vectors", partial.name);
+    let t = |b| Transpose::from_bool(b);
+    let mut p = GemmProblem::new(case.m, case.n, case.k)
+        .with_layout(Layout::ColMajor)
+        .with_transposes(t(cfg.trans_a), t(cfg.trans_b))
+        .with_scalars(case.alpha, case.beta)
+        .with_dtypes(A::DTYPE, A::DTYPE, C::DTYPE);
+    let al = cfg.align_elems() as usize;
+    let ld = |x: usize| (x + case.pad).next_multiple_of(al);
+    p = p.with_leading_dims(ld(p.lda), ld(p.ldb), p.ldc + case.pad);
+    let spans = p.validate().unwrap();
+    let what = format!("{}x{}x{} kchunk {} alpha {} beta {} {sc:?}", p.m, p.n, p.k, case.kchunk, p.alpha, p.beta);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(sched.seed ^ (case.m * 1000 + case.k) as u64);
+    let a: Vec<A> = fill_fp8(spans.a, &mut rng);
+    let b: Vec<A> = fill_fp8(spans.b, &mut rng);
+    let c0: Vec<C> = if case.beta == 0.0 { vec![C::from_f32(f32::NAN); spans.c] } else { fill_fp8(spans.c, &mut rng) };
+    let rows = if sc.vectors.0 { scale_vector(p.m, &mut rng) } else { vec![1.0; p.m] };
+    let cols = if sc.vectors.1 { scale_vector(p.n, &mut rng) } else { vec![1.0; p.n] };
+    let dev = Device::new(cfg.arch);
+    let (pa, pb, pc) = (upload(&dev, &bytes(&a)), upload(&dev, &bytes(&b)), upload(&dev, &bytes(&c0)));
+    let prow = if sc.vectors.0 { upload(&dev, &bytes(&rows)) } else { 0 };
+    let pcol = if sc.vectors.1 { upload(&dev, &bytes(&cols)) } else { 0 };
+    let splits = (p.k as u32).div_ceil(case.kchunk).max(1) + case.extra;
+    let (ldw, wstride) = workspace(p.m, p.n, case.pad);
+    let ws = upload(&dev, &bytes(&vec![f32::NAN; (splits * wstride / 4) as usize]));
+    let (m, n) = (p.m as u32, p.n as u32);
+    let (lda, ldb) = (p.lda as u32, p.ldb as u32);
+    let args = ka::pack_partial_scaled(pa, pb, ws, m, n, p.k as u32, lda, ldb, ldw, case.kchunk, wstride, prow, pcol);
+    let (mut grid, _) = ka::launch_workgroups(m, n, cfg.tile, cfg.threads());
+    grid[2] = splits;
+    launch(&dev, partial, grid, &args, sched, &what);
+    // op(A)(i, l) and op(B)(l, j) (A^T B: both K-contiguous).
+    let at = |i: usize, l: usize| if cfg.trans_a { l + i * p.lda } else { i + l * p.lda };
+    let bt = |l: usize, j: usize| if cfg.trans_b { j + l * p.ldb } else { l + j * p.ldb };
+    // Every slab holds its split's scaled sums exactly; the padding rows stay NaN.
+    let mut wsb = vec![0u8; (splits * wstride) as usize];
+    dev.copy_out(ws, &mut wsb).unwrap();
+    let wsf: &[f32] = bytemuck::cast_slice(&wsb);
+    for z in 0..splits as usize {
+        let slab = &wsf[z * (wstride / 4) as usize..];
+        let (l0, l1) = ((z * case.kchunk as usize).min(p.k), ((z + 1) * case.kchunk as usize).min(p.k));
+        for j in 0..p.n {
+            for i in 0..ldw as usize {
+                let x = slab[i + j * ldw as usize];
+                if i >= p.m {
+                    assert!(x.is_nan(), "{} {what}: slab {z} padding ({i},{j}) written", partial.name);
+                    continue;
+                }
+                let s: f64 = (l0..l1).map(|l| a[at(i, l)].to_f32() as f64 * b[bt(l, j)].to_f32() as f64).sum();
+                let want = (rows[i] as f64 * cols[j] as f64 * s) as f32;
+                assert_eq!(x, want, "{} {what}: slab {z} ({i},{j})", partial.name);
+            }
+        }
+    }
+    // The per-tensor scales ride in the reduction's scalars (gemm-dispatch `splitk.rs`).
+    let (sa, sb, sd) = sc.tensor;
+    let (alpha, beta) = (sd * ((sa * sb) * p.alpha), sd * p.beta);
+    let rargs = ka::pack_reduce(ws, pc, m, n, splits, ldw, p.ldc as u32, alpha, beta, wstride);
+    let (rgrid, _) = ka::launch_workgroups(m, n, reduce.config.tile, reduce.config.threads());
+    launch(&dev, reduce, rgrid, &rargs, sched, &what);
+    let mut out = vec![0u8; spans.c * C::DTYPE.size_bytes()];
+    dev.copy_out(pc, &mut out).unwrap();
+    let c1: Vec<C> = bytemuck::cast_slice(&out).to_vec();
+    for j in 0..p.n {
+        for i in 0..p.m {
+            let s: f64 = (0..p.k).map(|l| a[at(i, l)].to_f32() as f64 * b[bt(l, j)].to_f32() as f64).sum();
+            let w = rows[i] as f64 * cols[j] as f64 * s;
+            let mut y = if w == 0.0 || alpha == 0.0 { 0.0 } else { alpha as f64 * w };
+            if p.beta != 0.0 {
+                y += beta as f64 * c0[i + j * p.ldc].to_f32() as f64;
+            }
+            let (want, got) = (C::from_f32(y as f32), c1[i + j * p.ldc]);
+            assert!(
+                bytes(&[want]) == bytes(&[got]),
+                "{} + {} {what} {sched:?} ({i},{j}): got {}, want {y}",
+                partial.name,
+                reduce.name,
+                got.to_f32()
+            );
+        }
+        for i in p.m..p.ldc.min(spans.c - j * p.ldc) {
+            let (x, y) = (c0[i + j * p.ldc], c1[i + j * p.ldc]);
+            assert!(bytes(&[x]) == bytes(&[y]), "{}: C padding ({i},{j}) written", reduce.name);
+        }
+    }
+}
+
+fn run_fp8_pair(partial: &CompiledKernel, reduce: &CompiledKernel, case: &Case, sc: Scales, sched: Schedule) {
+    macro_rules! out {
+        ($a:ty) => {
+            match reduce.config.c_type {
+                DType::F32 => run_fp8::<$a, f32>(partial, reduce, case, sc, sched),
+                DType::Bf16 => run_fp8::<$a, bf16>(partial, reduce, case, sc, sched),
+                DType::F16 => run_fp8::<$a, f16>(partial, reduce, case, sc, sched),
+                other => panic!("no reduction to {other}"),
+            }
+        };
+    }
+    match partial.config.ab_type {
+        DType::Fp8E4M3Fnuz => out!(Fp8E4M3Fnuz),
+        DType::Fp8E5M2Fnuz => out!(Fp8E5M2Fnuz),
+        DType::Fp8E4M3 => out!(Fp8E4M3),
+        DType::Fp8E5M2 => out!(Fp8E5M2),
+        other => panic!("not fp8: {other}"),
+    }
+}
+
 fn run_pair(partial: &CompiledKernel, reduce: &CompiledKernel, case: &Case, sched: Schedule) {
     match (partial.config.ab_type, reduce.config.c_type) {
         (DType::Bf16, DType::F32) => run::<bf16, f32>(partial, reduce, case, sched),
@@ -143,7 +288,9 @@ fn catalogue_split_k_small_shapes_every_mode() {
     for arch in Arch::ALL {
         let reduces = catalogue_kernels(arch, SplitK::Reduce);
         assert_eq!(reduces.len(), 3, "{arch}: reductions to f32, bf16, f16");
-        let partials = catalogue_kernels(arch, SplitK::Partial);
+        // fp8 partials: `catalogue_split_k_fp8_decode_every_mode`.
+        let partials: Vec<_> =
+            catalogue_kernels(arch, SplitK::Partial).into_iter().filter(|k| !k.config.ab_type.is_fp8()).collect();
         assert!(!partials.is_empty());
         for (pi, part) in partials.iter().enumerate() {
             let kt = part.config.tile.2;
@@ -161,6 +308,58 @@ fn catalogue_split_k_small_shapes_every_mode() {
                 let reduce = reduces.iter().find(|r| r.config.c_type == out).unwrap();
                 let mode = Mode::ALL[(pi + ci) % Mode::ALL.len()];
                 run_pair(part, reduce, cs, Schedule { mode, seed: 3 + (pi * 7 + ci) as u64 });
+            }
+        }
+    }
+}
+
+/// Every catalogue fp8 partial kernel (the decode shapes' twins: both flavours of each arch,
+/// FNUZ on gfx942, OCP on gfx950) with the reductions to f32, bf16 and f16: M = 1 (one
+/// activation column, `n = 1` in the kernel's column-major terms) against odd weight rows, K
+/// tails inside a split and a split past the end of K, padded leading dimensions, beta = 0
+/// over NaN, per-tensor scales and each combination of the scale vectors; the scheduling
+/// modes rotate over the kernels and cases.
+#[test]
+fn catalogue_split_k_fp8_decode_every_mode() {
+    let unit = Scales { tensor: (1.0, 1.0, 1.0), vectors: (false, false) };
+    for arch in Arch::ALL {
+        let reduces = catalogue_kernels(arch, SplitK::Reduce);
+        let partials: Vec<_> = catalogue::configs()
+            .into_iter()
+            .filter(|c| c.arch == arch && c.split == SplitK::Partial && c.ab_type.is_fp8())
+            .map(|c| compile(c).unwrap())
+            .collect();
+        // Both flavours of every decode shape.
+        assert_eq!(partials.len(), 2 * catalogue::DECODE_SHAPES.len(), "{arch}");
+        assert!(partials.iter().all(|k| k.config.is_decode()));
+        for (pi, part) in partials.iter().enumerate() {
+            let kt = part.config.tile.2;
+            let cases = [
+                (case(1, 1, 1, 3, 1.0, 0.0, kt, 0), unit),
+                // M = 1 against 33 weight rows, a K tail in the second split, scales and both
+                // vectors, beta != 0.
+                (
+                    case(33, 1, kt as usize + 65, 16, 1.5, 0.5, kt, 0),
+                    Scales { tensor: (0.5, 4.0, 0.25), vectors: (true, true) },
+                ),
+                // Two whole K steps per split, a split past the end of K, beta = 0 over NaN,
+                // the row vector alone.
+                (
+                    case(17, 3, 3 * kt as usize + 7, 0, -0.5, 0.0, 2 * kt, 1),
+                    Scales { tensor: (2.0, 0.125, 2.0), vectors: (true, false) },
+                ),
+                // 18 splits (more than one round of the reduction's 16 loads), the column
+                // vector alone, odd columns.
+                (
+                    case(31, 9, 17 * kt as usize + 3, 1, 1.0, 2.0, kt, 0),
+                    Scales { tensor: (1.0, 0.5, 8.0), vectors: (false, true) },
+                ),
+            ];
+            for (ci, (cs, sc)) in cases.iter().enumerate() {
+                let out = [DType::F32, DType::Bf16, DType::F16][(pi + ci) % 3];
+                let reduce = reduces.iter().find(|r| r.config.c_type == out).unwrap();
+                let mode = Mode::ALL[(pi + ci) % Mode::ALL.len()];
+                run_fp8_pair(part, reduce, cs, *sc, Schedule { mode, seed: 11 + (pi * 7 + ci) as u64 });
             }
         }
     }
