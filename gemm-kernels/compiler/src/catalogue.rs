@@ -250,10 +250,10 @@ const FP8_WHY_GFX942: &str =
     "fp8 (FNUZ e4m3/e5m2) A^T B with per-tensor scales: 256x256x64, 8 waves, 32x32x16 fp8 MFMAs, 64 KiB LDS, the 8-wave ping-pong (two clusters)";
 /// gfx942's fp8 tile for the problems the 256x256 ping-pong leaves idle (issue 24 item 5).
 pub const FP8_MID: &str = "fp8m";
-const FP8_MID_WHY: &str = "fp8 (FNUZ e4m3/e5m2) A^T B problems of few 256x256 tiles (1024^2 outputs are 16 of them for 304 CUs): 128x128x64, 4 waves, 32x32x16 fp8 MFMAs, the pipelined loop";
+const FP8_MID_WHY: &str = "fp8 (FNUZ e4m3/e5m2 A^T B, e4m3 A B) problems of few 256x256 tiles (1024^2 outputs are 16 of them for 304 CUs): 128x128x64, 4 waves, 32x32x16 fp8 MFMAs, the pipelined loop";
 /// gfx942's smallest fp8 tile: four times the workgroups of [`FP8_MID`]'s for the smallest problems.
 pub const FP8_SMALL: &str = "fp8s";
-const FP8_SMALL_WHY: &str = "the smallest fp8 (FNUZ) A^T B problems (1024^2 outputs: 256 tiles for 304 CUs): 64x64x128, 4 waves, 16x16x32 fp8 MFMAs, the pipelined loop";
+const FP8_SMALL_WHY: &str = "the smallest fp8 (FNUZ A^T B, e4m3 A B) problems (1024^2 outputs: 256 tiles for 304 CUs): 64x64x128, 4 waves, 16x16x32 fp8 MFMAs, the pipelined loop";
 const FP8IL_WHY_GFX950: &str = "big fp8 (OCP e4m3/e5m2) A^T B problems: 256x256x128 with 4 waves (one per SIMD), 32x32x64 f8f6f4 MFMAs, the 4-wave interleave (HipKittens' fp8 schedule, four slices), register-staged copies, 128 KiB LDS: the fastest predicted gfx950 fp8 tile (gemm compare --schedules)";
 
 const FP8PP_WHY_GFX950: &str = "big fp8 (OCP e4m3/e5m2) A^T B problems: the tile of AMD's CDNA4 fp8 blog (256x256x128, 8 waves, LDS-DMA, 128 KiB LDS) with 2x4 waves of 128x64, 32x32x64 f8f6f4 MFMAs and the 8-wave ping-pong with slim fragments (one K step's fragments in registers: two waves per SIMD resident): 2773.3 / 3082.5 TFLOP/s at 4096^3 / 8192^3 against 2125.0 / 2488.9 for fp8il and 3060.4 / 3145.9 for the blog's ping-pong (gemm compare --schedules, gemm calibrate)";
@@ -369,16 +369,23 @@ pub fn families() -> Vec<Family> {
             },
         });
         if arch == Arch::Gfx942 {
-            out.push(Family {
-                transposes: K_CONTIGUOUS,
-                dtypes: &[DType::Fp8E4M3Fnuz, DType::Fp8E5M2Fnuz],
-                ..Family::new(FP8_MID, arch, (128, 128, 64), (2, 2), MfmaShape::fp8_32(arch), FP8_MID_WHY)
-            });
-            out.push(Family {
-                transposes: K_CONTIGUOUS,
-                dtypes: &[DType::Fp8E4M3Fnuz, DType::Fp8E5M2Fnuz],
-                ..Family::new(FP8_SMALL, arch, (64, 64, 128), (2, 2), MfmaShape::fp8_16(arch), FP8_SMALL_WHY)
-            });
+            // A^T B in both flavours, and e4m3 in row-major A B (NN: both operands transposed in
+            // registers into K runs, as `fp8t` does).
+            for (transposes, dtypes) in [
+                (K_CONTIGUOUS, &[DType::Fp8E4M3Fnuz, DType::Fp8E5M2Fnuz][..]),
+                (&[(false, false)][..], &[DType::Fp8E4M3Fnuz][..]),
+            ] {
+                out.push(Family {
+                    transposes,
+                    dtypes,
+                    ..Family::new(FP8_MID, arch, (128, 128, 64), (2, 2), MfmaShape::fp8_32(arch), FP8_MID_WHY)
+                });
+                out.push(Family {
+                    transposes,
+                    dtypes,
+                    ..Family::new(FP8_SMALL, arch, (64, 64, 128), (2, 2), MfmaShape::fp8_16(arch), FP8_SMALL_WHY)
+                });
+            }
         }
         if arch == Arch::Gfx950 {
             out.push(Family {
