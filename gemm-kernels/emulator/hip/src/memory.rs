@@ -74,6 +74,12 @@ pub fn malloc(size: usize) -> Result<u64, HipError> {
 /// `hipFree`: waits for the owning device ("hipFree ... performs an implicit
 /// hipDeviceSynchronize"), then frees. A null pointer is a no-op; anything that is not the
 /// start of a live allocation is `hipErrorInvalidValue`, as HIP answers.
+///
+/// On a lost device the call fails with the device's error, and the allocation goes with the
+/// device (a driver reclaims a lost device's memory with its context). Keeping it alive left
+/// an allocation no handle could free once the caller's buffer had dropped: whether a batch
+/// freed a buffer while its device was lost depends on thread timing, and the next
+/// `gemm_emu_hip_configure` was refused ("still alive") now and then.
 pub fn free(addr: u64) -> Result<(), HipError> {
     if addr == 0 {
         return Ok(());
@@ -83,7 +89,7 @@ pub fn free(addr: u64) -> Result<(), HipError> {
         .window_device(addr)
         .filter(|d| d.allocs.lock().contains_key(&addr))
         .ok_or_else(|| HipError::invalid(format!("hipFree({addr:#x}): not a live hipMalloc allocation")))?;
-    dev.touch()?;
+    let touched = dev.touch();
     dev.drain();
     let size = dev
         .allocs
@@ -92,7 +98,7 @@ pub fn free(addr: u64) -> Result<(), HipError> {
         .ok_or_else(|| HipError::invalid(format!("hipFree({addr:#x}): freed twice concurrently")))?;
     dev.emu.free(addr).map_err(|e| HipError::Unknown(format!("emulator: {e}")))?;
     dev.counters.live_bytes.fetch_sub(size, Ordering::Relaxed);
-    Ok(())
+    touched
 }
 
 /// The live device allocation holding `addr`: its device ordinal, base and size

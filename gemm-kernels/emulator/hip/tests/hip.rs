@@ -458,12 +458,17 @@ fn injected_faults() {
     assert_eq!(code(s.synchronize()), 719);
     assert!(findings(0).contains("injected"));
     // lost: two more calls pass, then everything touching device 0 fails; device 1 is fine.
+    let spare = d.alloc(4096).unwrap();
     assert_eq!(inject(0, "lost", 2), 0);
     buf.write(0, &[2u8; 64]).unwrap();
     assert!(s.synchronize().is_ok());
     assert_eq!(code(buf.write(0, &[3u8; 64])), 999);
     assert_eq!(code(s.synchronize()), 999);
     assert_eq!(code(d.alloc(8).map(drop)), 999);
+    // A buffer freed on the lost device goes with it (the free fails, nothing stays alive).
+    let live = counter(0, "live_bytes");
+    drop(spare);
+    assert_eq!(counter(0, "live_bytes"), live - 4096);
     hip.device(1).unwrap().alloc(8).unwrap();
     assert_eq!(inject(0, "clear", 0), 0);
     buf.write(0, &[4u8; 64]).unwrap();
