@@ -503,14 +503,20 @@ pub fn compose_bounded(row: &Row, arch: Arch, wgs: u64, k: f64, wg_k_seconds: f6
     } else if wgs < cus {
         between(s, f, cus)
     } else if n <= occ {
-        // One round, fewer workgroups than `R1`'s: as below one per CU, linear in the workgroups
-        // from `F` to `R1` (the busy CUs' bandwidth share is their workgroups' share). By the
-        // busiest CU's count instead, 448 one-column workgroups of a 64x64 bf16 tile on gfx942
-        // (two on some CUs) composed as `R1` at 135.4 us where the model gives 118.4.
-        if occ <= 1 {
-            f
+        // One round, fewer workgroups than `R1`'s. Two limits: where the CU's own pipes bind (a
+        // decode block streaming through the CU's load queue: `F` near `S`), the busiest CU's
+        // workgroups set the time, as `R1` does for its `occupancy`; where the chip's bandwidth
+        // binds (`F` well above `S`), the busy CUs' share is their workgroups' share, linear in
+        // the workgroups from `F` to `R1`. Weighed by the part of `F` above `S`. By the busiest
+        // CU alone, 448 one-column workgroups of a 64x64 bf16 tile on gfx942 (two on some CUs)
+        // composed at 135.4 us where the model gives 118.4; by the workgroups alone, a decode
+        // split of 320 16x64 blocks (`S` 17.0, `F` 17.1 us) at 13.8 us where it gives 23.1.
+        let by_cu = one_round(n);
+        if occ <= 1 || f <= 0.0 {
+            by_cu
         } else {
-            f + (r1 - f) * ((wgs - cus) as f64 / ((occ - 1) * cus) as f64).min(1.0)
+            let by_bw = f + (r1 - f) * ((wgs - cus) as f64 / ((occ - 1) * cus) as f64).min(1.0);
+            by_cu + (by_bw - by_cu) * ((f - s) / f).clamp(0.0, 1.0)
         }
     } else {
         // A steady round of `occ` workgroups computes `occ` tiles on the CU at the least.
