@@ -372,15 +372,29 @@ pub struct Fp8BlockPlan {
     pub problem: Fp8BlockProblem,
 }
 
-/// The block-scaled fp8 kernel for `p` on `arch` (one tile per arch and output type).
+/// The block-scaled fp8 kernel for `p` on `arch`: of the arch's tiles for the output type,
+/// the largest whose tiles fill every CU, else the smallest. gfx950 has two: 128x128 (`bsfp8`)
+/// and the `fp8pp` tile (`bsfp8pp`, 256x256); the timing model (`gemm mx --fp8-blocks`) puts
+/// the big tile ahead from 4096^3 (54 against 77 us, 391 against 519 at 8192^3, row-major
+/// scales) and the small one ahead where 256x256 tiles leave CUs idle (the DeepSeek-V3 shapes
+/// of 1024 tokens).
 pub fn plan_fp8_blocks(arch: Arch, p: &Fp8BlockProblem) -> Result<Fp8BlockPlan, String> {
     if let Some(why) = p.unfit(arch) {
         return Err(why);
     }
-    let entry = gemm_kernels::for_arch(arch)
-        .find(|e| e.block_scale == BlockScaleKind::Fp8Blocks && e.a_type == p.dtype && e.c_type == p.c_type)
+    let (km, kn) = (p.n as u32, p.m as u32);
+    let cus = arch.caps().compute_units;
+    let mut candidates: Vec<&'static KernelEntry> = gemm_kernels::for_arch(arch)
+        .filter(|e| e.block_scale == BlockScaleKind::Fp8Blocks && e.a_type == p.dtype && e.c_type == p.c_type)
+        .collect();
+    candidates.sort_by_key(|e| std::cmp::Reverse(e.tile.0 * e.tile.1));
+    let entry = candidates
+        .iter()
+        .find(|e| km.div_ceil(e.tile.0) * kn.div_ceil(e.tile.1) >= cus)
+        .or(candidates.last())
+        .copied()
         .ok_or_else(|| format!("no {} block-scaled fp8 kernel writes {}", arch.name(), p.c_type))?;
-    let (grid, block) = entry.launch(p.n as u32, p.m as u32);
+    let (grid, block) = entry.launch(km, kn);
     Ok(Fp8BlockPlan { entry, grid, block, problem: *p })
 }
 
