@@ -1512,8 +1512,8 @@ impl L<'_> {
             // Slim fragments hold the slice's pieces only.
             let d = st * rps % (4 * self.fpieces as u16);
             for (bm, a) in fa.iter().enumerate() {
-                for bn in sl.bn.0 as usize..sl.bn.1 as usize {
-                    self.bf_rot_mfma(bm, bn, sub(*a, d, rps as u8), sub(fb[bn], d, rps as u8));
+                for (bn, b) in fb.iter().enumerate().take(sl.bn.1 as usize).skip(sl.bn.0 as usize) {
+                    self.bf_rot_mfma(bm, bn, sub(*a, d, rps as u8), sub(*b, d, rps as u8));
                 }
             }
         }

@@ -522,7 +522,7 @@ impl L<'_> {
             .collect();
         // A body's emission ends in this state; a drain's flush leaves nothing.
         assert!(
-            bf.pending.is_empty() && bf.rot_next == 0 || bf.pending == want && bf.rot_next == 0,
+            (bf.pending.is_empty() || bf.pending == want) && bf.rot_next == 0,
             "rotating temporaries: a tile ends in the state the next starts from"
         );
         bf.pending = want;
