@@ -11,7 +11,8 @@
 //! prediction for any `(M, N, K)` from them.
 //!
 //! Each kernel is characterised at three values of K (`k_lo = 4 KT`, `k_hi = 12 KT` and a deep
-//! `k_deep`, at least 4096) on thirteen grids:
+//! `k_deep`, at least 4096), and `S` once more at one K tile (`k_min`: below `k_lo` every grid
+//! follows `S`'s shape), on thirteen grids:
 //!
 //! * `S`: 8 workgroups, one per XCD, each alone on its CU (the chip nearly idle: latency bound);
 //! * `H`: `h_wgs` workgroups, the most whose cache sharing the model measures across XCDs (its
