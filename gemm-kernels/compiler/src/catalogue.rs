@@ -223,6 +223,8 @@ impl Family {
 const ALL_T: &[(bool, bool)] = &[(false, false), (false, true), (true, false), (true, true)];
 /// Both operands K-contiguous (A^T B), the fp8 families' layout.
 const K_CONTIGUOUS: &[(bool, bool)] = &[(true, false)];
+/// The layouts beside A^T B (an operand or both contiguous along M/N).
+const NOT_TN: &[(bool, bool)] = &[(false, false), (false, true), (true, true)];
 const BOTH: &[Align] = &[Align::Vec8, Align::Elem];
 const V8: &[Align] = &[Align::Vec8];
 const PLAIN: &[Fusion] = &[Fusion::NONE];
@@ -255,6 +257,8 @@ const FP8_MID_WHY: &str = "fp8 (FNUZ e4m3/e5m2 A^T B, e4m3 A B) problems of few 
 pub const FP8_SMALL: &str = "fp8s";
 const FP8_SMALL_WHY: &str = "the smallest fp8 (FNUZ A^T B, e4m3 A B) problems (1024^2 outputs: 256 tiles for 304 CUs): 64x64x128, 4 waves, 16x16x32 fp8 MFMAs, the pipelined loop";
 const FP8IL_WHY_GFX950: &str = "big fp8 (OCP e4m3/e5m2) A^T B problems: 256x256x128 with 4 waves (one per SIMD), 32x32x64 f8f6f4 MFMAs, the 4-wave interleave (HipKittens' fp8 schedule, four slices), register-staged copies, 128 KiB LDS: the fastest predicted gfx950 fp8 tile (gemm compare --schedules)";
+
+const FP8PP_T_WHY_GFX950: &str = "big fp8 (OCP e4m3) problems in NN, NT and TT: the fp8pp tile and slim ping-pong, every copy by LDS-DMA, M/N-contiguous operands into M/N-major tiles read with ds_read_b64_tr_b8";
 
 const FP8PP_WHY_GFX950: &str = "big fp8 (OCP e4m3/e5m2) A^T B problems: the tile of AMD's CDNA4 fp8 blog (256x256x128, 8 waves, LDS-DMA, 128 KiB LDS) with 2x4 waves of 128x64, 32x32x64 f8f6f4 MFMAs and the 8-wave ping-pong with slim fragments (one K step's fragments in registers: two waves per SIMD resident): 2773.3 / 3082.5 TFLOP/s at 4096^3 / 8192^3 against 2125.0 / 2488.9 for fp8il and 3060.4 / 3145.9 for the blog's ping-pong (gemm compare --schedules, gemm calibrate)";
 
@@ -404,6 +408,16 @@ pub fn families() -> Vec<Family> {
                 dtypes: &[DType::Fp8E4M3, DType::Fp8E5M2],
                 schedule: Schedule::PingPongSlim { clusters: 2 },
                 ..Family::new("fp8pp", arch, (256, 256, 128), (2, 4), MfmaShape::fp8_32(arch), FP8PP_WHY_GFX950)
+            });
+            // e4m3 in the other layouts: an M/N-contiguous operand copied by LDS-DMA as it
+            // is into an M/N-major tile and read with ds_read_b64_tr_b8 (`lds::mn_major`).
+            out.push(Family {
+                transposes: NOT_TN,
+                grid: LARGE_GRID,
+                dtypes: &[DType::Fp8E4M3],
+                schedule: Schedule::PingPongSlim { clusters: 2 },
+                dma: DmaPolicy::Transposing,
+                ..Family::new("fp8pp", arch, (256, 256, 128), (2, 4), MfmaShape::fp8_32(arch), FP8PP_T_WHY_GFX950)
             });
         }
         out.extend(fp8_more(arch));
@@ -702,7 +716,12 @@ fn fp8_more(arch: Arch) -> [Family; 2] {
         base,
         Family {
             name: "fp8t",
-            transposes: &[(false, false), (false, true), (true, true)],
+            transposes: NOT_TN,
+            // gfx942: the TN family's ping-pong.
+            schedule: match arch {
+                Arch::Gfx942 => Schedule::PingPong { clusters: 2 },
+                Arch::Gfx950 => Schedule::Pipelined,
+            },
             dtypes: e4,
             why: "e4m3 in the NN, NT and TT layouts on the fp8 tile: M/N-contiguous operands transposed in registers (v_perm_b32) into K runs, conflict-free LDS",
             ..base
