@@ -139,6 +139,20 @@
 //!   8192^3, against 2125.0 and 2488.9 for `fp8il`; the blog's own ping-pong (`gemm
 //!   calibrate --only blog_pingpong`) predicts 3060.4 and 3145.9 (four clusters: 2203.7 at
 //!   4096^3 before the lean edges; without them two clusters gave 2478.3 and 2907.8).
+//!   e4m3 in NN, NT and TT too (issue 24 item 3), the `interleave` family's way: every copy
+//!   by LDS-DMA, an M/N-contiguous operand kept M/N-major in LDS (256-byte rows, one K
+//!   each, 32-byte slots XORed by `row % 8`) and its fragments read with
+//!   `ds_read_b64_tr_b8` (`lds::mn_major`, `DmaPolicy::Transposing`). `gemm kernels --model
+//!   --arch gfx950 --only fp8_f16_` (kernel layouts, column-major): 2690.1 / 2615.9 / 2742.2
+//!   TFLOP/s (NN / NT / TT) at 4096^3 and 2994.9 / 2904.4 / 3044.5 at 8192^3, against
+//!   2773.3 and 3082.5 for TN; the `fp8t` tile they replace for big problems predicts
+//!   1017.5 / 776.0 / 1064.3 at 4096^3.
+//! * `fp8t` on gfx942 runs the TN family's ping-pong (two clusters) with the in-register
+//!   transposes: NN / NT / TT 1188.4 / 1015.1 / 1191.5 TFLOP/s at 4096^3 and 1261.5 /
+//!   1047.2 / 1278.5 at 8192^3 (TN 1166.0 and 1211.4; the pipelined loop predicted 909 for
+//!   NN at 4096^3). NT, both operands transposed in registers, is bound by issue (20% of
+//!   the wave-cycles issuing, 20% in issue conflicts): the 16x16x32 MFMAs (990.4), four
+//!   clusters (865.9) and the 4-wave interleave with quads of K (967.5) predict less.
 
 use crate::grid::GridOrder;
 use crate::ir::{Activation, Align, Arch, Bias, DmaPolicy, Fusion, KernelConfig, MfmaShape, SplitK};
@@ -723,7 +737,7 @@ fn fp8_more(arch: Arch) -> [Family; 2] {
                 Arch::Gfx950 => Schedule::Pipelined,
             },
             dtypes: e4,
-            why: "e4m3 in the NN, NT and TT layouts on the fp8 tile: M/N-contiguous operands transposed in registers (v_perm_b32) into K runs, conflict-free LDS",
+            why: "e4m3 in the NN, NT and TT layouts on the fp8 tile (gfx942: with its ping-pong): M/N-contiguous operands transposed in registers (v_perm_b32) into K runs, conflict-free LDS",
             ..base
         },
     ]
