@@ -266,10 +266,10 @@ const FP8_WHY_GFX942: &str =
     "fp8 (FNUZ e4m3/e5m2) A^T B with per-tensor scales: 256x256x64, 8 waves, 32x32x16 fp8 MFMAs, 64 KiB LDS, the 8-wave ping-pong (two clusters)";
 /// gfx942's fp8 tile for the problems the 256x256 ping-pong leaves idle (issue 24 item 5).
 pub const FP8_MID: &str = "fp8m";
-const FP8_MID_WHY: &str = "fp8 (FNUZ e4m3/e5m2 A^T B, e4m3 A B) problems of few 256x256 tiles (1024^2 outputs are 16 of them for 304 CUs): 128x128x64, 4 waves, 32x32x16 fp8 MFMAs, the pipelined loop";
+const FP8_MID_WHY: &str = "fp8 (FNUZ e4m3/e5m2 A^T B, e4m3 in every layout) problems of few 256x256 tiles (1024^2 outputs are 16 of them for 304 CUs): 128x128x64, 4 waves, 32x32x16 fp8 MFMAs, the pipelined loop";
 /// gfx942's smallest fp8 tile: four times the workgroups of [`FP8_MID`]'s for the smallest problems.
 pub const FP8_SMALL: &str = "fp8s";
-const FP8_SMALL_WHY: &str = "the smallest fp8 (FNUZ A^T B, e4m3 A B) problems (1024^2 outputs: 256 tiles for 304 CUs): 64x64x128, 4 waves, 16x16x32 fp8 MFMAs, the pipelined loop";
+const FP8_SMALL_WHY: &str = "the smallest fp8 (FNUZ A^T B, e4m3 in every layout) problems (1024^2 outputs: 256 tiles for 304 CUs): 64x64x128, 4 waves, 16x16x32 fp8 MFMAs, the pipelined loop";
 const FP8IL_WHY_GFX950: &str = "big fp8 (OCP e4m3/e5m2) A^T B problems: 256x256x128 with 4 waves (one per SIMD), 32x32x64 f8f6f4 MFMAs, the 4-wave interleave (HipKittens' fp8 schedule, four slices), register-staged copies, 128 KiB LDS: the fastest predicted gfx950 fp8 tile (gemm compare --schedules)";
 
 const FP8PP_T_WHY_GFX950: &str = "big fp8 (OCP e4m3) problems in NN, NT and TT: the fp8pp tile and slim ping-pong, every copy by LDS-DMA, M/N-contiguous operands into M/N-major tiles read with ds_read_b64_tr_b8";
@@ -387,12 +387,11 @@ pub fn families() -> Vec<Family> {
             },
         });
         if arch == Arch::Gfx942 {
-            // A^T B in both flavours, and e4m3 in row-major A B (NN: both operands transposed in
-            // registers into K runs, as `fp8t` does).
-            for (transposes, dtypes) in [
-                (K_CONTIGUOUS, &[DType::Fp8E4M3Fnuz, DType::Fp8E5M2Fnuz][..]),
-                (&[(false, false)][..], &[DType::Fp8E4M3Fnuz][..]),
-            ] {
+            // A^T B in both flavours, and e4m3 in the other layouts (M/N-contiguous operands
+            // transposed in registers into K runs, as `fp8t` does).
+            for (transposes, dtypes) in
+                [(K_CONTIGUOUS, &[DType::Fp8E4M3Fnuz, DType::Fp8E5M2Fnuz][..]), (NOT_TN, &[DType::Fp8E4M3Fnuz][..])]
+            {
                 out.push(Family {
                     transposes,
                     dtypes,
