@@ -11,7 +11,7 @@
 //! prediction for any `(M, N, K)` from them.
 //!
 //! Each kernel is characterised at three values of K (`k_lo = 4 KT`, `k_hi = 12 KT` and a deep
-//! `k_deep`, at least 4096) on ten grids:
+//! `k_deep`, at least 4096) on thirteen grids:
 //!
 //! * `S`: 8 workgroups, one per XCD, each alone on its CU (the chip nearly idle: latency bound);
 //! * `H`: `h_wgs` workgroups, the most whose cache sharing the model measures across XCDs (its
@@ -23,8 +23,9 @@
 //! * `WF`, `W1`, `W3`: `F`'s, `R1`'s and `R3`'s workgroups as one column of tiles (the kernel's
 //!   M long, N one tile: every workgroup its own A panel, one B panel for all:
 //!   [`Arrangement::Column`]);
-//! * `WS`, `WH`: a decode kernel's `S` and `H` with one activation column (M = 1); any other
-//!   kernel's are its `S` and `H`, copied.
+//! * `OS`, `OH`, `OF`, `O1`, `O3`: `S`'s, `H`'s, `F`'s, `R1`'s and `R3`'s workgroups as one
+//!   column of tiles with one activation column (n = 1, a Linear layer's M = 1): every tile's
+//!   `TN` columns but one past the problem's edge (a tiled kernel's `OH` is its `H`, unused).
 //!
 //! `S` to `R3` are near-square arrangements of whole tiles ([`Arrangement::Square`]), which share
 //! their A and B panels between the workgroups of an XCD. A skinny or wide problem (a Linear
@@ -43,10 +44,13 @@
 //! the prologue, so the short-K slope is not the main loop's (issue 28: 1024 x 1024 x 65536
 //! extrapolated from K = 768 came out 34% slow). Decode kernels are characterised on one column
 //! of blocks at long K (their problems are one column of blocks): for them every arrangement is
-//! that column, and the `W` grids take one activation column where the others fill the block's
-//! `TN`, so a problem's own column count is interpolated between the two (a 16-column block at
-//! M = 1 loads a sixteenth of the activations and reduces one column: 1 x 1280 x 8192 fp8 on
-//! gfx942 composed at 9.1 us from the full block against the model's 5.3, 5.3 now).
+//! that column (their `W` grids are their `F`, `R1`, `R3`). A problem of one column of tiles or
+//! blocks that fills fewer than `TN` columns is interpolated by its column count between the
+//! full column and the `O` grids' one (a 16-column decode block at M = 1 loads a sixteenth of
+//! the activations and reduces one column: 1 x 1280 x 8192 fp8 on gfx942 composed at 9.1 us
+//! from the full block against the model's 5.3; a 64x64 tile of bf16 at M = 1 reads one
+//! activation column of its 64, the rest past the edge: 1 x 1280 x 8192 split 16 ways composed
+//! 26% slow on gfx942 and 37% on gfx950 from the full column).
 //!
 //! Rows are keyed by the kernel's name and a hash of its code object, so a kernel whose code
 //! changed since the table was written is *stale*: [`TableModel`] falls back to
@@ -124,15 +128,20 @@ pub struct Row {
     pub r1: [f64; 3],
     pub r3: [f64; 3],
     /// `F`, `R1` and `R3`'s workgroup counts as one column of tiles. A decode kernel's grids are
-    /// all one column of blocks: its `W` grids are `F`, `R1` and `R3` with one activation column
-    /// (M = 1) where the others fill the block's `TN`.
+    /// all one column of blocks, so its `W` grids are its `F`, `R1` and `R3`.
     pub wf: [f64; 3],
     pub w1: [f64; 3],
     pub w3: [f64; 3],
-    /// A decode kernel's `S` and `H` with one activation column; any other kernel's `S` and `H`
-    /// (its one-column arrangement below one round scales `WF`, [`Row::column`]).
-    pub ws: [f64; 3],
-    pub wh: [f64; 3],
+    /// The one-column arrangement with one activation column (n = 1, a Linear layer's M = 1):
+    /// `S`'s, `H`'s, `F`'s, `R1`'s and `R3`'s workgroup counts as one column of tiles (of blocks,
+    /// a decode kernel), each tile's `TN` columns all but one past the problem's edge
+    /// ([`Row::one_activation_column`]). A tiled kernel's `OH` is its `H` (its one-column
+    /// arrangement has no `H`: [`Row::arranged`]).
+    pub os: [f64; 3],
+    pub oh: [f64; 3],
+    pub of: [f64; 3],
+    pub o1: [f64; 3],
+    pub o3: [f64; 3],
     /// The share of the lines the model's footprint window samples that are A's (the rest are
     /// B's), measured on the one-column grid `WF` at `k_deep`.
     pub a_share: f64,
@@ -140,7 +149,7 @@ pub struct Row {
 
 impl Row {
     /// The row as a streaming arrangement measured it: `F`, `R1`, `R3` its own, `S` the square
-    /// one. Below one workgroup per CU it scales its own `F` (no `H`: the `H` grid measures the
+    /// one. Below one workgroup per CU it runs from `S` to its own `F` (no `H`: the `H` grid measures the
     /// Infinity Cache sharing square panels between XCDs, which a stream of panels that no two
     /// workgroups share does not have; 224 one-column workgroups of a 128x128 tile on gfx950
     /// composed from `H` at 44.8 us where the model gives 59.5).
@@ -153,22 +162,52 @@ impl Row {
         self.arranged(self.wf, self.w1, self.w3)
     }
 
-    /// A decode kernel's row at one activation column: its `W` grids. Its grids are one column
-    /// of blocks either way, so `H` keeps its meaning.
-    fn one_activation_column(&self) -> Row {
-        Row { s: self.ws, h: self.wh, f: self.wf, r1: self.w1, r3: self.w3, ..self.clone() }
+    /// The row at one activation column: its `O` grids. A decode kernel's grids are one column
+    /// of blocks either way, so its `H` keeps its meaning; a tiled kernel's are its one-column
+    /// arrangement ([`Row::column`]) with one filled column, `S` its own.
+    pub fn one_activation_column(&self, decode: bool) -> Row {
+        if decode {
+            Row { s: self.os, h: self.oh, f: self.of, r1: self.o1, r3: self.o3, ..self.clone() }
+        } else {
+            Row { s: self.os, ..self.arranged(self.of, self.o1, self.o3) }
+        }
     }
 }
 
-/// The characterisation table: rows by kernel name, and the model fingerprint per arch.
+/// The characterisation table: rows by kernel name, the split-K reductions' least times, and the
+/// model fingerprint per arch.
 #[derive(Clone, Debug, Default)]
 pub struct Table {
     pub rows: HashMap<String, Row>,
+    pub reductions: HashMap<String, Reduction>,
     pub fingerprints: HashMap<Arch, u64>,
 }
 
+/// A split-K reduction kernel's least time: the timing model's prediction of its launch over one
+/// 64x64 C block from two slabs, where its bytes take a few nanoseconds and what is left is the
+/// launch, the argument loads and one load and store round trip ([`reduction_seconds`]). The
+/// slabs' traffic at HBM bandwidth comes on top (`splitk.rs`). Without it a split of a decode
+/// shard composed 22-30% below the model's prediction of its two launches (1 x 1280 x 8192 fp8
+/// on gfx950: 2.3 us against 3.3, of which the reduction is 0.9).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reduction {
+    pub kernel: String,
+    pub arch: Arch,
+    pub hash: u64,
+    pub seconds: f64,
+}
+
+/// The least time of the reduction kernel `e` (`SplitRole::Reduce`), if the table has it for its
+/// current code; else 0 (the slabs' traffic alone, as before the table had it).
+pub fn reduction_seconds(e: &'static KernelEntry) -> f64 {
+    match table().reductions.get(e.name) {
+        Some(r) if r.hash == catalogue_hash(e) && r.arch == e.arch => r.seconds,
+        _ => 0.0,
+    }
+}
+
 /// The grids of a row, in the file's column order.
-const GRIDS: [&str; 10] = ["s", "h", "f", "r1", "r3", "wf", "w1", "w3", "ws", "wh"];
+const GRIDS: [&str; 13] = ["s", "h", "f", "r1", "r3", "wf", "w1", "w3", "os", "oh", "of", "o1", "o3"];
 /// Fields of a row: name, arch, hash, occupancy, `h_wgs`, `a_share`, three K values, three
 /// times per grid.
 const FIELDS: usize = 9 + 3 * GRIDS.len();
@@ -204,8 +243,11 @@ fn legacy_row(v: &[&str]) -> Result<Row, String> {
         wf: f,
         w1: r1,
         w3: r3,
-        ws: s,
-        wh: s,
+        os: s,
+        oh: s,
+        of: f,
+        o1: r1,
+        o3: r3,
         a_share: 0.0,
     })
 }
@@ -237,11 +279,16 @@ impl Table {
         let _ =
             writeln!(s, "# Timing-model characterisation of the catalogue kernels (gemm_dispatch::plan::cost_table).");
         let _ =
-            writeln!(s, "# Predicted seconds per grid (S, H, F, R1, R3 square; WF, W1, W3 one column; WS, WH a decode kernel's S and H at one activation column) at K = k_lo, k_hi and k_deep. Regenerate: {REGENERATE}");
+            writeln!(s, "# Predicted seconds per grid (S, H, F, R1, R3 square; WF, W1, W3 one column; OS, OH, OF, O1, O3 one column at one activation column) at K = k_lo, k_hi and k_deep. Regenerate: {REGENERATE}");
         let mut archs: Vec<_> = self.fingerprints.iter().collect();
         archs.sort_by_key(|(a, _)| a.name());
         for (a, f) in archs {
             let _ = writeln!(s, "# model {} {f:016x}", a.name());
+        }
+        let mut reductions: Vec<&Reduction> = self.reductions.values().collect();
+        reductions.sort_by(|a, b| (a.arch.name(), &a.kernel).cmp(&(b.arch.name(), &b.kernel)));
+        for r in reductions {
+            let _ = writeln!(s, "# reduction {} {} {:016x} {:?}", r.kernel, r.arch.name(), r.hash, r.seconds);
         }
         let _ = writeln!(s, "{}", columns());
         let mut rows: Vec<&Row> = self.rows.values().collect();
@@ -275,7 +322,7 @@ impl Table {
             for k in r.k {
                 let _ = write!(line, "\t{k}");
             }
-            for x in [r.s, r.h, r.f, r.r1, r.r3, r.wf, r.w1, r.w3, r.ws, r.wh].iter().flatten() {
+            for x in [r.s, r.h, r.f, r.r1, r.r3, r.wf, r.w1, r.w3, r.os, r.oh, r.of, r.o1, r.o3].iter().flatten() {
                 let _ = write!(line, "\t{x:?}");
             }
             let _ = writeln!(s, "{line}");
@@ -293,6 +340,20 @@ impl Table {
                 let arch: Arch = it.next().unwrap_or("").parse().map_err(|e: gemm_core::Error| at(&e.to_string()))?;
                 let f = u64::from_str_radix(it.next().unwrap_or(""), 16).map_err(|e| at(&e.to_string()))?;
                 t.fingerprints.insert(arch, f);
+                continue;
+            }
+            if let Some(rest) = line.strip_prefix("# reduction ") {
+                let v: Vec<&str> = rest.split_whitespace().collect();
+                let [kernel, arch, hash, seconds] = v[..] else {
+                    return Err(at("a reduction line takes a kernel, an arch, a hash and seconds"));
+                };
+                let r = Reduction {
+                    kernel: kernel.to_string(),
+                    arch: arch.parse().map_err(|e: gemm_core::Error| at(&e.to_string()))?,
+                    hash: u64::from_str_radix(hash, 16).map_err(|e| at(&e.to_string()))?,
+                    seconds: seconds.parse().map_err(|e| at(&format!("{seconds}: {e}")))?,
+                };
+                t.reductions.insert(r.kernel.clone(), r);
                 continue;
             }
             if line.starts_with('#') || line.trim().is_empty() || line.starts_with("kernel\t") {
@@ -326,8 +387,11 @@ impl Table {
                 wf: three(24)?,
                 w1: three(27)?,
                 w3: three(30)?,
-                ws: three(33)?,
-                wh: three(36)?,
+                os: three(33)?,
+                oh: three(36)?,
+                of: three(39)?,
+                o1: three(42)?,
+                o3: three(45)?,
             };
             if !(row.k[0] < row.k[1] && row.k[1] < row.k[2]) {
                 return Err(at("the K values must increase"));
@@ -388,8 +452,8 @@ fn at_k(x: [f64; 3], ks: [u32; 3], k: f64, min_slope: f64) -> f64 {
 /// (`gemm_emu::timing::grid`): the busiest CU (CU 0 of XCD 0) receives
 /// `n = ceil(ceil(wgs / XCDs) / CUs_per_XCD)` workgroups, `occupancy` at a time.
 ///
-/// * fewer workgroups than CUs: `F` (or `H`, up to its `h_wgs` workgroups) scaled by the busy
-///   CUs' share, at least `S` (the busy CUs share the chip's bandwidth);
+/// * fewer workgroups than CUs: linear in the workgroups from `S` to `F` (or to `H`, up to its
+///   `h_wgs` workgroups): the busy CUs share the chip's bandwidth;
 /// * `n <= occupancy` (one round): between `F` (one per CU) and `R1`, by `n`;
 /// * more: `R1`, then steady rounds of `(R3 - R1) / 2`: fractional rounds while the model
 ///   simulates the whole stream (`n <= 4 occupancy`), else whole rounds and a partial last
@@ -423,19 +487,37 @@ pub fn compose_bounded(row: &Row, arch: Arch, wgs: u64, k: f64, wg_k_seconds: f6
     // the rounds overlap.
     let n = wgs.div_ceil(xcds).div_ceil((cus / xcds).max(1));
     let busiest = n as f64 * w * k;
+    // Below one workgroup per CU, linear in the workgroups between `S` (one per XCD) and `F`
+    // (one per CU): the timing model gives each busy CU its workgroups' share of the chip's
+    // bandwidth, so a workgroup's time is its latency-bound part (`S`) plus its bytes at a share
+    // that falls with the workgroups. Scaling `F` by the workgroups (the bandwidth-bound limit)
+    // composed 224 one-column workgroups of a 128x128 bf16 tile on gfx942 at 105.4 us where the
+    // model gives 131.3 (`S` 103.6, `F` 143.0 at K = 4096: the line gives 132.4).
+    let between = |lo: f64, hi: f64, top: u64| lo + (hi - lo) * (wgs - xcds) as f64 / (top - xcds).max(1) as f64;
     let composed = if wgs <= xcds {
         s
     } else if wgs <= h_wgs {
-        // As below, from `H`: up to `h_wgs` workgroups the model sees the Infinity Cache shared
+        // As below, to `H`: up to `h_wgs` workgroups the model sees the Infinity Cache shared
         // between XCDs, which it does not above (`F`).
-        (h * wgs as f64 / h_wgs as f64).clamp(s.min(h), h)
+        between(s, h, h_wgs)
     } else if wgs < cus {
-        // The busy CUs share the chip's bandwidth (the timing model gives each busy CU its
-        // workgroups' share of it): a bandwidth-bound `F` shrinks with the workgroups, a
-        // latency- or compute-bound one (`F` near `S`) stays; never below `S`.
-        (f * wgs as f64 / cus as f64).clamp(s.min(f), f)
+        between(s, f, cus)
     } else if n <= occ {
-        one_round(n)
+        // One round, fewer workgroups than `R1`'s. Two limits: where the CU's own pipes bind (a
+        // decode block streaming through the CU's load queue: `F` near `S`), the busiest CU's
+        // workgroups set the time, as `R1` does for its `occupancy`; where the chip's bandwidth
+        // binds (`F` well above `S`), the busy CUs' share is their workgroups' share, linear in
+        // the workgroups from `F` to `R1`. Weighed by the part of `F` above `S`. By the busiest
+        // CU alone, 448 one-column workgroups of a 64x64 bf16 tile on gfx942 (two on some CUs)
+        // composed at 135.4 us where the model gives 118.4; by the workgroups alone, a decode
+        // split of 320 16x64 blocks (`S` 17.0, `F` 17.1 us) at 13.8 us where it gives 23.1.
+        let by_cu = one_round(n);
+        if occ <= 1 || f <= 0.0 {
+            by_cu
+        } else {
+            let by_bw = f + (r1 - f) * ((wgs - cus) as f64 / ((occ - 1) * cus) as f64).min(1.0);
+            by_cu + (by_bw - by_cu) * ((f - s) / f).clamp(0.0, 1.0)
+        }
     } else {
         // A steady round of `occ` workgroups computes `occ` tiles on the CU at the least.
         let period = ((r3 - r1) / 2.0).max(occ as f64 * w * k);
@@ -580,25 +662,34 @@ pub fn wg_k_seconds(e: &KernelEntry) -> f64 {
 /// launch's regime: `F`'s workgroups below one per CU, else `R1`'s), and the launch's time
 /// interpolated between them at its own estimate (linear, clamped to the measured range;
 /// arrangements within 0.02 of each other averaged). A decode kernel's arrangements are all one
-/// column of blocks: its composition at its block's activation columns and at one
-/// ([`Row::one_activation_column`]), interpolated by the columns the problem fills.
+/// column of blocks. A problem of one column of tiles (or blocks) that fills fewer than `TN` of
+/// its columns is interpolated by the columns it fills between that composition and the one at
+/// one activation column ([`Row::one_activation_column`]).
 pub fn compose_problem(row: &Row, e: &KernelEntry, m: u32, n: u32, splits: u32, k: f64) -> f64 {
+    let full = compose_full_columns(row, e, m, n, splits, k);
+    // Measured at the tile's `TN` activation columns and at one; between, linear in the columns
+    // the problem fills (each column adds its activation loads and its share of the reduction
+    // and the epilogue; the weight stream is the same). Scaling by bytes moved instead picked
+    // 64-column decode blocks for 16 columns (session 24).
+    let tn = e.tile.1.max(1);
+    if tn == 1 || n >= tn {
+        return full;
+    }
+    let cols = n.max(1);
+    let tiles = u64::from(m.div_ceil(e.tile.0.max(1)));
+    let wgs = tiles * u64::from(splits.max(1));
+    let one = compose_bounded(&row.one_activation_column(e.is_decode()), e.arch, wgs, k, wg_k_seconds(e));
+    one + (full - one) * f64::from(cols - 1) / f64::from(tn - 1)
+}
+
+/// [`compose_problem`] as if every tile's `TN` columns were inside the problem.
+fn compose_full_columns(row: &Row, e: &KernelEntry, m: u32, n: u32, splits: u32, k: f64) -> f64 {
     let tiles = u64::from(m.div_ceil(e.tile.0.max(1))) * u64::from(n.div_ceil(e.tile.1.max(1)));
     let wgs = tiles * u64::from(splits.max(1));
     let w = wg_k_seconds(e);
     let square = compose_bounded(row, e.arch, wgs, k, w);
     if e.is_decode() {
-        // Measured at the block's `TN` activation columns and at one; between, linear in the
-        // columns the problem fills (each column adds its activation loads and its share of the
-        // reduction and the epilogue; the weight stream is the same). Scaling by bytes moved
-        // instead picked 64-column blocks for 16 columns (session 24).
-        let tn = e.tile.1.max(1);
-        let cols = n.clamp(1, tn);
-        if tn == 1 || cols == tn {
-            return square;
-        }
-        let one = compose_bounded(&row.one_activation_column(), e.arch, wgs, k, w);
-        return one + (square - one) * f64::from(cols - 1) / f64::from(tn - 1);
+        return square;
     }
     let g = grid_workgroups(e.arch, row.occupancy);
     let measured = if wgs < g[1] { g[1] } else { g[2] };
@@ -680,8 +771,11 @@ mod tests {
             wf: [2.5, 6.0, 30.0],
             w1: [4.0, 11.0, 61.0],
             w3: [9.0, 29.0, 149.0],
-            ws: [0.5, 1.5, 6.5],
-            wh: [0.75, 1.75, 6.75],
+            os: [0.5, 1.5, 6.5],
+            oh: [0.75, 1.75, 6.75],
+            of: [1.25, 2.5, 11.0],
+            o1: [2.0, 5.0, 21.0],
+            o3: [5.0, 14.0, 60.0],
             a_share: 0.25,
         }
     }
@@ -692,12 +786,35 @@ mod tests {
         let r = row(e.name, e.arch, code_hash(e));
         let (m, k, w) = (e.tile.0 * 64, 1300.0, wg_k_seconds(e));
         let full = compose_bounded(&r, e.arch, 64, k, w);
-        let one = compose_bounded(&r.one_activation_column(), e.arch, 64, k, w);
+        let one = compose_bounded(&r.one_activation_column(true), e.arch, 64, k, w);
         assert_ne!(one, full);
         assert_eq!(compose_problem(&r, e, m, 16, 1, k), full);
         assert_eq!(compose_problem(&r, e, m, 1, 1, k), one);
         let six = compose_problem(&r, e, m, 6, 1, k);
         assert!((six - (one + (full - one) * 5.0 / 15.0)).abs() <= 1e-12 * full, "{six} {one} {full}");
+    }
+
+    /// A tiled kernel's problem of one column of tiles that fills part of it composes between
+    /// the full column and the one-activation-column grids by the columns it fills; a problem of
+    /// two columns of tiles or more composes as before.
+    #[test]
+    fn a_partly_filled_column_of_tiles_composes_by_its_columns() {
+        let e = gemm_kernels::catalogue()
+            .iter()
+            .find(|e| characterised(e) && !e.is_decode() && e.tile == (64, 64, 64))
+            .expect("a 64x64x64 kernel");
+        let r = row(e.name, e.arch, code_hash(e));
+        let (m, k) = (e.tile.0 * 20, 1300.0);
+        let full = compose_problem(&r, e, m, 64, 16, k);
+        let one = compose_bounded(&r.one_activation_column(false), e.arch, 20 * 16, k, wg_k_seconds(e));
+        assert_ne!(one, full);
+        assert_eq!(compose_problem(&r, e, m, 1, 16, k), one);
+        let seventeen = compose_problem(&r, e, m, 17, 16, k);
+        assert!((seventeen - (one + (full - one) * 16.0 / 63.0)).abs() <= 1e-12 * full, "{seventeen} {one} {full}");
+        // The one-column arrangement at one column: its own S, no H.
+        let o = r.one_activation_column(false);
+        assert_eq!((o.s, o.f, o.r1, o.r3, o.h_wgs), (r.os, r.of, r.o1, r.o3, 0));
+        assert_eq!(compose_problem(&r, e, m, 65, 16, k), compose_full_columns(&r, e, m, 65, 16, k));
     }
 
     #[test]
@@ -709,8 +826,11 @@ mod tests {
         let mut t = Table::default();
         t.rows.insert(r.kernel.clone(), r.clone());
         t.fingerprints.insert(e.arch, 0x0123_4567_89ab_cdef);
+        let red = Reduction { kernel: "reduce_x".into(), arch: e.arch, hash: 0xfeed, seconds: 9.125e-7 };
+        t.reductions.insert(red.kernel.clone(), red.clone());
         let back = Table::parse(&t.to_text()).unwrap();
         assert_eq!(back.rows[e.name], r);
+        assert_eq!(back.reductions["reduce_x"], red);
         assert_eq!(back.fingerprints[&e.arch], 0x0123_4567_89ab_cdef);
         assert!(back.row(e).is_ok());
         // Another kernel's code under this name is stale.
@@ -742,8 +862,8 @@ mod tests {
         assert_eq!(compose(&row, a, 8, 200.0), 2.0);
         // Up to `h_wgs` workgroups from H, beyond from F (both at least S).
         assert_eq!(compose(&row, a, 256, 100.0), 1.5);
-        assert_eq!(compose(&row, a, 128, 300.0), 3.0);
-        assert_eq!(compose(&row, a, 280, 300.0), 4.0 * 280.0 / 304.0);
+        assert_eq!(compose(&row, a, 128, 300.0), 3.0 + 0.5 * 120.0 / 248.0);
+        assert_eq!(compose(&row, a, 280, 300.0), 3.0 + 272.0 / 296.0);
         assert_eq!(compose(&row, a, 304, 100.0), 2.0);
         assert_eq!(compose(&row, a, 608, 100.0), 3.0);
         // Three rounds: R1 and two steady periods is R3 itself.

@@ -222,7 +222,7 @@ fn few_tiles(arch: Arch, cus: u32, p: &GemmProblem, plain: Option<&KernelPlan>) 
 /// The characterisation table's estimate of a split-K plan over few tiles (no head): the
 /// partial kernel is its plain twin (same tile, schedule and inputs, f32 out) writing a slab,
 /// so that twin's row composed at `tiles x splits` workgroups and K = `kchunk`, plus the
-/// reduction's traffic at HBM bandwidth, at least the memory floor and the workspace's bytes.
+/// reduction's traffic at HBM bandwidth and its least time ([`crate::plan::cost_table::reduction_seconds`]), at least the memory floor and the workspace's bytes.
 /// A split tail adds its head (the plain kernel's row composed over the head's columns).
 /// `None` where the twin or the head has no fresh row.
 pub fn table_estimate(sp: &SplitPlan, p: &GemmProblem) -> Option<f64> {
@@ -252,7 +252,8 @@ pub fn table_estimate(sp: &SplitPlan, p: &GemmProblem) -> Option<f64> {
     };
     let t = head
         + crate::plan::cost_table::compose_problem(row, plain, cm.m, cm.n, sp.splits, f64::from(sp.kchunk))
-        + traffic_seconds(arch, p, cm.m, cm.n, sp.splits, sp.wstride);
+        + traffic_seconds(arch, p, cm.m, cm.n, sp.splits, sp.wstride)
+        + crate::plan::cost_table::reduction_seconds(sp.reduce);
     let floor = crate::plan::bounds::floor(arch, p, e.xf32()).seconds();
     Some(t.max(floor + workspace_seconds(arch, sp.splits, sp.wstride)))
 }
@@ -262,7 +263,7 @@ pub fn table_estimate(sp: &SplitPlan, p: &GemmProblem) -> Option<f64> {
 /// blocks times `S` fill every resident slot once, then the reduction. Both halves come from the
 /// characterisation table: the partial kernel is the plain kernel with f32 sums into a slab, so
 /// the plain kernel's row composed at `blocks x S` workgroups and K = `kchunk` predicts it; the
-/// reduction moves the slabs and C at HBM bandwidth. Each candidate `S` (2, 3, ... up to the
+/// reduction moves the slabs and C at HBM bandwidth after its least time. Each candidate `S` (2, 3, ... up to the
 /// slots) is composed and the fastest kept when it beats the plain kernel's composed time.
 fn decode_split(
     arch: Arch,
@@ -294,7 +295,8 @@ fn decode_split(
         let kchunk = cm.k.div_ceil(want).next_multiple_of(kt);
         let splits = cm.k.div_ceil(kchunk);
         let t = crate::plan::cost_table::compose_problem(row, e, cm.m, cm.n, splits, f64::from(kchunk))
-            + traffic_seconds(arch, p, cm.m, cm.n, splits, wstride);
+            + traffic_seconds(arch, p, cm.m, cm.n, splits, wstride)
+            + crate::plan::cost_table::reduction_seconds(reduce);
         let t = t.max(floor + workspace_seconds(arch, splits, wstride));
         if best.is_none_or(|b| t < b.0) {
             best = Some((t, splits, kchunk));

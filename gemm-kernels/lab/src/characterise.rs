@@ -8,7 +8,8 @@
 use crate::model::{predict_plan, problem_for};
 use gemm_core::Arch;
 use gemm_dispatch::plan::cost_table::{
-    characterised, code_hash, fnv1a, grid_shape, grid_workgroups, xcd_sharing, Arrangement, Row, Table, FNV_OFFSET,
+    characterised, code_hash, fnv1a, grid_shape, grid_workgroups, xcd_sharing, Arrangement, Reduction, Row, Table,
+    FNV_OFFSET,
 };
 use gemm_dispatch::plan::kernel_plan;
 use gemm_emu::timing::{ModelOptions, Params};
@@ -64,26 +65,45 @@ pub fn k_points(e: &KernelEntry, occupancy: u32) -> [u32; 3] {
 
 /// Runs the timing model on `e`'s characterisation launches.
 pub fn characterise(e: &'static KernelEntry, opts: &ModelOptions) -> Result<Row, String> {
+    characterise_grids(e, opts, None)
+}
+
+/// The grids of a row, in [`Row`]'s order: `S`, `H`, `F`, `R1`, `R3`, `WF`, `W1`, `W3`, `OS`,
+/// `OH`, `OF`, `O1`, `O3`.
+const GRID_COUNT: usize = 13;
+/// The first of the one-activation-column grids (`OS`).
+const FIRST_O: usize = 8;
+
+/// [`characterise`], taking the grids before the `O` grids from `known` where it is `e`'s row for
+/// its current code (its occupancy, K values and `a_share` too): the model is deterministic, so
+/// the row is the one a whole run gives, for the `O` grids' share of the time (`gemm plan
+/// --characterise --one-column-only`, which fills a table written before the `O` grids).
+pub fn characterise_grids(e: &'static KernelEntry, opts: &ModelOptions, known: Option<&Row>) -> Result<Row, String> {
     let kt = e.tile.2.max(1);
     let predict = |(m, n): (usize, usize), k: u32| -> Result<gemm_emu::timing::Prediction, String> {
         let p = problem_for(e, m, n, k as usize);
         let plan = kernel_plan::plan_for(e, &p)?;
         predict_plan(&plan, &p, opts)
     };
+    let known = known.filter(|r| r.hash == code_hash(e) && r.arch == e.arch && !r.is_legacy());
     // The occupancy the model finds (registers, LDS, wave slots) sizes the round grids.
     let s_shape = grid_shape(e, 8, Arrangement::Square);
-    let first = predict(s_shape, 4 * kt)?;
-    let occupancy = first.occupancy.workgroups;
-    let k = k_points(e, occupancy);
+    let (occupancy, first) = match known {
+        Some(r) => (r.occupancy, r.s[0]),
+        None => {
+            let x = predict(s_shape, 4 * kt)?;
+            (x.occupancy.workgroups, x.seconds)
+        }
+    };
+    let k = known.map_or_else(|| k_points(e, occupancy), |r| r.k);
     let g = grid_workgroups(e.arch, occupancy);
-    let h_wgs = h_workgroups(e.arch);
+    let h_wgs = known.map_or_else(|| h_workgroups(e.arch), |r| r.h_wgs);
     use Arrangement::{Column, Square};
-    // S, H, F, R1, R3 square; WF, W1, W3 one column; WS, WH. A decode kernel's grids are all one
-    // column of blocks (`grid_shape`); its `W` grids take one activation column instead of its
-    // block's `TN`, the M = 1 of decode ([`gemm_dispatch::plan::cost_table::compose_problem`]
-    // interpolates by the problem's columns between the two). Other kernels' `WS` and `WH` are
-    // their `S` and `H` (not run twice).
-    let grids: [(u64, Arrangement); 10] = [
+    // S, H, F, R1, R3 square; WF, W1, W3 one column; OS, OH, OF, O1, O3 one column at one
+    // activation column (n = 1). A decode kernel's grids are all one column of blocks
+    // (`grid_shape`): its `W` grids are its `F`, `R1` and `R3` (not run twice). A tiled kernel's
+    // `OH` is its `H` (its one-column arrangement has no `H` grid: `Row::arranged`).
+    let grids: [(u64, Arrangement); GRID_COUNT] = [
         (g[0], Square),
         (u64::from(h_wgs), Square),
         (g[1], Square),
@@ -92,24 +112,37 @@ pub fn characterise(e: &'static KernelEntry, opts: &ModelOptions) -> Result<Row,
         (g[1], Column),
         (g[2], Column),
         (g[3], Column),
-        (g[0], Square),
-        (u64::from(h_wgs), Square),
+        (g[0], Column),
+        (u64::from(h_wgs), Column),
+        (g[1], Column),
+        (g[2], Column),
+        (g[3], Column),
     ];
-    let mut times = [[0f64; 3]; 10];
+    let mut times = [[0f64; 3]; GRID_COUNT];
+    if let Some(r) = known {
+        for (t, x) in times.iter_mut().zip([r.s, r.h, r.f, r.r1, r.r3, r.wf, r.w1, r.w3]) {
+            *t = x;
+        }
+    }
     // The model's L2 hit fraction on WF at k_deep, for `a_share`.
     let mut hit = 0f64;
     for (gi, &(wgs, arrangement)) in grids.iter().enumerate() {
+        if known.is_some() && gi < FIRST_O {
+            continue;
+        }
         for (ki, &kk) in k.iter().enumerate() {
             times[gi][ki] = if gi == 0 && kk == 4 * kt {
-                first.seconds
-            } else if matches!(gi, 3 | 6) && occupancy <= 1 {
+                first
+            } else if matches!(gi, 3 | 6 | 11) && occupancy <= 1 {
                 // One workgroup per CU: a round is F.
                 times[gi - 1][ki]
-            } else if gi >= 8 && !e.is_decode() {
-                times[gi - 8][ki]
+            } else if (5..FIRST_O).contains(&gi) && e.is_decode() {
+                times[gi - 3][ki]
+            } else if gi == 9 && !e.is_decode() {
+                times[1][ki]
             } else {
                 let (gm, gn) = grid_shape(e, wgs, arrangement);
-                let x = predict((gm, if gi >= 5 && e.is_decode() { 1 } else { gn }), kk)?;
+                let x = predict((gm, if gi >= FIRST_O { 1 } else { gn }), kk)?;
                 if ki == 2 && gi == 5 {
                     hit = x.hits.l2;
                 }
@@ -117,7 +150,11 @@ pub fn characterise(e: &'static KernelEntry, opts: &ModelOptions) -> Result<Row,
             };
         }
     }
-    let a_share = if e.is_decode() { 0.0 } else { a_share(e, g[1], hit) };
+    let a_share = match known {
+        Some(r) => r.a_share,
+        None if e.is_decode() => 0.0,
+        None => a_share(e, g[1], hit),
+    };
     Ok(Row {
         kernel: e.name.to_string(),
         arch: e.arch,
@@ -133,10 +170,30 @@ pub fn characterise(e: &'static KernelEntry, opts: &ModelOptions) -> Result<Row,
         wf: times[5],
         w1: times[6],
         w3: times[7],
-        ws: times[8],
-        wh: times[9],
+        os: times[8],
+        oh: times[9],
+        of: times[10],
+        o1: times[11],
+        o3: times[12],
         a_share,
     })
+}
+
+/// The timing model's prediction of the split-K reduction `e` (`SplitRole::Reduce`) over one
+/// 64x64 C block from two slabs: its least time ([`Reduction`]), measured on the plan
+/// `gemm_dispatch::plan::splitk::choose` makes for a deep 64 x 64 problem of `e`'s output type
+/// (bf16 inputs, f16 for an f16 output), cut to two splits.
+pub fn characterise_reduction(e: &'static KernelEntry, opts: &ModelOptions) -> Result<Reduction, String> {
+    use gemm_core::{DType, GemmProblem, Layout};
+    // 16-bit inputs write f32 or their own type.
+    let ab = if e.c_type == DType::F16 { DType::F16 } else { DType::Bf16 };
+    let p = GemmProblem::new(64, 64, 65536).with_layout(Layout::ColMajor).with_dtypes(ab, ab, e.c_type);
+    let plan = gemm_dispatch::plan::splitk::choose(e.arch, &p, None)?.with_splits(2);
+    if !std::ptr::eq(plan.reduce, e) {
+        return Err(format!("the split plan of {:?} reduces with {}", p, plan.reduce.name));
+    }
+    let seconds = crate::split_eval::predict_split(&plan, &p, opts)?.last().ok_or("no reduction launch")?.seconds;
+    Ok(Reduction { kernel: e.name.to_string(), arch: e.arch, hash: code_hash(e), seconds })
 }
 
 /// The share of the lines the model's footprint window samples that are A's, from the hit
@@ -175,22 +232,27 @@ pub type Progress<'a> = dyn Fn(usize, usize, &KernelEntry, &Result<Row, String>)
 /// Characterises every [`characterised`] catalogue kernel whose name contains `only` (all if
 /// `None`; a comma-separated list: any of them) on `jobs` threads, calling `progress(done, total, kernel, result)` as each finishes.
 /// Rows of `keep` for the other kernels are kept where their code has not changed, so a partial
-/// run updates a table. Returns the table and the kernels the model could not predict.
+/// run updates a table. With `one_column_only`, a tiled kernel whose row `keep` has for its
+/// current code runs only its `O` grids ([`characterise_grids`]) and a decode kernel with such a
+/// row keeps it. Returns the table and the kernels the model could not predict.
 pub fn characterise_catalogue(
     only: Option<&str>,
     jobs: usize,
     keep: &Table,
+    one_column_only: bool,
     progress: &Progress<'_>,
 ) -> (Table, Vec<(String, String)>) {
     use std::sync::atomic::{AtomicUsize, Ordering};
+    let kept = |e: &'static KernelEntry| model_matches(keep, e.arch).then(|| keep.row(e).ok()).flatten();
     let todo: Vec<&'static KernelEntry> = gemm_kernels::catalogue()
         .iter()
         .filter(|e| characterised(e) && only.is_none_or(|s| s.split(',').any(|x| e.name.contains(x))))
+        .filter(|e| !(one_column_only && e.is_decode() && kept(e).is_some()))
         .collect();
     let done = AtomicUsize::new(0);
     let opts = options();
     let results = crate::jobs::map_jobs(&todo, jobs, |&e| {
-        let r = characterise(e, &opts);
+        let r = characterise_grids(e, &opts, if one_column_only { kept(e) } else { None });
         let d = done.fetch_add(1, Ordering::SeqCst) + 1;
         progress(d, todo.len(), e, &r);
         (e, r)
@@ -200,11 +262,20 @@ pub fn characterise_catalogue(
         if todo.iter().any(|x| std::ptr::eq(*x, e)) {
             continue;
         }
-        if let Some(r) = model_matches(keep, e.arch).then(|| keep.row(e).ok()).flatten() {
+        if let Some(r) = kept(e) {
             t.rows.insert(r.kernel.clone(), r.clone());
         }
     }
     let mut failed = Vec::new();
+    // The reductions: one short run each, on every regeneration (a partial one too).
+    for e in gemm_kernels::catalogue().iter().filter(|e| e.split_k == gemm_kernels::SplitRole::Reduce) {
+        match characterise_reduction(e, &opts) {
+            Ok(r) => {
+                t.reductions.insert(r.kernel.clone(), r);
+            }
+            Err(why) => failed.push((e.name.to_string(), why)),
+        }
+    }
     for (e, r) in results {
         match r {
             Ok(row) => {
@@ -263,6 +334,18 @@ mod tests {
             .filter(|e| characterised(e) && e.is_decode() && e.a_type.is_fp8())
             .min_by_key(|e| (e.tile.0 * e.tile.1, e.name))
             .expect("a decode kernel");
+        // Every split-K reduction has its least time for its current code, and one per arch is
+        // what the model gives now.
+        for e in gemm_kernels::catalogue().iter().filter(|e| e.split_k == gemm_kernels::SplitRole::Reduce) {
+            let r = t
+                .reductions
+                .get(e.name)
+                .unwrap_or_else(|| panic!("{}: no reduction line; regenerate: {REGENERATE}", e.name));
+            assert_eq!(r.hash, code_hash(e), "{}: stale reduction line; regenerate: {REGENERATE}", e.name);
+            if e.c_type == gemm_core::DType::Bf16 {
+                assert_eq!(r, &characterise_reduction(e, &options()).unwrap(), "{}: regenerate: {REGENERATE}", e.name);
+            }
+        }
         for e in Arch::ALL.into_iter().map(cheapest).chain([decode]) {
             let now = characterise(e, &options()).unwrap();
             assert_eq!(

@@ -80,6 +80,11 @@ pub struct PlanArgs {
     /// their code and the model are unchanged).
     #[arg(long)]
     only: Option<String>,
+    /// With `--characterise`: run only the one-activation-column grids (`OS`..`O3`) of tiled
+    /// kernels whose row the table has for their current code, keeping its other grids (the
+    /// model is deterministic: the row is what a whole run gives); other kernels as without it.
+    #[arg(long)]
+    one_column_only: bool,
     /// With `--characterise`: where to write the table (default: the source tree's
     /// gemm-dispatch/data/kernel_timing.tsv, which the library embeds at its next build).
     #[arg(long)]
@@ -93,14 +98,19 @@ fn characterise(args: &PlanArgs) -> Result<(), String> {
     let path = args.out.clone().unwrap_or_else(cost_table::table_path);
     let keep = std::fs::read_to_string(&path).ok().and_then(|s| cost_table::Table::parse(&s).ok()).unwrap_or_default();
     eprintln!("characterising with the timing model on {jobs} thread(s); writing {}", path.display());
-    let (table, failed) =
-        gemm_lab::characterise::characterise_catalogue(args.only.as_deref(), jobs, &keep, &|done, total, e, r| {
+    let (table, failed) = gemm_lab::characterise::characterise_catalogue(
+        args.only.as_deref(),
+        jobs,
+        &keep,
+        args.one_column_only,
+        &|done, total, e, r| {
             let what = match r {
                 Ok(row) => format!("occupancy {}, R1 at k_hi {:.2} us", row.occupancy, row.r1[1] * 1e6),
                 Err(why) => format!("no prediction: {why}"),
             };
             eprintln!("  [{done}/{total}] {:.0}s {} {}: {what}", t0.elapsed().as_secs_f64(), e.arch, e.name);
-        });
+        },
+    );
     std::fs::write(&path, table.to_text()).map_err(|e| format!("{}: {e}", path.display()))?;
     println!("wrote {} rows to {}", table.rows.len(), path.display());
     for (k, why) in &failed {
