@@ -149,10 +149,14 @@
 //!   1017.5 / 776.0 / 1064.3 at 4096^3.
 //! * `fp8t` on gfx942 runs the TN family's ping-pong (two clusters) with the in-register
 //!   transposes: NN / NT / TT 1188.4 / 1015.1 / 1191.5 TFLOP/s at 4096^3 and 1261.5 /
-//!   1047.2 / 1278.5 at 8192^3 (TN 1166.0 and 1211.4; the pipelined loop predicted 909 for
-//!   NN at 4096^3). NT, both operands transposed in registers, is bound by issue (20% of
-//!   the wave-cycles issuing, 20% in issue conflicts): the 16x16x32 MFMAs (990.4), four
-//!   clusters (865.9) and the 4-wave interleave with quads of K (967.5) predict less.
+//!   1047.2 / 1278.5 at 8192^3 (TN 1166.0 and 1211.4; the pipelined loop of the same tile
+//!   predicted 917.1 / 875.6 / 975.5 and 951.7 / 900.3 / 1012.2, e4m3 -> f16, `gemm
+//!   kernels --model --arch gfx942 --only fp8_f16_`). NT, both operands transposed in
+//!   registers, is bound by issue (20% of the wave-cycles issuing, 20% in issue conflicts):
+//!   the 16x16x32 MFMAs (990.4), four clusters (865.9) and the 4-wave interleave with quads
+//!   of K (967.5) predict less at 4096^3.
+//! * `fp8m` (128x128x64) and `fp8s` (64x64x128) on gfx942: the tiles for problems of few
+//!   256x256 tiles, TN in both flavours and e4m3 in NN, NT and TT (in-register transposes).
 
 use crate::grid::GridOrder;
 use crate::ir::{Activation, Align, Arch, Bias, DmaPolicy, Fusion, KernelConfig, MfmaShape, SplitK};
