@@ -157,6 +157,9 @@
 //!   of K (967.5) predict less at 4096^3.
 //! * `fp8m` (128x128x64) and `fp8s` (64x64x128) on gfx942: the tiles for problems of few
 //!   256x256 tiles, TN in both flavours and e4m3 in NN, NT and TT (in-register transposes).
+//!   With NT and TT, row-major A^T B (kernel NT) at 1024^3 is planned at 15.4 us (`fp8s`)
+//!   against 48.2 for the 256x256 tile, at 2048^3 41.9 (`fp8m`) against 85.7 (`gemm plan
+//!   --transa`, e4m3 -> bf16).
 
 use crate::grid::GridOrder;
 use crate::ir::{Activation, Align, Arch, Bias, DmaPolicy, Fusion, KernelConfig, MfmaShape, SplitK};
