@@ -372,15 +372,30 @@ pub struct Fp8BlockPlan {
     pub problem: Fp8BlockProblem,
 }
 
-/// The block-scaled fp8 kernel for `p` on `arch` (one tile per arch and output type).
+/// The block-scaled fp8 kernel for `p` on `arch`: of the arch's tiles for the output type,
+/// the largest whose tiles cover at least half the CUs, else the smallest. gfx950 has two:
+/// 128x128 (`bsfp8`) and the `fp8pp` tile (`bsfp8pp`, 256x256). The timing model, bf16 out
+/// (kernel M x N x K = weights x tokens x K): 4096^3 53.9 us against 77.0, 8192^3 390.6
+/// against 518.6; 1536x6144x7168 (144 big tiles on 256 CUs) 86.4 against 99.8; but
+/// 7168x1024x18432 (112 tiles) 205.3 against 129.5 and 4608x1024x7168 (72) 86.1 against 61.6:
+/// below half the CUs the small tile's four times as many workgroups win.
 pub fn plan_fp8_blocks(arch: Arch, p: &Fp8BlockProblem) -> Result<Fp8BlockPlan, String> {
     if let Some(why) = p.unfit(arch) {
         return Err(why);
     }
-    let entry = gemm_kernels::for_arch(arch)
-        .find(|e| e.block_scale == BlockScaleKind::Fp8Blocks && e.a_type == p.dtype && e.c_type == p.c_type)
+    let (km, kn) = (p.n as u32, p.m as u32);
+    let cus = arch.caps().compute_units;
+    let mut candidates: Vec<&'static KernelEntry> = gemm_kernels::for_arch(arch)
+        .filter(|e| e.block_scale == BlockScaleKind::Fp8Blocks && e.a_type == p.dtype && e.c_type == p.c_type)
+        .collect();
+    candidates.sort_by_key(|e| std::cmp::Reverse(e.tile.0 * e.tile.1));
+    let entry = candidates
+        .iter()
+        .find(|e| 2 * km.div_ceil(e.tile.0) * kn.div_ceil(e.tile.1) >= cus)
+        .or(candidates.last())
+        .copied()
         .ok_or_else(|| format!("no {} block-scaled fp8 kernel writes {}", arch.name(), p.c_type))?;
-    let (grid, block) = entry.launch(p.n as u32, p.m as u32);
+    let (grid, block) = entry.launch(km, kn);
     Ok(Fp8BlockPlan { entry, grid, block, problem: *p })
 }
 
@@ -417,6 +432,30 @@ impl Fp8BlockPlan {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fp8_block_plans_take_the_big_tile_where_it_covers_half_the_cus() {
+        let pick = |arch: Arch, m: usize, n: usize, k: usize| {
+            let p = Fp8BlockProblem::new(m, n, k, DType::Fp8E4M3, DType::Bf16);
+            plan_fp8_blocks(arch, &p).unwrap().entry
+        };
+        // (tokens, weights' rows, K): M x N x K of Y = X W^T.
+        for (m, n, k, big) in [
+            (4096, 4096, 4096, true),
+            (8192, 8192, 8192, true),
+            (6144, 1536, 7168, true),
+            (6144, 7168, 256, true),
+            (1024, 7168, 18432, false),
+            (1024, 4608, 7168, false),
+            (64, 7168, 18432, false),
+        ] {
+            let e = pick(Arch::Gfx950, m, n, k);
+            assert_eq!(e.tile.0 == 256, big, "{m}x{n}x{k}: {}", e.name);
+            assert!(e.name.contains("_bsfp8_"), "{}", e.name);
+        }
+        let p = Fp8BlockProblem::new(8192, 8192, 8192, DType::Fp8E4M3Fnuz, DType::Bf16);
+        assert_eq!(plan_fp8_blocks(Arch::Gfx942, &p).unwrap().entry.tile.0, 128);
+    }
 
     #[test]
     fn mx_plans_pick_by_size_and_refuse_what_no_kernel_runs() {

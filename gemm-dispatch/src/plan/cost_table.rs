@@ -145,6 +145,12 @@ pub struct Row {
     /// The share of the lines the model's footprint window samples that are A's (the rest are
     /// B's), measured on the one-column grid `WF` at `k_deep`.
     pub a_share: f64,
+    /// `S` at one K tile (a decode kernel's one K step), `k_min`: the shape of the time below
+    /// `k_lo`, where the pipeline's prologue and epilogue are most of it (0: not measured, the
+    /// first piece extrapolated). 64 x 64 x 64 fp8 on gfx950's 128x128x128 tile composed at 6.6
+    /// us from the first piece where the model gives 11.5 (its `S` is 11.3 us at four K tiles).
+    pub k_min: u32,
+    pub s_min: f64,
 }
 
 impl Row {
@@ -209,8 +215,8 @@ pub fn reduction_seconds(e: &'static KernelEntry) -> f64 {
 /// The grids of a row, in the file's column order.
 const GRIDS: [&str; 13] = ["s", "h", "f", "r1", "r3", "wf", "w1", "w3", "os", "oh", "of", "o1", "o3"];
 /// Fields of a row: name, arch, hash, occupancy, `h_wgs`, `a_share`, three K values, three
-/// times per grid.
-const FIELDS: usize = 9 + 3 * GRIDS.len();
+/// times per grid, `k_min` and `s_min`.
+const FIELDS: usize = 11 + 3 * GRIDS.len();
 
 /// Fields of a row written before the deep K and the streaming grids (issue 28): two K values,
 /// `S`, `F`, `R1` and `R3`. Read as a row whose deep point is its `k_hi` (extrapolated along the
@@ -249,6 +255,8 @@ fn legacy_row(v: &[&str]) -> Result<Row, String> {
         o1: r1,
         o3: r3,
         a_share: 0.0,
+        k_min: 0,
+        s_min: 0.0,
     })
 }
 
@@ -267,6 +275,7 @@ fn columns() -> String {
             let _ = write!(c, "\t{g}_{k}");
         }
     }
+    c.push_str("\tk_min\ts_min");
     c
 }
 
@@ -325,6 +334,7 @@ impl Table {
             for x in [r.s, r.h, r.f, r.r1, r.r3, r.wf, r.w1, r.w3, r.os, r.oh, r.of, r.o1, r.o3].iter().flatten() {
                 let _ = write!(line, "\t{x:?}");
             }
+            let _ = write!(line, "\t{}\t{:?}", r.k_min, r.s_min);
             let _ = writeln!(s, "{line}");
         }
         s
@@ -392,6 +402,8 @@ impl Table {
                 of: three(39)?,
                 o1: three(42)?,
                 o3: three(45)?,
+                k_min: int(48)?,
+                s_min: num(49)?,
             };
             if !(row.k[0] < row.k[1] && row.k[1] < row.k[2]) {
                 return Err(at("the K values must increase"));
@@ -431,8 +443,15 @@ pub fn table() -> &'static Table {
 /// which is `min_slope`; a slope measured at shorter K can still hold part of the pipeline's fill
 /// (issue 28: extrapolated from 12 K tiles, gfx942 bf16 4096 x 57344 x 8192 came out at 961
 /// TFLOP/s, above the 751 the loaded clock allows).
-fn at_k(x: [f64; 3], ks: [u32; 3], k: f64, min_slope: f64) -> f64 {
+///
+/// Below `k_lo` the row's short-K shape: where `S` was measured at `k_min`, each grid's time at
+/// `k_lo` scaled by `S`'s ratio, linear from `k_min` to `k_lo` (`short = (k_min, s_min / s_lo)`).
+fn at_k(x: [f64; 3], ks: [u32; 3], k: f64, min_slope: f64, short: Option<(f64, f64)>) -> f64 {
     let kf = ks.map(f64::from);
+    if let Some((k_min, ratio)) = short.filter(|&(k_min, _)| k < kf[0] && k_min < kf[0]) {
+        let at = ((k - k_min) / (kf[0] - k_min)).clamp(0.0, 1.0);
+        return x[0] * (ratio + (1.0 - ratio) * at);
+    }
     let slope = |i: usize| (x[i + 1] - x[i]) / (kf[i + 1] - kf[i]);
     if kf[2] == kf[1] && k > kf[1] {
         // A legacy row: no deep point, the first piece extrapolated.
@@ -454,7 +473,8 @@ fn at_k(x: [f64; 3], ks: [u32; 3], k: f64, min_slope: f64) -> f64 {
 ///
 /// * fewer workgroups than CUs: linear in the workgroups from `S` to `F` (or to `H`, up to its
 ///   `h_wgs` workgroups): the busy CUs share the chip's bandwidth;
-/// * `n <= occupancy` (one round): between `F` (one per CU) and `R1`, by `n`;
+/// * `n <= occupancy` (one round): the busiest CU's `n` at `F` or at `n` of `R1`'s workgroups,
+///   weighed against the workgroups' bandwidth share (see the code);
 /// * more: `R1`, then steady rounds of `(R3 - R1) / 2`: fractional rounds while the model
 ///   simulates the whole stream (`n <= 4 occupancy`), else whole rounds and a partial last
 ///   round at its own one-round time, as the model extrapolates.
@@ -473,14 +493,21 @@ pub fn compose_bounded(row: &Row, arch: Arch, wgs: u64, k: f64, wg_k_seconds: f6
     let xcds = u64::from(caps.xcds.max(1));
     let occ = u64::from(row.occupancy.max(1));
     let w = wg_k_seconds;
-    let (s, f, h) = (at_k(row.s, row.k, k, w), at_k(row.f, row.k, k, w), at_k(row.h, row.k, k, w));
+    let short =
+        (row.k_min > 0 && row.s_min > 0.0 && row.s[0] > 0.0).then(|| (f64::from(row.k_min), row.s_min / row.s[0]));
+    let at = |x: [f64; 3], slope: f64| at_k(x, row.k, k, slope, short);
+    let (s, f, h) = (at(row.s, w), at(row.f, w), at(row.h, w));
     let h_wgs = u64::from(row.h_wgs);
-    let (r1, r3) = (at_k(row.r1, row.k, k, occ as f64 * w), at_k(row.r3, row.k, k, 3.0 * occ as f64 * w));
+    let (r1, r3) = (at(row.r1, occ as f64 * w), at(row.r3, 3.0 * occ as f64 * w));
+    // `n` of `occupancy` workgroups on a CU: latency-bound, as one (`F`), or throughput-bound,
+    // `n` of `R1`'s `occupancy` (a CU's first co-resident workgroups hide each other's latency:
+    // on gfx950 a 64x64 tile, 5 per CU, runs 448 one-column workgroups in the model's 43.4 us
+    // against `F`'s 44.3; linear from `F` to `R1` by `n` composed 58.1).
     let one_round = |n: u64| {
         if occ <= 1 {
             f
         } else {
-            f + (r1 - f) * (n.clamp(1, occ) - 1) as f64 / (occ - 1) as f64
+            f.max(r1 * n.clamp(1, occ) as f64 / occ as f64)
         }
     };
     // Workgroups the busiest CU runs (CU 0 of XCD 0): its MFMA work alone takes `n w k`, however
@@ -776,6 +803,8 @@ mod tests {
             of: [1.25, 2.5, 11.0],
             o1: [2.0, 5.0, 21.0],
             o3: [5.0, 14.0, 60.0],
+            k_min: 25,
+            s_min: 0.8,
             a_share: 0.25,
         }
     }
@@ -866,6 +895,10 @@ mod tests {
         assert_eq!(compose(&row, a, 280, 300.0), 3.0 + 272.0 / 296.0);
         assert_eq!(compose(&row, a, 304, 100.0), 2.0);
         assert_eq!(compose(&row, a, 608, 100.0), 3.0);
+        // Below k_lo, S's short-K shape: s_min / s_lo = 0.8 at k_min = 25, linear up to k_lo.
+        assert!((compose(&row, a, 1, 25.0) - 0.8).abs() < 1e-12);
+        assert!((compose(&row, a, 1, 62.5) - 0.9).abs() < 1e-12);
+        assert!((compose(&row, a, 304, 25.0) - 1.6).abs() < 1e-12);
         // Three rounds: R1 and two steady periods is R3 itself.
         assert_eq!(compose(&row, a, 3 * 608, 300.0), 19.0);
         // Ten rounds: R1 + 9 periods of (19 - 7) / 2 at k_hi.

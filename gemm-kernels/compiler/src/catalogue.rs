@@ -160,6 +160,14 @@
 //!   With NT and TT, row-major A^T B (kernel NT) at 1024^3 is planned at 15.4 us (`fp8s`)
 //!   against 48.2 for the 256x256 tile, at 2048^3 41.9 (`fp8m`) against 85.7 (`gemm plan
 //!   --transa`, e4m3 -> bf16).
+//! * `bsfp8` (both archs): block-scaled fp8 (DeepSeek-V3's 128x128 weight and 1x128 activation
+//!   scales) on 128x128x128 with 4 waves, the group sums scaled into VGPR accumulators
+//!   between the MFMAs (`lower/block_fp8.rs`). `bsfp8pp` (gfx950): the `fp8pp` tile and slim
+//!   ping-pong with each K step's MFMA into one of two rotating temporaries, its scaled adds
+//!   after the next MFMA (a whole tile's group sums do not fit beside the 128 accumulators in
+//!   the 256 registers of two waves per SIMD): `gemm mx --fp8-blocks` (bf16 out) 54.0 us at
+//!   4096^3 against 49.5 for `fp8pp` per-tensor and 77.0 for `bsfp8`; 390.6, 357.0 and 518.6
+//!   at 8192^3. The dispatcher takes it where its tiles fill every CU.
 
 use crate::grid::GridOrder;
 use crate::ir::{Activation, Align, Arch, Bias, DmaPolicy, Fusion, KernelConfig, MfmaShape, SplitK};
@@ -463,6 +471,19 @@ pub fn families() -> Vec<Family> {
             },
             ..Family::new(BLOCK_FP8, arch, (128, 128, 128), (2, 2), MfmaShape::fp8_32(arch), BLOCK_FP8_WHY)
         });
+        if arch == Arch::Gfx950 {
+            // The `fp8pp` tile and schedule with each K step's MFMAs into two rotating
+            // temporaries (`lower/block_fp8.rs`): the big problems' kernel (the dispatcher's
+            // `plan_fp8_blocks` takes it where its tiles fill every CU).
+            out.push(Family {
+                transposes: K_CONTIGUOUS,
+                grid: LARGE_GRID,
+                dtypes: &[DType::Fp8E4M3],
+                block_scale: crate::ir::BlockScale::Fp8Blocks,
+                schedule: Schedule::PingPongSlim { clusters: 2 },
+                ..Family::new(BLOCK_FP8_PP, arch, (256, 256, 128), (2, 4), MfmaShape::fp8_32(arch), BLOCK_FP8_PP_WHY)
+            });
+        }
         if arch == Arch::Gfx942 {
             out.push(Family {
                 aligns: BOTH,
@@ -687,6 +708,9 @@ fn mx_families(arch: Arch) -> [Family; 2] {
 /// and 1 x 128 activation groups, the group sums scaled in f32 (`lower/block_fp8.rs`).
 pub const BLOCK_FP8: &str = "bsfp8";
 const BLOCK_FP8_WHY: &str = "block-scaled fp8 (DeepSeek-V3: f32 scales per 128x128 weight block and per 1x128 activation group) in the Linear layout: 128x128x128, 4 waves, each K group's MFMA sums scaled into VGPR accumulators between the MFMAs (gfx942: 4-wave interleave, the sums carried into the next tile)";
+/// The gfx950 block-scaled fp8 family on the `fp8pp` tile (256x256x128, 8 waves, slim ping-pong).
+pub const BLOCK_FP8_PP: &str = "bsfp8pp";
+const BLOCK_FP8_PP_WHY: &str = "big block-scaled fp8 problems (DeepSeek-V3 scales): the fp8pp tile and schedule (256x256x128, 8 waves, LDS-DMA, slim ping-pong), each K step's MFMA sums into one of two rotating VGPR temporaries scaled into the accumulators after the next MFMA";
 /// The MX families' names.
 pub const MX: &str = "mx";
 pub const MX_IL: &str = "mxil";

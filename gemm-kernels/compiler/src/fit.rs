@@ -143,7 +143,8 @@ pub fn check(c: &KernelConfig) -> Result<(), Unfit> {
 
 /// Block-scaled fp8 (`lower/block_fp8.rs`): the Linear layout (A^T B, the weights as A), one K
 /// group per K tile, every wave's rows inside one 128-row block of A's scales, the software
-/// pipeline (the group's scaled add follows the tile's MFMAs).
+/// pipeline (the group's scaled add follows the tile's MFMAs), the interleave (the sums carried
+/// into the next tile) or the slim ping-pong (rotating temporaries).
 fn check_fp8_blocks(c: &KernelConfig) -> Result<(), Unfit> {
     if c.block_scale != crate::ir::BlockScale::Fp8Blocks {
         return Ok(());
@@ -160,9 +161,10 @@ fn check_fp8_blocks(c: &KernelConfig) -> Result<(), Unfit> {
         return no("one 128-long K group per K tile, and each wave's rows inside one 128-row block");
     }
     use crate::schedule::Schedule;
-    let schedule_ok = matches!(c.schedule, Schedule::Pipelined | Schedule::Interleave { .. });
+    let schedule_ok =
+        matches!(c.schedule, Schedule::Pipelined | Schedule::Interleave { .. } | Schedule::PingPongSlim { .. });
     if c.stages != 2 || c.grouped || c.split != SplitK::None || !schedule_ok {
-        return no("two stages, pipelined or interleaved, not grouped or split");
+        return no("two stages, pipelined, interleaved or the slim ping-pong, not grouped or split");
     }
     // Carried sums (interleave): two sets of group sums in AGPRs.
     let sums = c.blocks(Operand::A) * c.blocks(Operand::B) * c.acc_regs();
@@ -213,16 +215,25 @@ fn check_mx(c: &KernelConfig) -> Result<(), Unfit> {
 /// Declined above 256.
 pub fn vgpr_estimate(c: &KernelConfig, sets: [u32; 2]) -> Result<u32, Unfit> {
     let (mt, nt, kt) = c.tile;
-    let frags = (c.blocks(Operand::A) + c.blocks(Operand::B)) * kt * c.ab_bytes() / c.lane_groups() / 4;
+    // Slim fragments (`Schedule::PingPongSlim`) hold one slice's 16-byte pieces.
+    let frags = if matches!(c.schedule, crate::schedule::Schedule::PingPongSlim { .. }) {
+        (c.blocks(Operand::A) + c.blocks(Operand::B)) * crate::schedule::frag_pieces(c) * 4
+    } else {
+        (c.blocks(Operand::A) + c.blocks(Operand::B)) * kt * c.ab_bytes() / c.lane_groups() / 4
+    };
     // Staging: 4 dwords per 16-byte vector, 8 unpacked 16-bit elements for element loads.
     let per_vector = if c.align == crate::ir::Align::Elem && c.ab_bytes() == 2 { 8 } else { 4 };
     let staging = (sets[0] * mt + sets[1] * nt) * kt * c.ab_bytes() / 16 / c.threads() * per_vector;
     // Block-scaled fp8 keeps its accumulators in VGPRs (the scaled adds are VALU work), and on
     // gfx950, whose K-contiguous copies are LDS-DMA (no staging registers), the group's MFMA
-    // sums too; gfx942 keeps those in AGPRs (`lower/block_fp8.rs`).
+    // sums too; gfx942 keeps those in AGPRs (`lower/block_fp8.rs`). The slim ping-pong sums
+    // into a few rotating temporaries instead of a whole tile's sums.
     let (acc, staging) = if c.block_scale == crate::ir::BlockScale::Fp8Blocks {
         let regs = c.blocks(Operand::A) * c.blocks(Operand::B) * c.acc_regs();
-        if crate::lower::fp8_block_sums_in_vgprs(c) {
+        if crate::lower::fp8_block_rotates(c) {
+            let dma = c.arch == Arch::Gfx950 && c.direct_to_lds == crate::ir::DmaPolicy::Auto;
+            (regs + crate::lower::fp8_block_rot_temps(c) as u32 * c.acc_regs(), if dma { 0 } else { staging })
+        } else if crate::lower::fp8_block_sums_in_vgprs(c) {
             (2 * regs, 0)
         } else {
             (regs, staging)

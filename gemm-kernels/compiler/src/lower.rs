@@ -18,6 +18,7 @@ use crate::lds::{self, CopyGeom};
 use crate::program::{sub, whole, Item, Program};
 pub use block_fp8::carries_sums as fp8_block_carries_sums;
 pub use block_fp8::sums_in_vgprs as fp8_block_sums_in_vgprs;
+pub use block_fp8::{rot_temps as fp8_block_rot_temps, rotates as fp8_block_rotates};
 use gemm_core::DType;
 use gemm_isa::operand::{int, s, sr, v, VCC};
 use gemm_isa::{Inst, Op, Operand as O, Reg, RegFile};
@@ -1332,7 +1333,7 @@ impl L<'_> {
     }
 
     fn dot(&mut self) {
-        if self.bf.is_some() {
+        if self.bf.is_some() && !self.bf_rotating() {
             return self.bf_dot();
         }
         let c = *self.c();
@@ -1343,12 +1344,15 @@ impl L<'_> {
                 for r in self.slice_reads(&sl) {
                     self.emit_read(r, buf);
                 }
-                for i in self.slice_mfmas(&sl) {
-                    self.ie(i);
-                }
+                self.emit_slice_mfmas(&sl);
+            }
+            // Block-scaled fp8 with rotating temporaries: the drain's trailing adds.
+            if self.bf.as_ref().is_some_and(|bf| bf.flush) {
+                self.bf_rot_flush();
             }
             return;
         }
+        assert!(!self.bf_rotating(), "rotating temporaries come with slim fragments");
         let op = self.mfma_op();
         let steps = c.tile.2 / c.mfma.k;
         // Dwords of one MFMA's operand per lane: K/G elements.
@@ -1499,6 +1503,34 @@ impl L<'_> {
         self.ie(Inst::new(Op::DS_READ_B128, &[sub(f, 4 * hf, 4), whole(a)]).offset(off));
     }
 
+    /// A slice's MFMAs, emitted; with block-scaled fp8's rotating temporaries
+    /// (`lower/block_fp8.rs`) each into the next temporary, the scaled adds between them.
+    fn emit_slice_mfmas(&mut self, sl: &crate::schedule::Slice) {
+        if !self.bf_rotating() {
+            for i in self.slice_mfmas(sl) {
+                self.ie(i);
+            }
+            return;
+        }
+        let c = *self.c();
+        let rps = (c.mfma.k / c.lane_groups() * c.ab_bytes() / 4) as u16;
+        let steps = (c.tile.2 / c.mfma.k) as u16;
+        let (fa, fb) = (self.cp[0].frags.clone(), self.cp[1].frags.clone());
+        for st in 0..steps {
+            let piece = (st * rps / 4) as u32;
+            if piece < sl.pieces.0 || piece >= sl.pieces.1 {
+                continue;
+            }
+            // Slim fragments hold the slice's pieces only.
+            let d = st * rps % (4 * self.fpieces as u16);
+            for (bm, a) in fa.iter().enumerate() {
+                for (bn, b) in fb.iter().enumerate().take(sl.bn.1 as usize).skip(sl.bn.0 as usize) {
+                    self.bf_rot_mfma(bm, bn, sub(*a, d, rps as u8), sub(*b, d, rps as u8));
+                }
+            }
+        }
+    }
+
     /// The MFMAs of a slice: the K steps inside its pieces, every M block, its N blocks.
     fn slice_mfmas(&self, sl: &crate::schedule::Slice) -> Vec<Inst> {
         let c = *self.c();
@@ -1599,6 +1631,7 @@ impl L<'_> {
                     self.emit_mem(it, cur);
                 }
             }
+            MOp::Mfma { slice } if self.bf_rotating() => self.emit_slice_mfmas(&ls.slices[*slice as usize]),
             MOp::Mfma { slice } => {
                 for i in self.slice_mfmas(&ls.slices[*slice as usize]) {
                     self.ie(i);

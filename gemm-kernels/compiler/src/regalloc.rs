@@ -1,7 +1,11 @@
 //! Register allocation: linear scan over live intervals of the virtual registers, with
 //! intervals that cross a loop boundary (live into the loop header, or read in the loop
 //! before being written) stretched over the whole loop, so a value carried around the
-//! back edge keeps its register. Physical registers the hardware initialises (`s[0:3]`,
+//! back edge keeps its register. Where first fit in start order leaves no hole wide enough
+//! for a tuple (`bsfp8pp`: 248 VGPRs live at once, and the holes between long-lived tuples
+//! pushed the last temporary past 256), the intervals live through the whole loop are placed
+//! first, the widest first, then the rest in start order; a kernel the plain order fits keeps
+//! its registers. Physical registers the hardware initialises (`s[0:3]`,
 //! `v0`) are reserved. Limits (gfx942/gfx950, wave64, one wave per SIMD at most): 102
 //! SGPRs (ISA.md §4.5: s0-s101), 512 unified VGPR+AGPR with at most 256 each.
 
@@ -42,6 +46,56 @@ fn limit(f: RegFile) -> u16 {
         RegFile::Sgpr => 102,
         _ => 256,
     }
+}
+
+/// Physical registers for `intervals` (`(start, end, vreg)`), first fit in the order given:
+/// `general` keeps every busy interval of a register (any order), else only its last end
+/// (start order).
+fn place(
+    p: &Program,
+    intervals: &[(usize, usize, usize)],
+    general: bool,
+) -> Result<(Vec<Option<u16>>, Usage), RegAllocError> {
+    // Per file and physical register: the intervals it is busy (start order: only the last).
+    let mut busy: [Vec<Vec<(usize, usize)>>; 3] = [vec![vec![]; 102], vec![vec![]; 256], vec![vec![]; 256]];
+    let mut assign: Vec<Option<u16>> = vec![None; p.vregs.len()];
+    let mut usage = Usage::default();
+    for &(s, e, vi) in intervals {
+        let vr = p.vregs[vi];
+        let start = match vr.file {
+            RegFile::Sgpr => RESERVED_S + p.extra_system_sgprs,
+            RegFile::Vgpr => RESERVED_V,
+            _ => 0,
+        };
+        let regs = &mut busy[fkey(vr.file) as usize];
+        let free = |r: &Vec<(usize, usize)>| {
+            if general {
+                r.iter().all(|&(bs, be)| be < s || bs > e)
+            } else {
+                r.last().is_none_or(|&(_, end)| end < s)
+            }
+        };
+        let mut base = start.next_multiple_of(vr.align as u16);
+        while (base as usize + vr.count as usize) <= regs.len()
+            && !regs[base as usize..base as usize + vr.count as usize].iter().all(free)
+        {
+            base += vr.align as u16;
+        }
+        if base + vr.count as u16 > limit(vr.file) {
+            return Err(RegAllocError::OutOfRegisters { file: vr.file, limit: limit(vr.file) as u32 });
+        }
+        for r in &mut regs[base as usize..base as usize + vr.count as usize] {
+            r.push((s, e));
+        }
+        assign[vi] = Some(base);
+        let top = (base + vr.count as u16) as u32;
+        match vr.file {
+            RegFile::Sgpr => usage.sgprs = usage.sgprs.max(top),
+            RegFile::Vgpr => usage.vgprs = usage.vgprs.max(top),
+            _ => usage.agprs = usage.agprs.max(top),
+        }
+    }
+    Ok((assign, usage))
 }
 
 /// Allocates and rewrites `p` in place.
@@ -108,39 +162,21 @@ pub fn allocate(p: &mut Program) -> Result<Usage, RegAllocError> {
         intervals.push((s, e, vi));
     }
     intervals.sort();
-    // Per file and physical register: the last position it is busy (None: free).
-    let mut busy: [Vec<Option<usize>>; 3] = [vec![None; 102], vec![None; 256], vec![None; 256]];
-    let mut assign: Vec<Option<u16>> = vec![None; p.vregs.len()];
-    let mut usage = Usage::default();
-    for (s, e, vi) in intervals {
-        let vr = p.vregs[vi];
-        let start = match vr.file {
-            RegFile::Sgpr => RESERVED_S + p.extra_system_sgprs,
-            RegFile::Vgpr => RESERVED_V,
-            _ => 0,
-        };
-        let regs = &mut busy[fkey(vr.file) as usize];
-        let free = |r: &Option<usize>| r.is_none_or(|end| end < s);
-        let mut base = start.next_multiple_of(vr.align as u16);
-        while (base as usize + vr.count as usize) <= regs.len()
-            && !regs[base as usize..base as usize + vr.count as usize].iter().all(free)
-        {
-            base += vr.align as u16;
+    let (assign, mut usage) = match place(p, &intervals, false) {
+        Ok(x) => x,
+        // First fit in start order leaves holes between long-lived tuples that a later tuple
+        // may not fit: then the intervals live through the whole loop go first, the widest
+        // first (a kernel that fits the plain order keeps its registers).
+        Err(e) => {
+            let Some(&(ls, le)) = loop_pos.first() else { return Err(e) };
+            let mut order = intervals.clone();
+            order.sort_by_key(|&(s, e, vi)| {
+                let long = s <= ls && e >= le;
+                (!long, if long { 255 - p.vregs[vi].count as usize } else { 0 }, s, e, vi)
+            });
+            place(p, &order, true)?
         }
-        if base + vr.count as u16 > limit(vr.file) {
-            return Err(RegAllocError::OutOfRegisters { file: vr.file, limit: limit(vr.file) as u32 });
-        }
-        for r in &mut regs[base as usize..base as usize + vr.count as usize] {
-            *r = Some(e);
-        }
-        assign[vi] = Some(base);
-        let top = (base + vr.count as u16) as u32;
-        match vr.file {
-            RegFile::Sgpr => usage.sgprs = usage.sgprs.max(top),
-            RegFile::Vgpr => usage.vgprs = usage.vgprs.max(top),
-            _ => usage.agprs = usage.agprs.max(top),
-        }
-    }
+    };
     usage.sgprs = usage.sgprs.max((RESERVED_S + p.extra_system_sgprs) as u32);
     usage.vgprs = usage.vgprs.max(RESERVED_V as u32);
     if usage.vgprs.next_multiple_of(4) + usage.agprs > 512 {

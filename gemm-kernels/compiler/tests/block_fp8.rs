@@ -212,6 +212,27 @@ fn block_fp8_interleaved_both_archs() {
     }
 }
 
+/// The slim ping-pong (gfx950, the `fp8pp` tile: 256x256x128, 8 waves, LDS-DMA), each K step's
+/// MFMAs into rotating temporaries (`lower/block_fp8.rs`): every output type, the edge shapes,
+/// every scheduling mode, and the register-staged copies.
+#[test]
+fn block_fp8_slim_ping_pong() {
+    use gemm_compiler::schedule::Schedule as Loop;
+    for (oi, c) in [DType::F32, DType::Bf16, DType::F16].into_iter().enumerate() {
+        let mut cfg = config(Arch::Gfx950, c).with_shape((256, 256, 128), (2, 4), MfmaShape::fp8_32(Arch::Gfx950), 2);
+        cfg.block_scale = BlockScale::Fp8Blocks;
+        cfg.schedule = Loop::PingPongSlim { clusters: 2 };
+        assert!(gemm_compiler::lower::fp8_block_rotates(&cfg));
+        let k = compile(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name()));
+        // Two waves per SIMD (8 waves on 4 SIMDs): at most 256 VGPR+AGPR per lane.
+        assert_eq!(gemm_compiler::fit::resident(cfg.waves, k.usage.vgprs, k.usage.agprs), Ok(2), "{}", k.name);
+        for (ci, cs) in CASES.iter().enumerate() {
+            let mode = Mode::ALL[(ci + oi) % Mode::ALL.len()];
+            run(&k, cs, Schedule { mode, seed: 61 + ci as u64 });
+        }
+    }
+}
+
 /// What the space declines for block-scaled fp8.
 #[test]
 fn block_fp8_unfit_configurations_are_declined() {
@@ -228,6 +249,15 @@ fn block_fp8_unfit_configurations_are_declined() {
     assert_eq!(check(&KernelConfig { schedule: il, ..ok }), Ok(()));
     assert!(no(KernelConfig { schedule: il, tile: (256, 256, 128), ..ok }));
     assert!(no(ok.with_b_type(DType::Fp8E5M2)));
+    // The slim ping-pong on the fp8pp tile fits with two rotating temporaries; register-staged
+    // copies' staging does not fit beside them.
+    let slim = KernelConfig {
+        schedule: gemm_compiler::schedule::Schedule::PingPongSlim { clusters: 2 },
+        ..ok.with_shape((256, 256, 128), (2, 4), MfmaShape::fp8_32(Arch::Gfx950), 2)
+    };
+    assert_eq!(check(&slim), Ok(()));
+    let staged_slim = KernelConfig { direct_to_lds: gemm_compiler::ir::DmaPolicy::Never, ..slim };
+    assert!(matches!(check(&staged_slim), Err(Unfit::Vgprs { .. })), "{:?}", check(&staged_slim));
     // With register-staged copies the group sums move to AGPRs (staging, sums and accumulators
     // would not fit 256 VGPRs).
     let staged = KernelConfig { direct_to_lds: gemm_compiler::ir::DmaPolicy::Never, ..ok };

@@ -65,7 +65,17 @@ pub fn k_points(e: &KernelEntry, occupancy: u32) -> [u32; 3] {
 
 /// Runs the timing model on `e`'s characterisation launches.
 pub fn characterise(e: &'static KernelEntry, opts: &ModelOptions) -> Result<Row, String> {
-    characterise_grids(e, opts, None)
+    characterise_grids(e, opts, None, Refill::default())
+}
+
+/// What [`characterise_grids`] runs of a row it has (`gemm plan --characterise
+/// --one-column-only`, `--short-k-only`: fill a table written before those grids).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Refill {
+    /// The one-activation-column grids `OS`..`O3`.
+    pub one_column: bool,
+    /// `S` at one K tile (`k_min`, `s_min`).
+    pub short_k: bool,
 }
 
 /// The grids of a row, in [`Row`]'s order: `S`, `H`, `F`, `R1`, `R3`, `WF`, `W1`, `W3`, `OS`,
@@ -74,11 +84,15 @@ const GRID_COUNT: usize = 13;
 /// The first of the one-activation-column grids (`OS`).
 const FIRST_O: usize = 8;
 
-/// [`characterise`], taking the grids before the `O` grids from `known` where it is `e`'s row for
-/// its current code (its occupancy, K values and `a_share` too): the model is deterministic, so
-/// the row is the one a whole run gives, for the `O` grids' share of the time (`gemm plan
-/// --characterise --one-column-only`, which fills a table written before the `O` grids).
-pub fn characterise_grids(e: &'static KernelEntry, opts: &ModelOptions, known: Option<&Row>) -> Result<Row, String> {
+/// [`characterise`], taking from `known`, where it is `e`'s row for its current code, everything
+/// but what `refill` asks for (its occupancy, K values and `a_share` too): the model is
+/// deterministic, so the row is the one a whole run gives, for a part of the time.
+pub fn characterise_grids(
+    e: &'static KernelEntry,
+    opts: &ModelOptions,
+    known: Option<&Row>,
+    refill: Refill,
+) -> Result<Row, String> {
     let kt = e.tile.2.max(1);
     let predict = |(m, n): (usize, usize), k: u32| -> Result<gemm_emu::timing::Prediction, String> {
         let p = problem_for(e, m, n, k as usize);
@@ -120,14 +134,15 @@ pub fn characterise_grids(e: &'static KernelEntry, opts: &ModelOptions, known: O
     ];
     let mut times = [[0f64; 3]; GRID_COUNT];
     if let Some(r) = known {
-        for (t, x) in times.iter_mut().zip([r.s, r.h, r.f, r.r1, r.r3, r.wf, r.w1, r.w3]) {
+        for (t, x) in times.iter_mut().zip([r.s, r.h, r.f, r.r1, r.r3, r.wf, r.w1, r.w3, r.os, r.oh, r.of, r.o1, r.o3])
+        {
             *t = x;
         }
     }
     // The model's L2 hit fraction on WF at k_deep, for `a_share`.
     let mut hit = 0f64;
     for (gi, &(wgs, arrangement)) in grids.iter().enumerate() {
-        if known.is_some() && gi < FIRST_O {
+        if known.is_some() && (gi < FIRST_O || !refill.one_column) {
             continue;
         }
         for (ki, &kk) in k.iter().enumerate() {
@@ -155,6 +170,11 @@ pub fn characterise_grids(e: &'static KernelEntry, opts: &ModelOptions, known: O
         None if e.is_decode() => 0.0,
         None => a_share(e, g[1], hit),
     };
+    // S at one K tile: the short-K shape below k_lo.
+    let (k_min, s_min) = match known {
+        Some(r) if !refill.short_k => (r.k_min, r.s_min),
+        _ => (kt, predict(s_shape, kt)?.seconds),
+    };
     Ok(Row {
         kernel: e.name.to_string(),
         arch: e.arch,
@@ -176,6 +196,8 @@ pub fn characterise_grids(e: &'static KernelEntry, opts: &ModelOptions, known: O
         o1: times[11],
         o3: times[12],
         a_share,
+        k_min,
+        s_min,
     })
 }
 
@@ -232,14 +254,15 @@ pub type Progress<'a> = dyn Fn(usize, usize, &KernelEntry, &Result<Row, String>)
 /// Characterises every [`characterised`] catalogue kernel whose name contains `only` (all if
 /// `None`; a comma-separated list: any of them) on `jobs` threads, calling `progress(done, total, kernel, result)` as each finishes.
 /// Rows of `keep` for the other kernels are kept where their code has not changed, so a partial
-/// run updates a table. With `one_column_only`, a tiled kernel whose row `keep` has for its
-/// current code runs only its `O` grids ([`characterise_grids`]) and a decode kernel with such a
-/// row keeps it. Returns the table and the kernels the model could not predict.
+/// run updates a table. With `refill`, a kernel whose row `keep` has for its current code runs
+/// only what it asks for ([`characterise_grids`]; a decode kernel's `O` grids are its own
+/// decode grids, run with the rest). Returns the table and the kernels the model could not
+/// predict.
 pub fn characterise_catalogue(
     only: Option<&str>,
     jobs: usize,
     keep: &Table,
-    one_column_only: bool,
+    refill: Option<Refill>,
     progress: &Progress<'_>,
 ) -> (Table, Vec<(String, String)>) {
     use std::sync::atomic::{AtomicUsize, Ordering};
@@ -247,12 +270,17 @@ pub fn characterise_catalogue(
     let todo: Vec<&'static KernelEntry> = gemm_kernels::catalogue()
         .iter()
         .filter(|e| characterised(e) && only.is_none_or(|s| s.split(',').any(|x| e.name.contains(x))))
-        .filter(|e| !(one_column_only && e.is_decode() && kept(e).is_some()))
         .collect();
     let done = AtomicUsize::new(0);
     let opts = options();
     let results = crate::jobs::map_jobs(&todo, jobs, |&e| {
-        let r = characterise_grids(e, &opts, if one_column_only { kept(e) } else { None });
+        let r = match refill {
+            Some(what) => {
+                let what = Refill { one_column: what.one_column && !e.is_decode(), ..what };
+                characterise_grids(e, &opts, kept(e), what)
+            }
+            None => characterise(e, &opts),
+        };
         let d = done.fetch_add(1, Ordering::SeqCst) + 1;
         progress(d, todo.len(), e, &r);
         (e, r)

@@ -82,9 +82,14 @@ pub struct PlanArgs {
     only: Option<String>,
     /// With `--characterise`: run only the one-activation-column grids (`OS`..`O3`) of tiled
     /// kernels whose row the table has for their current code, keeping its other grids (the
-    /// model is deterministic: the row is what a whole run gives); other kernels as without it.
+    /// model is deterministic: the row is what a whole run gives); a decode kernel keeps its row (its
+    /// `O` grids are its own).
     #[arg(long)]
     one_column_only: bool,
+    /// With `--characterise`: run only `S` at one K tile (`k_min`, `s_min`) of kernels whose row
+    /// the table has for their current code, keeping the rest of the row.
+    #[arg(long)]
+    short_k_only: bool,
     /// With `--characterise`: where to write the table (default: the source tree's
     /// gemm-dispatch/data/kernel_timing.tsv, which the library embeds at its next build).
     #[arg(long)]
@@ -102,7 +107,8 @@ fn characterise(args: &PlanArgs) -> Result<(), String> {
         args.only.as_deref(),
         jobs,
         &keep,
-        args.one_column_only,
+        (args.one_column_only || args.short_k_only)
+            .then_some(gemm_lab::characterise::Refill { one_column: args.one_column_only, short_k: args.short_k_only }),
         &|done, total, e, r| {
             let what = match r {
                 Ok(row) => format!("occupancy {}, R1 at k_hi {:.2} us", row.occupancy, row.r1[1] * 1e6),
