@@ -139,6 +139,27 @@
 //!   8192^3, against 2125.0 and 2488.9 for `fp8il`; the blog's own ping-pong (`gemm
 //!   calibrate --only blog_pingpong`) predicts 3060.4 and 3145.9 (four clusters: 2203.7 at
 //!   4096^3 before the lean edges; without them two clusters gave 2478.3 and 2907.8).
+//!   e4m3 in NN, NT and TT too (issue 24 item 3), the `interleave` family's way: every copy
+//!   by LDS-DMA, an M/N-contiguous operand kept M/N-major in LDS (256-byte rows, one K
+//!   each, 32-byte slots XORed by `row % 8`) and its fragments read with
+//!   `ds_read_b64_tr_b8` (`lds::mn_major`, `DmaPolicy::Transposing`). `gemm kernels --model
+//!   --arch gfx950 --only fp8_f16_` (kernel layouts, column-major): 2690.1 / 2615.9 / 2742.2
+//!   TFLOP/s (NN / NT / TT) at 4096^3 and 2994.9 / 2904.4 / 3044.5 at 8192^3, against
+//!   2773.3 and 3082.5 for TN; the `fp8t` tile they replace for big problems predicts
+//!   1017.5 / 776.0 / 1064.3 at 4096^3.
+//! * `fp8t` on gfx942 runs the TN family's ping-pong (two clusters) with the in-register
+//!   transposes: NN / NT / TT 1188.4 / 1015.1 / 1191.5 TFLOP/s at 4096^3 and 1261.5 /
+//!   1047.2 / 1278.5 at 8192^3 (TN 1166.0 and 1211.4; the pipelined loop of the same tile
+//!   predicted 917.1 / 875.6 / 975.5 and 951.7 / 900.3 / 1012.2, e4m3 -> f16, `gemm
+//!   kernels --model --arch gfx942 --only fp8_f16_`). NT, both operands transposed in
+//!   registers, is bound by issue (20% of the wave-cycles issuing, 20% in issue conflicts):
+//!   the 16x16x32 MFMAs (990.4), four clusters (865.9) and the 4-wave interleave with quads
+//!   of K (967.5) predict less at 4096^3.
+//! * `fp8m` (128x128x64) and `fp8s` (64x64x128) on gfx942: the tiles for problems of few
+//!   256x256 tiles, TN in both flavours and e4m3 in NN, NT and TT (in-register transposes).
+//!   With NT and TT, row-major A^T B (kernel NT) at 1024^3 is planned at 15.4 us (`fp8s`)
+//!   against 48.2 for the 256x256 tile, at 2048^3 41.9 (`fp8m`) against 85.7 (`gemm plan
+//!   --transa`, e4m3 -> bf16).
 //! * `bsfp8` (both archs): block-scaled fp8 (DeepSeek-V3's 128x128 weight and 1x128 activation
 //!   scales) on 128x128x128 with 4 waves, the group sums scaled into VGPR accumulators
 //!   between the MFMAs (`lower/block_fp8.rs`). `bsfp8pp` (gfx950): the `fp8pp` tile and slim
@@ -231,6 +252,8 @@ impl Family {
 const ALL_T: &[(bool, bool)] = &[(false, false), (false, true), (true, false), (true, true)];
 /// Both operands K-contiguous (A^T B), the fp8 families' layout.
 const K_CONTIGUOUS: &[(bool, bool)] = &[(true, false)];
+/// The layouts beside A^T B (an operand or both contiguous along M/N).
+const NOT_TN: &[(bool, bool)] = &[(false, false), (false, true), (true, true)];
 const BOTH: &[Align] = &[Align::Vec8, Align::Elem];
 const V8: &[Align] = &[Align::Vec8];
 const PLAIN: &[Fusion] = &[Fusion::NONE];
@@ -258,11 +281,13 @@ const FP8_WHY_GFX942: &str =
     "fp8 (FNUZ e4m3/e5m2) A^T B with per-tensor scales: 256x256x64, 8 waves, 32x32x16 fp8 MFMAs, 64 KiB LDS, the 8-wave ping-pong (two clusters)";
 /// gfx942's fp8 tile for the problems the 256x256 ping-pong leaves idle (issue 24 item 5).
 pub const FP8_MID: &str = "fp8m";
-const FP8_MID_WHY: &str = "fp8 (FNUZ e4m3/e5m2 A^T B, e4m3 A B) problems of few 256x256 tiles (1024^2 outputs are 16 of them for 304 CUs): 128x128x64, 4 waves, 32x32x16 fp8 MFMAs, the pipelined loop";
+const FP8_MID_WHY: &str = "fp8 (FNUZ e4m3/e5m2 A^T B, e4m3 in every layout) problems of few 256x256 tiles (1024^2 outputs are 16 of them for 304 CUs): 128x128x64, 4 waves, 32x32x16 fp8 MFMAs, the pipelined loop";
 /// gfx942's smallest fp8 tile: four times the workgroups of [`FP8_MID`]'s for the smallest problems.
 pub const FP8_SMALL: &str = "fp8s";
-const FP8_SMALL_WHY: &str = "the smallest fp8 (FNUZ A^T B, e4m3 A B) problems (1024^2 outputs: 256 tiles for 304 CUs): 64x64x128, 4 waves, 16x16x32 fp8 MFMAs, the pipelined loop";
+const FP8_SMALL_WHY: &str = "the smallest fp8 (FNUZ A^T B, e4m3 in every layout) problems (1024^2 outputs: 256 tiles for 304 CUs): 64x64x128, 4 waves, 16x16x32 fp8 MFMAs, the pipelined loop";
 const FP8IL_WHY_GFX950: &str = "big fp8 (OCP e4m3/e5m2) A^T B problems: 256x256x128 with 4 waves (one per SIMD), 32x32x64 f8f6f4 MFMAs, the 4-wave interleave (HipKittens' fp8 schedule, four slices), register-staged copies, 128 KiB LDS: the fastest predicted gfx950 fp8 tile (gemm compare --schedules)";
+
+const FP8PP_T_WHY_GFX950: &str = "big fp8 (OCP e4m3) problems in NN, NT and TT: the fp8pp tile and slim ping-pong, every copy by LDS-DMA, M/N-contiguous operands into M/N-major tiles read with ds_read_b64_tr_b8";
 
 const FP8PP_WHY_GFX950: &str = "big fp8 (OCP e4m3/e5m2) A^T B problems: the tile of AMD's CDNA4 fp8 blog (256x256x128, 8 waves, LDS-DMA, 128 KiB LDS) with 2x4 waves of 128x64, 32x32x64 f8f6f4 MFMAs and the 8-wave ping-pong with slim fragments (one K step's fragments in registers: two waves per SIMD resident): 2773.3 / 3082.5 TFLOP/s at 4096^3 / 8192^3 against 2125.0 / 2488.9 for fp8il and 3060.4 / 3145.9 for the blog's ping-pong (gemm compare --schedules, gemm calibrate)";
 
@@ -377,12 +402,11 @@ pub fn families() -> Vec<Family> {
             },
         });
         if arch == Arch::Gfx942 {
-            // A^T B in both flavours, and e4m3 in row-major A B (NN: both operands transposed in
-            // registers into K runs, as `fp8t` does).
-            for (transposes, dtypes) in [
-                (K_CONTIGUOUS, &[DType::Fp8E4M3Fnuz, DType::Fp8E5M2Fnuz][..]),
-                (&[(false, false)][..], &[DType::Fp8E4M3Fnuz][..]),
-            ] {
+            // A^T B in both flavours, and e4m3 in the other layouts (M/N-contiguous operands
+            // transposed in registers into K runs, as `fp8t` does).
+            for (transposes, dtypes) in
+                [(K_CONTIGUOUS, &[DType::Fp8E4M3Fnuz, DType::Fp8E5M2Fnuz][..]), (NOT_TN, &[DType::Fp8E4M3Fnuz][..])]
+            {
                 out.push(Family {
                     transposes,
                     dtypes,
@@ -412,6 +436,16 @@ pub fn families() -> Vec<Family> {
                 dtypes: &[DType::Fp8E4M3, DType::Fp8E5M2],
                 schedule: Schedule::PingPongSlim { clusters: 2 },
                 ..Family::new("fp8pp", arch, (256, 256, 128), (2, 4), MfmaShape::fp8_32(arch), FP8PP_WHY_GFX950)
+            });
+            // e4m3 in the other layouts: an M/N-contiguous operand copied by LDS-DMA as it
+            // is into an M/N-major tile and read with ds_read_b64_tr_b8 (`lds::mn_major`).
+            out.push(Family {
+                transposes: NOT_TN,
+                grid: LARGE_GRID,
+                dtypes: &[DType::Fp8E4M3],
+                schedule: Schedule::PingPongSlim { clusters: 2 },
+                dma: DmaPolicy::Transposing,
+                ..Family::new("fp8pp", arch, (256, 256, 128), (2, 4), MfmaShape::fp8_32(arch), FP8PP_T_WHY_GFX950)
             });
         }
         out.extend(fp8_more(arch));
@@ -726,9 +760,14 @@ fn fp8_more(arch: Arch) -> [Family; 2] {
         base,
         Family {
             name: "fp8t",
-            transposes: &[(false, false), (false, true), (true, true)],
+            transposes: NOT_TN,
+            // gfx942: the TN family's ping-pong.
+            schedule: match arch {
+                Arch::Gfx942 => Schedule::PingPong { clusters: 2 },
+                Arch::Gfx950 => Schedule::Pipelined,
+            },
             dtypes: e4,
-            why: "e4m3 in the NN, NT and TT layouts on the fp8 tile: M/N-contiguous operands transposed in registers (v_perm_b32) into K runs, conflict-free LDS",
+            why: "e4m3 in the NN, NT and TT layouts on the fp8 tile (gfx942: with its ping-pong): M/N-contiguous operands transposed in registers (v_perm_b32) into K runs, conflict-free LDS",
             ..base
         },
     ]

@@ -32,20 +32,30 @@ pub fn row_bytes(c: &KernelConfig) -> u32 {
 }
 
 /// Whether `op`'s LDS tile is M/N-major ([`DmaPolicy::Transposing`]): a gfx950 16-bit
-/// operand contiguous along M/N, `v8`, whose tile rows (one K each, `rows * 2` bytes) fill
-/// at least a bank line. Its copies then move 16-byte vectors of global rows as they are
-/// (LDS-DMA, or `ds_write_b128` from staging), with no transpose, and the MFMA fragments
-/// are read with `ds_read_b64_tr_b16` ([`tr_read_lane`]). Not for the quadrant schedule
-/// (its second B-half addresses assume K-major rows).
+/// (16x16 or 32x32 MFMAs) or fp8 (32x32 MFMAs) operand contiguous along M/N, `v8`, whose
+/// tile rows (one K each, `rows * bytes` bytes) fill at least a bank line. Its copies then
+/// move 16-byte vectors of global rows as they are (LDS-DMA, or `ds_write_b128` from
+/// staging), with no transpose, and the MFMA fragments are read with `ds_read_b64_tr_b16`
+/// or `ds_read_b64_tr_b8` ([`tr_read_lane`]). Not for the quadrant schedule (its second
+/// B-half addresses assume K-major rows).
 pub fn mn_major(c: &KernelConfig, op: Operand) -> bool {
     c.direct_to_lds == DmaPolicy::Transposing
         && c.arch == Arch::Gfx950
-        && c.ab_bytes() == 2
+        && match c.ab_bytes() {
+            2 => matches!(c.mfma.m, 16 | 32),
+            1 => c.mfma.m == 32,
+            _ => false,
+        }
         && !c.k_contiguous(op)
         && c.align == Align::Vec8
-        && matches!(c.mfma.m, 16 | 32)
         && c.tile_rows(op) * c.ab_bytes() >= line_bytes(c.arch)
         && c.schedule != crate::schedule::Schedule::Quadrant
+}
+
+/// K rows one `ds_read_b64_tr_b*` of an M/N-major tile covers ([`tr_read_lane`]): the 8
+/// bytes a lane fetches hold that many elements (4 for 16-bit, 8 for fp8).
+pub fn tr_rows(c: &KernelConfig) -> u32 {
+    8 / c.ab_bytes()
 }
 
 /// Bytes per LDS tile row of `op`: `KT` elements (K-major), or `MT`/`NT` ([`mn_major`]).
@@ -62,11 +72,18 @@ pub fn op_row_bytes(c: &KernelConfig, op: Operand) -> u32 {
 /// a `ds_read_b64_tr_b16` reads ([`tr_read_lane`]: four K rows per 16-lane group) land on
 /// eight different slots of the 256-byte bank line. 16x16 MFMAs: the two groups of a phase
 /// read K ranges `KT/4` apart, slot = `row % 4` plus 4 for odd K ranges; 32x32 MFMAs: the
-/// two groups read adjacent 32-byte runs of the same rows, slot = `2 * (row % 4)`. The XOR
-/// stays within the line (rows are at least 256 bytes), so LDS-DMA writes keep whole lines.
+/// two groups read adjacent 32-byte runs of the same rows, slot = `2 * (row % 4)`. fp8
+/// (`ds_read_b64_tr_b8`, 32x32 MFMAs): a phase reads eight K rows, 32 bytes of each (the
+/// two groups' 16 M indices side by side), slot = `row % 8`. The XOR stays within the line
+/// (rows are at least 256 bytes), so LDS-DMA writes keep whole lines.
 pub fn mn_xor(c: &KernelConfig, row: u32) -> u32 {
-    let slot =
-        if c.mfma.m == 16 { (row % 4) | (((row / (c.tile.2 / c.lane_groups())) % 2) << 2) } else { 2 * (row % 4) };
+    let slot = if c.ab_bytes() == 1 {
+        row % 8
+    } else if c.mfma.m == 16 {
+        (row % 4) | (((row / (c.tile.2 / c.lane_groups())) % 2) << 2)
+    } else {
+        2 * (row % 4)
+    };
     32 * slot
 }
 
@@ -82,19 +99,23 @@ pub fn offset(k: &Kernel, op: Operand, row: u32, byte: u32) -> u32 {
         }
 }
 
-/// `(row, byte within row)` that lane `lane` reads with the `ds_read_b64_tr_b16` `j`
-/// (0, 1) of piece `h` of MFMA block 0 of an M/N-major tile ([`mn_major`]). A 16-lane
-/// group reads a 4x16 tile and lane `o` of it receives column `o`: its four elements are
-/// rows `r..r+4` (one K each) of one M/N index. So the group's lanes `4e..4e+4` address
-/// row `r+e`, 4 elements each, and for the fragment of [`read_lane`] (lane group `g` holds
-/// K `g*KT/G + 8h .. +8` of its row `lane % M`), `r = g*KT/G + 8h + 4j`: the two reads
-/// fill the low and high 8 bytes of the piece.
+/// `(row, byte within row)` that lane `lane` reads with the `ds_read_b64_tr_b16` (16-bit)
+/// or `ds_read_b64_tr_b8` (fp8) `j` (0, 1) of piece `h` of MFMA block 0 of an M/N-major
+/// tile ([`mn_major`]). A 16-lane group reads an `n x 16` tile (`n` = [`tr_rows`]: 4 rows
+/// of 16-bit or 8 rows of fp8 elements, each row fetched by `16 / n` lanes of 8 bytes) and
+/// lane `o` of it receives column `o`: its `n` elements are rows `r..r+n` (one K each) of
+/// one M/N index. So the group's lanes `(16/n)e..(16/n)(e+1)` address row `r+e`, `n`
+/// elements each, and for the fragment of [`read_lane`] (lane group `g` holds the 16
+/// bytes of K `g*KT/G + (16/b)h ..` of its row `lane % M`, `b` bytes per element),
+/// `r = g*KT/G + (16/b)h + nj`: the two reads fill the low and high 8 bytes of the piece.
 pub fn tr_read_lane(c: &KernelConfig, lane: u32, h: u32, j: u32) -> (u32, u32) {
+    let n = tr_rows(c);
+    let lpr = 16 / n;
     let s = lane % 16;
     let g = lane / c.mfma.m;
     let sub = (lane % c.mfma.m) / 16;
-    let row = g * (c.tile.2 / c.lane_groups()) + 8 * h + 4 * j + s / 4;
-    (row, (16 * sub + 4 * (s % 4)) * c.ab_bytes())
+    let row = g * (c.tile.2 / c.lane_groups()) + (16 / c.ab_bytes()) * h + n * j + s / lpr;
+    (row, (16 * sub + n * (s % lpr)) * c.ab_bytes())
 }
 
 /// Byte offset of an operand tile inside one LDS buffer.
@@ -156,7 +177,7 @@ pub struct CopyGeom {
     pub step: u32,
     pub k_contiguous: bool,
     /// Vectors a thread takes at consecutive K of the same rows and transposes together
-    /// (fp8 operands contiguous along M/N: 2 or 4; otherwise 1). Vector `p` lies at K
+    /// (fp8 operands contiguous along M/N into a K-major tile: 2 or 4; otherwise 1). Vector `p` lies at K
     /// `+ p % kgroup`, in row group `p / kgroup`.
     pub kgroup: u32,
     /// Transposed fp8 groups whose write phase spans two rows 16 apart (the two halves of
@@ -188,7 +209,7 @@ pub fn copy_geom(c: &KernelConfig, op: Operand) -> CopyGeom {
     let (lc, ls) = if kc { (c.tile.2, rows) } else { (rows, c.tile.2) };
     let v = c.vec_elems();
     let per_thread = lc * ls / v / c.threads();
-    let kgroup = if !kc && c.ab_bytes() == 1 { per_thread.clamp(1, 4) } else { 1 };
+    let kgroup = if !direct && c.ab_bytes() == 1 { per_thread.clamp(1, 4) } else { 1 };
     let step = if direct { c.threads() / (lc / v) } else { c.threads() * kgroup / ls * v };
     // Lanes per bank-model phase of the group's writes, and the rows they cover.
     let phase = (line_bytes(c.arch) / (kgroup * c.ab_bytes())).min(64);

@@ -58,7 +58,7 @@ struct Copier {
     waddr: Vec<Vec<(Reg, u32)>>,
     /// LDS read addresses per 16-byte piece `h` (K-major tiles), or per MFMA block (M/N-major
     /// tiles, `lds::mn_major`: the `ds_read_b64_tr_b16`s of piece `h`, half `j` add
-    /// `(8h + 4j)` rows as the instruction offset).
+    /// `(8h + 4j)` rows as the instruction offset, the fp8 `_b8`s `(16h + 8j)`).
     raddr: Vec<Reg>,
     /// The quadrant schedule's B: the read addresses of the wave's N blocks in the other
     /// group's B half (`raddr` then holds those in the group's own half); else empty.
@@ -316,6 +316,12 @@ impl L<'_> {
     fn mn_xor_v(&mut self, row: Reg) -> Reg {
         let c = *self.c();
         let x = self.vv();
+        if c.ab_bytes() == 1 {
+            // fp8: slot row % 8.
+            self.i(Op::V_AND_B32, &[whole(x), int(7), whole(row)]);
+            self.i(Op::V_LSHLREV_B32, &[whole(x), int(5), whole(x)]);
+            return x;
+        }
         self.i(Op::V_AND_B32, &[whole(x), int(3), whole(row)]);
         if c.mfma.m == 16 {
             let t = self.vv();
@@ -838,23 +844,26 @@ impl L<'_> {
         let mut raddr2 = vec![];
         match self.quad {
             _ if mn => {
-                // ds_read_b64_tr_b16 (lds::tr_read_lane): row g*KT/G + s/4, byte
-                // (16*sub + 4*(s%4))*2 of the wave's first block (s = lane % 16, sub =
-                // (lane % M) / 16); one address per block (the slot XOR mixes block bits).
+                // ds_read_b64_tr_b16 / _b8 (lds::tr_read_lane, n = lds::tr_rows rows per
+                // read, 16/n lanes per row): row g*KT/G + s/(16/n), byte
+                // (16*sub + n*(s%(16/n)))*bytes of the wave's first block (s = lane % 16,
+                // sub = (lane % M) / 16); one address per block (the slot XOR mixes block
+                // bits).
+                let lpr = 16 / lds::tr_rows(&c);
                 let s = self.vv();
                 self.i(Op::V_AND_B32, &[whole(s), int(15), whole(self.lane)]);
                 let q = self.vv();
-                self.i(Op::V_LSHRREV_B32, &[whole(q), int(2), whole(s)]);
+                self.i(Op::V_LSHRREV_B32, &[whole(q), int(log2(lpr)), whole(s)]);
                 let kg = self.k3(c.tile.2 / c.lane_groups());
                 let trow = self.vv();
                 self.i(Op::V_MAD_U32_U24, &[whole(trow), whole(self.lgrp), kg, whole(q)]);
-                // 8*(s%4) + 32*sub (bf16), plus the wave's first row times 2.
+                // 8*(s%(16/n)) + 16*bytes*sub, plus the wave's first row times the bytes.
                 let lbt = self.vv();
-                self.i(Op::V_AND_B32, &[whole(lbt), int(3), whole(s)]);
+                self.i(Op::V_AND_B32, &[whole(lbt), int(lpr as i64 - 1), whole(s)]);
                 self.i(Op::V_LSHLREV_B32, &[whole(lbt), int(3), whole(lbt)]);
                 let sub = self.vv();
                 self.i(Op::V_LSHRREV_B32, &[whole(sub), int(4), whole(self.lrow)]);
-                self.i(Op::V_LSHL_OR_B32, &[whole(lbt), whole(sub), int(5), whole(lbt)]);
+                self.i(Op::V_LSHL_OR_B32, &[whole(lbt), whole(sub), int(log2(16 * c.ab_bytes())), whole(lbt)]);
                 let kw = self.k3(c.wave_rows(op) * c.ab_bytes());
                 let lbw = self.vv();
                 self.i(Op::V_MAD_U32_U24, &[whole(lbw), whole(wsel), kw, whole(lbt)]);
@@ -917,7 +926,8 @@ impl L<'_> {
                 if mn {
                     // M/N-major (lds::mn_major): slot p holds row p / rb (one K), byte
                     // (p % rb) ^ mn_xor(row) of the tile, i.e. global element
-                    // (origin + byte/2, k0 + row): offset row*ld + (origin*2 + byte).
+                    // (origin + byte/b, k0 + row), b bytes per element: offset
+                    // row*ld + (origin*b + byte).
                     let (row, mb) = (self.vv(), self.vv());
                     self.i(Op::V_LSHRREV_B32, &[whole(row), int(log2(rb)), whole(p)]);
                     self.i(Op::V_AND_B32, &[whole(mb), lit(rb - 1), whole(p)]);
@@ -1470,7 +1480,7 @@ impl L<'_> {
     }
 
     /// Piece `h` of operand `x`'s block `blk` from buffer `cur`: one `ds_read_b128`
-    /// (K-major), or two `ds_read_b64_tr_b16` of four K rows each (M/N-major,
+    /// (K-major), or two `ds_read_b64_tr_b16` of four K rows each (`_b8`: eight; M/N-major,
     /// `lds::tr_read_lane`).
     fn emit_read(&mut self, (x, blk, h): (usize, usize, u32), cur: u32) {
         let c = *self.c();
@@ -1479,10 +1489,12 @@ impl L<'_> {
         let op = if x == 0 { Operand::A } else { Operand::B };
         if lds::mn_major(&c, op) {
             let rb = lds::op_row_bytes(&c, op);
+            let n = lds::tr_rows(&c);
+            let tr = if c.ab_bytes() == 1 { Op::DS_READ_B64_TR_B8 } else { Op::DS_READ_B64_TR_B16 };
             for j in 0..2u32 {
-                let (a, off) = self.ds_off(self.cp[x].raddr[blk], base + (8 * h + 4 * j) * rb);
+                let (a, off) = self.ds_off(self.cp[x].raddr[blk], base + (2 * n * h + n * j) * rb);
                 let dst = sub(f, (4 * (h % self.fpieces) + 2 * j) as u16, 2);
-                self.ie(Inst::new(Op::DS_READ_B64_TR_B16, &[dst, whole(a)]).offset(off));
+                self.ie(Inst::new(tr, &[dst, whole(a)]).offset(off));
             }
             return;
         }

@@ -489,3 +489,78 @@ fn fp8_every_layout() {
         assert!(seen_groups.contains(&want), "no kernel with kgroup/swap {want:?}: {seen_groups:?}");
     }
 }
+
+/// The big fp8 tiles in NN, NT and TT (issue 24 item 3): gfx950's slim ping-pong
+/// (`fp8pp`, 256x256x128) with every copy by LDS-DMA, an M/N-contiguous operand kept
+/// M/N-major in LDS and read with `ds_read_b64_tr_b8` (`lds::mn_major`), and gfx942's
+/// ping-pong (`fp8t`, 256x256x64) with in-register transposes: 0 bank-conflict cycles per K
+/// step, resident, on the edge shapes (K tails, padding, beta = 0 with NaN in C, scale
+/// vectors) under every scheduling mode with the checkers silent.
+#[test]
+fn fp8_big_tiles_every_layout() {
+    use gemm_compiler::ir::{DmaPolicy, Operand};
+    use gemm_compiler::lds;
+    use gemm_compiler::passes::buffer_ops::CopyPath;
+    use gemm_compiler::schedule::Schedule as S;
+    for arch in Arch::ALL {
+        let e4 = flavours(arch)[0];
+        for (ti, (ta, tb)) in [(false, false), (false, true), (true, true)].into_iter().enumerate() {
+            let c = [DType::F32, DType::Bf16, DType::F16][ti];
+            let mut cfg = match arch {
+                Arch::Gfx950 => {
+                    let mut cfg = KernelConfig::new(arch, e4, c, ta, tb, Align::Vec8).with_shape(
+                        (256, 256, 128),
+                        (2, 4),
+                        MfmaShape::fp8_32(arch),
+                        2,
+                    );
+                    cfg.schedule = S::PingPongSlim { clusters: 2 };
+                    cfg.direct_to_lds = DmaPolicy::Transposing;
+                    cfg
+                }
+                Arch::Gfx942 => {
+                    let mut cfg = KernelConfig::new(arch, e4, c, ta, tb, Align::Vec8).with_shape(
+                        (256, 256, 64),
+                        (2, 4),
+                        MfmaShape::fp8_32(arch),
+                        2,
+                    );
+                    cfg.schedule = S::PingPong { clusters: 2 };
+                    cfg
+                }
+            };
+            cfg.grid = gemm_compiler::grid::GridOrder { chunk: 4, wgm: 8 };
+            let k = compile(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name()));
+            k.resident().unwrap();
+            assert_eq!(lds::k_step_conflicts(&k.kernel), (0, 0), "{}", k.name);
+            let mn = [Operand::A, Operand::B].iter().filter(|&&op| lds::mn_major(&cfg, op)).count();
+            let asm = gemm_compiler::disassemble(&k);
+            if arch == Arch::Gfx950 {
+                // Every M/N-contiguous operand M/N-major, every copy by LDS-DMA.
+                assert_eq!(mn, usize::from(!ta) + usize::from(tb), "{}", k.name);
+                assert!(asm.contains("ds_read_b64_tr_b8"), "{}", k.name);
+                assert!(k.kernel.copy_paths.iter().all(|p| *p == CopyPath::DirectToLds), "{}", k.name);
+            } else {
+                assert_eq!(mn, 0, "{}", k.name);
+            }
+            for (ci, cs) in CASES.iter().enumerate() {
+                for (mi, mode) in Mode::ALL.into_iter().enumerate() {
+                    if (ci + mi + ti) % 2 == 0 || ci == 3 {
+                        run_kernel(&k, cs, Schedule { mode, seed: 170 + (ci * 4 + mi) as u64 }, &[]);
+                    }
+                }
+            }
+            let whole = Case {
+                m: 300,
+                n: 260,
+                k: 272,
+                pad: 16,
+                alpha: 0.5,
+                beta: -1.5,
+                scales: (2.0, 0.5, 0.25),
+                vectors: (true, true),
+            };
+            run_kernel(&k, &whole, Schedule { mode: Mode::ALL[ti % Mode::ALL.len()], seed: 190 }, &[]);
+        }
+    }
+}
