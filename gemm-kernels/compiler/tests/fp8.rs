@@ -197,6 +197,25 @@ fn run_kernel(k: &CompiledKernel, cs: &Case, sched: Schedule, special: &[(usize,
 }
 
 /// The fp8 flavours of an arch.
+/// A whole first tile (the aligned stores, whose C and scale loads the slim ping-pong issues
+/// per block, `schedule::slim_edges`) with beta != 0, both scale vectors, a K tail of whole
+/// vectors (vector loads) and padding.
+const WHOLE_TILE: Case =
+    Case { m: 300, n: 260, k: 272, pad: 16, alpha: 0.5, beta: -1.5, scales: (2.0, 0.5, 0.25), vectors: (true, true) };
+
+/// The big tiles' run: every edge case in half of the scheduling modes (which half turns with
+/// `turn`; the K-tail case in all of them, seeds from `seed`), then [`WHOLE_TILE`] in `mode`.
+fn run_cases_and_a_whole_tile(k: &CompiledKernel, turn: usize, seed: u64, mode: Mode, whole_seed: u64) {
+    for (ci, cs) in CASES.iter().enumerate() {
+        for (mi, m) in Mode::ALL.into_iter().enumerate() {
+            if (ci + mi + turn) % 2 == 0 || ci == 3 {
+                run_kernel(k, cs, Schedule { mode: m, seed: seed + (ci * 4 + mi) as u64 }, &[]);
+            }
+        }
+    }
+    run_kernel(k, &WHOLE_TILE, Schedule { mode, seed: whole_seed }, &[]);
+}
+
 fn flavours(arch: Arch) -> [DType; 2] {
     match arch {
         Arch::Gfx942 => [DType::Fp8E4M3Fnuz, DType::Fp8E5M2Fnuz],
@@ -368,29 +387,14 @@ fn fp8_slim_ping_pong_every_mode() {
             cfg.schedule = S::PingPongSlim { clusters };
             let k = compile(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name()));
             k.resident().unwrap();
-            for (ci, cs) in CASES.iter().enumerate() {
-                for (mi, mode) in Mode::ALL.into_iter().enumerate() {
-                    if (ci + mi + fi) % 2 == 0 || ci == 3 {
-                        run_kernel(&k, cs, Schedule { mode, seed: 130 + (ci * 4 + mi) as u64 }, &[]);
-                    }
-                }
-            }
-            // A whole first tile (the aligned stores, whose C and scale loads are issued per
-            // block, `schedule::slim_edges`) with beta != 0, both scale vectors, a K tail of
-            // whole vectors (vector loads) and padding.
-            let whole = Case {
-                m: 300,
-                n: 260,
-                k: 272,
-                pad: 16,
-                alpha: 0.5,
-                beta: -1.5,
-                scales: (2.0, 0.5, 0.25),
-                vectors: (true, true),
-            };
             let mode = Mode::ALL[(fi + clusters as usize) % Mode::ALL.len()];
-            run_kernel(&k, &whole, Schedule { mode, seed: 150 }, &[]);
-            run_kernel(&k, &Case { beta: 0.0, vectors: (true, false), ..whole }, Schedule { mode, seed: 151 }, &[]);
+            run_cases_and_a_whole_tile(&k, fi, 130, mode, 150);
+            run_kernel(
+                &k,
+                &Case { beta: 0.0, vectors: (true, false), ..WHOLE_TILE },
+                Schedule { mode, seed: 151 },
+                &[],
+            );
         }
     }
 }
@@ -543,24 +547,7 @@ fn fp8_big_tiles_every_layout() {
             } else {
                 assert_eq!(mn, 0, "{}", k.name);
             }
-            for (ci, cs) in CASES.iter().enumerate() {
-                for (mi, mode) in Mode::ALL.into_iter().enumerate() {
-                    if (ci + mi + ti) % 2 == 0 || ci == 3 {
-                        run_kernel(&k, cs, Schedule { mode, seed: 170 + (ci * 4 + mi) as u64 }, &[]);
-                    }
-                }
-            }
-            let whole = Case {
-                m: 300,
-                n: 260,
-                k: 272,
-                pad: 16,
-                alpha: 0.5,
-                beta: -1.5,
-                scales: (2.0, 0.5, 0.25),
-                vectors: (true, true),
-            };
-            run_kernel(&k, &whole, Schedule { mode: Mode::ALL[ti % Mode::ALL.len()], seed: 190 }, &[]);
+            run_cases_and_a_whole_tile(&k, ti, 170, Mode::ALL[ti % Mode::ALL.len()], 190);
         }
     }
 }
