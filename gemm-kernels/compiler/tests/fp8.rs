@@ -208,7 +208,7 @@ const WHOLE_TILE: Case =
 fn run_cases_and_a_whole_tile(k: &CompiledKernel, turn: usize, seed: u64, mode: Mode, whole_seed: u64) {
     for (ci, cs) in CASES.iter().enumerate() {
         for (mi, m) in Mode::ALL.into_iter().enumerate() {
-            if (ci + mi + turn) % 2 == 0 || ci == 3 {
+            if (ci + mi + turn).is_multiple_of(2) || ci == 3 {
                 run_kernel(k, cs, Schedule { mode: m, seed: seed + (ci * 4 + mi) as u64 }, &[]);
             }
         }
