@@ -152,6 +152,12 @@ pub struct Row {
     /// us from the first piece where the model gives 11.5 (its `S` is 11.3 us at four K tiles).
     pub k_min: u32,
     pub s_min: f64,
+    /// `S` at one K tile with every tile an edge tile (its rows cut `16` short of the tile, so
+    /// the epilogue takes the element-by-element path, `lower.rs` `store_elements`); 0: not
+    /// measured (a decode kernel, or a row written before it). `s_edge - s_min` is what one
+    /// edge tile costs a CU ([`edge_seconds`]): 64 x 64 x 64 fp8 on gfx950's 128x128x128 tile
+    /// runs 11.5 us in the model against 7.3 for the whole tile at K = 128.
+    pub s_edge: f64,
 }
 
 impl Row {
@@ -216,8 +222,8 @@ pub fn reduction_seconds(e: &'static KernelEntry) -> f64 {
 /// The grids of a row, in the file's column order.
 const GRIDS: [&str; 13] = ["s", "h", "f", "r1", "r3", "wf", "w1", "w3", "os", "oh", "of", "o1", "o3"];
 /// Fields of a row: name, arch, hash, occupancy, `h_wgs`, `a_share`, three K values, three
-/// times per grid, `k_min` and `s_min`.
-const FIELDS: usize = 11 + 3 * GRIDS.len();
+/// times per grid, `k_min`, `s_min` and `s_edge`.
+const FIELDS: usize = 12 + 3 * GRIDS.len();
 
 /// Fields of a row written before the deep K and the streaming grids (issue 28): two K values,
 /// `S`, `F`, `R1` and `R3`. Read as a row whose deep point is its `k_hi` (extrapolated along the
@@ -258,6 +264,7 @@ fn legacy_row(v: &[&str]) -> Result<Row, String> {
         a_share: 0.0,
         k_min: 0,
         s_min: 0.0,
+        s_edge: 0.0,
     })
 }
 
@@ -276,7 +283,7 @@ fn columns() -> String {
             let _ = write!(c, "\t{g}_{k}");
         }
     }
-    c.push_str("\tk_min\ts_min");
+    c.push_str("\tk_min\ts_min\ts_edge");
     c
 }
 
@@ -335,7 +342,7 @@ impl Table {
             for x in [r.s, r.h, r.f, r.r1, r.r3, r.wf, r.w1, r.w3, r.os, r.oh, r.of, r.o1, r.o3].iter().flatten() {
                 let _ = write!(line, "\t{x:?}");
             }
-            let _ = write!(line, "\t{}\t{:?}", r.k_min, r.s_min);
+            let _ = write!(line, "\t{}\t{:?}\t{:?}", r.k_min, r.s_min, r.s_edge);
             let _ = writeln!(s, "{line}");
         }
         s
@@ -376,7 +383,8 @@ impl Table {
                 t.rows.insert(row.kernel.clone(), row);
                 continue;
             }
-            if v.len() != FIELDS {
+            // A row written before `s_edge` (one field fewer) reads as unmeasured.
+            if v.len() != FIELDS && v.len() != FIELDS - 1 {
                 return Err(at(&format!("{} fields, expected {FIELDS}", v.len())));
             }
             let num = |j: usize| v[j].parse::<f64>().map_err(|e| at(&format!("{}: {e}", v[j])));
@@ -405,6 +413,7 @@ impl Table {
                 o3: three(45)?,
                 k_min: int(48)?,
                 s_min: num(49)?,
+                s_edge: if v.len() == FIELDS { num(50)? } else { 0.0 },
             };
             if !(row.k[0] < row.k[1] && row.k[1] < row.k[2]) {
                 return Err(at("the K values must increase"));
@@ -450,8 +459,11 @@ pub fn table() -> &'static Table {
 fn at_k(x: [f64; 3], ks: [u32; 3], k: f64, min_slope: f64, short: Option<(f64, f64)>) -> f64 {
     let kf = ks.map(f64::from);
     if let Some((k_min, ratio)) = short.filter(|&(k_min, _)| k < kf[0] && k_min < kf[0]) {
-        let at = ((k - k_min) / (kf[0] - k_min)).clamp(0.0, 1.0);
-        return x[0] * (ratio + (1.0 - ratio) * at);
+        // Below `k_min` (a problem shorter than one K tile, whose loads past K read nothing) along
+        // the same line: 64 x 64 x 64 on a decode kernel's 512-deep block composed at 3.5 us, its
+        // one whole K step, where the model gives 2.8; along the line, 2.4.
+        let at = ((k - k_min) / (kf[0] - k_min)).min(1.0);
+        return (x[0] * (ratio + (1.0 - ratio) * at)).max(0.1 * x[0]);
     }
     let slope = |i: usize| (x[i + 1] - x[i]) / (kf[i + 1] - kf[i]);
     if kf[2] == kf[1] && k > kf[1] {
@@ -549,12 +561,26 @@ pub fn compose_bounded(row: &Row, arch: Arch, wgs: u64, k: f64, wg_k_seconds: f6
     } else {
         // A steady round of `occ` workgroups computes `occ` tiles on the CU at the least.
         let period = ((r3 - r1) / 2.0).max(occ as f64 * w * k);
-        if n <= 4 * occ {
+        let stream = if n <= 4 * occ {
             r1 + period * (n - occ) as f64 / occ as f64
         } else {
             let full = n / occ;
             let rem = n % occ;
             r1 + period * (full - 1) as f64 + if rem > 0 { one_round(rem) } else { 0.0 }
+        };
+        // The model gives the busiest CU `n / wgs` of the chip's bandwidth over the launch: a
+        // last round that leaves CUs idle hands their share to the busy ones, as if `wgs / n`
+        // CUs shared the chip. `R1` and `R3` were measured with every CU busy; scaled by what
+        // one workgroup gains from that many busy CUs (linear from `S` to `F`, as below one
+        // workgroup per CU). 297 one-column 256x256 fp8 workgroups on gfx950 (two on the
+        // busiest CU, 148.5 CUs' worth busy) composed at 233.1 us where the model gives 183.6;
+        // scaled, 211.
+        let busy = (wgs as f64 / n as f64).clamp(xcds as f64, cus as f64);
+        if busy < cus as f64 && f > 0.0 {
+            let lone = s + (f - s) * (busy - xcds as f64) / (cus - xcds).max(1) as f64;
+            stream * (lone / f).min(1.0)
+        } else {
+            stream
         }
     };
     composed.max(busiest)
@@ -710,6 +736,36 @@ pub fn compose_problem(row: &Row, e: &KernelEntry, m: u32, n: u32, splits: u32, 
     one + (full - one) * f64::from(cols - 1) / f64::from(tn - 1)
 }
 
+/// What edge tiles add to a launch of `e` over the column-major `m x n` problem in `splits` K
+/// ranges: the busiest CU's (CU 0 of XCD 0, as the model places them) workgroups whose tile
+/// rows cross `m` (all of them where `every_tile`: a 16-bit C whose leading dimension is odd
+/// stores element by element everywhere), each `s_edge - s_min` ([`Row::s_edge`]), one after
+/// another: the element stores go through the CU's one vector-memory pipe. The characterisation
+/// grids are all whole tiles. Without it, 255 x 257 x 128 bf16 (odd `ldc`) composed at 4.6 us
+/// where the model gives 5.9, and 2047 x 2049 x 128 at 13.5 where it gives 19.6 (four edge
+/// tiles on the busiest CU).
+pub fn edge_seconds(row: &Row, e: &KernelEntry, m: u32, n: u32, splits: u32, every_tile: bool) -> f64 {
+    let each = row.s_edge - row.s_min;
+    if row.s_edge <= 0.0 || row.s_min <= 0.0 || each <= 0.0 {
+        return 0.0;
+    }
+    let tm = e.tile.0.max(1);
+    if !every_tile && m.is_multiple_of(tm) {
+        return 0.0;
+    }
+    let caps = e.arch.caps();
+    let (xcds, per_xcd) = (caps.xcds.max(1), (caps.compute_units / caps.xcds.max(1)).max(1));
+    let (tiles_m, tiles_n) = (m.div_ceil(tm).max(1), n.div_ceil(e.tile.1.max(1)).max(1));
+    let tiles = u64::from(tiles_m) * u64::from(tiles_n);
+    let total = tiles * u64::from(splits.max(1));
+    let step = u64::from(xcds) * u64::from(per_xcd);
+    let edges = (0..total)
+        .step_by(step as usize)
+        .filter(|&g| every_tile || tile_of(e.grid_order, xcds, tiles_m, tiles_n, (g % tiles) as u32).0 == tiles_m - 1)
+        .count();
+    each * edges as f64
+}
+
 /// [`compose_problem`] as if every tile's `TN` columns were inside the problem.
 fn compose_full_columns(row: &Row, e: &KernelEntry, m: u32, n: u32, splits: u32, k: f64) -> f64 {
     let tiles = u64::from(m.div_ceil(e.tile.0.max(1))) * u64::from(n.div_ceil(e.tile.1.max(1)));
@@ -756,6 +812,17 @@ fn compose_full_columns(row: &Row, e: &KernelEntry, m: u32, n: u32, splits: u32,
             return t0 + (t1 - t0) * (ours - x0) / (x1 - x0);
         }
     }
+    // More hits than any measured grid (a wide panel shared by a whole XCD's workgroups: 256
+    // activation rows against 8192 weight rows on 64x64 tiles, 0.84 of the lines hit where the
+    // square grid has 0.66): along the measured line too, for the same reason (the hit fraction
+    // is at most 1, where the line gives the time with no HBM traffic). Clamped to the
+    // most-hit grid, gfx942 bf16 256 x 8192 x 4096 composed at 51.8 us where the model gives
+    // 41.4; along the line, 40.0.
+    if let [.., (x0, t0), (x1, t1)] = pts[..] {
+        if t1 < t0 && x1 > x0 {
+            return t1 - (t0 - t1) * (ours.min(1.0) - x1) / (x1 - x0);
+        }
+    }
     pts[pts.len() - 1].1
 }
 
@@ -771,7 +838,13 @@ impl TableModel {
         let kt = f64::from(e.tile.2.max(1));
         let k = (p.k.max(1) as f64 / kt).ceil() * kt;
         let splits = plan.grid[2].max(1);
-        let t = compose_problem(row, e, plan.problem.m, plan.problem.n, splits, k);
+        // A problem shorter than one K tile reads nothing past K ([`at_k`] below `k_min`).
+        let k = if p.k > 0 && (p.k as f64) < kt { p.k as f64 } else { k };
+        let (m, n) = (plan.problem.m, plan.problem.n);
+        // A 16-bit C with an odd leading dimension has no aligned vector stores (`lower.rs`
+        // epilogue: every tile stores element by element).
+        let odd_c = e.c_type.size_bytes() == 2 && plan.problem.ldc % 2 == 1;
+        let t = compose_problem(row, e, m, n, splits, k) + edge_seconds(row, e, m, n, splits, odd_c);
         // Physics: no launch beats its compulsory bytes at the peak HBM bandwidth
         // ([`crate::plan::bounds`]).
         let memory = crate::plan::bounds::floor(e.arch, p, e.xf32()).memory_seconds;
@@ -806,6 +879,7 @@ mod tests {
             o3: [5.0, 14.0, 60.0],
             k_min: 25,
             s_min: 0.8,
+            s_edge: 1.1,
             a_share: 0.25,
         }
     }

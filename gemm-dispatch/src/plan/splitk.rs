@@ -246,12 +246,15 @@ pub fn table_estimate(sp: &SplitPlan, p: &GemmProblem) -> Option<f64> {
             let kt = h.entry.tile.2.max(1);
             let k = f64::from(h.problem.k.div_ceil(kt) * kt);
             let hrow = crate::plan::cost_table::table().row(h.entry).ok()?;
-            crate::plan::cost_table::compose_problem(hrow, h.entry, h.problem.m, h.problem.n, 1, k)
+            let (m, n) = (h.problem.m, h.problem.n);
+            crate::plan::cost_table::compose_problem(hrow, h.entry, m, n, 1, k)
+                + crate::plan::cost_table::edge_seconds(hrow, h.entry, m, n, 1, false)
         }
         None => 0.0,
     };
     let t = head
         + crate::plan::cost_table::compose_problem(row, plain, cm.m, cm.n, sp.splits, f64::from(sp.kchunk))
+        + crate::plan::cost_table::edge_seconds(row, plain, cm.m, cm.n, sp.splits, false)
         + traffic_seconds(arch, p, cm.m, cm.n, sp.splits, sp.wstride)
         + crate::plan::cost_table::reduction_seconds(sp.reduce);
     let floor = crate::plan::bounds::floor(arch, p, e.xf32()).seconds();

@@ -74,7 +74,7 @@ pub fn characterise(e: &'static KernelEntry, opts: &ModelOptions) -> Result<Row,
 pub struct Refill {
     /// The one-activation-column grids `OS`..`O3`.
     pub one_column: bool,
-    /// `S` at one K tile (`k_min`, `s_min`).
+    /// `S` at one K tile (`k_min`, `s_min`) and at one K tile of edge tiles (`s_edge`).
     pub short_k: bool,
 }
 
@@ -175,6 +175,14 @@ pub fn characterise_grids(
         Some(r) if !refill.short_k => (r.k_min, r.s_min),
         _ => (kt, predict(s_shape, kt)?.seconds),
     };
+    // The same at one row of `S`'s workgroups, each tile's rows cut 16 short (a multiple of
+    // every kernel's leading-dimension alignment): every tile an edge tile. A decode kernel's
+    // blocks have no vector-store path to leave (0: not measured).
+    let s_edge = match known {
+        Some(r) if !refill.short_k => r.s_edge,
+        _ if e.is_decode() || e.tile.0 <= 16 => 0.0,
+        _ => predict(((e.tile.0 - 16) as usize, g[0] as usize * e.tile.1 as usize), kt)?.seconds,
+    };
     Ok(Row {
         kernel: e.name.to_string(),
         arch: e.arch,
@@ -198,6 +206,7 @@ pub fn characterise_grids(
         a_share,
         k_min,
         s_min,
+        s_edge,
     })
 }
 

@@ -86,8 +86,9 @@ pub struct PlanArgs {
     /// `O` grids are its own).
     #[arg(long)]
     one_column_only: bool,
-    /// With `--characterise`: run only `S` at one K tile (`k_min`, `s_min`) of kernels whose row
-    /// the table has for their current code, keeping the rest of the row.
+    /// With `--characterise`: run only `S` at one K tile (`k_min`, `s_min`) and at one K tile of
+    /// edge tiles (`s_edge`) of kernels whose row the table has for their current code, keeping
+    /// the rest of the row.
     #[arg(long)]
     short_k_only: bool,
     /// With `--characterise`: where to write the table (default: the source tree's
