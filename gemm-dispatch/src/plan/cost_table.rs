@@ -12,7 +12,8 @@
 //!
 //! Each kernel is characterised at three values of K (`k_lo = 4 KT`, `k_hi = 12 KT` and a deep
 //! `k_deep`, at least 4096), and `S` once more at one K tile (`k_min`: below `k_lo` every grid
-//! follows `S`'s shape), on thirteen grids:
+//! follows `S`'s shape) and once at one K tile of edge tiles (`s_edge`: a tile whose rows cross
+//! the problem's edge stores element by element, [`edge_seconds`]), on thirteen grids:
 //!
 //! * `S`: 8 workgroups, one per XCD, each alone on its CU (the chip nearly idle: latency bound);
 //! * `H`: `h_wgs` workgroups, the most whose cache sharing the model measures across XCDs (its
@@ -987,6 +988,72 @@ mod tests {
         let c = row.column();
         assert_eq!((c.f, c.r1, c.r3, c.s, c.h), (row.wf, row.w1, row.w3, row.s, row.h));
         assert_eq!(compose(&c, a, 3 * 608, 300.0), 29.0);
+        // Below k_min (a problem shorter than one K tile) along the same short-K line, never below
+        // a tenth of S at k_lo.
+        assert!((compose(&row, a, 1, 12.5) - 23.0 / 30.0).abs() < 1e-12);
+        assert!((compose(&row, a, 1, 0.001) - 11.0 / 15.0).abs() < 1e-5);
+        // A last round that leaves CUs idle: 616 workgroups, three on the busiest CU (two rounds
+        // at occupancy 2), 205.3 CUs' worth busy: R1 and half a period, scaled by what a lone
+        // workgroup gains from that many busy CUs (linear from S at 8 to F at 304).
+        let busy = 616.0 / 3.0;
+        let lone = 3.0 + (4.0 - 3.0) * (busy - 8.0) / 296.0;
+        assert!((compose(&row, a, 616, 300.0) - (7.0 + 6.0 / 2.0) * lone / 4.0).abs() < 1e-12);
+        // Whole rounds keep every CU busy: unscaled.
+        assert_eq!(compose(&row, a, 2 * 608, 300.0), 7.0 + 6.0);
+    }
+
+    /// Edge tiles: each of the busiest CU's workgroups whose tile rows cross `m` adds
+    /// `s_edge - s_min`; every one of them where every tile stores element by element; none on
+    /// whole tiles or without the measurement.
+    #[test]
+    fn edge_tiles_add_their_element_stores() {
+        let e = gemm_kernels::for_arch(Arch::Gfx942)
+            .find(|e| characterised(e) && !e.is_decode() && e.tile == (64, 64, 64))
+            .expect("a 64x64x64 kernel");
+        let r = row(e.name, e.arch, code_hash(e));
+        let each = r.s_edge - r.s_min;
+        assert_eq!(edge_seconds(&r, e, 256, 256, 1, false), 0.0);
+        // One tile row: workgroup 0, the busiest CU's one, is an edge tile.
+        assert!((edge_seconds(&r, e, 63, 640, 1, false) - each).abs() < 1e-12);
+        // 255 rows in 4 tile rows, 20 workgroups: the busiest CU runs only tile (0, 0).
+        assert_eq!(edge_seconds(&r, e, 255, 320, 1, false), 0.0);
+        assert!((edge_seconds(&r, e, 256, 320, 1, true) - each).abs() < 1e-12);
+        // 2049 x 2047: 33 x 32 tiles, the busiest CU runs 4 (ids 0, 304, 608, 912), of which the
+        // ones in tile row 32 are edge tiles (the grid order decides which).
+        let (tiles_m, tiles_n) = (33u32, 32u32);
+        let expected =
+            (0..4u32).filter(|i| tile_of(e.grid_order, 8, tiles_m, tiles_n, i * 304).0 == tiles_m - 1).count() as f64;
+        assert!((edge_seconds(&r, e, 2049, 2047, 1, false) - each * expected).abs() < 1e-12);
+        assert!((edge_seconds(&r, e, 2049, 2047, 1, true) - 4.0 * each).abs() < 1e-12);
+        let unmeasured = Row { s_edge: 0.0, ..r };
+        assert_eq!(edge_seconds(&unmeasured, e, 63, 640, 1, true), 0.0);
+    }
+
+    /// A problem whose panels an XCD's workgroups share more than in any measured grid (few
+    /// wide activation panels against many weight panels) composes along the measured line
+    /// beyond the most-hit grid, not clamped to it; never beyond a hit fraction of 1.
+    #[test]
+    fn more_hits_than_the_square_grid_extrapolate_along_the_line() {
+        let e = gemm_kernels::for_arch(Arch::Gfx942)
+            .find(|e| characterised(e) && !e.is_decode() && e.tile == (64, 64, 64))
+            .expect("a 64x64x64 kernel");
+        let r = Row { a_share: 0.5, ..row(e.name, e.arch, code_hash(e)) };
+        let (m, n, k) = (8192, 256, 1300.0);
+        let wgs = 128 * 4;
+        let w = wg_k_seconds(e);
+        let square = compose_bounded(&r, e.arch, wgs, k, w);
+        let column = compose_bounded(&r.column(), e.arch, wgs, k, w);
+        let g = grid_workgroups(e.arch, r.occupancy);
+        let hit = |a: Arrangement| {
+            let (gm, gn) = grid_shape(e, g[2], a);
+            l2_estimate(e, r.a_share, gm as u32, gn as u32, 1, g[2])
+        };
+        let (xs, xc) = (hit(Arrangement::Square), hit(Arrangement::Column));
+        let ours = l2_estimate(e, r.a_share, m, n, 1, wgs);
+        assert!(ours > xs && xs > xc && column > square, "{ours} {xs} {xc} {column} {square}");
+        let expected = square - (column - square) * (ours - xs) / (xs - xc);
+        let got = compose_problem(&r, e, m, n, 1, k);
+        assert!((got - expected).abs() < 1e-12 * square && got < square, "{got} {expected} {square}");
     }
 
     /// The workgroup order the footprint follows covers every tile once, whatever the order; the
