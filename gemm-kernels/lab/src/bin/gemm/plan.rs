@@ -280,8 +280,10 @@ pub fn plan(args: &PlanArgs) -> Result<(), String> {
                             let table = TableModel::composed(&gp.kernel, &p);
                             match (modelled, gp.split.is_some()) {
                                 (Ok(m), split) => println!(
-                                    "  the runtime runs {} launch(es): {:.3} us by the timing model ({:.0}% of the floor){}",
+                                    "  the runtime runs {} launch(es) ({}{}): {:.3} us by the timing model ({:.0}% of the floor){}",
                                     gp.entries().len(),
+                                    gp.entries().iter().map(|e| e.name).collect::<Vec<_>>().join(" + "),
+                                    gp.split.map_or(String::new(), |sp| format!(", {} K splits", sp.splits)),
                                     m * 1e6,
                                     100.0 * fl.seconds() / m,
                                     match (table, split) {
