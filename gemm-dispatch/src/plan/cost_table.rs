@@ -562,26 +562,35 @@ pub fn compose_bounded(row: &Row, arch: Arch, wgs: u64, k: f64, wg_k_seconds: f6
     } else {
         // A steady round of `occ` workgroups computes `occ` tiles on the CU at the least.
         let period = ((r3 - r1) / 2.0).max(occ as f64 * w * k);
-        let stream = if n <= 4 * occ {
-            r1 + period * (n - occ) as f64 / occ as f64
-        } else {
-            let full = n / occ;
-            let rem = n % occ;
-            r1 + period * (full - 1) as f64 + if rem > 0 { one_round(rem) } else { 0.0 }
-        };
+        let full = n / occ;
+        let rem = n % occ;
         // The model gives the busiest CU `n / wgs` of the chip's bandwidth over the launch: a
         // last round that leaves CUs idle hands their share to the busy ones, as if `wgs / n`
-        // CUs shared the chip. `R1` and `R3` were measured with every CU busy; scaled by what
-        // one workgroup gains from that many busy CUs (linear from `S` to `F`, as below one
-        // workgroup per CU). 297 one-column 256x256 fp8 workgroups on gfx950 (two on the
-        // busiest CU, 148.5 CUs' worth busy) composed at 233.1 us where the model gives 183.6;
-        // scaled, 211.
+        // CUs shared the chip. A workgroup alone on its CU then takes the larger of `S` (its
+        // latency) and `F` at that share of the bandwidth: 297 one-column 256x256 fp8
+        // workgroups on gfx950 (occupancy 1, two on the busiest CU, 148.5 CUs' worth busy) run
+        // 183.6 us in the model, twice `S` (91.5); as two steady periods, 233.1. A round of
+        // `occupancy` co-resident workgroups hides their latency behind each other and keeps
+        // its measured time; the last workgroup alone takes the lone time: 700 one-column 64x64
+        // bf16 workgroups on gfx942 (three on the busiest CU at occupancy 2, 233 CUs busy) run
+        // 109.1 us, `W1` 63.1 and a lone 47.4, where a fractional round composed 94.8.
         let busy = (wgs as f64 / n as f64).clamp(xcds as f64, cus as f64);
         if busy < cus as f64 && f > 0.0 {
-            let lone = s + (f - s) * (busy - xcds as f64) / (cus - xcds).max(1) as f64;
-            stream * (lone / f).min(1.0)
+            let lone = (f * busy / cus as f64).clamp(s.min(f), f);
+            if occ <= 1 {
+                n as f64 * lone
+            } else {
+                r1 + period * full.saturating_sub(1) as f64
+                    + match rem {
+                        0 => 0.0,
+                        1 => lone,
+                        _ => one_round(rem),
+                    }
+            }
+        } else if n <= 4 * occ {
+            r1 + period * (n - occ) as f64 / occ as f64
         } else {
-            stream
+            r1 + period * (full - 1) as f64 + if rem > 0 { one_round(rem) } else { 0.0 }
         }
     };
     composed.max(busiest)
@@ -1012,11 +1021,14 @@ mod tests {
         assert!((compose(&row, a, 1, 12.5) - 23.0 / 30.0).abs() < 1e-12);
         assert!((compose(&row, a, 1, 0.001) - 11.0 / 15.0).abs() < 1e-5);
         // A last round that leaves CUs idle: 616 workgroups, three on the busiest CU (two rounds
-        // at occupancy 2), 205.3 CUs' worth busy: R1 and half a period, scaled by what a lone
-        // workgroup gains from that many busy CUs (linear from S at 8 to F at 304).
-        let busy = 616.0 / 3.0;
-        let lone = 3.0 + (4.0 - 3.0) * (busy - 8.0) / 296.0;
-        assert!((compose(&row, a, 616, 300.0) - (7.0 + 6.0 / 2.0) * lone / 4.0).abs() < 1e-12);
+        // at occupancy 2), 205.3 CUs' worth busy: R1, then the third workgroup alone at the
+        // larger of S and F at that share of the bandwidth (4 x 205.3 / 304 = 2.7 < S = 3).
+        assert_eq!(compose(&row, a, 616, 300.0), 7.0 + 3.0);
+        // At occupancy 1 every round is a lone workgroup: three at F x 205.3 / 304, at least S.
+        let one = Row { occupancy: 1, ..row.clone() };
+        let busy: f64 = 616.0 / 3.0;
+        let expected = 3.0 * (14.0 * busy / 304.0_f64).clamp(13.0, 14.0);
+        assert!((compose(&one, a, 616, 1300.0) - expected).abs() < 1e-12, "{}", compose(&one, a, 616, 1300.0));
         // Whole rounds keep every CU busy: unscaled.
         assert_eq!(compose(&row, a, 2 * 608, 300.0), 7.0 + 6.0);
     }
