@@ -55,7 +55,7 @@ struct Case {
     beta: f32,
 }
 
-const CASES: [Case; 6] = [
+const CASES: [Case; 7] = [
     Case { m: 1, n: 1, k: 1, pad: 3, alpha: 1.0, beta: 0.0 },
     // K = 0: C = beta * C.
     Case { m: 130, n: 5, k: 0, pad: 7, alpha: 1.0, beta: 0.5 },
@@ -63,6 +63,9 @@ const CASES: [Case; 6] = [
     Case { m: 33, n: 18, k: 384, pad: 0, alpha: -0.5, beta: 0.75 },
     Case { m: 257, n: 129, k: 129, pad: 9, alpha: 1.0, beta: -1.25 },
     Case { m: 64, n: 40, k: 600, pad: 16, alpha: 2.0, beta: 0.0 },
+    // A K tail of whole 16-byte vectors (304 = 2 x 128 + 48): the lean prologue's vector loads
+    // (`schedule::slim_edges`), not the element loads of the tails above.
+    Case { m: 129, n: 65, k: 304, pad: 32, alpha: 0.5, beta: 1.0 },
 ];
 
 fn run(kern: &CompiledKernel, cs: &Case, sched: Schedule) {
@@ -207,6 +210,32 @@ fn block_fp8_interleaved_both_archs() {
             for (ci, cs) in CASES.iter().enumerate() {
                 let mode = Mode::ALL[(ci + oi + 1 + arch as usize) % Mode::ALL.len()];
                 run(&k, cs, Schedule { mode, seed: 23 + ci as u64 });
+            }
+        }
+    }
+}
+
+/// gfx942's catalogue shape: the interleave with 4x1 waves of 32x128 (one M block and four N
+/// blocks per wave) and the lean prologue and epilogue: every output type, both MFMA shapes,
+/// 2 and 4 slices, every edge shape in every scheduling mode.
+#[test]
+fn block_fp8_interleaved_4x1_waves_gfx942() {
+    use gemm_compiler::schedule::Schedule as Loop;
+    for (oi, c) in [DType::F32, DType::Bf16, DType::F16].into_iter().enumerate() {
+        let mut cfg = config(Arch::Gfx942, c).with_shape((128, 128, 128), (4, 1), MfmaShape::fp8_32(Arch::Gfx942), 2);
+        cfg.block_scale = BlockScale::Fp8Blocks;
+        cfg.schedule = Loop::Interleave { slices: if oi == 2 { 2 } else { 4 } };
+        if oi == 1 {
+            cfg.mfma = MfmaShape::fp8_16(Arch::Gfx942);
+        }
+        assert!(gemm_compiler::schedule::slim_edges(&cfg));
+        let k = compile(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name()));
+        for (ci, cs) in CASES.iter().enumerate() {
+            for (mi, mode) in Mode::ALL.into_iter().enumerate() {
+                if (ci + mi + oi) % 2 == 1 {
+                    continue;
+                }
+                run(&k, cs, Schedule { mode, seed: 83 + ci as u64 });
             }
         }
     }

@@ -297,11 +297,15 @@ pub fn frag_pieces(c: &KernelConfig) -> u32 {
 /// before the first quad's arithmetic (`store_vectors`), instead of a load and a wait per
 /// quad. The timing model put 7 us of a 54 us 4096^3 launch of `fp8pp` before its first
 /// MFMA (128 `buffer_load_ubyte`s per wave, a compare and a select each) and 8 us after
-/// its last one (32 serial row-scale loads per wave). Only the slim ping-pong kernels take
-/// them for now, so every other catalogue kernel keeps its bytes (and its row of the
-/// characterisation table) until the table is regenerated.
+/// its last one (32 serial row-scale loads per wave). Only the slim ping-pong kernels and the
+/// block-scaled fp8 ones take them for now, so every other catalogue kernel keeps its bytes
+/// (and its row of the characterisation table) until the table is regenerated. Block-scaled
+/// fp8 kernels have no table rows (`plan_fp8_blocks` picks them by tile count), and a K tile
+/// of theirs is 128 bytes of every row: the element-load tail put 8.5k clocks (of a 56k clock
+/// workgroup) before gfx942 `bsfp8`'s first MFMA at 4096^3, every workgroup again (four per
+/// CU); with the lean edges 148.6 us became 134.0 (`gemm mx --fp8-blocks`).
 pub fn slim_edges(c: &KernelConfig) -> bool {
-    matches!(c.schedule, Schedule::PingPongSlim { .. })
+    matches!(c.schedule, Schedule::PingPongSlim { .. }) || c.block_scale == crate::ir::BlockScale::Fp8Blocks
 }
 
 /// LDS-DMA instructions per wave of one operand's K tile.
