@@ -469,15 +469,17 @@ pub fn families() -> Vec<Family> {
                 Arch::Gfx942 => Schedule::Interleave { slices: 4 },
                 Arch::Gfx950 => Schedule::Pipelined,
             },
-            // gfx942: 4x1 waves of 32x128 (one M block, four N blocks each), with the lean
-            // prologue and epilogue (`schedule::slim_edges`): `gemm mx --fp8-blocks` bf16 out,
-            // 4096^3 132.2 us against 134.0 for 2x2 waves of 64x64 (1x4: 140.6; 8 waves of
-            // 64x32 with the sums in VGPRs: 138.9), 8192^3 856.6 against 869.0.
+            // gfx942: 8 waves, 4x2 of 32x64 (one M block, two N blocks each), the sums in VGPRs
+            // and the rotated 8-wave interleave (`schedule::interleave8`), with the lean
+            // prologue and epilogue (`schedule::slim_edges`): the timing model, bf16 out
+            // (probe of the config at M = N = K), 4096^3 130.0 us against 132.2 for 4 waves
+            // of 32x128 and 134.0 for 2x2 waves of 64x64 (148.6 before the lean edges);
+            // 8192^3 858.0 against 856.6 and 869.0.
             ..Family::new(
                 BLOCK_FP8,
                 arch,
                 (128, 128, 128),
-                if arch == Arch::Gfx942 { (4, 1) } else { (2, 2) },
+                if arch == Arch::Gfx942 { (4, 2) } else { (2, 2) },
                 MfmaShape::fp8_32(arch),
                 BLOCK_FP8_WHY,
             )

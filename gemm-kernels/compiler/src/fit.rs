@@ -233,6 +233,9 @@ pub fn vgpr_estimate(c: &KernelConfig, sets: [u32; 2]) -> Result<u32, Unfit> {
         if crate::lower::fp8_block_rotates(c) {
             let dma = c.arch == Arch::Gfx950 && c.direct_to_lds == crate::ir::DmaPolicy::Auto;
             (regs + crate::lower::fp8_block_rot_temps(c) as u32 * c.acc_regs(), if dma { 0 } else { staging })
+        } else if crate::lower::fp8_block_sums_in_vgprs(c) && crate::lower::fp8_block_carries_sums(c) {
+            // The 8-wave interleave: accumulators and two sets of sums, register-staged.
+            (3 * regs, staging)
         } else if crate::lower::fp8_block_sums_in_vgprs(c) {
             (2 * regs, 0)
         } else {
