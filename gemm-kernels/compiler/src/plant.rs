@@ -109,7 +109,8 @@ pub fn apply_schedule(ls: &mut Option<LoopSchedule>, bug: PlantedBug) -> Result<
         matches!(l.schedule, Schedule::Interleave { .. })
             && l.enter.iter().any(|(_, op)| matches!(op, MOp::Barrier { .. }))
     });
-    if !staggered(ls) && !(bug == PlantedBug::BarrierRemoved && rotated) {
+    let plantable = staggered(ls) || (bug == PlantedBug::BarrierRemoved && rotated);
+    if !plantable {
         let have = ls.as_ref().map_or("no loop schedule".into(), |l| l.schedule.label());
         return Err(PlantError::NoStagger { bug, have });
     }
