@@ -488,6 +488,20 @@ pub fn families() -> Vec<Family> {
                 BLOCK_FP8_WHY,
             )
         });
+        if arch == Arch::Gfx942 {
+            // Half the tile (128x64, 8 waves of 32x32) for problems of few 128x128 tiles, which
+            // `plan_fp8_blocks` gives it below half the CUs: kernel M x N x K (weights x
+            // tokens x K) 1536x1024x7168 (96 tiles) 32.7 us against 54.8, 7168x64x18432 80.2
+            // against 139.2; with the tiles filling the CUs it loses (4608x1024x7168, 288
+            // tiles: 66.7 against 54.4; 4096^3 143.7 against 129.8).
+            out.push(Family {
+                transposes: K_CONTIGUOUS,
+                dtypes: &[DType::Fp8E4M3Fnuz],
+                block_scale: crate::ir::BlockScale::Fp8Blocks,
+                schedule: Schedule::Interleave { slices: 4 },
+                ..Family::new(BLOCK_FP8, arch, (128, 64, 128), (4, 2), MfmaShape::fp8_32(arch), BLOCK_FP8_HALF_WHY)
+            });
+        }
         if arch == Arch::Gfx950 {
             // The `fp8pp` tile and schedule with each K step's MFMAs into two rotating
             // temporaries (`lower/block_fp8.rs`): the big problems' kernel (the dispatcher's
@@ -725,6 +739,7 @@ fn mx_families(arch: Arch) -> [Family; 2] {
 /// and 1 x 128 activation groups, the group sums scaled in f32 (`lower/block_fp8.rs`).
 pub const BLOCK_FP8: &str = "bsfp8";
 const BLOCK_FP8_WHY: &str = "block-scaled fp8 (DeepSeek-V3: f32 scales per 128x128 weight block and per 1x128 activation group) in the Linear layout: 128x128x128, each K group's MFMA sums scaled into VGPR accumulators between the MFMAs (gfx950: 4 waves, the pipelined loop; gfx942: 8 waves of 32x64, the rotated 8-wave interleave, the sums carried into the next tile in VGPRs)";
+const BLOCK_FP8_HALF_WHY: &str = "block-scaled fp8 problems of few 128x128 tiles (below half the CUs, e.g. DeepSeek-V3's 1024 tokens x 1536 outputs, or decode rows): 128x64x128, 8 waves of 32x32, the rotated 8-wave interleave, the sums carried in VGPRs";
 /// The gfx950 block-scaled fp8 family on the `fp8pp` tile (256x256x128, 8 waves, slim ping-pong).
 pub const BLOCK_FP8_PP: &str = "bsfp8pp";
 const BLOCK_FP8_PP_WHY: &str = "big block-scaled fp8 problems (DeepSeek-V3 scales): the fp8pp tile and schedule (256x256x128, 8 waves, LDS-DMA, slim ping-pong), each K step's MFMA sums into one of two rotating VGPR temporaries scaled into the accumulators after the next MFMA";

@@ -256,14 +256,19 @@ fn block_fp8_interleaved_4x1_waves_gfx942() {
 }
 
 /// The 8-wave interleave (`schedule::interleave8`: the loop rotated, the copies a tile ahead,
-/// the carried sums in VGPRs), gfx942's catalogue shape (128x128, 4x2 waves of 32x64): every
+/// the carried sums in VGPRs), gfx942's catalogue shapes (128x128, 4x2 waves of 32x64, and
+/// 128x64 of 32x32): every
 /// output type, both MFMA shapes, 2 and 4 slices, every edge shape in every scheduling mode,
 /// two waves per SIMD resident.
 #[test]
 fn block_fp8_interleaved_8_waves_gfx942() {
     use gemm_compiler::schedule::Schedule as Loop;
-    for (oi, c) in [DType::F32, DType::Bf16, DType::F16].into_iter().enumerate() {
-        let cfg = interleave8(c, if oi == 2 { 2 } else { 4 }, oi == 1);
+    for (oi, c) in [DType::F32, DType::Bf16, DType::F16, DType::Bf16].into_iter().enumerate() {
+        let mut cfg = interleave8(c, if oi == 2 { 2 } else { 4 }, oi == 1);
+        if oi == 3 {
+            // The half tile (128x64: 8 waves of 32x32, one block each).
+            cfg = cfg.with_shape((128, 64, 128), (4, 2), MfmaShape::fp8_32(Arch::Gfx942), 2);
+        }
         assert!(
             gemm_compiler::lower::fp8_block_carries_sums(&cfg) && gemm_compiler::lower::fp8_block_sums_in_vgprs(&cfg)
         );
