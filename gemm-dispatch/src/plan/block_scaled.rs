@@ -373,7 +373,11 @@ pub struct Fp8BlockPlan {
 }
 
 /// The block-scaled fp8 kernel for `p` on `arch`: of the arch's tiles for the output type,
-/// the largest whose tiles cover at least half the CUs, else the smallest. gfx950 has two:
+/// the largest whose tiles cover at least half the CUs, else the smallest. gfx942 has 128x128
+/// and 128x64 (8 waves each, the 8-wave interleave): kernel M x N x K 1536x1024x7168 (96 big
+/// tiles on 304 CUs) 32.7 us against 54.8, 4608x1024x7168 (288) 66.7 against 54.4, 4096^3
+/// 143.7 against 129.8; 7168x1024x18432 (448 big tiles, above half) 246.4 against 278.3 is
+/// the rule's one miss among the `gemm mx --fp8-blocks` shapes. gfx950 has two:
 /// 128x128 (`bsfp8`) and the `fp8pp` tile (`bsfp8pp`, 256x256). The timing model, bf16 out
 /// (kernel M x N x K = weights x tokens x K): 4096^3 53.9 us against 77.0, 8192^3 390.6
 /// against 518.6; 1536x6144x7168 (144 big tiles on 256 CUs) 86.4 against 99.8; but
@@ -453,8 +457,18 @@ mod tests {
             assert_eq!(e.tile.0 == 256, big, "{m}x{n}x{k}: {}", e.name);
             assert!(e.name.contains("_bsfp8_"), "{}", e.name);
         }
-        let p = Fp8BlockProblem::new(8192, 8192, 8192, DType::Fp8E4M3Fnuz, DType::Bf16);
-        assert_eq!(plan_fp8_blocks(Arch::Gfx942, &p).unwrap().entry.tile.0, 128);
+        // gfx942: 128x128, and 128x64 below half the CUs.
+        for (m, n, k, tile) in [
+            (8192, 8192, 8192, (128, 128)),
+            (4096, 4096, 4096, (128, 128)),
+            (1024, 4608, 7168, (128, 128)),
+            (1024, 1536, 7168, (128, 64)),
+            (64, 7168, 18432, (128, 64)),
+        ] {
+            let p = Fp8BlockProblem::new(m, n, k, DType::Fp8E4M3Fnuz, DType::Bf16);
+            let e = plan_fp8_blocks(Arch::Gfx942, &p).unwrap().entry;
+            assert_eq!((e.tile.0, e.tile.1), tile, "{m}x{n}x{k}: {}", e.name);
+        }
     }
 
     #[test]
@@ -493,7 +507,9 @@ mod tests {
             let p = Fp8BlockProblem::new(1024, 1536, 7168, d, DType::Bf16);
             let plan = plan_fp8_blocks(arch, &p).unwrap();
             assert_eq!(plan.entry.block_scale, BlockScaleKind::Fp8Blocks);
-            assert_eq!((plan.grid[0], plan.grid[1]), (12, 8), "kernel m = N, n = M");
+            // 96 tiles of 128x128 for 304 CUs: gfx942 takes its 128x64 tile.
+            let want = if arch == Arch::Gfx942 { (12, 16) } else { (12, 8) };
+            assert_eq!((plan.grid[0], plan.grid[1]), want, "kernel m = N, n = M");
             let args = plan.kernargs(1, 2, 3, 4, 5).unwrap();
             let u64_at = |o: usize| u64::from_le_bytes(args[o..o + 8].try_into().unwrap());
             assert_eq!((u64_at(0), u64_at(8), u64_at(112), u64_at(120)), (2, 1, 5, 4), "A is W, B is X");

@@ -167,7 +167,11 @@
 //!   after the next MFMA (a whole tile's group sums do not fit beside the 128 accumulators in
 //!   the 256 registers of two waves per SIMD): `gemm mx --fp8-blocks` (bf16 out) 54.0 us at
 //!   4096^3 against 49.5 for `fp8pp` per-tensor and 77.0 for `bsfp8`; 390.6, 357.0 and 518.6
-//!   at 8192^3. The dispatcher takes it where its tiles fill every CU.
+//!   at 8192^3. The dispatcher takes it where its tiles fill every CU. gfx942's `bsfp8` runs
+//!   8 waves (4x2 of 32x64) with the 8-wave interleave (`schedule::interleave8`), its carried
+//!   sums in VGPRs, and every block-scaled kernel the lean prologue and epilogue
+//!   (`schedule::slim_edges`): 130.3 us at 4096^3 against 117.9 for fp8 per-tensor (90%),
+//!   857.2 against 905.9 at 8192^3 (`gemm mx --fp8-blocks`, bf16 out).
 
 use crate::grid::GridOrder;
 use crate::ir::{Activation, Align, Arch, Bias, DmaPolicy, Fusion, KernelConfig, MfmaShape, SplitK};
@@ -459,18 +463,45 @@ pub fn families() -> Vec<Family> {
                 Arch::Gfx950 => &[DType::Fp8E4M3],
             },
             block_scale: crate::ir::BlockScale::Fp8Blocks,
-            // gfx942 (one workgroup per CU: 64 KiB of LDS): the 4-wave interleave hides the LDS
+            // gfx942 (one workgroup per CU: 64 KiB of LDS): the interleave hides the LDS
             // reads and copies behind the MFMAs, the group sums carried into the next tile
-            // (`gemm mx --fp8-blocks` 8192^3: 919 us against 1086 pipelined, at least as fast
-            // on the DeepSeek-V3 shapes). gfx950 keeps two workgroups per CU only with the
+            // (`gemm mx --fp8-blocks` 8192^3: 919 us against 1086 pipelined with 4 waves, at
+            // least as fast on the DeepSeek-V3 shapes; its 8-wave form below). gfx950 keeps two workgroups per CU only with the
             // pipelined loop's single set of sums (the interleave's second set in AGPRs costs
             // the second workgroup: 122 us against 76 at 4096^3).
             schedule: match arch {
                 Arch::Gfx942 => Schedule::Interleave { slices: 4 },
                 Arch::Gfx950 => Schedule::Pipelined,
             },
-            ..Family::new(BLOCK_FP8, arch, (128, 128, 128), (2, 2), MfmaShape::fp8_32(arch), BLOCK_FP8_WHY)
+            // gfx942: 8 waves, 4x2 of 32x64 (one M block, two N blocks each), the sums in VGPRs
+            // and the rotated 8-wave interleave (`schedule::interleave8`), with the lean
+            // prologue and epilogue (`schedule::slim_edges`): the timing model, bf16 out
+            // (probe of the config at M = N = K), 4096^3 130.0 us against 132.2 for 4 waves
+            // of 32x128 and 134.0 for 2x2 waves of 64x64 (148.6 before the lean edges);
+            // 8192^3 858.0 against 856.6 and 869.0.
+            ..Family::new(
+                BLOCK_FP8,
+                arch,
+                (128, 128, 128),
+                if arch == Arch::Gfx942 { (4, 2) } else { (2, 2) },
+                MfmaShape::fp8_32(arch),
+                BLOCK_FP8_WHY,
+            )
         });
+        if arch == Arch::Gfx942 {
+            // Half the tile (128x64, 8 waves of 32x32) for problems of few 128x128 tiles, which
+            // `plan_fp8_blocks` gives it below half the CUs: kernel M x N x K (weights x
+            // tokens x K) 1536x1024x7168 (96 tiles) 32.7 us against 54.8, 7168x64x18432 80.2
+            // against 139.2; with the tiles filling the CUs it loses (4608x1024x7168, 288
+            // tiles: 66.7 against 54.4; 4096^3 143.7 against 129.8).
+            out.push(Family {
+                transposes: K_CONTIGUOUS,
+                dtypes: &[DType::Fp8E4M3Fnuz],
+                block_scale: crate::ir::BlockScale::Fp8Blocks,
+                schedule: Schedule::Interleave { slices: 4 },
+                ..Family::new(BLOCK_FP8, arch, (128, 64, 128), (4, 2), MfmaShape::fp8_32(arch), BLOCK_FP8_HALF_WHY)
+            });
+        }
         if arch == Arch::Gfx950 {
             // The `fp8pp` tile and schedule with each K step's MFMAs into two rotating
             // temporaries (`lower/block_fp8.rs`): the big problems' kernel (the dispatcher's
@@ -707,7 +738,8 @@ fn mx_families(arch: Arch) -> [Family; 2] {
 /// The block-scaled fp8 family (both archs, issue 26): DeepSeek-V3's 128 x 128 weight blocks
 /// and 1 x 128 activation groups, the group sums scaled in f32 (`lower/block_fp8.rs`).
 pub const BLOCK_FP8: &str = "bsfp8";
-const BLOCK_FP8_WHY: &str = "block-scaled fp8 (DeepSeek-V3: f32 scales per 128x128 weight block and per 1x128 activation group) in the Linear layout: 128x128x128, 4 waves, each K group's MFMA sums scaled into VGPR accumulators between the MFMAs (gfx942: 4-wave interleave, the sums carried into the next tile)";
+const BLOCK_FP8_WHY: &str = "block-scaled fp8 (DeepSeek-V3: f32 scales per 128x128 weight block and per 1x128 activation group) in the Linear layout: 128x128x128, each K group's MFMA sums scaled into VGPR accumulators between the MFMAs (gfx950: 4 waves, the pipelined loop; gfx942: 8 waves of 32x64, the rotated 8-wave interleave, the sums carried into the next tile in VGPRs)";
+const BLOCK_FP8_HALF_WHY: &str = "block-scaled fp8 problems of few 128x128 tiles (below half the CUs, e.g. DeepSeek-V3's 1024 tokens x 1536 outputs, or decode rows): 128x64x128, 8 waves of 32x32, the rotated 8-wave interleave, the sums carried in VGPRs";
 /// The gfx950 block-scaled fp8 family on the `fp8pp` tile (256x256x128, 8 waves, slim ping-pong).
 pub const BLOCK_FP8_PP: &str = "bsfp8pp";
 const BLOCK_FP8_PP_WHY: &str = "big block-scaled fp8 problems (DeepSeek-V3 scales): the fp8pp tile and schedule (256x256x128, 8 waves, LDS-DMA, slim ping-pong), each K step's MFMA sums into one of two rotating VGPR temporaries scaled into the accumulators after the next MFMA";

@@ -226,13 +226,17 @@ pub fn vgpr_estimate(c: &KernelConfig, sets: [u32; 2]) -> Result<u32, Unfit> {
     let staging = (sets[0] * mt + sets[1] * nt) * kt * c.ab_bytes() / 16 / c.threads() * per_vector;
     // Block-scaled fp8 keeps its accumulators in VGPRs (the scaled adds are VALU work), and on
     // gfx950, whose K-contiguous copies are LDS-DMA (no staging registers), the group's MFMA
-    // sums too; gfx942 keeps those in AGPRs (`lower/block_fp8.rs`). The slim ping-pong sums
-    // into a few rotating temporaries instead of a whole tile's sums.
+    // sums too; gfx942 keeps those in AGPRs (`lower/block_fp8.rs`) except in the 8-wave
+    // interleave, whose waves' two blocks leave room for both carried sets in VGPRs. The slim
+    // ping-pong sums into a few rotating temporaries instead of a whole tile's sums.
     let (acc, staging) = if c.block_scale == crate::ir::BlockScale::Fp8Blocks {
         let regs = c.blocks(Operand::A) * c.blocks(Operand::B) * c.acc_regs();
         if crate::lower::fp8_block_rotates(c) {
             let dma = c.arch == Arch::Gfx950 && c.direct_to_lds == crate::ir::DmaPolicy::Auto;
             (regs + crate::lower::fp8_block_rot_temps(c) as u32 * c.acc_regs(), if dma { 0 } else { staging })
+        } else if crate::lower::fp8_block_sums_in_vgprs(c) && crate::lower::fp8_block_carries_sums(c) {
+            // The 8-wave interleave: accumulators and two sets of sums, register-staged.
+            (3 * regs, staging)
         } else if crate::lower::fp8_block_sums_in_vgprs(c) {
             (2 * regs, 0)
         } else {

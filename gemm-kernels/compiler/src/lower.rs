@@ -96,6 +96,8 @@ struct ScaleVecs {
 enum MemItem {
     /// `(operand index, block, piece)` of a fragment read.
     Read((usize, usize, u32)),
+    /// The same from the other LDS buffer (the next K tile's, `MOp::LdsReadNext`).
+    ReadNext((usize, usize, u32)),
     /// LDS-DMA instruction `j` of an operand's next K tile.
     Dma(Operand, u32),
     /// The operand's K offset moves to the next tile.
@@ -1580,6 +1582,9 @@ impl L<'_> {
                 let (lo, hi) = share(all.len(), *part, *of);
                 all[lo..hi].iter().map(|r| MemItem::Read(*r)).collect()
             }
+            MOp::LdsReadNext { slice } => {
+                self.slice_reads(&ls.slices[*slice as usize]).into_iter().map(MemItem::ReadNext).collect()
+            }
             MOp::Copy { operand, part, of } => {
                 let cp = &self.cp[Self::idx(*operand)];
                 if cp.loop_kind != LoadKind::DirectToLds {
@@ -1608,6 +1613,7 @@ impl L<'_> {
     fn emit_mem(&mut self, it: MemItem, cur: u32) {
         match it {
             MemItem::Read(r) => self.emit_read(r, cur),
+            MemItem::ReadNext(r) => self.emit_read(r, 1 - cur),
             MemItem::Dma(op, j) => self.emit_dma(op, j, 1 - cur),
             MemItem::Advance(op) => self.advance_dma(op),
             MemItem::Load(op, p) => {
@@ -1626,7 +1632,7 @@ impl L<'_> {
     fn mop(&mut self, ls: &crate::schedule::LoopSchedule, op: &crate::schedule::MOp, cur: u32) {
         use crate::schedule::MOp;
         match op {
-            MOp::LdsRead { .. } | MOp::Copy { .. } | MOp::LdsWrite { .. } => {
+            MOp::LdsRead { .. } | MOp::LdsReadNext { .. } | MOp::Copy { .. } | MOp::LdsWrite { .. } => {
                 for it in self.mem_items(ls, op) {
                     self.emit_mem(it, cur);
                 }

@@ -25,7 +25,8 @@ pub enum PlantedBug {
     /// staging VGPR written to LDS) may not have landed.
     WeakVmcnt,
     /// The barrier that publishes the next K tile (after the last memory cluster) removed
-    /// from the loop body: other waves read the copies with nothing ordering them.
+    /// from the loop body: other waves read the copies with nothing ordering them. Also
+    /// planted into the 8-wave interleave of block-scaled fp8 (`schedule::interleave8`).
     BarrierRemoved,
     /// The stagger's conditional barrier on the wrong side: the re-align barrier after
     /// the loop taken by group 1 (like the stagger before it) instead of group 0. Group 1
@@ -102,7 +103,14 @@ pub fn apply_schedule(ls: &mut Option<LoopSchedule>, bug: PlantedBug) -> Result<
     if bug.edits_program() {
         return Ok(());
     }
-    if !staggered(ls) {
+    // The barrier that publishes the next tile exists in the 8-wave interleave too
+    // (`schedule::interleave8`, block-scaled fp8): the one bug that needs no stagger.
+    let rotated = ls.as_ref().is_some_and(|l| {
+        matches!(l.schedule, Schedule::Interleave { .. })
+            && l.enter.iter().any(|(_, op)| matches!(op, MOp::Barrier { .. }))
+    });
+    let plantable = staggered(ls) || (bug == PlantedBug::BarrierRemoved && rotated);
+    if !plantable {
         let have = ls.as_ref().map_or("no loop schedule".into(), |l| l.schedule.label());
         return Err(PlantError::NoStagger { bug, have });
     }

@@ -55,7 +55,7 @@ struct Case {
     beta: f32,
 }
 
-const CASES: [Case; 6] = [
+const CASES: [Case; 7] = [
     Case { m: 1, n: 1, k: 1, pad: 3, alpha: 1.0, beta: 0.0 },
     // K = 0: C = beta * C.
     Case { m: 130, n: 5, k: 0, pad: 7, alpha: 1.0, beta: 0.5 },
@@ -63,9 +63,21 @@ const CASES: [Case; 6] = [
     Case { m: 33, n: 18, k: 384, pad: 0, alpha: -0.5, beta: 0.75 },
     Case { m: 257, n: 129, k: 129, pad: 9, alpha: 1.0, beta: -1.25 },
     Case { m: 64, n: 40, k: 600, pad: 16, alpha: 2.0, beta: 0.0 },
+    // A K tail of whole 16-byte vectors (304 = 2 x 128 + 48): the lean prologue's vector loads
+    // (`schedule::slim_edges`), not the element loads of the tails above.
+    Case { m: 129, n: 65, k: 304, pad: 32, alpha: 0.5, beta: 1.0 },
 ];
 
 fn run(kern: &CompiledKernel, cs: &Case, sched: Schedule) {
+    let (r, wrong) = run_report(kern, cs, sched);
+    assert!(r.reports.is_empty(), "{} {cs:?} {sched:?}: checker findings:\n{r}", kern.name);
+    if let Some(e) = wrong.first() {
+        panic!("{} {cs:?} {sched:?}: {} wrong, the first {e}", kern.name, wrong.len());
+    }
+}
+
+/// Runs `kern` on `cs`: the launch's checker report and the wrong elements of C (described).
+fn run_report(kern: &CompiledKernel, cs: &Case, sched: Schedule) -> (gemm_emu::LaunchReport, Vec<String>) {
     let cfg = kern.config;
     let f = format(cfg.arch);
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(sched.seed ^ (cs.m * 1000 + cs.k) as u64);
@@ -132,7 +144,6 @@ fn run(kern: &CompiledKernel, cs: &Case, sched: Schedule) {
     let r = dev
         .launch_with(&kern.code_object, &kern.name, wg, block, &args[..kernel_args::size(&cfg) as usize], &opts)
         .unwrap();
-    assert!(r.reports.is_empty(), "{} {cs:?} {sched:?}: checker findings:\n{r}", kern.name);
     let mut out = vec![0u8; c0.len()];
     dev.copy_out(pc, &mut out).unwrap();
     let mut want = vec![0f32; cs.m * cs.n];
@@ -142,18 +153,24 @@ fn run(kern: &CompiledKernel, cs: &Case, sched: Schedule) {
         }
     }
     block_fp8_gemm(&w, &x, &mut want, cs.alpha, cs.beta).unwrap();
+    let mut wrong = vec![];
     for j in 0..cs.n {
         for i in 0..ldc {
             let at = (i + j * ldc) * esize;
             let got = &out[at..at + esize];
             if i >= cs.m {
-                assert_eq!(got, &c0[at..at + esize], "{}: C padding written", kern.name);
+                if got != &c0[at..at + esize] {
+                    wrong.push(format!("({i},{j}): C padding written"));
+                }
                 continue;
             }
             let wv = want[i * cs.n + j];
-            assert_eq!(got, &enc(wv)[..], "{} {cs:?} {sched:?} ({i},{j}): want {wv}", kern.name);
+            if got != &enc(wv)[..] {
+                wrong.push(format!("({i},{j}): {got:?}, want {wv}"));
+            }
         }
     }
+    (r, wrong)
 }
 
 fn config(arch: Arch, c: DType) -> KernelConfig {
@@ -209,6 +226,94 @@ fn block_fp8_interleaved_both_archs() {
                 run(&k, cs, Schedule { mode, seed: 23 + ci as u64 });
             }
         }
+    }
+}
+
+/// gfx942's catalogue shape: the interleave with 4x1 waves of 32x128 (one M block and four N
+/// blocks per wave) and the lean prologue and epilogue: every output type, both MFMA shapes,
+/// 2 and 4 slices, every edge shape in every scheduling mode.
+#[test]
+fn block_fp8_interleaved_4x1_waves_gfx942() {
+    use gemm_compiler::schedule::Schedule as Loop;
+    for (oi, c) in [DType::F32, DType::Bf16, DType::F16].into_iter().enumerate() {
+        let mut cfg = config(Arch::Gfx942, c).with_shape((128, 128, 128), (4, 1), MfmaShape::fp8_32(Arch::Gfx942), 2);
+        cfg.block_scale = BlockScale::Fp8Blocks;
+        cfg.schedule = Loop::Interleave { slices: if oi == 2 { 2 } else { 4 } };
+        if oi == 1 {
+            cfg.mfma = MfmaShape::fp8_16(Arch::Gfx942);
+        }
+        assert!(gemm_compiler::schedule::slim_edges(&cfg));
+        let k = compile(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name()));
+        for (ci, cs) in CASES.iter().enumerate() {
+            for (mi, mode) in Mode::ALL.into_iter().enumerate() {
+                if (ci + mi + oi) % 2 == 1 {
+                    continue;
+                }
+                run(&k, cs, Schedule { mode, seed: 83 + ci as u64 });
+            }
+        }
+    }
+}
+
+/// The 8-wave interleave (`schedule::interleave8`: the loop rotated, the copies a tile ahead,
+/// the carried sums in VGPRs), gfx942's catalogue shapes (128x128, 4x2 waves of 32x64, and
+/// 128x64 of 32x32): every
+/// output type, both MFMA shapes, 2 and 4 slices, every edge shape in every scheduling mode,
+/// two waves per SIMD resident.
+#[test]
+fn block_fp8_interleaved_8_waves_gfx942() {
+    use gemm_compiler::schedule::Schedule as Loop;
+    for (oi, c) in [DType::F32, DType::Bf16, DType::F16, DType::Bf16].into_iter().enumerate() {
+        let mut cfg = interleave8(c, if oi == 2 { 2 } else { 4 }, oi == 1);
+        if oi == 3 {
+            // The half tile (128x64: 8 waves of 32x32, one block each).
+            cfg = cfg.with_shape((128, 64, 128), (4, 2), MfmaShape::fp8_32(Arch::Gfx942), 2);
+        }
+        assert!(
+            gemm_compiler::lower::fp8_block_carries_sums(&cfg) && gemm_compiler::lower::fp8_block_sums_in_vgprs(&cfg)
+        );
+        assert!(matches!(cfg.schedule, Loop::Interleave { .. }));
+        let k = compile(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name()));
+        assert_eq!(gemm_compiler::fit::resident(cfg.waves, k.usage.vgprs, k.usage.agprs), Ok(2), "{}", k.name);
+        for (ci, cs) in CASES.iter().enumerate() {
+            for (mi, mode) in Mode::ALL.into_iter().enumerate() {
+                if (ci + mi + oi) % 2 == 1 {
+                    continue;
+                }
+                run(&k, cs, Schedule { mode, seed: 97 + ci as u64 });
+            }
+        }
+    }
+}
+
+/// The gfx942 8-wave interleave configuration (`slices`, the 16x16 MFMAs when `small`).
+fn interleave8(c: DType, slices: u8, small: bool) -> KernelConfig {
+    let mfma = if small { MfmaShape::fp8_16(Arch::Gfx942) } else { MfmaShape::fp8_32(Arch::Gfx942) };
+    let mut cfg = config(Arch::Gfx942, c).with_shape((128, 128, 128), (4, 2), mfma, 2);
+    cfg.block_scale = BlockScale::Fp8Blocks;
+    cfg.schedule = gemm_compiler::schedule::Schedule::Interleave { slices };
+    cfg
+}
+
+/// Planted bugs in the 8-wave interleave (`plant.rs`): the barrier that publishes the next
+/// tile removed, and the loop's first `vmcnt` one too weak (the staging registers written to
+/// LDS before their loads land). The checkers report each and the longest-latency mode turns
+/// it into wrong numbers.
+#[test]
+fn block_fp8_interleaved_8_waves_planted_bugs() {
+    use gemm_compiler::plant::PlantedBug;
+    use gemm_compiler::{compile_kernel_with, optimise, Options};
+    let cs = Case { m: 128, n: 128, k: 640, pad: 0, alpha: 1.0, beta: 0.0 };
+    let cfg = interleave8(DType::F32, 4, false);
+    let clean = compile(cfg).unwrap();
+    let (r, wrong) = run_report(&clean, &cs, Schedule { mode: Mode::LongestLatency, seed: 5 });
+    assert!(r.reports.is_empty() && wrong.is_empty(), "unplanted kernel: {r} {wrong:?}");
+    for bug in [PlantedBug::BarrierRemoved, PlantedBug::WeakVmcnt] {
+        let k = compile_kernel_with(optimise(cfg).unwrap(), Options { plant: Some(bug), ..Default::default() })
+            .unwrap_or_else(|e| panic!("{bug:?}: {e}"));
+        let (r, wrong) = run_report(&k, &cs, Schedule { mode: Mode::LongestLatency, seed: 5 });
+        assert!(!r.reports.is_empty(), "{bug:?}: checkers silent");
+        assert!(!wrong.is_empty(), "{bug:?}: longest-latency schedule still right");
     }
 }
 

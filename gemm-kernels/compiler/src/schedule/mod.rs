@@ -146,6 +146,9 @@ pub enum MOp {
     /// Share `part` of `of` (in instruction order) of slice `slice`'s `ds_read_b128`s
     /// from the current LDS buffer.
     LdsRead { slice: u8, part: u8, of: u8 },
+    /// Slice `slice`'s `ds_read_b128`s from the other LDS buffer: the next K tile's, after
+    /// the barrier that published it (the 8-wave interleave, [`interleave8`]).
+    LdsReadNext { slice: u8 },
     /// Share `part` of `of` of the copies of the next K tile of `operand`: LDS-DMA
     /// straight into the other LDS buffer, or global loads into staging VGPRs (the share
     /// advances the offsets of the vectors it loads; LDS-DMA's last share advances its K
@@ -297,11 +300,15 @@ pub fn frag_pieces(c: &KernelConfig) -> u32 {
 /// before the first quad's arithmetic (`store_vectors`), instead of a load and a wait per
 /// quad. The timing model put 7 us of a 54 us 4096^3 launch of `fp8pp` before its first
 /// MFMA (128 `buffer_load_ubyte`s per wave, a compare and a select each) and 8 us after
-/// its last one (32 serial row-scale loads per wave). Only the slim ping-pong kernels take
-/// them for now, so every other catalogue kernel keeps its bytes (and its row of the
-/// characterisation table) until the table is regenerated.
+/// its last one (32 serial row-scale loads per wave). Only the slim ping-pong kernels and the
+/// block-scaled fp8 ones take them for now, so every other catalogue kernel keeps its bytes
+/// (and its row of the characterisation table) until the table is regenerated. Block-scaled
+/// fp8 kernels have no table rows (`plan_fp8_blocks` picks them by tile count), and a K tile
+/// of theirs is 128 bytes of every row: the element-load tail put 8.5k clocks (of a 56k clock
+/// workgroup) before gfx942 `bsfp8`'s first MFMA at 4096^3, every workgroup again (four per
+/// CU); with the lean edges 148.6 us became 134.0 (`gemm mx --fp8-blocks`).
 pub fn slim_edges(c: &KernelConfig) -> bool {
-    matches!(c.schedule, Schedule::PingPongSlim { .. })
+    matches!(c.schedule, Schedule::PingPongSlim { .. }) || c.block_scale == crate::ir::BlockScale::Fp8Blocks
 }
 
 /// LDS-DMA instructions per wave of one operand's K tile.
@@ -427,10 +434,13 @@ fn ping_pong(k: &Kernel, clusters: u32, slim: bool) -> Result<LoopSchedule, Reas
     Ok(LoopSchedule { schedule, slices: sl, enter, body, exit, rule })
 }
 
-/// Builds the 4-wave interleave.
+/// Builds the 4-wave interleave, or its 8-wave form for block-scaled fp8 ([`interleave8`]).
 fn interleave(k: &Kernel, n: u32) -> Result<LoopSchedule, Reason> {
     let c = &k.config;
     let name = Schedule::Interleave { slices: n as u8 }.label();
+    if c.waves == 8 && c.block_scale == crate::ir::BlockScale::Fp8Blocks && n >= 2 {
+        return interleave8(k, n);
+    }
     if c.waves != 4 {
         return Err(Reason::Waves { schedule: name, need: 4, have: c.waves });
     }
@@ -463,6 +473,57 @@ fn interleave(k: &Kernel, n: u32) -> Result<LoopSchedule, Reason> {
         exit: vec![],
         rule,
     })
+}
+
+/// The interleave with 8 waves (two per SIMD), block-scaled fp8 only (gfx942 `bsfp8`: 128x128
+/// tiles of 4x2 waves, the group sums carried in VGPRs, `lower/block_fp8.rs`). A wave's K tile
+/// is 16 MFMAs here, too short to hide a global load (about 700 clocks under the timing model)
+/// between the copies at the start of a tile and the LDS writes at its end, or the LDS reads
+/// after the one barrier every wave passes: the 4-wave form's order left the MFMA pipe 55% busy
+/// at 4096^3. The loop is rotated instead: the barrier that publishes the next tile sits before
+/// the tile's last slice, whose fragments are already in registers, so the next tile's first
+/// reads issue behind those MFMAs; and the copies of the tile after next are issued right
+/// before that barrier, as soon as the LDS writes of the next tile have read the staging
+/// registers, a whole tile ahead of the writes that wait for them. One tile:
+///
+/// `slice 0 (reads 1) .. slice n-2 (reads n-1, LDS writes of tile t+1) | copies of tile t+2,
+/// barrier | slice n-1 (reads 0 of tile t+1)`, and before the loop `copies of tile 1,
+/// barrier, reads 0 of tile 0`.
+///
+/// The writes of tile `t+1` go to the buffer tile `t-1` was read from; every read of it was
+/// issued before the previous tile's barrier. The last tile's copies load one tile past the
+/// loop (its K offset continues; never written to LDS, range-checked). `gemm mx --fp8-blocks`
+/// shapes (bf16 out), 4096^3: 130.0 us against 132.2 for the 4-wave 4x1 form and 134.1 for this
+/// tile's 4-wave order with 8 waves.
+fn interleave8(k: &Kernel, n: u32) -> Result<LoopSchedule, Reason> {
+    let c = &k.config;
+    let sl = slices(c, n)?;
+    let shares = copy_shares(k, 1)?;
+    let barrier = MOp::Barrier { dma_in_flight: false };
+    let mut enter: Vec<(Role, MOp)> = shares.iter().map(|m| (Role::All, m.clone())).collect();
+    enter.extend([(Role::All, barrier.clone()), (Role::All, reads(0))]);
+    let last = sl.len() - 1;
+    let mut body = vec![];
+    for s in 0..sl.len() {
+        let mut with = vec![];
+        if s < last {
+            with.push(reads(s + 1));
+        }
+        if s + 1 == last {
+            with.extend(lds_writes(k));
+        }
+        if s == last {
+            let mut ops = shares.clone();
+            ops.push(barrier.clone());
+            body.push(Cluster { kind: ClusterKind::Sync, ops });
+            with.push(MOp::LdsReadNext { slice: 0 });
+        }
+        body.push(Cluster { kind: ClusterKind::Mixed, ops: vec![MOp::Interleaved { slice: s as u8, with }] });
+    }
+    let rule = format!(
+        "{n} slices, 8 waves: the barrier before the last slice, the next tile's first reads between its MFMAs, the copies a tile ahead"
+    );
+    Ok(LoopSchedule { schedule: Schedule::Interleave { slices: n as u8 }, slices: sl, enter, body, exit: vec![], rule })
 }
 
 /// Builds the CDNA4 copy interleave.
