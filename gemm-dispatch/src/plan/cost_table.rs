@@ -548,16 +548,21 @@ pub fn compose_bounded(row: &Row, arch: Arch, wgs: u64, k: f64, wg_k_seconds: f6
         // decode block streaming through the CU's load queue: `F` near `S`), the busiest CU's
         // workgroups set the time, as `R1` does for its `occupancy`; where the chip's bandwidth
         // binds (`F` well above `S`), the busy CUs' share is their workgroups' share, linear in
-        // the workgroups from `F` to `R1`. Weighed by the part of `F` above `S`. By the busiest
-        // CU alone, 448 one-column workgroups of a 64x64 bf16 tile on gfx942 (two on some CUs)
-        // composed at 135.4 us where the model gives 118.4; by the workgroups alone, a decode
-        // split of 320 16x64 blocks (`S` 17.0, `F` 17.1 us) at 13.8 us where it gives 23.1.
+        // the workgroups from `F` to `R1`. Weighed by the share of the chip's contention
+        // (`F - S`, eight busy CUs to all) in the whole excess over `S` (with the CU's second
+        // workgroup, `R1 - F`). By the busiest CU alone, 448 one-column workgroups of a 64x64
+        // bf16 tile on gfx942 (two on some CUs) composed at 135.4 us where the model gives
+        // 118.4; by the workgroups alone, a decode split of 320 16x64 blocks (`S` 17.0, `F` 17.1
+        // us) at 13.8 us where it gives 23.1. Weighed by `(F - S) / F` instead, a 16-way split
+        // of 32 x 1280 x 8192 bf16 on gfx942's 64x64 tile (320 workgroups at K = 512: `S` 6.6,
+        // `F` 9.9, `R1` 11.4 us) composed at 10.9 where the model gives 10.2 (now 10.4).
         let by_cu = one_round(n);
-        if occ <= 1 || f <= 0.0 {
+        let excess = (f - s).max(0.0) + (r1 - f).max(0.0);
+        if occ <= 1 || f <= 0.0 || excess <= 0.0 {
             by_cu
         } else {
             let by_bw = f + (r1 - f) * ((wgs - cus) as f64 / ((occ - 1) * cus) as f64).min(1.0);
-            by_cu + (by_bw - by_cu) * ((f - s) / f).clamp(0.0, 1.0)
+            by_cu + (by_bw - by_cu) * ((f - s).max(0.0) / excess)
         }
     } else {
         // A steady round of `occ` workgroups computes `occ` tiles on the CU at the least.
