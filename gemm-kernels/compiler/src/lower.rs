@@ -1555,12 +1555,12 @@ impl L<'_> {
                         continue;
                     }
                     let acc = whole(self.acc[bm * fb.len() + bn]);
-                    if self.mx.is_some() {
-                        out.extend(self.mx_mfmas(st, bm, bn, acc, *a, fb[bn]));
-                        continue;
-                    }
                     // Slim fragments hold the slice's pieces only.
                     let d = st * rps % (4 * self.fpieces as u16);
+                    if self.mx.is_some() {
+                        out.extend(self.mx_mfmas_at(st, d, bm, bn, acc, *a, fb[bn]));
+                        continue;
+                    }
                     out.push(self.mfma_inst(op, acc, sub(*a, d, rps as u8), sub(fb[bn], d, rps as u8)));
                 }
             }

@@ -209,6 +209,25 @@ fn mx_interleaved_large_tiles() {
     }
 }
 
+/// The slim ping-pong (the `fp8pp` tile: 256x256x128 bytes, 8 waves, LDS-DMA, `s_setprio`
+/// clusters, staggered barriers), MXFP4 and MXFP8: every case under a different scheduling
+/// mode.
+#[test]
+fn mx_slim_ping_pong() {
+    let arch = Arch::Gfx950;
+    for (i, f) in [MxFormat::E2M1, MxFormat::E4M3].into_iter().enumerate() {
+        let mut cfg = mx_config(f, f, DType::Bf16, (256, 256, 128), MfmaShape::fp8_32(arch));
+        cfg.wave_grid = (2, 4);
+        cfg.waves = 8;
+        cfg.schedule = Sched::PingPongSlim { clusters: 2 };
+        let k = compile(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name()));
+        for (ci, cs) in CASES.iter().enumerate() {
+            let mode = Mode::ALL[(ci + i) % Mode::ALL.len()];
+            run(&k, cs, Schedule { mode, seed: 90 + ci as u64 });
+        }
+    }
+}
+
 /// What the space declines: gfx942, fp6, mixed widths, the NN layout, three stages.
 #[test]
 fn mx_unfit_configurations_are_declined() {

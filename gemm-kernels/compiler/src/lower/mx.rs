@@ -215,6 +215,13 @@ impl L<'_> {
     /// `bn`) into `acc`: one per step, or (fp4) two from the halves of the step's dwords,
     /// each with its block's scale bytes.
     pub(super) fn mx_mfmas(&self, st: u16, bm: usize, bn: usize, acc: O, a: Reg, b: Reg) -> Vec<Inst> {
+        self.mx_mfmas_at(st, st * (STEP_BYTES / 4) as u16, bm, bn, acc, a, b)
+    }
+
+    /// [`mx_mfmas`](L::mx_mfmas) with step `st`'s operands at dword `at` of the fragments
+    /// (slim fragments hold one slice's pieces: `at` is the step's place in them).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn mx_mfmas_at(&self, st: u16, at: u16, bm: usize, bn: usize, acc: O, a: Reg, b: Reg) -> Vec<Inst> {
         let c = *self.c();
         let mx = self.mx.as_ref().expect("MX kernel");
         let (fa, fb) = c.block_scale.mx().expect("MX kernel");
@@ -231,8 +238,8 @@ impl L<'_> {
                 let (d, sel) = ((byte / 4) as u16, (byte % 4) as u8);
                 let ops = [
                     acc,
-                    sub(a, st * rps + p * regs, regs as u8),
-                    sub(b, st * rps + p * regs, regs as u8),
+                    sub(a, at + p * regs, regs as u8),
+                    sub(b, at + p * regs, regs as u8),
                     acc,
                     sub(sa, d, 1),
                     sub(sb, d, 1),
@@ -249,5 +256,5 @@ impl L<'_> {
 /// Whether the MX lowering serves `c`'s schedule: the ones whose K tile's MFMAs all run in
 /// the body (or drain) of the LDS buffer they read.
 pub fn schedule_ok(s: Schedule) -> bool {
-    matches!(s, Schedule::Pipelined | Schedule::Interleave { .. })
+    matches!(s, Schedule::Pipelined | Schedule::Interleave { .. } | Schedule::PingPongSlim { .. })
 }

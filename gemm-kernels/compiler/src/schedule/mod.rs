@@ -366,9 +366,6 @@ fn ping_pong(k: &Kernel, clusters: u32, slim: bool) -> Result<LoopSchedule, Reas
     }
     let sl = slices(c, clusters)?;
     if slim {
-        if c.block_scale.mx().is_some() {
-            return Err(Reason::Slim("MX kernels keep their scale registers per K tile"));
-        }
         if clusters == 1 || frag_pieces(c) == crate::lds::reads_per_block(c) {
             return Err(Reason::Slim("the slices do not split the K tile's fragment pieces: nothing to save"));
         }
