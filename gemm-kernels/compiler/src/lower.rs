@@ -1544,6 +1544,10 @@ impl L<'_> {
             if piece < sl.pieces.0 || piece >= sl.pieces.1 {
                 continue;
             }
+            // MX on the slim ping-pong: an fp4 step's two MFMAs per block (one per half of
+            // its dwords, `mx_mfmas`) go out half by half over the blocks, so that no MFMA
+            // waits for the one just before it to write the same accumulators.
+            let mut mx_halves: Vec<Vec<Inst>> = vec![];
             for (bm, a) in fa.iter().enumerate() {
                 for bn in sl.bn.0 as usize..sl.bn.1 as usize {
                     if let Some(bf) = &self.bf {
@@ -1558,14 +1562,27 @@ impl L<'_> {
                     // Slim fragments hold the slice's pieces only.
                     let d = st * rps % (4 * self.fpieces as u16);
                     if self.mx.is_some() {
-                        out.extend(self.mx_mfmas_at(st, d, bm, bn, acc, *a, fb[bn]));
+                        let insts = self.mx_mfmas_at(st, d, bm, bn, acc, *a, fb[bn]);
+                        if self.slim() {
+                            mx_halves.push(insts);
+                        } else {
+                            out.extend(insts);
+                        }
                         continue;
                     }
                     out.push(self.mfma_inst(op, acc, sub(*a, d, rps as u8), sub(fb[bn], d, rps as u8)));
                 }
             }
+            for p in 0..mx_halves.first().map_or(0, Vec::len) {
+                out.extend(mx_halves.iter().map(|h| h[p].clone()));
+            }
         }
         out
+    }
+
+    /// Whether the kernel runs the slim ping-pong (its fragments hold one slice's pieces).
+    fn slim(&self) -> bool {
+        matches!(self.c().schedule, crate::schedule::Schedule::PingPongSlim { .. })
     }
 
     /// The memory instructions of a schedule's read or copy group, one by one (so that an
@@ -1776,6 +1793,9 @@ impl L<'_> {
             self.i(Op::V_MUL_F32, &[whole(a), self.arg(12), whole(a)]);
             self.alpha_scaled = Some(a);
             self.scale_d = sub(sc, 2, 1);
+        }
+        if mx::no_scale_vectors(self.c()) {
+            return;
         }
         // row_lo row_hi col_lo col_hi
         let vp = self.p.vreg(RegFile::Sgpr, 4);

@@ -12,6 +12,11 @@ fn predict(cfg: KernelConfig, s: u32) {
     let t = std::time::Instant::now();
     let k = compile(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name()));
     eprintln!("{}: vgprs {:?} compile {:.1}s", k.name, k.stats, t.elapsed().as_secs_f64());
+    eprintln!("usage {:?}", k.usage);
+    if let Ok(path) = std::env::var("MX_ASM") {
+        let text: String = k.insts.iter().map(|i| format!("{i}\n")).collect();
+        std::fs::write(path, text).unwrap();
+    }
     let (fa, _) = cfg.block_scale.mx().unwrap();
     let kb = s * fa.bits() / 8;
     let dev = Device::new(cfg.arch);
@@ -48,8 +53,18 @@ fn predict(cfg: KernelConfig, s: u32) {
         dynamic_lds: 0,
         flops: 2.0 * f64::from(s).powi(3),
     };
-    let pr = Model::new(cfg.arch).predict(dev.memory(), &w, &ModelOptions::default()).unwrap();
+    let trace = std::env::var("MX_TRACE").ok();
+    let opts = ModelOptions { trace_spans: if trace.is_some() { 400_000 } else { 0 }, ..ModelOptions::default() };
+    let pr = Model::new(cfg.arch).predict(dev.memory(), &w, &opts).unwrap();
     eprintln!("{pr}");
+    eprint!("{}", gemm_emu::timing::alternation::analyse(&pr));
+    if let Some(path) = trace {
+        let mut out = String::new();
+        for sp in &pr.spans {
+            out += &format!("{}\t{}\t{}\t{}\n", sp.wave_uid, sp.name, sp.start, sp.dur);
+        }
+        std::fs::write(path, out).unwrap();
+    }
     eprintln!(
         "{} {s}: {:.1} us {:.0} TFLOP/s ({:.1}s)",
         k.name,

@@ -258,3 +258,13 @@ impl L<'_> {
 pub fn schedule_ok(s: Schedule) -> bool {
     matches!(s, Schedule::Pipelined | Schedule::Interleave { .. } | Schedule::PingPongSlim { .. })
 }
+
+/// Whether the kernel leaves out fp8's per-row and per-column scale vectors (their
+/// arguments stay in the layout, unread): MX kernels on the slim ping-pong. The MX plans
+/// never pass them (the E8M0 block scales carry the scaling), and with one workgroup per CU
+/// the epilogue runs alone: each block's vector loads wait (`vmcnt` counts stores too) for
+/// every store before them, which the timing model put at 16k of a 116k-cycle workgroup of
+/// MXFP4 at 8192^3.
+pub fn no_scale_vectors(c: &crate::ir::KernelConfig) -> bool {
+    c.block_scale.mx().is_some() && matches!(c.schedule, Schedule::PingPongSlim { .. })
+}
