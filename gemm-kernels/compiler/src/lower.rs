@@ -22,6 +22,7 @@ pub use block_fp8::{rot_temps as fp8_block_rot_temps, rotates as fp8_block_rotat
 use gemm_core::DType;
 use gemm_isa::operand::{int, s, sr, v, VCC};
 use gemm_isa::{Inst, Op, Operand as O, Reg, RegFile};
+pub use mx::lds_bytes as mx_lds_bytes;
 pub use mx::schedule_ok as mx_schedule_ok;
 
 /// A per-lane offset one past any NUM_RECORDS the kernel accepts (spans must stay below
@@ -104,6 +105,10 @@ enum MemItem {
     Load(Operand, u32),
     /// Staging vector `p` of an operand into the other LDS buffer.
     Write(Operand, u32),
+    /// MX scales staged through LDS (`lower/mx.rs`): operand `x`'s copy of the next K tile.
+    ScaleCopy(usize),
+    /// MX scales staged through LDS: every block's scales of the current tile.
+    ScaleReads,
 }
 
 /// Where one pipeline step's tile operations go (`passes/pipeline.rs`): the LDS buffer
@@ -1338,6 +1343,11 @@ impl L<'_> {
         }
         let c = *self.c();
         if let Some(buf) = self.deferred_read.take() {
+            if self.mx_staged() {
+                // The drain's tile: its staged MX scales after the barrier that publishes it.
+                self.mx_stage_reads(buf);
+                self.mx_stage_shift();
+            }
             let (fp, bn) = (self.fpieces, self.cp[1].frags.len() as u32);
             for g in 0..lds::reads_per_block(&c) / fp {
                 let sl = crate::schedule::Slice { pieces: (g * fp, (g + 1) * fp), bn: (0, bn), read_a: true };
@@ -1595,7 +1605,9 @@ impl L<'_> {
             MOp::LdsRead { slice, part, of } => {
                 let all = self.slice_reads(&ls.slices[*slice as usize]);
                 let (lo, hi) = share(all.len(), *part, *of);
-                all[lo..hi].iter().map(|r| MemItem::Read(*r)).collect()
+                // Staged MX scales: read with the tile's first fragments, ahead of them.
+                let scales = (self.mx_staged() && *slice == 0 && *part == 0).then_some(MemItem::ScaleReads);
+                scales.into_iter().chain(all[lo..hi].iter().map(|r| MemItem::Read(*r))).collect()
             }
             MOp::Copy { operand, part, of } => {
                 let cp = &self.cp[Self::idx(*operand)];
@@ -1604,7 +1616,12 @@ impl L<'_> {
                     return (lo..hi).map(|p| MemItem::Load(*operand, p as u32)).collect();
                 }
                 let (lo, hi) = share(cp.dma_offs.len(), *part, *of);
-                let mut v: Vec<MemItem> = (lo..hi).map(|j| MemItem::Dma(*operand, j as u32)).collect();
+                let mut v: Vec<MemItem> = vec![];
+                // Staged MX scales: copied with the data, ahead of A's first share.
+                if self.mx_staged() && *operand == Operand::A && *part == 0 {
+                    v.extend([MemItem::ScaleCopy(0), MemItem::ScaleCopy(1)]);
+                }
+                v.extend((lo..hi).map(|j| MemItem::Dma(*operand, j as u32)));
                 if *part + 1 == *of {
                     v.push(MemItem::Advance(*operand));
                 }
@@ -1636,12 +1653,18 @@ impl L<'_> {
                 let packed = self.cp[Self::idx(op)].loop_kind != LoadKind::Element;
                 self.lds_store_vector(op, 1 - cur, packed, p as usize);
             }
+            MemItem::ScaleCopy(x) => self.mx_stage_copy(x, 1 - cur),
+            MemItem::ScaleReads => self.mx_stage_reads(cur),
         }
     }
 
     /// One schedule operation on buffer `cur`.
     fn mop(&mut self, ls: &crate::schedule::LoopSchedule, op: &crate::schedule::MOp, cur: u32) {
         use crate::schedule::MOp;
+        if matches!(op, MOp::Mfma { .. } | MOp::Interleaved { .. }) {
+            // Staged MX scales read in a memory cluster: shifted before the first MFMA.
+            self.mx_stage_shift();
+        }
         match op {
             MOp::LdsRead { .. } | MOp::Copy { .. } | MOp::LdsWrite { .. } => {
                 for it in self.mem_items(ls, op) {

@@ -58,6 +58,25 @@ pub(super) struct MxScales {
     dwords: u32,
     /// The set the MFMAs being emitted read.
     pub cur: usize,
+    /// The scales staged through LDS ([`staged`]): one register set (both `sets` name it).
+    staged: Option<Staged>,
+}
+
+/// LDS-staged scales ([`staged`]): each K tile's scales of the workgroup's rows, `dwords`
+/// per row, copied by LDS-DMA beside the tile's data (one `buffer_load_dword ... lds` per
+/// operand and wave, lane `i` of the workgroup owning dword `i % dwords` of tile row
+/// `i / dwords`), two buffers following the data's; every wave reads its blocks' rows
+/// with one `ds_read_b64` each after the barrier that publishes the tile.
+struct Staged {
+    /// Per operand: this lane's slot, `row * lds + 4 * dword` (the tile offset is added
+    /// per copy, into the VGPR: the range check covers the VGPR offset only, ISA.md §2.3).
+    slot: [Reg; 2],
+    /// SGPR: LDS address of this wave's first slot in scale buffer 0 (M0 of its copies).
+    m0: Reg,
+    /// Per operand: LDS address of this lane's row of its wave's first block, buffer 0.
+    raddr: [Reg; 2],
+    /// Scales read and not yet shifted to this lane group's blocks.
+    unshifted: bool,
 }
 
 impl L<'_> {
@@ -100,11 +119,20 @@ impl L<'_> {
         let per_group = c.tile.2 / c.lane_groups() / bb;
         let shift = self.vv();
         self.i(Op::V_LSHLREV_B32, &[whole(shift), int(log2(8 * per_group)), whole(self.lgrp)]);
+        let staged_now = staged(&c);
         let mut sets: [[Vec<Reg>; 2]; 2] = Default::default();
-        for set in &mut sets {
+        for (si, set) in sets.iter_mut().enumerate() {
             for (x, op) in [Operand::A, Operand::B].into_iter().enumerate() {
-                set[x] = (0..c.blocks(op)).map(|_| self.p.vreg(RegFile::Vgpr, dwords as u8)).collect();
+                set[x] = if staged_now && si == 1 {
+                    vec![]
+                } else {
+                    (0..c.blocks(op)).map(|_| self.p.vreg(RegFile::Vgpr, dwords as u8)).collect()
+                };
             }
+        }
+        if staged_now {
+            // One register set: both names of it.
+            sets[1] = sets[0].clone();
         }
         let next = [self.sv(), self.sv()];
         let tstride = [sub(bs, 6, 1), sub(bs, 7, 1)].map(|g| {
@@ -112,12 +140,16 @@ impl L<'_> {
             self.i(Op::S_MOV_B32, &[whole(r), g]);
             r
         });
-        self.mx = Some(super::mx::MxScales { srd, voff, blk_off, sets, shift, next, tstride, dwords, cur: 0 });
-        // Set 0: the last K tile (`cnt` tiles in), its blocks past `nblocks` masked.
+        self.mx =
+            Some(super::mx::MxScales { srd, voff, blk_off, sets, shift, next, tstride, dwords, cur: 0, staged: None });
+        // The last K tile (`cnt` tiles in), its blocks past `nblocks` masked.
         for x in 0..2 {
             self.i(Op::S_MUL_I32, &[whole(next[x]), whole(self.cnt), whole(tstride[x])]);
         }
-        self.mx_load(0);
+        if !staged_now {
+            // Set 0: the last tile.
+            self.mx_load(0);
+        }
         // K = 0 leaves no valid block: a 63-bit cut keeps bit 0 alone (a finite scale of
         // 2^-127 or 2^-126 times the zeros the K guard loaded), where 64 would wrap to no cut.
         let cut = self.sv();
@@ -127,6 +159,11 @@ impl L<'_> {
         // A 64-bit shift for one dword too.
         let mask = self.p.vreg(RegFile::Sgpr, 2);
         self.i(Op::S_LSHR_B64, &[whole(mask), int(-1), whole(cut)]);
+        if staged_now {
+            let origins = [whole(self.m0), whole(self.n0)];
+            self.mx_stage_setup(mask, origins, [sub(bs, 4, 1), sub(bs, 5, 1)]);
+            return;
+        }
         let regs: Vec<Reg> = self.mx.as_ref().expect("set").sets[0].iter().flatten().copied().collect();
         for r in regs {
             for d in 0..dwords as u16 {
@@ -141,6 +178,122 @@ impl L<'_> {
         for (r, g) in next.into_iter().zip(tstride) {
             self.i(Op::S_MOV_B32, &[whole(r), whole(g)]);
         }
+    }
+
+    /// LDS-staged scales ([`staged`]), at the end of [`mx_setup`](L::mx_setup) (`next` at
+    /// the last K tile): the slots and read addresses, then the last tile's scales loaded,
+    /// masked (`mask`: its bytes of blocks at and past `K/B` cleared) and written to scale
+    /// buffer 0 by the lanes that own them (the loop's first barrier publishes them), and
+    /// `next` at loop tile 0, the first the loop copies.
+    fn mx_stage_setup(&mut self, mask: Reg, origins: [O; 2], lds: [O; 2]) {
+        let c = *self.c();
+        let mx = self.mx.as_ref().expect("MX kernel");
+        let (dw, next, srd) = (mx.dwords, mx.next, mx.srd);
+        let base = lds_offset(self.k);
+        let opoff = [0, c.tile.0 * dw * 4];
+        let (row, d4) = (self.vv(), self.vv());
+        self.i(Op::V_LSHRREV_B32, &[whole(row), int(log2(dw)), whole(self.tid)]);
+        self.i(Op::V_AND_B32, &[whole(d4), int(dw as i64 - 1), whole(self.tid)]);
+        self.i(Op::V_LSHLREV_B32, &[whole(d4), int(2), whole(d4)]);
+        let mut slot = [self.oob; 2];
+        for x in 0..2 {
+            let r = self.vv();
+            self.i(Op::V_ADD_U32, &[whole(r), origins[x], whole(row)]);
+            slot[x] = self.vv();
+            self.i(Op::V_MUL_LO_U32, &[whole(slot[x]), lds[x], whole(r)]);
+            self.i(Op::V_ADD_U32, &[whole(slot[x]), whole(slot[x]), whole(d4)]);
+        }
+        // M0 of this wave's copies: 64 slots of 4 bytes per wave.
+        let (wv, m0) = (self.vv(), self.sv());
+        self.i(Op::V_LSHRREV_B32, &[whole(wv), int(6), whole(self.tid)]);
+        self.i(Op::V_READFIRSTLANE_B32, &[whole(m0), whole(wv)]);
+        self.i(Op::S_LSHL_B32, &[whole(m0), whole(m0), int(8)]);
+        self.i(Op::S_ADD_U32, &[whole(m0), whole(m0), super::lit(base)]);
+        let mut raddr = [self.oob; 2];
+        for (x, op) in [Operand::A, Operand::B].into_iter().enumerate() {
+            let w = if x == 0 { self.wm } else { self.wn };
+            let rr = self.vv();
+            let kw = self.k3(c.wave_rows(op));
+            self.i(Op::V_MAD_U32_U24, &[whole(rr), whole(w), kw, whole(self.lrow)]);
+            raddr[x] = self.vv();
+            self.i(Op::V_LSHLREV_B32, &[whole(raddr[x]), int(log2(dw * 4)), whole(rr)]);
+            self.i(Op::V_ADD_U32, &[whole(raddr[x]), super::lit(base + opoff[x]), whole(raddr[x])]);
+        }
+        // The last tile: each lane its slot's dword, masked by its dword of `mask`.
+        let (mlo, mhi, mv) = (self.vv(), self.vv(), self.vv());
+        self.i(Op::V_MOV_B32, &[whole(mlo), sub(mask, 0, 1)]);
+        self.i(Op::V_MOV_B32, &[whole(mhi), sub(mask, 1, 1)]);
+        // VCC is a constant-bus read: both sources in VGPRs.
+        self.i(Op::V_CMP_NE_U32, &[gemm_isa::operand::VCC, int(0), whole(d4)]);
+        self.i(Op::V_CNDMASK_B32, &[whole(mv), whole(mlo), whole(mhi), gemm_isa::operand::VCC]);
+        let wslot = self.vv();
+        self.i(Op::V_LSHLREV_B32, &[whole(wslot), int(2), whole(self.tid)]);
+        for x in 0..2 {
+            let (vo, t) = (self.vv(), self.vv());
+            self.i(Op::V_ADD_U32, &[whole(vo), whole(next[x]), whole(slot[x])]);
+            self.ie(Inst::new(Op::BUFFER_LOAD_DWORD, &[whole(t), whole(vo), whole(srd[x]), int(0)]).offen());
+            self.i(Op::V_AND_B32, &[whole(t), whole(mv), whole(t)]);
+            let a = self.vv();
+            self.i(Op::V_ADD_U32, &[whole(a), super::lit(base + opoff[x]), whole(wslot)]);
+            self.ie(Inst::new(Op::DS_WRITE_B32, &[whole(a), whole(t)]));
+        }
+        for r in next {
+            self.i(Op::S_MOV_B32, &[whole(r), int(0)]);
+        }
+        self.mx.as_mut().expect("MX kernel").staged = Some(Staged { slot, m0, raddr, unshifted: false });
+    }
+
+    /// LDS-staged scales: the copy of operand `x`'s scales of the next K tile into scale
+    /// buffer `buf`, then its offset one tile on.
+    pub(super) fn mx_stage_copy(&mut self, x: usize, buf: u32) {
+        let c = *self.c();
+        let mx = self.mx.as_ref().expect("MX kernel");
+        let st = mx.staged.as_ref().expect("staged scales");
+        let (slot, m0, srd, next, ts, dw) = (st.slot[x], st.m0, mx.srd[x], mx.next[x], mx.tstride[x], mx.dwords);
+        let at = buf * buffer_bytes(&c) + x as u32 * c.tile.0 * dw * 4;
+        let vo = self.vv();
+        self.i(Op::V_ADD_U32, &[whole(vo), whole(next), whole(slot)]);
+        self.i(Op::S_ADD_U32, &[gemm_isa::operand::M0, whole(m0), super::lit(at)]);
+        self.ie(Inst::new(Op::BUFFER_LOAD_DWORD, &[whole(vo), whole(srd), int(0)]).offen().lds());
+        self.i(Op::S_ADD_U32, &[whole(next), whole(next), whole(ts)]);
+    }
+
+    /// LDS-staged scales: this lane's scales of block `blk` of operand `x` from scale buffer
+    /// `buf` (shifted later, [`mx_stage_shift`](L::mx_stage_shift)).
+    pub(super) fn mx_stage_read(&mut self, x: usize, blk: usize, buf: u32) {
+        let c = *self.c();
+        let mx = self.mx.as_mut().expect("MX kernel");
+        let st = mx.staged.as_mut().expect("staged scales");
+        st.unshifted = true;
+        let (a, dst, dw) = (st.raddr[x], mx.sets[0][x][blk], mx.dwords);
+        let off = buf * buffer_bytes(&c) + blk as u32 * c.mfma.m * dw * 4;
+        let op = if dw == 1 { Op::DS_READ_B32 } else { Op::DS_READ_B64 };
+        self.ie(Inst::new(op, &[whole(dst), whole(a)]).offset(off as i32));
+    }
+
+    /// LDS-staged scales: every block's scales of the tile in buffer `buf`.
+    pub(super) fn mx_stage_reads(&mut self, buf: u32) {
+        let c = *self.c();
+        for (x, op) in [Operand::A, Operand::B].into_iter().enumerate() {
+            for blk in 0..c.blocks(op) as usize {
+                self.mx_stage_read(x, blk, buf);
+            }
+        }
+    }
+
+    /// LDS-staged scales: the scales just read, shifted to this lane group's blocks (before
+    /// the tile's first MFMA).
+    pub(super) fn mx_stage_shift(&mut self) {
+        let Some(st) = self.mx.as_mut().and_then(|m| m.staged.as_mut()) else { return };
+        if !std::mem::take(&mut st.unshifted) {
+            return;
+        }
+        self.mx_shift(0);
+    }
+
+    /// Whether the scales are staged through LDS.
+    pub(super) fn mx_staged(&self) -> bool {
+        self.mx.as_ref().is_some_and(|m| m.staged.is_some())
     }
 
     /// A byte buffer over `rows` rows of scales `lds` apart whose K tiles are `ts` apart,
@@ -189,8 +342,18 @@ impl L<'_> {
     pub(super) fn mx_use(&mut self, cur: u32) {
         let Some(mx) = self.mx.as_mut() else { return };
         mx.cur = cur as usize;
+        if mx.staged.is_some() {
+            // Read after the barrier that publishes the tile, shifted before its MFMAs.
+            return;
+        }
+        self.mx_shift(cur as usize);
+    }
+
+    /// Set `set`'s bytes shifted to this lane group's blocks.
+    fn mx_shift(&mut self, set: usize) {
+        let mx = self.mx.as_ref().expect("MX kernel");
         let (shift, dwords) = (mx.shift, mx.dwords);
-        let regs: Vec<Reg> = mx.sets[cur as usize].iter().flatten().copied().collect();
+        let regs: Vec<Reg> = mx.sets[set].iter().flatten().copied().collect();
         for r in regs {
             if dwords == 1 {
                 self.i(Op::V_LSHRREV_B32, &[whole(r), whole(shift), whole(r)]);
@@ -204,6 +367,10 @@ impl L<'_> {
     /// will next sit there.
     pub(super) fn mx_refill(&mut self, cur: u32) {
         let Some(mx) = self.mx.as_ref() else { return };
+        if mx.staged.is_some() {
+            // The copies go with the data's (`MemItem::ScaleCopy`).
+            return;
+        }
         let (next, ts) = (mx.next, mx.tstride);
         self.mx_load(cur as usize);
         for (r, g) in next.into_iter().zip(ts) {
@@ -267,4 +434,37 @@ pub fn schedule_ok(s: Schedule) -> bool {
 /// MXFP4 at 8192^3.
 pub fn no_scale_vectors(c: &crate::ir::KernelConfig) -> bool {
     c.block_scale.mx().is_some() && matches!(c.schedule, Schedule::PingPongSlim { .. })
+}
+
+/// Whether the scales are staged through LDS ([`Staged`]): the slim ping-pong, where each
+/// wave loading its rows' scales itself costs the TCP (32 KiB of lines in flight per CU,
+/// `timing/memsys.rs`) 12 KiB of lines per MXFP4 tile beside the 64 KiB of data (the A
+/// scales loaded by the four waves of a row of the wave grid, the B scales by two), against
+/// the 4 KiB the workgroup needs; and one slot per lane (`rows * dwords` = the threads for
+/// both operands: MXFP4 on the `fp8pp` tile).
+pub fn staged(c: &crate::ir::KernelConfig) -> bool {
+    let Some(bb) = c.mx_block_bytes() else { return false };
+    let dw = (c.tile.2 / bb).div_ceil(4);
+    matches!(c.schedule, Schedule::PingPongSlim { .. }) && c.tile.0 * dw == c.threads() && c.tile.1 * dw == c.threads()
+}
+
+/// Bytes of one scale buffer of a staged kernel: every row's dwords of A, then of B.
+fn buffer_bytes(c: &crate::ir::KernelConfig) -> u32 {
+    let bb = c.mx_block_bytes().expect("MX kernel");
+    (c.tile.0 + c.tile.1) * (c.tile.2 / bb).div_ceil(4) * 4
+}
+
+/// Where the scale buffers start in LDS: after the data buffers and the phase counters.
+fn lds_offset(k: &crate::ir::Kernel) -> u32 {
+    (k.lds_buffers * k.lds_buffer_bytes() + crate::schedule::phase::lds_bytes(k)).next_multiple_of(16)
+}
+
+/// The LDS bytes the kernel's staged scales add past the data buffers and phase counters
+/// (0 unless [`staged`]).
+pub fn lds_bytes(k: &crate::ir::Kernel) -> u32 {
+    if !staged(&k.config) {
+        return 0;
+    }
+    let end = k.lds_buffers * k.lds_buffer_bytes() + crate::schedule::phase::lds_bytes(k);
+    lds_offset(k) - end + 2 * buffer_bytes(&k.config)
 }
