@@ -1346,7 +1346,6 @@ impl L<'_> {
             if self.mx_staged() {
                 // The drain's tile: its staged MX scales after the barrier that publishes it.
                 self.mx_stage_reads(buf);
-                self.mx_stage_shift();
             }
             let (fp, bn) = (self.fpieces, self.cp[1].frags.len() as u32);
             for g in 0..lds::reads_per_block(&c) / fp {
@@ -1661,10 +1660,6 @@ impl L<'_> {
     /// One schedule operation on buffer `cur`.
     fn mop(&mut self, ls: &crate::schedule::LoopSchedule, op: &crate::schedule::MOp, cur: u32) {
         use crate::schedule::MOp;
-        if matches!(op, MOp::Mfma { .. } | MOp::Interleaved { .. }) {
-            // Staged MX scales read in a memory cluster: shifted before the first MFMA.
-            self.mx_stage_shift();
-        }
         match op {
             MOp::LdsRead { .. } | MOp::Copy { .. } | MOp::LdsWrite { .. } => {
                 for it in self.mem_items(ls, op) {
