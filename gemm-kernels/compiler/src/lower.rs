@@ -1604,9 +1604,10 @@ impl L<'_> {
             MOp::LdsRead { slice, part, of } => {
                 let all = self.slice_reads(&ls.slices[*slice as usize]);
                 let (lo, hi) = share(all.len(), *part, *of);
-                // Staged MX scales: read with the tile's first fragments, ahead of them.
+                // Staged MX scales: read with the tile's first fragments, after them (the
+                // first MFMAs wait for both; the timing model put reading them first 1% slower).
                 let scales = (self.mx_staged() && *slice == 0 && *part == 0).then_some(MemItem::ScaleReads);
-                scales.into_iter().chain(all[lo..hi].iter().map(|r| MemItem::Read(*r))).collect()
+                all[lo..hi].iter().map(|r| MemItem::Read(*r)).chain(scales).collect()
             }
             MOp::Copy { operand, part, of } => {
                 let cp = &self.cp[Self::idx(*operand)];
@@ -1615,12 +1616,11 @@ impl L<'_> {
                     return (lo..hi).map(|p| MemItem::Load(*operand, p as u32)).collect();
                 }
                 let (lo, hi) = share(cp.dma_offs.len(), *part, *of);
-                let mut v: Vec<MemItem> = vec![];
-                // Staged MX scales: copied with the data, ahead of A's first share.
+                let mut v: Vec<MemItem> = (lo..hi).map(|j| MemItem::Dma(*operand, j as u32)).collect();
+                // Staged MX scales: copied with the data, after A's first share.
                 if self.mx_staged() && *operand == Operand::A && *part == 0 {
                     v.extend([MemItem::ScaleCopy(0), MemItem::ScaleCopy(1)]);
                 }
-                v.extend((lo..hi).map(|j| MemItem::Dma(*operand, j as u32)));
                 if *part + 1 == *of {
                     v.push(MemItem::Advance(*operand));
                 }
@@ -2061,6 +2061,15 @@ impl L<'_> {
                 // issued before the first quad's arithmetic (their latencies overlap);
                 // otherwise each quad loads and waits in turn.
                 let quads = (c.acc_regs() / 4) as u16;
+                // MX on the slim ping-pong (`lower/mx.rs`): quads in pairs, one dwordx4 each.
+                let paired = mx::paired_stores(&c);
+                let pbase = paired.then(|| {
+                    let (h8, pb) = (self.vv(), self.vv());
+                    self.i(Op::V_LSHLREV_B32, &[whole(h8), int(3), whole(self.lgrp)]);
+                    self.i(Op::V_ADD_U32, &[whole(pb), whole(base), whole(h8)]);
+                    pb
+                });
+                let mut pair_out: Option<Reg> = None;
                 let mut early = std::collections::BTreeMap::new();
                 if crate::schedule::slim_edges(&c) && c.fusion == crate::ir::Fusion::NONE {
                     for q in 0..quads {
@@ -2116,6 +2125,30 @@ impl L<'_> {
                             self.fuse(x, bias);
                         }
                         xs.push(x);
+                    }
+                    if let Some(pb) = pbase {
+                        // Quad `q` (rows `8q + 4h ..`, `h` the lane group) packed into the
+                        // pair's dwords `2 (q % 2) ..`; after the odd quad, the lanes of group 0
+                        // trade their odd quad for group 1's even one (`v_permlane32_swap`), so
+                        // that group 0 holds rows `8q' .. 8q' + 8` of the even quad `q'` and group 1
+                        // rows `8q' + 8 ..` of the odd: one `buffer_store_dwordx4` of 16 rows
+                        // per column where two dwordx2 stores each wrote 8 (half the stores, and
+                        // of the TCP's tag lookups: each store touches one line per column).
+                        let out = *pair_out.get_or_insert_with(|| self.vn(4));
+                        let h = 2 * (q % 2);
+                        self.pack16(xs[0], xs[1], sub(out, h, 1));
+                        self.pack16(xs[2], xs[3], sub(out, h + 1, 1));
+                        if q % 2 == 1 {
+                            for d in 0..2u16 {
+                                self.ie(Inst::new(Op::V_PERMLANE32_SWAP_B32, &[sub(out, d, 1), sub(out, 2 + d, 1)]));
+                            }
+                            let at = (4 * g * (q as u32 - 1) * ec) as i32;
+                            self.ie(Inst::new(Op::BUFFER_STORE_DWORDX4, &[whole(out), whole(pb), srd, int(0)])
+                                .offen()
+                                .offset(at));
+                            pair_out = None;
+                        }
+                        continue;
                     }
                     let out = self.vn(dw);
                     if ec == 4 {

@@ -462,3 +462,18 @@ pub fn lds_bytes(k: &crate::ir::Kernel) -> u32 {
     let end = k.lds_buffers * k.lds_buffer_bytes() + crate::schedule::phase::lds_bytes(k);
     lds_offset(k) - end + 2 * buffer_bytes(&k.config)
 }
+
+/// Whether the epilogue's aligned stores pair a block's register quads (`lower.rs`
+/// `store_vectors`): MX kernels on the slim ping-pong with 16-bit C and 32x32 MFMAs (quads
+/// `8q + 4h` apart by lane group `h`). With one workgroup per CU its stores drain alone,
+/// and the TCP looks up one tag per line a store touches: the timing model put the drain
+/// of 32 dwordx2 stores per wave, 32 lines each, at most of the 15k cycles between the
+/// last MFMA and the workgroup's end at 8192^3.
+pub fn paired_stores(c: &crate::ir::KernelConfig) -> bool {
+    no_scale_vectors(c)
+        && c.c_bytes() == 2
+        && c.mfma.m == 32
+        && c.lane_groups() == 2
+        && c.fusion == crate::ir::Fusion::NONE
+        && (c.acc_regs() / 4).is_multiple_of(2)
+}
