@@ -1419,6 +1419,28 @@ impl L<'_> {
         }
     }
 
+    /// The two-stage prologue (the last K tile's copies into buffer 0) with every operand's
+    /// global loads issued before the first LDS write (`region` writes each operand's tile
+    /// before loading the next: one round trip per operand), for the MX kernels with staged
+    /// scales (`lower/mx.rs`), whose setup leaves the scales' loads in flight beside them.
+    fn prologue_loads_first(&mut self, ops: &[TileOp]) {
+        let pos = Pos::two(0);
+        let mut written = vec![];
+        for op in ops {
+            match *op {
+                TileOp::GlobalToLds(cp) => {
+                    self.use_set(Self::idx(cp.operand), pos.load_set);
+                    self.global_load(cp);
+                    written.push(cp.operand);
+                }
+                _ => self.region(std::slice::from_ref(op), pos),
+            }
+        }
+        for o in written {
+            self.lds_store(o, pos.read, true);
+        }
+    }
+
     /// One K tile of the main loop from buffer `cur`: the kernel's loop schedule when it
     /// has one, else the pipelined body.
     fn loop_body(&mut self, cur: u32) {
@@ -2681,7 +2703,12 @@ pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
         l.three_stages();
         return Ok(l.p);
     }
-    l.region(&k.prologue, Pos::two(0));
+    if l.mx_staged() {
+        l.prologue_loads_first(&k.prologue);
+    } else {
+        l.region(&k.prologue, Pos::two(0));
+    }
+    l.mx_stage_tail_writes();
     let (lp, drain0, drain1, epi) = (l.p.label(), l.p.label(), l.p.label(), l.p.label());
     let cnt = l.cnt;
     if let Some(ls) = &k.schedule {

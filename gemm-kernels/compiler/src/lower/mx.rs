@@ -80,6 +80,8 @@ struct Staged {
     raddr: [Reg; 2],
     /// Per operand: the scale registers, one dword per block of the wave.
     regs: [Reg; 2],
+    /// The last tile's scales loaded in the setup and still to write: data, mask, LDS address.
+    tail: Vec<(Reg, Reg, Reg)>,
 }
 
 impl L<'_> {
@@ -197,6 +199,7 @@ impl L<'_> {
         let mut slot = [self.oob; 2];
         let mut raddr = [self.oob; 2];
         let mut regs = [self.oob; 2];
+        let mut tail = vec![];
         for (x, op) in [Operand::A, Operand::B].into_iter().enumerate() {
             // Slot `i` (this lane's `tid`) holds dword `d = i % G` of tile row `i / G`: each
             // copy instruction reads whole lines of K-tiled scales (32 rows of 8 bytes).
@@ -229,11 +232,18 @@ impl L<'_> {
             self.i(Op::V_CNDMASK_B32, &[whole(mv), whole(mlo), whole(mhi), gemm_isa::operand::VCC]);
             self.i(Op::V_ADD_U32, &[whole(vo), whole(next[x]), whole(slot[x])]);
             self.ie(Inst::new(Op::BUFFER_LOAD_DWORD, &[whole(v), whole(vo), whole(srd[x]), int(0)]).offen());
-            self.i(Op::V_AND_B32, &[whole(v), whole(mv), whole(v)]);
-            let a = self.vv();
-            self.i(Op::V_ADD_U32, &[whole(a), super::lit(base + opoff[x]), whole(wslot)]);
-            self.ie(Inst::new(Op::DS_WRITE_B32, &[whole(a), whole(v)]));
+            tail.push((x, v, mv));
         }
+        // The masks and LDS writes wait for the loads: after the prologue's copies are
+        // issued too ([`mx_stage_tail_writes`](L::mx_stage_tail_writes)).
+        let tail = tail
+            .into_iter()
+            .map(|(x, v, mv)| {
+                let a = self.vv();
+                self.i(Op::V_ADD_U32, &[whole(a), super::lit(base + opoff[x]), whole(wslot)]);
+                (v, mv, a)
+            })
+            .collect();
         // M0 of this wave's copies: 64 slots of 4 bytes per wave.
         let (wv, m0) = (self.vv(), self.sv());
         self.i(Op::V_LSHRREV_B32, &[whole(wv), int(6), whole(self.tid)]);
@@ -243,7 +253,18 @@ impl L<'_> {
         for r in next {
             self.i(Op::S_MOV_B32, &[whole(r), int(0)]);
         }
-        self.mx.as_mut().expect("MX kernel").staged = Some(Staged { slot, m0, raddr, regs });
+        self.mx.as_mut().expect("MX kernel").staged = Some(Staged { slot, m0, raddr, regs, tail });
+    }
+
+    /// LDS-staged scales, after the prologue's copies: the last tile's scales masked and
+    /// written to scale buffer 0 (their loads, issued in the setup, and the copies' are in
+    /// flight together).
+    pub(super) fn mx_stage_tail_writes(&mut self) {
+        let Some(st) = self.mx.as_mut().and_then(|m| m.staged.as_mut()) else { return };
+        for (v, mv, a) in std::mem::take(&mut st.tail) {
+            self.i(Op::V_AND_B32, &[whole(v), whole(mv), whole(v)]);
+            self.ie(Inst::new(Op::DS_WRITE_B32, &[whole(a), whole(v)]));
+        }
     }
 
     /// LDS-staged scales: the copy of operand `x`'s scales of the next K tile into scale
