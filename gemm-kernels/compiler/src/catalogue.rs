@@ -171,7 +171,7 @@
 //! * `mx`, `mxil`, `mxpp` (gfx950): OCP MX with the scaled MFMA (`lower/mx.rs`). `mxpp` runs
 //!   MXFP4 and MXFP8 on the `fp8pp` tile and slim ping-pong, MXFP4's scales staged through LDS
 //!   beside the data: `gemm mx --tiled-scales` (bf16 out) puts MXFP4 at 8192^3 at 191 us,
-//!   5752 TFLOP/s (88% of the fp4 ceiling, 1.87x `fp8pp` per-tensor in the same run), against
+//!   5749 TFLOP/s (88% of the fp4 ceiling, 1.87x `fp8pp` per-tensor in the same run), against
 //!   270 for `mxil`; MXFP8 at 3044. The dispatcher takes it where 256x256 tiles fill every CU.
 
 use crate::grid::GridOrder;
@@ -691,7 +691,7 @@ pub fn split_families() -> Vec<Family> {
 /// flavours and mixed, and MXFP4; `mxil`: the `fp8il` tile and schedule (256x256x128 bytes,
 /// 4-wave interleave) for the large problems, MXFP8 e4m3 and MXFP4; `mxpp`: the `fp8pp` tile
 /// and slim ping-pong for the same (the dispatcher's pick where 256x256 tiles fill the GPU:
-/// `gemm mx --tiled-scales` puts it at 5649 TFLOP/s for MXFP4 at 8192^3, 86.5% of the fp4
+/// `gemm mx --tiled-scales` puts it at 5749 TFLOP/s for MXFP4 at 8192^3, 88% of the fp4
 /// ceiling, against 4072 for `mxil`).
 fn mx_families(arch: Arch) -> [Family; 3] {
     use MxFormat::{E2M1, E4M3, E5M2};
