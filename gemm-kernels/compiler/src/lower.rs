@@ -444,9 +444,12 @@ impl L<'_> {
         for _ in 0..c.blocks(Operand::A) * c.blocks(Operand::B) {
             let file = if valu_acc { RegFile::Vgpr } else { RegFile::Agpr };
             let a = self.p.vreg(file, c.acc_regs() as u8);
-            for r in 0..c.acc_regs() as u16 {
-                let op = if valu_acc { Op::V_MOV_B32 } else { Op::V_ACCVGPR_WRITE_B32 };
-                self.i(op, &[sub(a, r, 1), int(0)]);
+            // MX with staged scales: zeroed while the prologue's loads are in flight.
+            if !mx::staged(&c) {
+                for r in 0..c.acc_regs() as u16 {
+                    let op = if valu_acc { Op::V_MOV_B32 } else { Op::V_ACCVGPR_WRITE_B32 };
+                    self.i(op, &[sub(a, r, 1), int(0)]);
+                }
             }
             self.acc.push(a);
         }
@@ -1421,8 +1424,9 @@ impl L<'_> {
 
     /// The two-stage prologue (the last K tile's copies into buffer 0) with every operand's
     /// global loads issued before the first LDS write (`region` writes each operand's tile
-    /// before loading the next: one round trip per operand), for the MX kernels with staged
-    /// scales (`lower/mx.rs`), whose setup leaves the scales' loads in flight beside them.
+    /// before loading the next: one round trip per operand), then the accumulators zeroed
+    /// while they fly, for the MX kernels with staged scales (`lower/mx.rs`, AGPR
+    /// accumulators), whose setup leaves the scales' loads in flight beside them.
     fn prologue_loads_first(&mut self, ops: &[TileOp]) {
         let pos = Pos::two(0);
         let mut written = vec![];
@@ -1434,6 +1438,13 @@ impl L<'_> {
                     written.push(cp.operand);
                 }
                 _ => self.region(std::slice::from_ref(op), pos),
+            }
+        }
+        // The accumulators, zeroed here rather than in the setup: the two waves of a SIMD
+        // share its issue, and the second's loads went out after both waves' 128 writes.
+        for a in self.acc.clone() {
+            for r in 0..self.c().acc_regs() as u16 {
+                self.i(Op::V_ACCVGPR_WRITE_B32, &[sub(a, r, 1), int(0)]);
             }
         }
         for o in written {
