@@ -189,10 +189,12 @@ pub fn kernels(arch: Arch, a: MxFormat, b: MxFormat, c: DType) -> impl Iterator<
     gemm_kernels::for_arch(arch).filter(move |e| e.block_scale == BlockScaleKind::Mx { a, b } && e.c_type == c)
 }
 
-/// The MX kernel for `p` on `arch` with `cus` compute units: the 256x256 interleaved tile
-/// when its tiles fill every CU at least once, else the 128x128 tile (four times the
-/// workgroups); a format pair only the 128x128 family builds takes it. The MX kernels are not
-/// in the characterisation table (`gemm mx` in the lab times both under the model).
+/// The MX kernel for `p` on `arch` with `cus` compute units: a 256x256 tile when its tiles
+/// fill every CU at least once, the 8-wave slim ping-pong (`mxpp`) before the 4-wave
+/// interleave (`mxil`), else the 128x128 tile (four times the workgroups); a format pair only
+/// the 128x128 family builds takes it. The MX kernels are not in the characterisation table
+/// (`gemm mx` in the lab times them under the model: the ping-pong 27.8 us for MXFP4 at
+/// 4096^3 against 43.6 for the interleave, 194.6 against 270.3 at 8192^3).
 pub fn plan_mx(arch: Arch, cus: u32, p: &MxProblem) -> Result<MxPlan, String> {
     if let Some(why) = p.unfit(arch) {
         return Err(why);
@@ -200,8 +202,9 @@ pub fn plan_mx(arch: Arch, cus: u32, p: &MxProblem) -> Result<MxPlan, String> {
     let (km, kn) = (p.n as u32, p.m as u32);
     let fills = |e: &KernelEntry| km.div_ceil(e.tile.0) * kn.div_ceil(e.tile.1) >= cus;
     let mut candidates: Vec<&'static KernelEntry> = kernels(arch, p.w, p.x, p.c_type).collect();
-    // Larger tiles first; the first that fills every CU, else the smallest.
-    candidates.sort_by_key(|e| std::cmp::Reverse(e.tile.0 * e.tile.1));
+    // Larger tiles first, more waves first among equal tiles; the first that fills every
+    // CU, else the smallest.
+    candidates.sort_by_key(|e| std::cmp::Reverse((e.tile.0 * e.tile.1, e.waves)));
     let entry = candidates
         .iter()
         .find(|e| fills(e))
@@ -476,6 +479,10 @@ mod tests {
         let p = MxProblem::new(8192, 8192, 8192, MxFormat::E2M1, MxFormat::E2M1, DType::Bf16);
         let big = plan_mx(Arch::Gfx950, 256, &p).unwrap();
         assert_eq!(big.entry.tile.0, 256, "{}", big.entry.name);
+        // The slim ping-pong (8 waves) before the 4-wave interleave, MXFP4 and MXFP8.
+        assert_eq!((big.entry.waves, big.entry.schedule), (8, "pingpong2slim"), "{}", big.entry.name);
+        let e4 = MxProblem::new(4096, 4096, 4096, MxFormat::E4M3, MxFormat::E4M3, DType::Bf16);
+        assert_eq!(plan_mx(Arch::Gfx950, 256, &e4).unwrap().entry.waves, 8);
         let small = plan_mx(Arch::Gfx950, 256, &MxProblem { m: 256, n: 512, ..p }).unwrap();
         assert_eq!(small.entry.tile.0, 128, "{}", small.entry.name);
         // e5m2 pairs exist only on the 128x128 tile.

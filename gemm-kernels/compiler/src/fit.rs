@@ -191,7 +191,7 @@ fn check_mx(c: &KernelConfig) -> Result<(), Unfit> {
         return no("MX operands are packed along K: A^T B only".into());
     }
     if c.stages != 2 || c.grouped || c.split != SplitK::None || !crate::lower::mx_schedule_ok(c.schedule) {
-        return no("two stages, not grouped or split, pipelined or interleaved".into());
+        return no("two stages, not grouped or split, pipelined, interleaved or the slim ping-pong".into());
     }
     if c.mfma != MfmaShape::fp8_32(c.arch) && c.mfma != MfmaShape::fp8_16(c.arch) {
         return no(format!("{:?} is not a scaled f8f6f4 shape", c.mfma));

@@ -189,7 +189,9 @@ pub fn compile_kernel_with(mut kernel: Kernel, opts: Options) -> Result<Compiled
     let lds_bytes = if config.is_decode() {
         fit::decode_lds_bytes(&config)
     } else {
-        kernel.lds_buffers * kernel.lds_buffer_bytes() + schedule::phase::lds_bytes(&kernel)
+        kernel.lds_buffers * kernel.lds_buffer_bytes()
+            + schedule::phase::lds_bytes(&kernel)
+            + lower::mx_lds_bytes(&kernel)
     };
     let mut spec = KernelSpec::new(name.clone(), code.clone());
     spec.registers = RegisterUsage {

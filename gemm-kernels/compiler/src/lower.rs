@@ -22,6 +22,7 @@ pub use block_fp8::{rot_temps as fp8_block_rot_temps, rotates as fp8_block_rotat
 use gemm_core::DType;
 use gemm_isa::operand::{int, s, sr, v, VCC};
 use gemm_isa::{Inst, Op, Operand as O, Reg, RegFile};
+pub use mx::lds_bytes as mx_lds_bytes;
 pub use mx::schedule_ok as mx_schedule_ok;
 
 /// A per-lane offset one past any NUM_RECORDS the kernel accepts (spans must stay below
@@ -106,6 +107,10 @@ enum MemItem {
     Load(Operand, u32),
     /// Staging vector `p` of an operand into the other LDS buffer.
     Write(Operand, u32),
+    /// MX scales staged through LDS (`lower/mx.rs`): operand `x`'s copy of the next K tile.
+    ScaleCopy(usize),
+    /// MX scales staged through LDS: every block's scales of the current tile.
+    ScaleReads,
 }
 
 /// Where one pipeline step's tile operations go (`passes/pipeline.rs`): the LDS buffer
@@ -441,9 +446,12 @@ impl L<'_> {
         for _ in 0..c.blocks(Operand::A) * c.blocks(Operand::B) {
             let file = if valu_acc { RegFile::Vgpr } else { RegFile::Agpr };
             let a = self.p.vreg(file, c.acc_regs() as u8);
-            for r in 0..c.acc_regs() as u16 {
-                let op = if valu_acc { Op::V_MOV_B32 } else { Op::V_ACCVGPR_WRITE_B32 };
-                self.i(op, &[sub(a, r, 1), int(0)]);
+            // MX with staged scales: zeroed while the prologue's loads are in flight.
+            if !mx::staged(&c) {
+                for r in 0..c.acc_regs() as u16 {
+                    let op = if valu_acc { Op::V_MOV_B32 } else { Op::V_ACCVGPR_WRITE_B32 };
+                    self.i(op, &[sub(a, r, 1), int(0)]);
+                }
             }
             self.acc.push(a);
         }
@@ -1340,6 +1348,10 @@ impl L<'_> {
         }
         let c = *self.c();
         if let Some(buf) = self.deferred_read.take() {
+            if self.mx_staged() {
+                // The drain's tile: its staged MX scales after the barrier that publishes it.
+                self.mx_stage_reads(buf);
+            }
             let (fp, bn) = (self.fpieces, self.cp[1].frags.len() as u32);
             for g in 0..lds::reads_per_block(&c) / fp {
                 let sl = crate::schedule::Slice { pieces: (g * fp, (g + 1) * fp), bn: (0, bn), read_a: true };
@@ -1409,6 +1421,36 @@ impl L<'_> {
                 TileOp::Dot => self.dot(),
                 TileOp::Epilogue => self.epilogue(),
             }
+        }
+    }
+
+    /// The two-stage prologue (the last K tile's copies into buffer 0) with every operand's
+    /// global loads issued before the first LDS write (`region` writes each operand's tile
+    /// before loading the next: one round trip per operand), then the accumulators zeroed
+    /// while they fly, for the MX kernels with staged scales (`lower/mx.rs`, AGPR
+    /// accumulators), whose setup leaves the scales' loads in flight beside them.
+    fn prologue_loads_first(&mut self, ops: &[TileOp]) {
+        let pos = Pos::two(0);
+        let mut written = vec![];
+        for op in ops {
+            match *op {
+                TileOp::GlobalToLds(cp) => {
+                    self.use_set(Self::idx(cp.operand), pos.load_set);
+                    self.global_load(cp);
+                    written.push(cp.operand);
+                }
+                _ => self.region(std::slice::from_ref(op), pos),
+            }
+        }
+        // The accumulators, zeroed here rather than in the setup: the two waves of a SIMD
+        // share its issue, and the second's loads went out after both waves' 128 writes.
+        for a in self.acc.clone() {
+            for r in 0..self.c().acc_regs() as u16 {
+                self.i(Op::V_ACCVGPR_WRITE_B32, &[sub(a, r, 1), int(0)]);
+            }
+        }
+        for o in written {
+            self.lds_store(o, pos.read, true);
         }
     }
 
@@ -1546,6 +1588,10 @@ impl L<'_> {
             if piece < sl.pieces.0 || piece >= sl.pieces.1 {
                 continue;
             }
+            // MX on the slim ping-pong: an fp4 step's two MFMAs per block (one per half of
+            // its dwords, `mx_mfmas`) go out half by half over the blocks, so that no MFMA
+            // waits for the one just before it to write the same accumulators.
+            let mut mx_halves: Vec<Vec<Inst>> = vec![];
             for (bm, a) in fa.iter().enumerate() {
                 for bn in sl.bn.0 as usize..sl.bn.1 as usize {
                     if let Some(bf) = &self.bf {
@@ -1557,17 +1603,30 @@ impl L<'_> {
                         continue;
                     }
                     let acc = whole(self.acc[bm * fb.len() + bn]);
-                    if self.mx.is_some() {
-                        out.extend(self.mx_mfmas(st, bm, bn, acc, *a, fb[bn]));
-                        continue;
-                    }
                     // Slim fragments hold the slice's pieces only.
                     let d = st * rps % (4 * self.fpieces as u16);
+                    if self.mx.is_some() {
+                        let insts = self.mx_mfmas_at(st, d, bm, bn, acc, *a, fb[bn]);
+                        if self.slim() {
+                            mx_halves.push(insts);
+                        } else {
+                            out.extend(insts);
+                        }
+                        continue;
+                    }
                     out.push(self.mfma_inst(op, acc, sub(*a, d, rps as u8), sub(fb[bn], d, rps as u8)));
                 }
             }
+            for p in 0..mx_halves.first().map_or(0, Vec::len) {
+                out.extend(mx_halves.iter().map(|h| h[p].clone()));
+            }
         }
         out
+    }
+
+    /// Whether the kernel runs the slim ping-pong (its fragments hold one slice's pieces).
+    fn slim(&self) -> bool {
+        matches!(self.c().schedule, crate::schedule::Schedule::PingPongSlim { .. })
     }
 
     /// The memory instructions of a schedule's read or copy group, one by one (so that an
@@ -1580,7 +1639,10 @@ impl L<'_> {
             MOp::LdsRead { slice, part, of } => {
                 let all = self.slice_reads(&ls.slices[*slice as usize]);
                 let (lo, hi) = share(all.len(), *part, *of);
-                all[lo..hi].iter().map(|r| MemItem::Read(*r)).collect()
+                // Staged MX scales: read with the tile's first fragments, after them (the
+                // first MFMAs wait for both; the timing model put reading them first 1% slower).
+                let scales = (self.mx_staged() && *slice == 0 && *part == 0).then_some(MemItem::ScaleReads);
+                all[lo..hi].iter().map(|r| MemItem::Read(*r)).chain(scales).collect()
             }
             MOp::LdsReadNext { slice } => {
                 self.slice_reads(&ls.slices[*slice as usize]).into_iter().map(MemItem::ReadNext).collect()
@@ -1593,6 +1655,10 @@ impl L<'_> {
                 }
                 let (lo, hi) = share(cp.dma_offs.len(), *part, *of);
                 let mut v: Vec<MemItem> = (lo..hi).map(|j| MemItem::Dma(*operand, j as u32)).collect();
+                // Staged MX scales: copied with the data, after A's first share.
+                if self.mx_staged() && *operand == Operand::A && *part == 0 {
+                    v.extend([MemItem::ScaleCopy(0), MemItem::ScaleCopy(1)]);
+                }
                 if *part + 1 == *of {
                     v.push(MemItem::Advance(*operand));
                 }
@@ -1625,6 +1691,8 @@ impl L<'_> {
                 let packed = self.cp[Self::idx(op)].loop_kind != LoadKind::Element;
                 self.lds_store_vector(op, 1 - cur, packed, p as usize);
             }
+            MemItem::ScaleCopy(x) => self.mx_stage_copy(x, 1 - cur),
+            MemItem::ScaleReads => self.mx_stage_reads(cur),
         }
     }
 
@@ -1782,6 +1850,9 @@ impl L<'_> {
             self.i(Op::V_MUL_F32, &[whole(a), self.arg(12), whole(a)]);
             self.alpha_scaled = Some(a);
             self.scale_d = sub(sc, 2, 1);
+        }
+        if mx::no_scale_vectors(self.c()) {
+            return;
         }
         // row_lo row_hi col_lo col_hi
         let vp = self.p.vreg(RegFile::Sgpr, 4);
@@ -2029,6 +2100,15 @@ impl L<'_> {
                 // issued before the first quad's arithmetic (their latencies overlap);
                 // otherwise each quad loads and waits in turn.
                 let quads = (c.acc_regs() / 4) as u16;
+                // MX on the slim ping-pong (`lower/mx.rs`): quads in pairs, one dwordx4 each.
+                let paired = mx::paired_stores(&c);
+                let pbase = paired.then(|| {
+                    let (h8, pb) = (self.vv(), self.vv());
+                    self.i(Op::V_LSHLREV_B32, &[whole(h8), int(3), whole(self.lgrp)]);
+                    self.i(Op::V_ADD_U32, &[whole(pb), whole(base), whole(h8)]);
+                    pb
+                });
+                let mut pair_out: Option<Reg> = None;
                 let mut early = std::collections::BTreeMap::new();
                 if crate::schedule::slim_edges(&c) && c.fusion == crate::ir::Fusion::NONE {
                     for q in 0..quads {
@@ -2084,6 +2164,30 @@ impl L<'_> {
                             self.fuse(x, bias);
                         }
                         xs.push(x);
+                    }
+                    if let Some(pb) = pbase {
+                        // Quad `q` (rows `8q + 4h ..`, `h` the lane group) packed into the
+                        // pair's dwords `2 (q % 2) ..`; after the odd quad, the lanes of group 0
+                        // trade their odd quad for group 1's even one (`v_permlane32_swap`), so
+                        // that group 0 holds rows `8q' .. 8q' + 8` of the even quad `q'` and group 1
+                        // rows `8q' + 8 ..` of the odd: one `buffer_store_dwordx4` of 16 rows
+                        // per column where two dwordx2 stores each wrote 8 (half the stores, and
+                        // of the TCP's tag lookups: each store touches one line per column).
+                        let out = *pair_out.get_or_insert_with(|| self.vn(4));
+                        let h = 2 * (q % 2);
+                        self.pack16(xs[0], xs[1], sub(out, h, 1));
+                        self.pack16(xs[2], xs[3], sub(out, h + 1, 1));
+                        if q % 2 == 1 {
+                            for d in 0..2u16 {
+                                self.ie(Inst::new(Op::V_PERMLANE32_SWAP_B32, &[sub(out, d, 1), sub(out, 2 + d, 1)]));
+                            }
+                            let at = (4 * g * (q as u32 - 1) * ec) as i32;
+                            self.ie(Inst::new(Op::BUFFER_STORE_DWORDX4, &[whole(out), whole(pb), srd, int(0)])
+                                .offen()
+                                .offset(at));
+                            pair_out = None;
+                        }
+                        continue;
                     }
                     let out = self.vn(dw);
                     if ec == 4 {
@@ -2616,7 +2720,12 @@ pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
         l.three_stages();
         return Ok(l.p);
     }
-    l.region(&k.prologue, Pos::two(0));
+    if l.mx_staged() {
+        l.prologue_loads_first(&k.prologue);
+    } else {
+        l.region(&k.prologue, Pos::two(0));
+    }
+    l.mx_stage_tail_writes();
     let (lp, drain0, drain1, epi) = (l.p.label(), l.p.label(), l.p.label(), l.p.label());
     let cnt = l.cnt;
     if let Some(ls) = &k.schedule {

@@ -372,13 +372,8 @@ fn ping_pong(k: &Kernel, clusters: u32, slim: bool) -> Result<LoopSchedule, Reas
         return Err(Reason::Waves { schedule: name, need, have: c.waves });
     }
     let sl = slices(c, clusters)?;
-    if slim {
-        if c.block_scale.mx().is_some() {
-            return Err(Reason::Slim("MX kernels keep their scale registers per K tile"));
-        }
-        if clusters == 1 || frag_pieces(c) == crate::lds::reads_per_block(c) {
-            return Err(Reason::Slim("the slices do not split the K tile's fragment pieces: nothing to save"));
-        }
+    if slim && (clusters == 1 || frag_pieces(c) == crate::lds::reads_per_block(c)) {
+        return Err(Reason::Slim("the slices do not split the K tile's fragment pieces: nothing to save"));
     }
     // All copies of the next tile go in the first memory cluster: with the stagger, group
     // 1's copies must have landed by the barrier that lets group 0 read the next buffer
