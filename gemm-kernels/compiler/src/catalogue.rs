@@ -167,20 +167,16 @@
 //!   after the next MFMA (a whole tile's group sums do not fit beside the 128 accumulators in
 //!   the 256 registers of two waves per SIMD): `gemm mx --fp8-blocks` (bf16 out) 54.0 us at
 //!   4096^3 against 49.5 for `fp8pp` per-tensor and 77.0 for `bsfp8`; 390.6, 357.0 and 518.6
-<<<<<<< HEAD
 //!   at 8192^3. The dispatcher takes it where its tiles fill every CU. gfx942's `bsfp8` runs
 //!   8 waves (4x2 of 32x64) with the 8-wave interleave (`schedule::interleave8`), its carried
 //!   sums in VGPRs, and every block-scaled kernel the lean prologue and epilogue
 //!   (`schedule::slim_edges`): 130.3 us at 4096^3 against 117.9 for fp8 per-tensor (90%),
 //!   857.2 against 905.9 at 8192^3 (`gemm mx --fp8-blocks`, bf16 out).
-=======
-//!   at 8192^3. The dispatcher takes it where its tiles fill every CU.
 //! * `mx`, `mxil`, `mxpp` (gfx950): OCP MX with the scaled MFMA (`lower/mx.rs`). `mxpp` runs
 //!   MXFP4 and MXFP8 on the `fp8pp` tile and slim ping-pong, MXFP4's scales staged through LDS
 //!   beside the data: `gemm mx --tiled-scales` (bf16 out) puts MXFP4 at 8192^3 at 191 us,
 //!   5749 TFLOP/s (88% of the fp4 ceiling, 1.87x `fp8pp` per-tensor in the same run), against
 //!   270 for `mxil`; MXFP8 at 3044. The dispatcher takes it where 256x256 tiles fill every CU.
->>>>>>> s27-mxfp4
 
 use crate::grid::GridOrder;
 use crate::ir::{Activation, Align, Arch, Bias, DmaPolicy, Fusion, KernelConfig, MfmaShape, SplitK};
