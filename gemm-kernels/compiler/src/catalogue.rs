@@ -587,9 +587,15 @@ type DecodeShape = (u32, u32, u32, u32);
 ///   split over 8 waves of each workgroup for bytes in flight;
 /// * 16x64 and 32x64, 4 waves, 2 loads: M = 17..64, four column blocks per wave;
 /// * 64x16, 8 waves, 2 loads: gfx950 at M = 16 (28672x16x4096: 39.3 us against 50.3 for
-///   16x16: four row blocks per activation load), and its grouped (mixture-of-experts) shape.
+///   16x16: four row blocks per activation load), and its grouped (mixture-of-experts) shape;
+/// * 32x32, 1 wave, 4 loads: M = 17..32 in one column block instead of half of a 64-column
+///   one (no loads and MFMAs of padding columns), two row blocks per activation load, eight
+///   loads of A in flight per wave (session 27, `gemm sweep --decode --trans tn`, bf16,
+///   6144x32x4096: gfx942 17.51 us against 20.09 for 32x64 w4 u2; gfx950 14.87 against 15.99).
+///   At M = 33..64 no decode shape beat the pipelined split-K plan in that sweep (gfx942
+///   8192x64x3584: best 64x32 w1 u4 23.63 us, plan 24.78), so M = 64 keeps the 64-column shapes.
 pub const DECODE_SHAPES: &[DecodeShape] =
-    &[(16, 16, 2, 8), (32, 16, 1, 4), (16, 16, 8, 4), (16, 64, 4, 2), (32, 64, 4, 2), (64, 16, 8, 2)];
+    &[(16, 16, 2, 8), (32, 16, 1, 4), (16, 16, 8, 4), (16, 64, 4, 2), (32, 64, 4, 2), (64, 16, 8, 2), (32, 32, 1, 4)];
 
 /// The grouped decode shape per arch (an index into [`DECODE_SHAPES`], `gemm decode --moe`):
 /// gfx942 16x16 with 2 waves and 8 loads, gfx950 64x16 with 8 waves and 2 loads.

@@ -925,6 +925,7 @@ fn decode_edge_shapes_every_mode() {
             configs.push(KernelConfig::decode(arch, ab, c, 16, 16, 4, 2));
             configs.push(KernelConfig::decode(arch, ab, c, 32, 16, 8, 1));
             configs.push(KernelConfig::decode(arch, ab, c, 16, 32, 1, 4));
+            configs.push(KernelConfig::decode(arch, ab, c, 32, 32, 1, 4));
         }
     }
     for cfg in configs {
