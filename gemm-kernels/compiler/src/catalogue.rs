@@ -294,6 +294,7 @@ const FP8_MID_WHY: &str = "fp8 (FNUZ e4m3/e5m2 A^T B, e4m3 in every layout) prob
 /// gfx942's smallest fp8 tile: four times the workgroups of [`FP8_MID`]'s for the smallest problems.
 pub const FP8_SMALL: &str = "fp8s";
 const FP8_SMALL_WHY: &str = "the smallest fp8 (FNUZ A^T B, e4m3 in every layout) problems (1024^2 outputs: 256 tiles for 304 CUs): 64x64x128, 4 waves, 16x16x32 fp8 MFMAs, the pipelined loop";
+const FP8_SMALL_WHY_GFX950: &str = "the smallest fp8 (OCP A^T B, e4m3 in every layout) problems (1024^2 outputs: 256 tiles for 256 CUs, where the 128x128x128 fp8 tile makes 64): 64x64x128, 4 waves, 16x16x128 f8f6f4 MFMAs, the pipelined loop";
 const FP8IL_WHY_GFX950: &str = "big fp8 (OCP e4m3/e5m2) A^T B problems: 256x256x128 with 4 waves (one per SIMD), 32x32x64 f8f6f4 MFMAs, the 4-wave interleave (HipKittens' fp8 schedule, four slices), register-staged copies, 128 KiB LDS: the fastest predicted gfx950 fp8 tile (gemm compare --schedules)";
 
 const FP8PP_T_WHY_GFX950: &str = "big fp8 (OCP e4m3) problems in NN, NT and TT: the fp8pp tile and slim ping-pong, every copy by LDS-DMA, M/N-contiguous operands into M/N-major tiles read with ds_read_b64_tr_b8";
@@ -429,6 +430,17 @@ pub fn families() -> Vec<Family> {
             }
         }
         if arch == Arch::Gfx950 {
+            // gfx950's smallest fp8 tile (issue 24 item 5): the 128x128x128 `fp8` tile gives a
+            // 1024^2 output 64 workgroups for 256 CUs.
+            for (transposes, dtypes) in
+                [(K_CONTIGUOUS, &[DType::Fp8E4M3, DType::Fp8E5M2][..]), (NOT_TN, &[DType::Fp8E4M3][..])]
+            {
+                out.push(Family {
+                    transposes,
+                    dtypes,
+                    ..Family::new(FP8_SMALL, arch, (64, 64, 128), (2, 2), MfmaShape::fp8_16(arch), FP8_SMALL_WHY_GFX950)
+                });
+            }
             out.push(Family {
                 transposes: K_CONTIGUOUS,
                 grid: LARGE_GRID,
@@ -545,6 +557,46 @@ pub fn families() -> Vec<Family> {
                 "narrow problems: less padding in a 64x64 tile",
             )
         });
+        // The small tile with a deep K tile and 8 waves (issue 24 item 5): squares of about
+        // 1024 fill the CUs with 64x64 tiles, and a 128-deep K step halves the loop's
+        // iterations and barriers. `gemm sweep --m 1024 --n 1024 --k 1024 --mn 64,128 --kt
+        // 32,64,128 --out-dtype bf16` (timing model): gfx950 tn 270.3 TFLOP/s, nn 185.5 (the
+        // 64x64x64 `small` tile: 217.2 and 131.7 in `gemm peers`; Triton 3.9's best, 64x64x128
+        // with 4 warps: 288.2 and 213.8); gfx942 tn 246.5, nn 153.4 (`small`: 194.5, 121.3;
+        // Triton 230.1, 155.1). 64 KiB of LDS: gfx942's whole LDS, two workgroups of 8 waves.
+        out.push(Family {
+            ..Family::new(
+                SMALL_DEEP,
+                arch,
+                (64, 64, 128),
+                (2, 4),
+                MfmaShape::native_16(arch),
+                "squares of about 1024: the small tile with a 128-deep K step and 8 waves",
+            )
+        });
+        if arch == Arch::Gfx950 {
+            // Squares of about 2048 on gfx950 (issue 24 item 5): a 2048^2 output is 256
+            // tiles of 128x128 for 256 CUs, one round of one workgroup each; 8-wave tiles of
+            // half the area with the wide side along the operand that is contiguous along
+            // M/N. `gemm sweep --arch gfx950 --m 2048 --n 2048 --k 2048 --trans T --tile X
+            // --waves 8 --mfma 16 --out-dtype bf16` (timing model, us): nn 64x256x128 36.4
+            // (the `base` tile's plan today: 51.5); tt 256x64x128 39.4 (`gemm plan --model
+            // timing`: 42.3 against 60.6) is not built: its characterisation grid's tall
+            // problems span 2 GiB of A, so the table could not rank it; tn 64x128x64 sweeps at 23.4 but `gemm plan --model
+            // timing` (128 KiB footprint prefix) puts it level with `base` (25.06 us) and nt
+            // (both operands M/N-contiguous) gains nothing (78-83 for all three): not built.
+            out.push(Family {
+                transposes: &[(false, false)],
+                ..Family::new(
+                    MID8,
+                    arch,
+                    (64, 256, 128),
+                    (2, 4),
+                    MfmaShape::native_16(arch),
+                    "squares of about 2048 on gfx950, NN: an 8-wave tile of half the base tile's area, wide along the N-contiguous operand",
+                )
+            });
+        }
         out.extend(decode_families(arch));
         // Before the tiled grouped family: the dispatcher's grouped plan takes the first
         // grouped kernel that fits every group (gemm-dispatch `plan/grouped.rs`), and this one
@@ -566,6 +618,10 @@ pub fn families() -> Vec<Family> {
 
 /// The family whose kernels are built with `KernelConfig::grouped`.
 pub const GROUPED: &str = "grouped";
+/// The small tile with a 128-deep K step and 8 waves ([`families`]).
+pub const SMALL_DEEP: &str = "smallk";
+/// gfx950's 8-wave tiles for squares of about 2048 ([`families`]).
+pub const MID8: &str = "mid8";
 /// Mixture-of-experts decode in one launch: the first decode shape reading the grouped table.
 pub const GROUPED_DECODE: &str = "grouped_decode";
 /// The decode families' name ([`decode_families`]).
