@@ -84,7 +84,11 @@
 //!   so gfx950 has no 8-wave family.
 //! * `splitk_pingpong` (gfx942): both ping-pong tiles as split-K partial kernels, for the
 //!   split tail of a grid whose last round would be mostly idle (`gemm-dispatch`
-//!   `splitk::choose_tail`: 8192^3 `nn` predicts 700.8 TFLOP/s with 32x32x8, 1.39x Triton).
+//!   `splitk::choose_tail`: 8192^3 `nn` predicts 700.8 TFLOP/s with 32x32x8, 1.39x Triton),
+//!   and the fp8 ping-pong tile (A^T B, both FNUZ flavours; the partials apply the scale
+//!   vectors, the reduction the per-tensor scales): 8192^3 e4m3 -> bf16 `x W^T` runs 7168
+//!   columns plain and the last 1024 split in two, 793.1 us by the timing model against
+//!   857.5 plain (1386 against 1282 TFLOP/s; Triton 3.9's best 1328.5 in `gemm peers`).
 //! * `splitk` and `splitk_reduce` ([`split_families`], `ir::SplitK`): problems whose
 //!   `m x n` tiles cannot fill the CUs and whose K is long run as a pair: the `small` tile
 //!   (64x64x64, 4 waves, 16x16 MFMAs; bf16/f16, every transpose, `v8` and `e1`) over K ranges
@@ -394,23 +398,7 @@ pub fn families() -> Vec<Family> {
                 "f32 inputs on the matrix cores (32x32x2_f32), every transpose and alignment",
             )
         });
-        out.push(match arch {
-            Arch::Gfx950 => Family {
-                transposes: K_CONTIGUOUS,
-                grid: LARGE_GRID,
-                dtypes: &[DType::Fp8E4M3, DType::Fp8E5M2],
-                ..Family::new("fp8", arch, (128, 128, 128), (2, 2), MfmaShape::fp8_32(arch), FP8_WHY_GFX950)
-            },
-            Arch::Gfx942 => Family {
-                transposes: K_CONTIGUOUS,
-                grid: LARGE_GRID,
-                dtypes: &[DType::Fp8E4M3Fnuz, DType::Fp8E5M2Fnuz],
-                // gemm compare --schedules at 8192^3 (e4m3 -> f16): 1203 TFLOP/s against
-                // 1070 for the pipelined loop of the same tile.
-                schedule: Schedule::PingPong { clusters: 2 },
-                ..Family::new("fp8", arch, (256, 256, 64), (2, 4), MfmaShape::fp8_32(arch), FP8_WHY_GFX942)
-            },
-        });
+        out.push(fp8_family(arch));
         if arch == Arch::Gfx942 {
             // A^T B in both flavours, and e4m3 in the other layouts (M/N-contiguous operands
             // transposed in registers into K runs, as `fp8t` does).
@@ -718,6 +706,29 @@ fn pingpong_families(arch: Arch) -> Vec<Family> {
     .collect()
 }
 
+/// The per-tensor fp8 family of the arch (A^T B, both flavours).
+fn fp8_family(arch: Arch) -> Family {
+    match arch {
+        Arch::Gfx950 => Family {
+            transposes: K_CONTIGUOUS,
+            grid: LARGE_GRID,
+            dtypes: &[DType::Fp8E4M3, DType::Fp8E5M2],
+            ..Family::new("fp8", arch, (128, 128, 128), (2, 2), MfmaShape::fp8_32(arch), FP8_WHY_GFX950)
+        },
+        Arch::Gfx942 => Family {
+            transposes: K_CONTIGUOUS,
+            grid: LARGE_GRID,
+            dtypes: &[DType::Fp8E4M3Fnuz, DType::Fp8E5M2Fnuz],
+            // gemm compare --schedules at 8192^3 (e4m3 -> f16): 1203 TFLOP/s against
+            // 1070 for the pipelined loop of the same tile.
+            schedule: Schedule::PingPong { clusters: 2 },
+            ..Family::new("fp8", arch, (256, 256, 64), (2, 4), MfmaShape::fp8_32(arch), FP8_WHY_GFX942)
+        },
+    }
+}
+
+const SPLITK_FP8_PINGPONG_WHY: &str = "gfx942's fp8 ping-pong tile as partial sums for the split tail of a grid (8192^2 outputs: 1024 tiles of 256x256 are 3.37 rounds of 304 CUs), the per-tensor scales in the reduction's alpha and beta (issue 24: 8192^3 fp8 Linear trailed Triton's 128x128x64, 1213.7 against 1328.5 TFLOP/s)";
+
 const SPLITK_PINGPONG_WHY: &str = "the ping-pong tiles' partial sums for the split tail of a grid (8192^2 outputs: 1024 tiles are 3.37 rounds of 304 CUs; the last 128 tiles run split in two over K): 8192^3 bf16 -> f32 predicts 700.8 TFLOP/s with 32x32x8 (1.39x Triton's best, 505.7; the plain kernel 623.0, 1.23x) and 687.0 with 16x16x16 (plain 612.2) (gemm compare --schedules)";
 
 /// The split-K families, per arch: the partial kernels of a tile shape (bf16/f16 inputs,
@@ -760,6 +771,12 @@ pub fn split_families() -> Vec<Family> {
             why: SPLITK_PINGPONG_WHY,
             ..f
         }));
+        if arch == Arch::Gfx942 {
+            // The fp8 ping-pong tile's twins: A^T B, and e4m3 in the other layouts (`fp8t`).
+            for f in [fp8_family(arch), fp8_more(arch)[1]] {
+                out.push(Family { name: SPLITK_PINGPONG, split: SplitK::Partial, why: SPLITK_FP8_PINGPONG_WHY, ..f });
+            }
+        }
         out.push(Family {
             stages: 1,
             transposes: &[(false, false)],

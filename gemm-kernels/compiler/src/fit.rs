@@ -67,10 +67,11 @@ pub fn check(c: &KernelConfig) -> Result<(), Unfit> {
             if c.c_type != DType::F32 {
                 return Err(Unfit::SplitK("partial kernels write f32 partial sums: C's type must be f32"));
             }
-            if c.fusion != crate::ir::Fusion::NONE || c.scaled() {
-                return Err(Unfit::SplitK(
-                    "partial kernels write raw sums: fused epilogues and fp8 scales belong to the reduction",
-                ));
+            // fp8 partials apply the per-element scale vectors to their f32 sums and leave the
+            // per-tensor scalars to the reduction's alpha and beta, as the decode partials do
+            // (`check_decode`; `kernel_args.rs`, fp8 partial kernels).
+            if c.fusion != crate::ir::Fusion::NONE {
+                return Err(Unfit::SplitK("partial kernels write raw sums: fused epilogues belong to the reduction"));
             }
             if c.grouped {
                 return Err(Unfit::SplitK("grouped kernels take no split dimension"));
