@@ -76,7 +76,7 @@
 //!   tile and spread over more CUs.
 //! * `pingpong` and `pingpong32` (gfx942): the `large` tile with 16x16x16 (`pingpong`) or
 //!   32x32x8 (`pingpong32`) MFMAs and the 8-wave ping-pong loop (`schedule/`, two
-//!   clusters), bf16/f16, NN and TN, `v8`: the schedule that predicts fastest (`gemm compare
+//!   clusters), bf16/f16, every transpose (`PINGPONG_T`), `v8`: the schedule that predicts fastest (`gemm compare
 //!   --schedules`, `nn` at 8192^3: 612.2 and 623.0 TFLOP/s, Triton's best 505.7; under the
 //!   timing model before its TCP front end 16x16x16 led, 651.1 against 611.4, so both are
 //!   built and the characterisation table picks). gfx950's 8-wave 256x256x64 tiles need
@@ -270,8 +270,14 @@ const NOT_TN: &[(bool, bool)] = &[(false, false), (false, true), (true, true)];
 const BOTH: &[Align] = &[Align::Vec8, Align::Elem];
 const V8: &[Align] = &[Align::Vec8];
 const PLAIN: &[Fusion] = &[Fusion::NONE];
-/// The ping-pong families' layouts (gfx942): `nn` and `tn`.
-const PINGPONG_T: &[(bool, bool)] = &[(false, false), (true, false)];
+/// The ping-pong families' layouts (gfx942): all four. `nt` and `tt` (row-major A^T B and
+/// A^T B^T) ran on the `large` tile's pipelined loop until session 28, 39% and 25% behind `nn`
+/// at 4096^3 (issue 24 item 3: every layout within 10% of the best); with the ping-pong
+/// (characterisation table, bf16 -> bf16): row-major TT 214.6 us against NN 215.8 at 4096^3
+/// and 1737.5 against 1737.5 at 8192^3; row-major TN (both operands M/N-contiguous, each
+/// transposed in registers: gfx942 has no transposing LDS read) 254.1 against 300.6 before at
+/// 4096^3 (18% behind NN) and 1912.6 against 2379.2 at 8192^3 (10%).
+const PINGPONG_T: &[(bool, bool)] = ALL_T;
 /// The ping-pong family with 32x32x8 MFMAs (gfx942).
 pub const PINGPONG_32: &str = "pingpong32";
 const PINGPONG_WHY_16: &str = "the large tile with 16x16x16 MFMAs and the 8-wave ping-pong (two clusters, Triton's rule for 256x256x32x16): 612.2 TFLOP/s at 8192^3 nn against 505.7 for Triton's best (gemm compare --schedules); 687.0 with the split tail (splitk_pingpong)";
