@@ -230,8 +230,14 @@ fn problem_form(swap_ab: bool, ka: gemm_core::Transpose, kb: gemm_core::Transpos
 
 /// The problem class a choice is remembered for: architecture, dtypes (and whether f32 inputs
 /// may be multiplied at xf32 precision), the column-major transposes, the A/B leading-dimension
-/// alignment (largest power of two up to 16 dividing both) and the power-of-two buckets of m, n
-/// and k.
+/// alignment (largest power of two up to 16 dividing both) and the exact m, n and k.
+///
+/// Exact sizes, not power-of-two buckets (as until session 28): a bucket shares one choice
+/// between problems the table ranks differently, so the kernel a shape got depended on which
+/// shape of its bucket came first. The decode table showed it: Llama-3.1-8B's o projection at
+/// M = 256 (`4096 x 256 x 4096` column-major) shares a bucket with qkv (`6144 x 256 x 4096`) and
+/// ran qkv's 64x64x64 kernel, 37.8 us by the timing model, where its own pick runs 26.3. Serving
+/// repeats exact shapes (each layer, each batch size), which is what hits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ProblemClass {
     pub arch: Arch,
@@ -239,7 +245,7 @@ pub struct ProblemClass {
     pub allow_xf32: bool,
     pub trans: [bool; 2],
     pub align: u32,
-    pub buckets: [u32; 3],
+    pub dims: [u32; 3],
 }
 
 impl ProblemClass {
@@ -247,14 +253,13 @@ impl ProblemClass {
     pub fn of(arch: Arch, p: &GemmProblem) -> Option<Self> {
         let cm = kernel_plan::column_major(p).ok()?;
         let align = [16u32, 8, 4, 2, 1].into_iter().find(|a| cm.lda % a == 0 && cm.ldb % a == 0).unwrap_or(1);
-        let bucket = |v: u32| 32 - v.max(1).leading_zeros();
         Some(Self {
             arch,
             dtypes: [p.a_type, p.b_type, p.c_type],
             allow_xf32: p.allow_xf32 && p.a_type == gemm_core::DType::F32,
             trans: [cm.trans_a.is_yes(), cm.trans_b.is_yes()],
             align,
-            buckets: [bucket(cm.m), bucket(cm.n), bucket(cm.k)],
+            dims: [cm.m, cm.n, cm.k],
         })
     }
 }
@@ -283,10 +288,19 @@ pub fn choose(arch: Arch, p: &GemmProblem) -> Result<KernelPlan, String> {
     let entry = gemm_kernels::for_arch(arch).find(|e| e.name == name).ok_or_else(|| format!("{name} vanished"))?;
     let plan = kernel_plan::plan_for(entry, p)?;
     if let Some(class) = class {
-        cache().lock().insert(class, entry);
+        let mut cache = cache().lock();
+        // Exact shapes: a caller sweeping sizes would grow the map without bound; forgetting
+        // every choice now and then costs a re-ranking per shape.
+        if cache.len() >= CACHE_CAPACITY {
+            cache.clear();
+        }
+        cache.insert(class, entry);
     }
     Ok(plan)
 }
+
+/// Problem classes remembered at most ([`choose`]).
+const CACHE_CAPACITY: usize = 4096;
 
 /// The kernel [`choose`] would run for `p` if the catalogue had no decode kernels (gemm-compiler
 /// `lower/decode.rs`): `plan_gemm` weighs its split against the decode kernel's plan, since a
@@ -364,10 +378,31 @@ mod tests {
             let chosen = choose(arch, &p).unwrap();
             assert_eq!(Ok(chosen.entry.name), explain(arch, &p, &TableModel).pick);
             assert!(cached_classes() >= 1);
-            // A problem of the same class reuses the remembered kernel.
-            let q = bf16(1001, 25, 513).with_layout(Layout::ColMajor).with_leading_dims(1008, 520, 1001);
+            // The same shape with other leading dimensions of the same alignment is the same class.
+            let q = bf16(1000, 24, 512).with_layout(Layout::ColMajor).with_leading_dims(1008, 520, 1001);
             assert_eq!(ProblemClass::of(arch, &p), ProblemClass::of(arch, &q));
             assert_eq!(choose(arch, &q).unwrap().entry.name, chosen.entry.name);
+            // A neighbouring shape is not.
+            let r = bf16(1001, 25, 513).with_layout(Layout::ColMajor);
+            assert_ne!(ProblemClass::of(arch, &p), ProblemClass::of(arch, &r));
+        }
+    }
+
+    /// A shape's kernel does not depend on the shapes chosen before it: Llama-3.1-8B's qkv and o
+    /// projections at M = 256 (`x W^T`, row-major) once shared a power-of-two bucket, and o ran
+    /// whatever qkv had been given.
+    #[test]
+    fn a_choice_does_not_depend_on_earlier_shapes() {
+        let linear = |n: usize| {
+            GemmProblem::new(256, n, 4096)
+                .with_dtypes(DType::Bf16, DType::Bf16, DType::Bf16)
+                .with_transposes(Transpose::No, Transpose::Yes)
+        };
+        for arch in Arch::ALL {
+            let (qkv, o) = (linear(6144), linear(4096));
+            choose(arch, &qkv).unwrap();
+            let after = choose(arch, &o).unwrap().entry.name;
+            assert_eq!(Ok(after), explain(arch, &o, &TableModel).pick, "{arch}");
         }
     }
 
