@@ -756,6 +756,20 @@ pub fn split_families() -> Vec<Family> {
                 "split-K partial sums (small M*N, long K): the small tile over K ranges of the grid's z dimension, f32 partials into a workspace",
             )
         });
+        // The smallest fp8 tile's twins (A^T B, both flavours of the arch): skinny fp8
+        // problems split over K like the bf16 `small` tile's (`gemm decode --before --dtypes
+        // fp8 --m 16,32,64,128`, timing model: gfx942 8B down at M = 64 38.19 -> 25.22 us, M =
+        // 128 64.67 -> 38.61; gfx950 8B down at M = 64 32.53 -> 22.24; 70B/8 qkv at M = 128
+        // 26.29 -> 12.76 on gfx942 and 33.83 -> 11.09 on gfx950; no row slower).
+        out.push(Family {
+            transposes: K_CONTIGUOUS,
+            dtypes: match arch {
+                Arch::Gfx942 => &[DType::Fp8E4M3Fnuz, DType::Fp8E5M2Fnuz],
+                Arch::Gfx950 => &[DType::Fp8E4M3, DType::Fp8E5M2],
+            },
+            split: SplitK::Partial,
+            ..Family::new(SPLITK, arch, (64, 64, 128), (2, 2), MfmaShape::fp8_16(arch), FP8_SMALL_WHY)
+        });
         // The ping-pong families as partial sums, each the twin of its plain family: the
         // dispatcher splits the K of the last columns of tiles when whole rounds of the plain
         // kernel would leave most CUs idle in the last one (`gemm-dispatch` `splitk.rs`,
