@@ -508,6 +508,42 @@ mod tests {
         );
     }
 
+    /// How far each of the 25 MX format pairs reaches on gfx950 (issue 26): the plan accepts a
+    /// pair exactly when the catalogue builds a kernel for it (the same element width, 8 or 4
+    /// bits: MXFP8 in both flavours and mixed, MXFP4), and every such plan runs a kernel of that
+    /// pair (the kernel's A is W); every other pair (fp6/bf6, mixed widths such as fp4 x fp8) is
+    /// refused with the reason, for every output type, small and large problems alike.
+    #[test]
+    fn mx_plans_cover_exactly_the_format_pairs_the_catalogue_builds() {
+        let mut planned = 0;
+        for x in MxFormat::ALL {
+            for w in MxFormat::ALL {
+                for c in [DType::F32, DType::Bf16, DType::F16] {
+                    let built = kernels(Arch::Gfx950, w, x, c).count() > 0;
+                    let same_width = x.bits() == w.bits() && matches!(x.bits(), 8 | 4);
+                    assert_eq!(built, same_width, "{x} x {w} -> {c}: built {built}");
+                    for (m, n) in [(1, 96), (8192, 8192)] {
+                        let p = MxProblem::new(m, n, 256, x, w, c);
+                        match plan_mx(Arch::Gfx950, 256, &p) {
+                            Ok(plan) => {
+                                assert!(built, "{x} x {w} -> {c} planned with no kernel built");
+                                assert_eq!(plan.entry.block_scale, BlockScaleKind::Mx { a: w, b: x });
+                                assert_eq!(plan.entry.c_type, c);
+                                planned += 1;
+                            }
+                            Err(e) => {
+                                assert!(!built, "{x} x {w} -> {c} ({m}x{n}) refused: {e}");
+                                assert!(e.contains("one element width"), "{e}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // E4M3/E5M2 in all four pairs and E2M1 x E2M1, three output types, two sizes.
+        assert_eq!(planned, 5 * 3 * 2);
+    }
+
     #[test]
     fn block_fp8_plans_on_both_archs_and_their_refusals() {
         for (arch, d) in [(Arch::Gfx942, DType::Fp8E4M3Fnuz), (Arch::Gfx950, DType::Fp8E4M3)] {
