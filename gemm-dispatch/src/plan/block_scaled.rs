@@ -37,6 +37,20 @@ pub fn mx_scale_tile(f: MxFormat) -> usize {
     128 * 8 / (32 * f.bits() as usize)
 }
 
+/// Why no GPU kernel runs X of `x` with W of `w`, if none does: the catalogue builds MXFP8
+/// (both flavours, mixed) and MXFP4 pairs only, one element width per kernel (gemm-compiler
+/// `KernelConfig::with_mx`: the copies move both operands' tiles as the same bytes). Checked
+/// before anything that depends on the pair's kernel tile (the K-tiled scale layout's
+/// [`mx_scale_tile`], which has no kernel behind it for fp6), so the refusal names the pair.
+pub fn mx_pair_unfit(x: MxFormat, w: MxFormat) -> Option<String> {
+    if x.bits() != w.bits() || !matches!(x.bits(), 8 | 4) {
+        return Some(format!(
+            "{x} x {w}: the GPU kernels take MXFP8 or MXFP4 operands of one element width (fp6 and mixed widths run on the host)"
+        ));
+    }
+    None
+}
+
 /// An MX GEMM in the Linear layer's row-major terms (module docs). Leading dimensions of X, W
 /// and Y count elements; those of the scales count scale bytes (row-major) or rows (K-tiled).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -124,11 +138,8 @@ impl MxProblem {
                 arch.name()
             ));
         }
-        if self.x.bits() != self.w.bits() || !matches!(self.x.bits(), 8 | 4) {
-            return Some(format!(
-                "{} x {}: the GPU kernels take MXFP8 or MXFP4 operands of one element width (fp6 and mixed widths run on the host)",
-                self.x, self.w
-            ));
+        if let Some(why) = mx_pair_unfit(self.x, self.w) {
+            return Some(why);
         }
         if !matches!(self.c_type, DType::F32 | DType::Bf16 | DType::F16) {
             return Some(format!("output {}: MX kernels write f32, bf16 or f16", self.c_type));
