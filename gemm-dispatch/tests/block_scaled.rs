@@ -489,6 +489,31 @@ fn scale_layouts_on_the_host_and_the_gpus() {
         call(&g950, &mut y).unwrap();
         within(&format!("gfx950 MXFP4 {layout:?}"), &y, &want, &mag, 32);
     }
+    // MXFP6 with K-tiled scales: the host computes it; the GPU names the missing fp6 kernel
+    // (not the layout: no fp6 kernel has a scale tile).
+    let (m, n, k) = (3, 40, 256);
+    let a6 = MxMatrix::quantize(MxFormat::E2M3, m, k, &values(m, k, 45)).unwrap();
+    let b6 = MxMatrix::quantize(MxFormat::E3M2, n, k, &values(n, k, 46)).unwrap();
+    let p = BlockScaledProblem::mx(m, n, k, DType::Fp6E2M3, DType::Fp6E3M2)
+        .with_scale_lds(m, n)
+        .with_scale_layouts(KTiled { tile: 4 }, KTiled { tile: 4 });
+    let sa = lay_out(a6.scales(), m, k / 32, &p.scale_a, E8M0::NAN);
+    let sb = lay_out(b6.scales(), n, k / 32, &p.scale_b, E8M0::NAN);
+    let (xa, wb) = (a6.packed(), b6.packed());
+    let call = |ctx: &Context, y: &mut [f32]| {
+        ctx.gemm_block_scaled(&p, &xa, ScaleSlice::E8M0(&sa), &wb, ScaleSlice::E8M0(&sb), y)
+    };
+    let mut want = vec![0f32; m * n];
+    mx_gemm(&a6, &b6, &mut want, 1.0, 0.0).unwrap();
+    let mag: Vec<f64> =
+        (0..m * n).map(|x| (0..k).map(|l| (a6.value(x / n, l) * b6.value(x % n, l)).abs()).sum()).collect();
+    let mut y = vec![f32::NAN; m * n];
+    call(&host, &mut y).unwrap();
+    within("host MXFP6 K-tiled", &y, &want, &mag, 32);
+    let mut y = vec![1.5f32; m * n];
+    let e = call(&g950, &mut y).unwrap_err();
+    assert!(matches!(e, Error::NoKernel { .. }) && e.to_string().contains("one element width"), "{e}");
+    assert!(y.iter().all(|&v| v == 1.5), "Y untouched");
     // Block fp8: X (activations) column-major, W row-major; on both archs.
     for (ctx, d) in [(&g942, DType::Fp8E4M3Fnuz), (&g950, DType::Fp8E4M3)] {
         let (m, n, k) = (40, 136, 300);

@@ -191,6 +191,10 @@ pub unsafe fn run_block_scaled(device: &dyn KernelLauncher, job: &BlockScaledJob
             let (Some(x), Some(w)) = (job.a_type.mx_format(), job.b_type.mx_format()) else {
                 return Err(refuse(format!("{} x {} are not MX element formats", job.a_type, job.b_type)));
             };
+            // The pair first: the K-tiled layout's tile is a kernel's, and only built pairs have one.
+            if let Some(why) = crate::plan::block_scaled::mx_pair_unfit(x, w) {
+                return Err(refuse(why));
+            }
             // The kernels read a K tile of scales per row: row-major, or K-tiled in their tile.
             let t = crate::plan::block_scaled::mx_scale_tile(x);
             let mx_layout = |l: gemm_core::ScaleLayout, what: &str| {

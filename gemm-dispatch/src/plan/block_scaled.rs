@@ -37,6 +37,20 @@ pub fn mx_scale_tile(f: MxFormat) -> usize {
     128 * 8 / (32 * f.bits() as usize)
 }
 
+/// Why no GPU kernel runs X of `x` with W of `w`, if none does: the catalogue builds MXFP8
+/// (both flavours, mixed) and MXFP4 pairs only, one element width per kernel (gemm-compiler
+/// `KernelConfig::with_mx`: the copies move both operands' tiles as the same bytes). Checked
+/// before anything that depends on the pair's kernel tile (the K-tiled scale layout's
+/// [`mx_scale_tile`], which has no kernel behind it for fp6), so the refusal names the pair.
+pub fn mx_pair_unfit(x: MxFormat, w: MxFormat) -> Option<String> {
+    if x.bits() != w.bits() || !matches!(x.bits(), 8 | 4) {
+        return Some(format!(
+            "{x} x {w}: the GPU kernels take MXFP8 or MXFP4 operands of one element width (fp6 and mixed widths run on the host)"
+        ));
+    }
+    None
+}
+
 /// An MX GEMM in the Linear layer's row-major terms (module docs). Leading dimensions of X, W
 /// and Y count elements; those of the scales count scale bytes (row-major) or rows (K-tiled).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -124,11 +138,8 @@ impl MxProblem {
                 arch.name()
             ));
         }
-        if self.x.bits() != self.w.bits() || !matches!(self.x.bits(), 8 | 4) {
-            return Some(format!(
-                "{} x {}: the GPU kernels take MXFP8 or MXFP4 operands of one element width (fp6 and mixed widths run on the host)",
-                self.x, self.w
-            ));
+        if let Some(why) = mx_pair_unfit(self.x, self.w) {
+            return Some(why);
         }
         if !matches!(self.c_type, DType::F32 | DType::Bf16 | DType::F16) {
             return Some(format!("output {}: MX kernels write f32, bf16 or f16", self.c_type));
@@ -506,6 +517,42 @@ mod tests {
             Arch::Gfx950,
             "2 GiB",
         );
+    }
+
+    /// How far each of the 25 MX format pairs reaches on gfx950 (issue 26): the plan accepts a
+    /// pair exactly when the catalogue builds a kernel for it (the same element width, 8 or 4
+    /// bits: MXFP8 in both flavours and mixed, MXFP4), and every such plan runs a kernel of that
+    /// pair (the kernel's A is W); every other pair (fp6/bf6, mixed widths such as fp4 x fp8) is
+    /// refused with the reason, for every output type, small and large problems alike.
+    #[test]
+    fn mx_plans_cover_exactly_the_format_pairs_the_catalogue_builds() {
+        let mut planned = 0;
+        for x in MxFormat::ALL {
+            for w in MxFormat::ALL {
+                for c in [DType::F32, DType::Bf16, DType::F16] {
+                    let built = kernels(Arch::Gfx950, w, x, c).count() > 0;
+                    let same_width = x.bits() == w.bits() && matches!(x.bits(), 8 | 4);
+                    assert_eq!(built, same_width, "{x} x {w} -> {c}: built {built}");
+                    for (m, n) in [(1, 96), (8192, 8192)] {
+                        let p = MxProblem::new(m, n, 256, x, w, c);
+                        match plan_mx(Arch::Gfx950, 256, &p) {
+                            Ok(plan) => {
+                                assert!(built, "{x} x {w} -> {c} planned with no kernel built");
+                                assert_eq!(plan.entry.block_scale, BlockScaleKind::Mx { a: w, b: x });
+                                assert_eq!(plan.entry.c_type, c);
+                                planned += 1;
+                            }
+                            Err(e) => {
+                                assert!(!built, "{x} x {w} -> {c} ({m}x{n}) refused: {e}");
+                                assert!(e.contains("one element width"), "{e}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // E4M3/E5M2 in all four pairs and E2M1 x E2M1, three output types, two sizes.
+        assert_eq!(planned, 5 * 3 * 2);
     }
 
     #[test]

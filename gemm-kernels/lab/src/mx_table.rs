@@ -1,8 +1,9 @@
 //! `gemm mx`: the speed of block-scaled GEMMs under the timing model (issue 26 item 5), side by
 //! side in one run with fp8 per-tensor on the same shapes: what the runtime launches for fp8
 //! (`plan_gemm`, the Linear layout), and each MX kernel of the catalogue for MXFP8 (e4m3) and
-//! MXFP4 (the kernel `plan_mx` picks marked `*`). Square Linear problems `Y = X W^T` with bf16
-//! output on gfx950.
+//! MXFP4 (the kernel `plan_mx` picks marked `*`); the pairs of issue 26 with no GPU kernel yet
+//! (MXFP6 e2m3, bf6 e3m2, fp8 x fp4 both ways, fp8 x fp6) as rows of the plan's refusal beside
+//! their ceilings. Square Linear problems `Y = X W^T` with bf16 output on gfx950.
 //!
 //! Every time is a **prediction of the timing model**. The ceilings are the MFMA ceiling at the
 //! loaded clock (`Arch::mfma_ceiling_tflops`) for fp8, and twice it for fp4: CDNA4 runs the
@@ -221,10 +222,43 @@ pub fn predict_mx(plan: &MxPlan) -> Result<gemm_emu::timing::Prediction, String>
 }
 
 /// One line of work: fp8 per-tensor through the runtime's plan, or one MX kernel.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 enum Work {
     Fp8(usize),
-    Mx(usize, MxFormat, &'static gemm_kernels::KernelEntry, bool),
+    /// X's and W's formats, the kernel, whether `plan_mx` picks it.
+    Mx(usize, (MxFormat, MxFormat), &'static gemm_kernels::KernelEntry, bool),
+    /// A pair no GPU kernel runs: its row carries `plan_mx`'s reason and the pair's ceiling.
+    NoKernel(usize, (MxFormat, MxFormat), String),
+}
+
+/// The `(X, W)` format pairs of the table: MXFP8 (e4m3) and MXFP4, which the ping-pong
+/// kernels build, then the pairs of issue 26 that have no GPU kernel yet (fp6, bf6, fp4
+/// weights with fp8 activations and the reverse, fp6 with fp8): their rows show the plan's
+/// refusal and the ceiling the model's MFMA rates give them.
+const PAIRS: [(MxFormat, MxFormat); 7] = {
+    use MxFormat::{E2M1, E2M3, E3M2, E4M3};
+    [(E4M3, E4M3), (E2M1, E2M1), (E2M3, E2M3), (E3M2, E3M2), (E4M3, E2M1), (E2M1, E4M3), (E4M3, E2M3)]
+};
+
+/// The row label of a pair: the format's name, or `X x W`.
+fn pair_label((x, w): (MxFormat, MxFormat)) -> String {
+    if x == w {
+        x.name().to_string()
+    } else {
+        format!("{} x {}", x.name(), w.name())
+    }
+}
+
+/// The MFMA ceiling of a pair: `v_mfma_scale_*_f8f6f4` runs in half fp8's passes when
+/// neither operand is fp8 or bf8 (the timing model's `F8F6F4` rows, `emulator/src/timing/
+/// params.rs`: 8 passes against 16 for 32x32x64), so fp6 and fp4 pairs have twice fp8's
+/// ceiling and a pair with an fp8 operand has fp8's.
+fn pair_ceiling((x, w): (MxFormat, MxFormat), fp8_ceiling: f64) -> f64 {
+    if x.bits() < 8 && w.bits() < 8 {
+        2.0 * fp8_ceiling
+    } else {
+        fp8_ceiling
+    }
 }
 
 /// Runs `gemm mx`.
@@ -241,11 +275,14 @@ pub fn run(args: &MxArgs) -> Result<(), String> {
     let mut work = vec![];
     for &s in &args.sizes {
         work.push(Work::Fp8(s));
-        for f in [MxFormat::E4M3, MxFormat::E2M1] {
-            let p = MxProblem::new(s, s, s, f, f, DType::Bf16);
-            let pick = plan_mx(arch, cus, &p)?.entry.name;
-            for e in kernels(arch, f, f, DType::Bf16) {
-                work.push(Work::Mx(s, f, e, e.name == pick));
+        for (x, w) in PAIRS {
+            let p = MxProblem::new(s, s, s, x, w, DType::Bf16);
+            match plan_mx(arch, cus, &p) {
+                // The kernels' A is W.
+                Ok(plan) => work.extend(
+                    kernels(arch, w, x, DType::Bf16).map(|e| Work::Mx(s, (x, w), e, e.name == plan.entry.name)),
+                ),
+                Err(why) => work.push(Work::NoKernel(s, (x, w), why)),
             }
         }
     }
@@ -269,8 +306,12 @@ pub fn run(args: &MxArgs) -> Result<(), String> {
                     Err(e) => (s, "fp8 per-tensor".into(), e, f64::NAN, fp8_ceiling),
                 }
             }
-            Work::Mx(s, f, e, pick) => {
-                let mut p = MxProblem::new(s, s, s, f, f, DType::Bf16);
+            Work::NoKernel(s, pair, ref why) => {
+                let ceiling = pair_ceiling(pair, fp8_ceiling);
+                (s, pair_label(pair), format!("no kernel (ceiling {ceiling:.0} TFLOP/s): {why}"), f64::NAN, ceiling)
+            }
+            Work::Mx(s, (x, w), e, pick) => {
+                let mut p = MxProblem::new(s, s, s, x, w, DType::Bf16);
                 if args.tiled_scales {
                     use gemm_dispatch::plan::block_scaled::MxScaleLayout::KTiled;
                     p = MxProblem { sx_layout: KTiled, sw_layout: KTiled, ldsx: s, ldsw: s, ..p };
@@ -286,9 +327,8 @@ pub fn run(args: &MxArgs) -> Result<(), String> {
                     }
                     Err(_) => f64::NAN,
                 };
-                let ceiling = if f.bits() == 4 { 2.0 * fp8_ceiling } else { fp8_ceiling };
                 let name = format!("{}{}", e.name, if pick { " *" } else { "" });
-                (s, f.name().to_string(), name, t, ceiling)
+                (s, pair_label((x, w)), name, t, pair_ceiling((x, w), fp8_ceiling))
             }
         };
         let d = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
@@ -297,7 +337,7 @@ pub fn run(args: &MxArgs) -> Result<(), String> {
     });
     println!("Block-scaled GEMMs on gfx950, Y = X W^T (M = N = K), bf16 out: timing-model predictions");
     println!(
-        "{:>6} {:<16} {:>10} {:>9} {:>8} {:>9}  kernel (* = the runtime's pick)",
+        "{:>6} {:<24} {:>10} {:>9} {:>8} {:>9}  kernel (* = the runtime's pick)",
         "size", "format", "us", "TFLOP/s", "x fp8", "% ceiling"
     );
     for &s in &args.sizes {
@@ -305,7 +345,7 @@ pub fn run(args: &MxArgs) -> Result<(), String> {
         for r in rows.iter().filter(|r| r.0 == s) {
             let tf = 2.0 * (s as f64).powi(3) / r.3 / 1e12;
             println!(
-                "{:>6} {:<16} {:>10.1} {:>9.0} {:>8.2} {:>8.0}%  {}",
+                "{:>6} {:<24} {:>10.1} {:>9.0} {:>8.2} {:>8.0}%  {}",
                 s,
                 r.1,
                 r.3 * 1e6,
@@ -338,7 +378,10 @@ pub fn run(args: &MxArgs) -> Result<(), String> {
             }
         }
     }
-    println!("ceilings: fp8 {fp8_ceiling:.0} TFLOP/s, fp4 {:.0} (MFMA at the loaded clock)", 2.0 * fp8_ceiling);
+    println!(
+        "ceilings: fp8 {fp8_ceiling:.0} TFLOP/s (any pair with an fp8/bf8 operand), fp6/bf6/fp4 pairs {:.0} (MFMA at the loaded clock)",
+        2.0 * fp8_ceiling
+    );
     println!("wall time: {:.1} s", t0.elapsed().as_secs_f64());
     Ok(())
 }
