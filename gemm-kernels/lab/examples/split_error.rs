@@ -35,6 +35,29 @@ fn partial_table(sp: &SplitPlan, plain: &'static gemm_kernels::KernelEntry) -> O
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("raw") {
+        // raw ARCH M N K: a column-major bf16 A B problem, C bf16.
+        let arch: Arch = args[2].parse().unwrap();
+        let d = |i: usize| args[i].parse::<usize>().unwrap();
+        let p = gemm_core::GemmProblem::new(d(3), d(4), d(5))
+            .with_layout(gemm_core::Layout::ColMajor)
+            .with_dtypes(DType::Bf16, DType::Bf16, DType::Bf16);
+        let opts = gemm_emu::timing::ModelOptions::default();
+        let pl = plan_gemm(arch, arch.caps().compute_units, &p).unwrap().unwrap();
+        let sp = pl.split.as_ref().expect("a split plan");
+        let pt = partial_table(sp, pl.kernel.entry).unwrap();
+        let tot = table_estimate(sp, &p).unwrap();
+        let pr = gemm_lab::split_eval::predict_split(sp, &p, &opts).unwrap();
+        println!(
+            "splits {} partial table {:.2} model {:.2}; rest table {:.2} reduce model {:.2}",
+            sp.splits,
+            pt * 1e6,
+            pr[0].seconds * 1e6,
+            (tot - pt) * 1e6,
+            pr[1].seconds * 1e6
+        );
+        return;
+    }
     let archs: Vec<Arch> = match args.get(1).map(String::as_str) {
         Some("all") | None => Arch::ALL.to_vec(),
         Some(a) => vec![a.parse().unwrap()],
