@@ -39,9 +39,11 @@ fn main() {
         // raw ARCH M N K: a column-major bf16 A B problem, C bf16.
         let arch: Arch = args[2].parse().unwrap();
         let d = |i: usize| args[i].parse::<usize>().unwrap();
-        let p = gemm_core::GemmProblem::new(d(3), d(4), d(5))
-            .with_layout(gemm_core::Layout::ColMajor)
-            .with_dtypes(DType::Bf16, DType::Bf16, DType::Bf16);
+        let p = gemm_core::GemmProblem::new(d(3), d(4), d(5)).with_layout(gemm_core::Layout::ColMajor).with_dtypes(
+            DType::Bf16,
+            DType::Bf16,
+            DType::Bf16,
+        );
         let opts = gemm_emu::timing::ModelOptions::default();
         let pl = plan_gemm(arch, arch.caps().compute_units, &p).unwrap().unwrap();
         let sp = pl.split.as_ref().expect("a split plan");
