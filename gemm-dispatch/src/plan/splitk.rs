@@ -120,6 +120,38 @@ fn traffic_seconds(arch: Arch, p: &GemmProblem, m: u32, n: u32, splits: u32, wst
     traffic / (arch.caps().hbm_tbps * 1e12)
 }
 
+/// Seconds of the reduction kernel's traffic at the HBM bandwidth where the partial kernel's time
+/// comes from the characterisation table: every slab read once, the `m x n` C written (and read
+/// when beta != 0). The slabs' writes are not in it: the partial kernel is composed from its plain
+/// twin's row, whose f32 C stores are the slab's (the same tile, the same stores), so they are in
+/// the partial's composed time already. Counting them twice (as [`traffic_seconds`] does for the
+/// static estimate, whose compute rounds move no bytes) put the reduction of a 7-way split of
+/// gfx942 bf16 `32 x 6144 x 4096` (`x W^T`, 64x64x64 partials, 7 slabs of 0.79 MB) at 2.92 us
+/// where the timing model gives 1.86 (now 1.88).
+///
+/// The reduction sums the slabs in order, [`REDUCE_UNROLL`] loads a round (gemm-compiler
+/// `lower.rs` `reduce`), each round's loads waiting on the previous round's sum; its least time
+/// ([`crate::plan::cost_table::reduction_seconds`], two slabs) holds one round. Each further
+/// round takes at least one load round trip from HBM ([`HBM_LATENCY_S`]), so the bytes are at
+/// least that chain: the larger of the two. With the bytes alone, 128 slabs of a 128 x 128
+/// split (8 rounds, 64 workgroups) composed at 1.8 us on gfx950 and 2.4 on gfx942 where the
+/// model gives 3.8 and 4.0 (now 3.2 and 3.2).
+fn reduce_traffic_seconds(arch: Arch, p: &GemmProblem, m: u32, n: u32, splits: u32, wstride: u32) -> f64 {
+    let c_bytes = (m as usize * n as usize * p.c_type.size_bytes()) as f64;
+    let traffic = f64::from(splits) * f64::from(wstride) + c_bytes * if p.beta != 0.0 { 2.0 } else { 1.0 };
+    let rounds = splits.div_ceil(REDUCE_UNROLL).max(1);
+    (traffic / (arch.caps().hbm_tbps * 1e12)).max(f64::from(rounds - 1) * HBM_LATENCY_S)
+}
+
+/// Slab loads the reduction issues per round (gemm-compiler `lower.rs` `REDUCE_UNROLL`; the
+/// runtime does not link the compiler).
+pub const REDUCE_UNROLL: u32 = 16;
+
+/// One load's round trip from HBM: the timing model's figure for both archs (gemm-emu
+/// `timing/params.rs` `hbm_latency_ns`, 353 ns: the MI300X bring-up log; gfx950 assumed the
+/// same), which the reduction's serial rounds wait on.
+pub const HBM_LATENCY_S: f64 = 353e-9;
+
 /// Seconds of the workspace's own traffic at the HBM bandwidth: every slab written once and read
 /// once by the reduction (bytes a plain kernel does not move).
 fn workspace_seconds(arch: Arch, splits: u32, wstride: u32) -> f64 {
@@ -222,7 +254,7 @@ fn few_tiles(arch: Arch, cus: u32, p: &GemmProblem, plain: Option<&KernelPlan>) 
 /// The characterisation table's estimate of a split-K plan over few tiles (no head): the
 /// partial kernel is its plain twin (same tile, schedule and inputs, f32 out) writing a slab,
 /// so that twin's row composed at `tiles x splits` workgroups and K = `kchunk`, plus the
-/// reduction's traffic at HBM bandwidth and its least time ([`crate::plan::cost_table::reduction_seconds`]), at least the memory floor and the workspace's bytes.
+/// reduction's traffic at HBM bandwidth ([`reduce_traffic_seconds`]: the slabs read, C written) and its least time ([`crate::plan::cost_table::reduction_seconds`]), at least the memory floor and the workspace's bytes.
 /// A split tail adds its head (the plain kernel's row composed over the head's columns).
 /// `None` where the twin or the head has no fresh row.
 pub fn table_estimate(sp: &SplitPlan, p: &GemmProblem) -> Option<f64> {
@@ -255,7 +287,7 @@ pub fn table_estimate(sp: &SplitPlan, p: &GemmProblem) -> Option<f64> {
     let t = head
         + crate::plan::cost_table::compose_problem(row, plain, cm.m, cm.n, sp.splits, f64::from(sp.kchunk))
         + crate::plan::cost_table::edge_seconds(row, plain, cm.m, cm.n, sp.splits, false)
-        + traffic_seconds(arch, p, cm.m, cm.n, sp.splits, sp.wstride)
+        + reduce_traffic_seconds(arch, p, cm.m, cm.n, sp.splits, sp.wstride)
         + crate::plan::cost_table::reduction_seconds(sp.reduce);
     let floor = crate::plan::bounds::floor(arch, p, e.xf32()).seconds();
     Some(t.max(floor + workspace_seconds(arch, sp.splits, sp.wstride)))
@@ -266,7 +298,7 @@ pub fn table_estimate(sp: &SplitPlan, p: &GemmProblem) -> Option<f64> {
 /// blocks times `S` fill every resident slot once, then the reduction. Both halves come from the
 /// characterisation table: the partial kernel is the plain kernel with f32 sums into a slab, so
 /// the plain kernel's row composed at `blocks x S` workgroups and K = `kchunk` predicts it; the
-/// reduction moves the slabs and C at HBM bandwidth after its least time. Each candidate `S` (2, 3, ... up to the
+/// reduction reads the slabs and writes C at HBM bandwidth after its least time ([`reduce_traffic_seconds`]). Each candidate `S` (2, 3, ... up to the
 /// slots) is composed and the fastest kept when it beats the plain kernel's composed time.
 fn decode_split(
     arch: Arch,
@@ -298,7 +330,7 @@ fn decode_split(
         let kchunk = cm.k.div_ceil(want).next_multiple_of(kt);
         let splits = cm.k.div_ceil(kchunk);
         let t = crate::plan::cost_table::compose_problem(row, e, cm.m, cm.n, splits, f64::from(kchunk))
-            + traffic_seconds(arch, p, cm.m, cm.n, splits, wstride)
+            + reduce_traffic_seconds(arch, p, cm.m, cm.n, splits, wstride)
             + crate::plan::cost_table::reduction_seconds(reduce);
         let t = t.max(floor + workspace_seconds(arch, splits, wstride));
         if best.is_none_or(|b| t < b.0) {
@@ -594,6 +626,37 @@ mod tests {
             let short = bf16(64, 64, 256);
             assert!(choose(arch, &short, None).unwrap_err().contains("fewer than 2 splits"));
         }
+    }
+
+    /// The table's split estimate counts the reduction's bytes once: the slabs read and C
+    /// written, not the slab writes, which the partial kernel's composed time (its f32 twin's
+    /// row, whose C stores are the slab) holds already. 7 slabs of a 6144 x 32 f32 split are
+    /// 5.5 MB read, 0.39 MB of bf16 C written: 1.1 us at gfx942's 5.3 TB/s, half the static
+    /// estimate's traffic plus the C.
+    #[test]
+    fn the_table_counts_the_slab_writes_once() {
+        let arch = Arch::Gfx942;
+        let p = bf16(6144, 32, 4096);
+        let (ldw, wstride) = slab(6144, 32).unwrap();
+        assert_eq!((ldw, wstride), (6144, 6144 * 32 * 4));
+        let hbm = arch.caps().hbm_tbps * 1e12;
+        let c = 6144.0 * 32.0 * 2.0;
+        let read = reduce_traffic_seconds(arch, &p, 6144, 32, 7, wstride);
+        assert!((read - (7.0 * f64::from(wstride) + c) / hbm).abs() < 1e-15, "{read}");
+        let both = traffic_seconds(arch, &p, 6144, 32, 7, wstride);
+        assert!((both - read - workspace_seconds(arch, 7, wstride) / 2.0).abs() < 1e-15, "{both} {read}");
+        // beta != 0 reads C as well.
+        let pb = p.with_scalars(1.0, 1.0);
+        assert!((reduce_traffic_seconds(arch, &pb, 6144, 32, 7, wstride) - read - c / hbm).abs() < 1e-15);
+        // 128 slabs of 128 x 128 (8.4 MB: 1.6 us at 5.3 TB/s) are 8 rounds of 16 loads: the
+        // chain of 7 further round trips (2.5 us) binds.
+        let (_, ws) = slab(128, 128).unwrap();
+        let q = bf16(128, 128, 65536);
+        let chain = 7.0 * HBM_LATENCY_S;
+        assert!((reduce_traffic_seconds(arch, &q, 128, 128, 128, ws) - chain).abs() < 1e-15);
+        // 16 slabs are one round: the bytes alone.
+        let bytes = (16.0 * f64::from(ws) + 128.0 * 128.0 * 2.0) / hbm;
+        assert!((reduce_traffic_seconds(arch, &q, 128, 128, 16, ws) - bytes).abs() < 1e-15);
     }
 
     /// The argument `name` of launch `l` (little-endian, 4 or 8 bytes).
