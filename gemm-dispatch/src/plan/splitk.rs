@@ -260,16 +260,7 @@ fn few_tiles(arch: Arch, cus: u32, p: &GemmProblem, plain: Option<&KernelPlan>) 
 pub fn table_estimate(sp: &SplitPlan, p: &GemmProblem) -> Option<f64> {
     let e = sp.partial;
     let arch = e.arch;
-    let plain = gemm_kernels::for_arch(arch).find(|x| {
-        x.split_k == SplitRole::None
-            && x.is_plain()
-            && (x.tile, x.wave_grid, x.mfma, x.stages, x.schedule)
-                == (e.tile, e.wave_grid, e.mfma, e.stages, e.schedule)
-            && (x.a_type, x.b_type, x.trans_a, x.trans_b, x.align_elems)
-                == (e.a_type, e.b_type, e.trans_a, e.trans_b, e.align_elems)
-            && x.c_type == DType::F32
-    })?;
-    let row = crate::plan::cost_table::table().row(plain).ok()?;
+    let partial = partial_seconds(sp, plain_twin(e)?)?;
     let cm = &sp.problem;
     // A split tail's head: the plain kernel over the whole tile columns before `col0`, its own
     // launch before the split part's (one stream).
@@ -285,12 +276,38 @@ pub fn table_estimate(sp: &SplitPlan, p: &GemmProblem) -> Option<f64> {
         None => 0.0,
     };
     let t = head
-        + crate::plan::cost_table::compose_problem(row, plain, cm.m, cm.n, sp.splits, f64::from(sp.kchunk))
-        + crate::plan::cost_table::edge_seconds(row, plain, cm.m, cm.n, sp.splits, false)
+        + partial
         + reduce_traffic_seconds(arch, p, cm.m, cm.n, sp.splits, sp.wstride)
         + crate::plan::cost_table::reduction_seconds(sp.reduce);
     let floor = crate::plan::bounds::floor(arch, p, e.xf32()).seconds();
     Some(t.max(floor + workspace_seconds(arch, sp.splits, sp.wstride)))
+}
+
+/// The plain kernel a tiled partial kernel is the twin of: same tile, waves, MFMA, stages,
+/// schedule, inputs, transposes and alignment, f32 out. Its row predicts the partial.
+pub fn plain_twin(partial: &KernelEntry) -> Option<&'static KernelEntry> {
+    let e = partial;
+    gemm_kernels::for_arch(e.arch).find(|x| {
+        x.split_k == SplitRole::None
+            && x.is_plain()
+            && (x.tile, x.wave_grid, x.mfma, x.stages, x.schedule)
+                == (e.tile, e.wave_grid, e.mfma, e.stages, e.schedule)
+            && (x.a_type, x.b_type, x.trans_a, x.trans_b, x.align_elems)
+                == (e.a_type, e.b_type, e.trans_a, e.trans_b, e.align_elems)
+            && x.c_type == DType::F32
+    })
+}
+
+/// The table's time for a split's partial launch: `twin`'s row (the partial's plain twin, or
+/// for a decode split the decode kernel itself) composed at `tiles x splits` workgroups and K =
+/// `kchunk`, with its edge tiles. `None` where the twin has no fresh row.
+pub fn partial_seconds(sp: &SplitPlan, twin: &'static KernelEntry) -> Option<f64> {
+    let row = crate::plan::cost_table::table().row(twin).ok()?;
+    let cm = &sp.problem;
+    Some(
+        crate::plan::cost_table::compose_problem(row, twin, cm.m, cm.n, sp.splits, f64::from(sp.kchunk))
+            + crate::plan::cost_table::edge_seconds(row, twin, cm.m, cm.n, sp.splits, false),
+    )
 }
 
 /// Split-K for a decode kernel whose weight rows are too few to fill the CUs (a tensor-parallel

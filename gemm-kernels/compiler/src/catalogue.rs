@@ -405,36 +405,23 @@ pub fn families() -> Vec<Family> {
             )
         });
         out.push(fp8_family(arch));
-        if arch == Arch::Gfx942 {
-            // A^T B in both flavours, and e4m3 in the other layouts (M/N-contiguous operands
-            // transposed in registers into K runs, as `fp8t` does).
-            for (transposes, dtypes) in
-                [(K_CONTIGUOUS, &[DType::Fp8E4M3Fnuz, DType::Fp8E5M2Fnuz][..]), (NOT_TN, &[DType::Fp8E4M3Fnuz][..])]
-            {
+        // A^T B in both flavours, and e4m3 in the other layouts (M/N-contiguous operands
+        // transposed in registers into K runs, as `fp8t` does): gfx942's 128x128 tile for
+        // problems of few 256x256 tiles, and on both archs the smallest fp8 tile (issue 24 item
+        // 5; on gfx950 the 128x128x128 `fp8` tile gives a 1024^2 output 64 workgroups for 256
+        // CUs).
+        let (flavours, e4) = fp8_flavours(arch);
+        for (transposes, dtypes) in [(K_CONTIGUOUS, flavours), (NOT_TN, e4)] {
+            if arch == Arch::Gfx942 {
                 out.push(Family {
                     transposes,
                     dtypes,
                     ..Family::new(FP8_MID, arch, (128, 128, 64), (2, 2), MfmaShape::fp8_32(arch), FP8_MID_WHY)
                 });
-                out.push(Family {
-                    transposes,
-                    dtypes,
-                    ..Family::new(FP8_SMALL, arch, (64, 64, 128), (2, 2), MfmaShape::fp8_16(arch), FP8_SMALL_WHY)
-                });
             }
+            out.push(Family { transposes, dtypes, ..fp8_small(arch) });
         }
         if arch == Arch::Gfx950 {
-            // gfx950's smallest fp8 tile (issue 24 item 5): the 128x128x128 `fp8` tile gives a
-            // 1024^2 output 64 workgroups for 256 CUs.
-            for (transposes, dtypes) in
-                [(K_CONTIGUOUS, &[DType::Fp8E4M3, DType::Fp8E5M2][..]), (NOT_TN, &[DType::Fp8E4M3][..])]
-            {
-                out.push(Family {
-                    transposes,
-                    dtypes,
-                    ..Family::new(FP8_SMALL, arch, (64, 64, 128), (2, 2), MfmaShape::fp8_16(arch), FP8_SMALL_WHY_GFX950)
-                });
-            }
             out.push(Family {
                 transposes: K_CONTIGUOUS,
                 grid: LARGE_GRID,
@@ -712,6 +699,24 @@ fn pingpong_families(arch: Arch) -> Vec<Family> {
     .collect()
 }
 
+/// The arch's fp8 flavours (FNUZ on gfx942, OCP on gfx950) and its e4m3 alone.
+fn fp8_flavours(arch: Arch) -> (&'static [DType], &'static [DType]) {
+    match arch {
+        Arch::Gfx942 => (&[DType::Fp8E4M3Fnuz, DType::Fp8E5M2Fnuz], &[DType::Fp8E4M3Fnuz]),
+        Arch::Gfx950 => (&[DType::Fp8E4M3, DType::Fp8E5M2], &[DType::Fp8E4M3]),
+    }
+}
+
+/// The smallest fp8 tile ([`FP8_SMALL`]): 64x64x128, 4 waves, 16x16 fp8 MFMAs, the pipelined
+/// loop (the caller sets transposes and dtypes).
+fn fp8_small(arch: Arch) -> Family {
+    let why = match arch {
+        Arch::Gfx942 => FP8_SMALL_WHY,
+        Arch::Gfx950 => FP8_SMALL_WHY_GFX950,
+    };
+    Family::new(FP8_SMALL, arch, (64, 64, 128), (2, 2), MfmaShape::fp8_16(arch), why)
+}
+
 /// The per-tensor fp8 family of the arch (A^T B, both flavours).
 fn fp8_family(arch: Arch) -> Family {
     match arch {
@@ -762,13 +767,11 @@ pub fn split_families() -> Vec<Family> {
         // 128 64.67 -> 38.61; gfx950 8B down at M = 64 32.53 -> 22.24; 70B/8 qkv at M = 128
         // 26.29 -> 12.76 on gfx942 and 33.83 -> 11.09 on gfx950; no row slower).
         out.push(Family {
+            name: SPLITK,
             transposes: K_CONTIGUOUS,
-            dtypes: match arch {
-                Arch::Gfx942 => &[DType::Fp8E4M3Fnuz, DType::Fp8E5M2Fnuz],
-                Arch::Gfx950 => &[DType::Fp8E4M3, DType::Fp8E5M2],
-            },
+            dtypes: fp8_flavours(arch).0,
             split: SplitK::Partial,
-            ..Family::new(SPLITK, arch, (64, 64, 128), (2, 2), MfmaShape::fp8_16(arch), FP8_SMALL_WHY)
+            ..fp8_small(arch)
         });
         // The ping-pong families as partial sums, each the twin of its plain family: the
         // dispatcher splits the K of the last columns of tiles when whole rounds of the plain
@@ -879,9 +882,6 @@ fn input_pairs(f: &Family) -> Vec<(DType, DType)> {
     }
 }
 
-/// The fp8 tile, wave grid, both flavours and e4m3 alone, of one arch.
-type Fp8Shape = ((u32, u32, u32), (u32, u32), &'static [DType], &'static [DType]);
-
 /// The fp8 families beside the TN one (issue 11, items 4-5): mixed flavours (TN, the
 /// layout of hipBLASLt's fp8 GEMMs) and the three other transposes for e4m3 (the flavour of
 /// weights and activations; e5m2 is the gradients' and stays TN), on the `fp8` family's
@@ -889,10 +889,11 @@ type Fp8Shape = ((u32, u32, u32), (u32, u32), &'static [DType], &'static [DType]
 /// vectors per thread) or quads (gfx950) of K columns (`lds::CopyGeom::kgroup`), so every
 /// main-loop LDS access stays conflict-free.
 fn fp8_more(arch: Arch) -> [Family; 2] {
-    let (tile, wave_grid, dtypes, e4): Fp8Shape = match arch {
-        Arch::Gfx950 => ((128, 128, 128), (2, 2), &[DType::Fp8E4M3, DType::Fp8E5M2], &[DType::Fp8E4M3]),
-        Arch::Gfx942 => ((256, 256, 64), (2, 4), &[DType::Fp8E4M3Fnuz, DType::Fp8E5M2Fnuz], &[DType::Fp8E4M3Fnuz]),
+    let (tile, wave_grid) = match arch {
+        Arch::Gfx950 => ((128, 128, 128), (2, 2)),
+        Arch::Gfx942 => ((256, 256, 64), (2, 4)),
     };
+    let (dtypes, e4) = fp8_flavours(arch);
     let base = Family {
         transposes: K_CONTIGUOUS,
         grid: LARGE_GRID,

@@ -4,33 +4,16 @@
 //! `cargo run --release -p gemm-lab --example split_error -- [arch] [dtype] [m,m,...] [layer-substring]`
 
 use gemm_core::{Arch, DType};
-use gemm_dispatch::plan::cost_table::{compose_problem, edge_seconds, reduction_seconds, table};
+use gemm_dispatch::plan::cost_table::reduction_seconds;
 use gemm_dispatch::plan::gemm_plan::{plan_gemm, GemmPlan};
-use gemm_dispatch::plan::splitk::{table_estimate, SplitPlan};
-use gemm_kernels::SplitRole;
+use gemm_dispatch::plan::splitk::{partial_seconds, plain_twin, table_estimate, SplitPlan};
 use gemm_lab::decode_table::{dtype_of, linear, plan_without_decode, LAYERS};
 
+/// The table's partial-launch time: the decode kernel itself for a decode split, else the
+/// partial's plain twin (`splitk::plain_twin`).
 fn partial_table(sp: &SplitPlan, plain: &'static gemm_kernels::KernelEntry) -> Option<f64> {
-    let e = sp.partial;
-    let twin = if plain.is_decode() {
-        plain
-    } else {
-        gemm_kernels::for_arch(e.arch).find(|x| {
-            x.split_k == SplitRole::None
-                && x.is_plain()
-                && (x.tile, x.wave_grid, x.mfma, x.stages, x.schedule)
-                    == (e.tile, e.wave_grid, e.mfma, e.stages, e.schedule)
-                && (x.a_type, x.b_type, x.trans_a, x.trans_b, x.align_elems)
-                    == (e.a_type, e.b_type, e.trans_a, e.trans_b, e.align_elems)
-                && x.c_type == DType::F32
-        })?
-    };
-    let row = table().row(twin).ok()?;
-    let cm = &sp.problem;
-    Some(
-        compose_problem(row, twin, cm.m, cm.n, sp.splits, f64::from(sp.kchunk))
-            + edge_seconds(row, twin, cm.m, cm.n, sp.splits, false),
-    )
+    let twin = if plain.is_decode() { plain } else { plain_twin(sp.partial)? };
+    partial_seconds(sp, twin)
 }
 
 fn main() {
