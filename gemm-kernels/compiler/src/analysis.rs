@@ -13,6 +13,9 @@ use gemm_isa::{Format, Op, Operand};
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Stats {
     pub mfma_per_k_step: u32,
+    /// MFMAs each wave runs once to zero its accumulators (`lower.rs` `zero_accumulators`:
+    /// an inline-constant 0 as srcC), outside the K tiles.
+    pub zeroing_mfmas: u32,
     pub other_insts_per_k_step: u32,
     pub mfma_cycles: u32,
     pub other_cycles: u32,
@@ -44,6 +47,11 @@ pub fn stats(k: &Kernel, prog: &Program) -> Stats {
     let (r, w) = if k.config.is_decode() { (0, 0) } else { lds::k_step_conflicts(k) };
     s.lds_read_conflicts = r;
     s.lds_write_conflicts = w;
+    s.zeroing_mfmas = prog
+        .items
+        .iter()
+        .filter(|it| matches!(it, Item::I(i) if i.op.def().format == Format::Mai && matches!(i.operands.get(3), Some(Operand::Int(_)))))
+        .count() as u32;
     let Some((lp, target)) = prog.iteration else { return s };
     let Some(start) = prog.items.iter().position(|it| *it == Item::Label(lp)) else { return s };
     for it in &prog.items[start + 1..] {

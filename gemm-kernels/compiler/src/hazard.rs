@@ -22,6 +22,8 @@
 //!   it: 1 (`ReadM0WaitStates`, `checkReadM0Hazards`).
 //! * Transcendental VALU P (`v_rcp`, `v_exp`, ...) writes R, non-transcendental VALU X
 //!   reads R: 1 (`TransDefWaitstates`, gfx940).
+//! * VMEM store P of more than 8 bytes per lane reads data R, VALU or MFMA X writes R: 2
+//!   (`checkVALUHazardsHelper`, gfx940).
 //!
 //! `passes` is taken conservatively as 16 for 32x32 and 8 for 16x16 shapes (LLVM's
 //! `SISchedule.td` counts are not larger). A wait state is one instruction, or `n+1` for
@@ -50,6 +52,15 @@ const M0: (RegFile, u16) = (RegFile::Ttmp, 1000 + 124);
 
 fn is_vmem(i: &Inst) -> bool {
     matches!(i.op.def().format, Format::Mubuf | Format::Global | Format::Flat)
+}
+
+/// A vector-memory store of more than 8 bytes per lane (`buffer_store_dwordx3/x4`, ...),
+/// whose data registers a VALU must not overwrite for 2 wait states (LLVM
+/// `checkVALUHazardsHelper`, gfx940: the store reads its data after issue).
+fn is_wide_store(i: &Inst) -> bool {
+    is_vmem(i)
+        && i.op.name().contains("store")
+        && i.operands.first().is_some_and(|o| crate::program::regs_of(o).len() > 2)
 }
 
 /// Transcendental VALU ops (LLVM `isTRANS`): exp, log, rcp, rsq, sqrt, sin, cos.
@@ -130,6 +141,12 @@ fn need(arch: Arch, p: &Inst, pf: &Facts, x: &Inst, xf: &Facts) -> i32 {
     if is_valu(p) && is_valu(x) && is_trans(p) && !is_trans(x) && overlaps(pw, xr) {
         n = n.max(1);
     }
+    if is_wide_store(p) && (is_valu(x) || is_mfma(x)) {
+        let data = p.operands.first().map(crate::program::regs_of).unwrap_or_default();
+        if overlaps(&data, xw) {
+            n = n.max(2);
+        }
+    }
     if is_valu(p) && (is_vmem(x) || is_valu(x)) {
         let sw: Vec<_> = pw.iter().filter(|r| matches!(r.0, RegFile::Sgpr | RegFile::Ttmp)).copied().collect();
         if overlaps(&sw, xr) {
@@ -164,7 +181,7 @@ pub fn insert_nops(items: &mut Vec<Item>, arch: Arch) -> usize {
         items.iter().map(|it| if let Item::I(i) = it { Some(facts(i)) } else { None }).collect();
     // Only these can be the second instruction of a rule, or the first.
     let consumer = |i: &Inst| is_mfma(i) || is_valu(i) || is_vmem(i) || i.op.def().format == Format::Ds;
-    let producer = |i: &Inst| is_mfma(i) || is_valu(i) || is_salu(i);
+    let producer = |i: &Inst| is_mfma(i) || is_valu(i) || is_salu(i) || is_wide_store(i);
     for _round in 0..8 {
         let mut changed = false;
         for xi in 0..items.len() {

@@ -179,6 +179,8 @@ struct L<'a> {
     /// fp8 kernels: `alpha * scale_a * scale_b` in a VGPR (uniform), and `scale_d`.
     alpha_scaled: Option<Reg>,
     scale_d: O,
+    /// fp8: a VGPR pair holding `scale_d` in its low half (`scale_d_pair`).
+    scale_d2: Option<Reg>,
     /// fp8 kernels: the per-row / per-column scale vectors (`kernel_args.rs`).
     scale_vecs: Option<ScaleVecs>,
     /// Where address registers for LDS offsets past the 16-bit DS offset field are
@@ -446,8 +448,9 @@ impl L<'_> {
         for _ in 0..c.blocks(Operand::A) * c.blocks(Operand::B) {
             let file = if valu_acc { RegFile::Vgpr } else { RegFile::Agpr };
             let a = self.p.vreg(file, c.acc_regs() as u8);
-            // MX with staged scales: zeroed while the prologue's loads are in flight.
-            if !mx::staged(&c) {
+            // The slim ping-pong: zeroed while the prologue's loads are in flight
+            // (`prologue_loads_first`).
+            if !loads_first(&c) {
                 for r in 0..c.acc_regs() as u16 {
                     let op = if valu_acc { Op::V_MOV_B32 } else { Op::V_ACCVGPR_WRITE_B32 };
                     self.i(op, &[sub(a, r, 1), int(0)]);
@@ -1427,8 +1430,9 @@ impl L<'_> {
     /// The two-stage prologue (the last K tile's copies into buffer 0) with every operand's
     /// global loads issued before the first LDS write (`region` writes each operand's tile
     /// before loading the next: one round trip per operand), then the accumulators zeroed
-    /// while they fly, for the MX kernels with staged scales (`lower/mx.rs`, AGPR
-    /// accumulators), whose setup leaves the scales' loads in flight beside them.
+    /// while they fly ([`loads_first`]: the slim ping-pong, whose one workgroup per CU
+    /// overlaps nothing with its prologue; MX kernels with staged scales also leave the
+    /// scales' loads in flight beside them, `lower/mx.rs`).
     fn prologue_loads_first(&mut self, ops: &[TileOp]) {
         let pos = Pos::two(0);
         let mut written = vec![];
@@ -1444,13 +1448,36 @@ impl L<'_> {
         }
         // The accumulators, zeroed here rather than in the setup: the two waves of a SIMD
         // share its issue, and the second's loads went out after both waves' 128 writes.
-        for a in self.acc.clone() {
-            for r in 0..self.c().acc_regs() as u16 {
-                self.i(Op::V_ACCVGPR_WRITE_B32, &[sub(a, r, 1), int(0)]);
-            }
-        }
+        self.zero_accumulators();
         for o in written {
             self.lds_store(o, pos.read, true);
+        }
+    }
+
+    /// The accumulators set to 0. gfx950's 16-register AGPR blocks (32x32 MFMAs): one
+    /// `v_mfma_f32_32x32x16_bf16 acc, 0s, 0s, 0` each (`0 * 0 + 0`), which runs in the
+    /// otherwise idle MFMA pipe, where 16 `v_accvgpr_write`s take the VALU that the two
+    /// waves of a SIMD share with their address setup: the timing model held `fp8pp`'s
+    /// first barrier until both waves had issued about 500 instructions each, 128 of them
+    /// these writes. Otherwise one write (or `v_mov`) per register.
+    fn zero_accumulators(&mut self) {
+        let c = *self.c();
+        let mfma = c.arch == Arch::Gfx950 && c.acc_regs() == 16 && self.acc.iter().all(|a| a.file == RegFile::Agpr);
+        if mfma {
+            let z = self.vn(4);
+            for r in 0..4 {
+                self.i(Op::V_MOV_B32, &[sub(z, r, 1), int(0)]);
+            }
+            for a in self.acc.clone() {
+                self.ie(Inst::new(Op::V_MFMA_F32_32X32X16_BF16, &[whole(a), whole(z), whole(z), int(0)]));
+            }
+            return;
+        }
+        for a in self.acc.clone() {
+            let op = if a.file == RegFile::Agpr { Op::V_ACCVGPR_WRITE_B32 } else { Op::V_MOV_B32 };
+            for r in 0..c.acc_regs() as u16 {
+                self.i(op, &[sub(a, r, 1), int(0)]);
+            }
         }
     }
 
@@ -1815,9 +1842,16 @@ impl L<'_> {
             }
             return x;
         }
+        let x = self.vv();
+        self.scale_to(x, acc, r, cval, w, true);
+        x
+    }
+
+    /// [`scale`](L::scale) of a tiled (not partial) kernel into `x`, fp8's `scale_d`
+    /// multiply left out unless `with_d` (the caller applies it to a pair at once).
+    fn scale_to(&mut self, x: Reg, acc: Reg, r: u16, cval: Option<Reg>, w: Option<Reg>, with_d: bool) {
         let (alpha, beta) = (self.arg(12), self.arg(13));
         let alpha = self.alpha_scaled.map_or(alpha, whole);
-        let x = self.vv();
         let read = if acc.file == RegFile::Vgpr { Op::V_MOV_B32 } else { Op::V_ACCVGPR_READ_B32 };
         self.i(read, &[whole(x), sub(acc, r, 1)]);
         if let Some(w) = w {
@@ -1827,10 +1861,20 @@ impl L<'_> {
         if let Some(cv) = cval {
             self.i(Op::V_FMA_F32, &[whole(x), beta, whole(cv), whole(x)]);
         }
-        if self.alpha_scaled.is_some() {
+        if self.alpha_scaled.is_some() && with_d {
             self.i(Op::V_MUL_F32, &[whole(x), self.scale_d, whole(x)]);
         }
-        x
+    }
+
+    /// fp8: `scale_d * x` of the two elements of the pair `d` in one `v_pk_mul_f32` (each
+    /// half rounded as `v_mul_f32` rounds, so the result is the same bit for bit; packed
+    /// FP32 issues at the VALU's full rate: the CDNA3 white paper's 163.4 TFLOP/s of vector FP32 on
+    /// MI300X is twice its FP64 through packed FP32; the timing model issues any VALU in
+    /// `valu_cycles`), `scale_d` broadcast
+    /// from the low half of `sd` (`op_sel_hi` bit 1 clear).
+    fn scale_d_pair(&mut self, d: Reg) {
+        let sd = self.scale_d2.expect("fp8 per-tensor scales loaded");
+        self.ie(Inst::new(Op::V_PK_MUL_F32, &[whole(d), whole(d), whole(sd)]).op_sel_hi(0b101));
     }
 
     /// fp8 kernels: loads the per-tensor scales and forms `alpha * scale_a * scale_b` once
@@ -1841,22 +1885,30 @@ impl L<'_> {
         }
         // Split-K partial kernels take the vectors only (their alpha slot holds `kchunk`; the
         // per-tensor scales are folded into the reduction's alpha and beta by the caller).
-        if self.c().split != SplitK::Partial {
+        // Both loads issued before either is used: one wait for the two.
+        let sc = (self.c().split != SplitK::Partial).then(|| {
             let sc = self.p.vreg(RegFile::Sgpr, 4);
             self.i(Op::S_LOAD_DWORDX4, &[whole(sc), sr(0, 2), O::Imm(ka::OFF_SCALE as i64)]);
+            sc
+        });
+        // row_lo row_hi col_lo col_hi
+        let vp = (!mx::no_scale_vectors(self.c())).then(|| {
+            let vp = self.p.vreg(RegFile::Sgpr, 4);
+            self.i(Op::S_LOAD_DWORDX4, &[whole(vp), sr(0, 2), O::Imm(ka::OFF_SCALE_ROW as i64)]);
+            vp
+        });
+        if let Some(sc) = sc {
             let a = self.vv();
             self.i(Op::V_MOV_B32, &[whole(a), sub(sc, 0, 1)]);
             self.i(Op::V_MUL_F32, &[whole(a), sub(sc, 1, 1), whole(a)]);
             self.i(Op::V_MUL_F32, &[whole(a), self.arg(12), whole(a)]);
             self.alpha_scaled = Some(a);
             self.scale_d = sub(sc, 2, 1);
+            let sd = self.p.vreg(RegFile::Vgpr, 2);
+            self.i(Op::V_MOV_B32, &[sub(sd, 0, 1), sub(sc, 2, 1)]);
+            self.scale_d2 = Some(sd);
         }
-        if mx::no_scale_vectors(self.c()) {
-            return;
-        }
-        // row_lo row_hi col_lo col_hi
-        let vp = self.p.vreg(RegFile::Sgpr, 4);
-        self.i(Op::S_LOAD_DWORDX4, &[whole(vp), sr(0, 2), O::Imm(ka::OFF_SCALE_ROW as i64)]);
+        let Some(vp) = vp else { return };
         let (m, n) = (self.arg(6), self.arg(7));
         let vec = |l: &mut Self, x: u16, len: O| {
             let (lo, hi) = (sub(vp, 2 * x, 1), sub(vp, 2 * x + 1, 1));
@@ -2101,7 +2153,7 @@ impl L<'_> {
                 // otherwise each quad loads and waits in turn.
                 let quads = (c.acc_regs() / 4) as u16;
                 // MX on the slim ping-pong (`lower/mx.rs`): quads in pairs, one dwordx4 each.
-                let paired = mx::paired_stores(&c);
+                let paired = paired_stores(&c) && self.scale_vecs.is_none();
                 let pbase = paired.then(|| {
                     let (h8, pb) = (self.vv(), self.vv());
                     self.i(Op::V_LSHLREV_B32, &[whole(h8), int(3), whole(self.lgrp)]);
@@ -2147,7 +2199,10 @@ impl L<'_> {
                         Some((_, rs4)) => rs4,
                         None => self.load_row_scale_quad(q, row_off),
                     };
+                    // fp8 without fusion: `scale_d` applied to pairs of rows (`scale_d_pair`).
+                    let pk = self.alpha_scaled.is_some() && c.fusion == crate::ir::Fusion::NONE;
                     let mut xs = vec![];
+                    let mut pair = None;
                     for r in 0..4u16 {
                         let cf = match (cv, ec) {
                             (None, _) => None,
@@ -2158,7 +2213,18 @@ impl L<'_> {
                             Some(b) => self.outer_scale(sub(b, r, 1), cs),
                             None => None,
                         };
-                        let x = self.scale(acc, 4 * q + r, cf, w);
+                        let x = if pk {
+                            let d = *pair.get_or_insert_with(|| self.vn(2));
+                            let x = Reg { index: d.index + r % 2, count: 1, ..d };
+                            self.scale_to(x, acc, 4 * q + r, cf, w, false);
+                            if r % 2 == 1 {
+                                self.scale_d_pair(d);
+                                pair = None;
+                            }
+                            x
+                        } else {
+                            self.scale(acc, 4 * q + r, cf, w)
+                        };
                         if c.fusion != crate::ir::Fusion::NONE {
                             let bias = cb.map(whole).or(rb4.as_ref().map(|b| whole(b[r as usize])));
                             self.fuse(x, bias);
@@ -2319,7 +2385,7 @@ impl L<'_> {
     fn epilogue(&mut self) {
         let c = *self.c();
         let ec = c.c_bytes();
-        let (m, n, ldc, beta) = (self.arg(6), self.arg(7), self.arg(11), self.arg(13));
+        let (m, n, ldc) = (self.arg(6), self.arg(7), self.arg(11));
         self.srd_c = self.srd(self.arg(4), self.arg(5), m, n, ldc, ec);
         let k7fff = self.sv();
         self.i(Op::S_MOVK_I32, &[whole(k7fff), O::Imm(0x7fff)]);
@@ -2357,6 +2423,31 @@ impl L<'_> {
             self.i(Op::S_CMP_EQ_U32, &[whole(t), int(0)]);
             self.i(Op::S_CSELECT_B32, &[whole(vok), whole(vok), int(0)]);
         }
+        // fp8 with scale vectors: per-tensor plans pass none, and each vector load waits
+        // (`vmcnt` counts stores too, ISA.md §3.4) for every store issued before it; with one
+        // workgroup per CU (`fp8pp`) nothing hides that drain, which the timing model put at
+        // 15.2k of the 4096^3 workgroup's cycles against 1.3k for the blog's ping-pong. A
+        // uniform branch on both pointers being null takes paths compiled without them.
+        let no_vectors = self.scale_vecs.map(|sv| {
+            let (t, l) = (self.sv(), self.p.label());
+            self.i(Op::S_OR_B32, &[whole(t), sub(sv.mask_row, 0, 1), sub(sv.mask_col, 0, 1)]);
+            self.i(Op::S_CMP_EQ_U32, &[whole(t), int(0)]);
+            self.p.branch(Op::S_CBRANCH_SCC1, l);
+            l
+        });
+        self.store_paths(vok);
+        if let Some(l) = no_vectors {
+            self.p.place(l);
+            self.scale_vecs = None;
+            self.store_paths(vok);
+        }
+    }
+
+    /// The epilogue's stores after its setup: a uniform branch on `beta == 0` (never reads
+    /// C) and on `vok` (vector stores allowed), each path ending the program.
+    fn store_paths(&mut self, vok: Reg) {
+        let c = *self.c();
+        let beta = self.arg(13);
         let beta0 = self.p.label();
         // Split-K partial kernels write raw sums: the `beta == 0` path only.
         let partial = c.split == SplitK::Partial;
@@ -2383,6 +2474,32 @@ impl L<'_> {
             self.i(Op::S_ENDPGM, &[]);
         }
     }
+}
+
+/// Whether the prologue issues every operand's loads of the last K tile before its first LDS
+/// write and zeroes the accumulators while they fly ([`L::prologue_loads_first`]): the slim
+/// ping-pong (`fp8pp`, `mxpp`, `bsfp8pp`). The timing model put `fp8pp`'s first MFMA at
+/// 5.7k cycles of a 4096^3 workgroup against the blog ping-pong's 3.5k, with A's tail loads
+/// waited for and written before B's were issued (MXFP4 on `mxpp`: 5681 -> 5752 TFLOP/s).
+fn loads_first(c: &crate::ir::KernelConfig) -> bool {
+    matches!(c.schedule, crate::schedule::Schedule::PingPongSlim { .. })
+}
+
+/// Whether the epilogue's aligned stores pair a block's register quads ([`L::store_vectors`],
+/// on its paths without fp8 scale vectors): gfx950's slim ping-pong (`fp8pp`, `mxpp`,
+/// `bsfp8pp`) with 16-bit C and 32x32 MFMAs, quads `8q + 4h` apart by lane group `h`, traded
+/// by `v_permlane32_swap` (gfx950 only). With one workgroup per CU its stores drain alone,
+/// and the TCP looks up one tag per line a store touches: the timing model put the drain of
+/// 32 dwordx2 stores per wave, 32 lines each, at most of the 15k cycles between the last MFMA
+/// and the workgroup's end of MXFP4 at 8192^3 (`lower/mx.rs`).
+fn paired_stores(c: &crate::ir::KernelConfig) -> bool {
+    c.arch == Arch::Gfx950
+        && matches!(c.schedule, crate::schedule::Schedule::PingPongSlim { .. })
+        && c.c_bytes() == 2
+        && c.mfma.m == 32
+        && c.lane_groups() == 2
+        && c.fusion == crate::ir::Fusion::NONE
+        && (c.acc_regs() / 4).is_multiple_of(2)
 }
 
 /// Slabs the split-K reduction loads per round: 16 loads in flight per wave, so a
@@ -2690,6 +2807,7 @@ pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
         clamp_hi: O::Int(0),
         alpha_scaled: None,
         scale_d: O::Int(0),
+        scale_d2: None,
         scale_vecs: None,
         hoist: 0,
         shifted: Default::default(),
@@ -2720,7 +2838,7 @@ pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
         l.three_stages();
         return Ok(l.p);
     }
-    if l.mx_staged() {
+    if loads_first(&c) {
         l.prologue_loads_first(&k.prologue);
     } else {
         l.region(&k.prologue, Pos::two(0));

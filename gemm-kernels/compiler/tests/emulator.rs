@@ -104,7 +104,12 @@ fn run<AB: Element, C: Element>(k: &CompiledKernel, case: &Case, sched: Schedule
 /// loop schedule has its own count, `schedule/`).
 fn run_counts(k: &CompiledKernel, r: &gemm_emu::LaunchReport, kk: usize, waves: u64) {
     let tiles = (kk as u64).div_ceil(k.config.tile.2 as u64).max(1);
-    assert_eq!(r.counts.mfma, waves * tiles * k.stats.mfma_per_k_step as u64, "{}", k.name);
+    assert_eq!(
+        r.counts.mfma,
+        waves * (tiles * k.stats.mfma_per_k_step as u64 + k.stats.zeroing_mfmas as u64),
+        "{}",
+        k.name
+    );
     let barriers = match &k.kernel.schedule {
         None => tiles,
         Some(ls) => {

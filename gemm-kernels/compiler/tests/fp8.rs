@@ -124,7 +124,12 @@ fn run<A: Element, B: Element, C: Element>(
     if !cfg.is_decode() {
         let tiles = (p.k as u64).div_ceil(cfg.tile.2 as u64).max(1);
         let waves = (wg[0] * wg[1]) as u64 * cfg.waves as u64;
-        assert_eq!(r.counts.mfma, waves * tiles * k.stats.mfma_per_k_step as u64, "{}", k.name);
+        assert_eq!(
+            r.counts.mfma,
+            waves * (tiles * k.stats.mfma_per_k_step as u64 + k.stats.zeroing_mfmas as u64),
+            "{}",
+            k.name
+        );
     }
     let mut out = vec![0u8; spans.c * C::DTYPE.size_bytes()];
     dev.copy_out(pc, &mut out).unwrap();
@@ -395,6 +400,17 @@ fn fp8_slim_ping_pong_every_mode() {
                 Schedule { mode, seed: 151 },
                 &[],
             );
+            // Per-tensor scales only: the paths compiled without scale vectors (`lower.rs`
+            // `epilogue`), bf16's quads stored in pairs, `scale_d` applied by `v_pk_mul_f32`.
+            for (bi, beta) in [-1.5f32, 0.0].into_iter().enumerate() {
+                let cs = Case { beta, vectors: (false, false), ..WHOLE_TILE };
+                run_kernel(
+                    &k,
+                    &cs,
+                    Schedule { mode: Mode::ALL[(bi + fi) % Mode::ALL.len()], seed: 152 + bi as u64 },
+                    &[],
+                );
+            }
         }
     }
 }

@@ -140,7 +140,12 @@ fn run_checked(kern: &CompiledKernel, cs: &Case, sched: Schedule, strict: bool) 
         assert!(r.reports.is_empty(), "{} {cs:?} {sched:?}: checker findings:\n{r}", kern.name);
         let tiles = (row_bytes as u64).div_ceil(cfg.tile.2 as u64).max(1);
         let waves = (wg[0] * wg[1]) as u64 * cfg.waves as u64;
-        assert_eq!(r.counts.mfma, waves * tiles * kern.stats.mfma_per_k_step as u64, "{}", kern.name);
+        assert_eq!(
+            r.counts.mfma,
+            waves * (tiles * kern.stats.mfma_per_k_step as u64 + kern.stats.zeroing_mfmas as u64),
+            "{}",
+            kern.name
+        );
     }
     let mut wrong = 0;
     let mut out = vec![0u8; c0.len()];

@@ -75,7 +75,12 @@ fn run<AB: Element, C: Element>(k: &CompiledKernel, case: &Case, sched: EmuSched
     // Every wave runs ceil(k/KT) K tiles (at least one) of `mfma_per_k_step` MFMAs.
     let tiles = (p.k as u64).div_ceil(cfg.tile.2 as u64).max(1);
     let waves = (wg[0] * wg[1]) as u64 * cfg.waves as u64;
-    assert_eq!(r.counts.mfma, waves * tiles * k.stats.mfma_per_k_step as u64, "{}", k.name);
+    assert_eq!(
+        r.counts.mfma,
+        waves * (tiles * k.stats.mfma_per_k_step as u64 + k.stats.zeroing_mfmas as u64),
+        "{}",
+        k.name
+    );
     // Every wave passes the same barriers: around the loop, per loop tile, the drain's.
     let ls = k.kernel.schedule.as_ref().expect("a loop schedule");
     assert_eq!(ls.barriers(0), ls.barriers(1), "{}", k.name);

@@ -40,7 +40,7 @@
 //!   (4646 -> 5220 TFLOP/s);
 //! * the epilogue: fp8's per-row/column scale vectors are left out ([`no_scale_vectors`]:
 //!   their loads waited for every store before them) and a block's register quads are stored
-//!   in pairs ([`paired_stores`]: half the stores and TCP tag lookups), 5249 -> 5649 (pairing
+//!   in pairs (`lower.rs` `paired_stores`: half the stores and TCP tag lookups), 5249 -> 5649 (pairing
 //!   further, 16 columns of 64 bytes per store, changed nothing: the drain is then bound by
 //!   the write bandwidth);
 //! * the prologue issues both operands' tail loads and the scales' before any LDS write
@@ -505,19 +505,4 @@ pub fn lds_bytes(k: &crate::ir::Kernel) -> u32 {
     }
     let end = k.lds_buffers * k.lds_buffer_bytes() + crate::schedule::phase::lds_bytes(k);
     lds_offset(k) - end + 2 * buffer_bytes(&k.config)
-}
-
-/// Whether the epilogue's aligned stores pair a block's register quads (`lower.rs`
-/// `store_vectors`): MX kernels on the slim ping-pong with 16-bit C and 32x32 MFMAs (quads
-/// `8q + 4h` apart by lane group `h`). With one workgroup per CU its stores drain alone,
-/// and the TCP looks up one tag per line a store touches: the timing model put the drain
-/// of 32 dwordx2 stores per wave, 32 lines each, at most of the 15k cycles between the
-/// last MFMA and the workgroup's end at 8192^3.
-pub fn paired_stores(c: &crate::ir::KernelConfig) -> bool {
-    no_scale_vectors(c)
-        && c.c_bytes() == 2
-        && c.mfma.m == 32
-        && c.lane_groups() == 2
-        && c.fusion == crate::ir::Fusion::NONE
-        && (c.acc_regs() / 4).is_multiple_of(2)
 }
