@@ -2427,8 +2427,11 @@ impl L<'_> {
         // (`vmcnt` counts stores too, ISA.md §3.4) for every store issued before it; with one
         // workgroup per CU (`fp8pp`) nothing hides that drain, which the timing model put at
         // 15.2k of the 4096^3 workgroup's cycles against 1.3k for the blog's ping-pong. A
-        // uniform branch on both pointers being null takes paths compiled without them.
-        let no_vectors = self.scale_vecs.map(|sv| {
+        // uniform branch on both pointers being null takes paths compiled without them. Only
+        // the slim ping-pong so far: other fp8 kernels run several workgroups per CU, which
+        // hide much of that wait (not yet measured; each changed kernel must be
+        // re-characterised).
+        let no_vectors = self.scale_vecs.filter(|_| loads_first(&c)).map(|sv| {
             let (t, l) = (self.sv(), self.p.label());
             self.i(Op::S_OR_B32, &[whole(t), sub(sv.mask_row, 0, 1), sub(sv.mask_col, 0, 1)]);
             self.i(Op::S_CMP_EQ_U32, &[whole(t), int(0)]);
