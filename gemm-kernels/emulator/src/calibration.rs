@@ -117,12 +117,26 @@ impl Value {
 }
 
 /// One kernel argument, in order; laid out with natural alignment as clang and Triton do.
+/// A struct passed by value (HipKittens' global layouts) is written as its fields in order,
+/// padding included (an `i64` of 0 for 8 bytes of padding).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Arg {
     /// A 64-bit global pointer.
     Ptr(Buffer),
     I32(Value),
+    /// A 64-bit integer (`size_t` fields of a struct argument).
+    I64(Value),
     F32(Value),
+}
+
+impl Arg {
+    /// Bytes, and the alignment: natural.
+    pub fn size(&self) -> usize {
+        match self {
+            Arg::Ptr(_) | Arg::I64(_) => 8,
+            Arg::I32(_) | Arg::F32(_) => 4,
+        }
+    }
 }
 
 /// How to launch the kernel.
@@ -182,6 +196,10 @@ pub enum Expect {
     /// Runs and matches the reference, but the race detector reports LDS races in the
     /// foreign code itself; every finding must be a race whose text contains this.
     KnownRaces(String),
+    /// Runs and matches the reference, but the checkers (race, wait, hazard) report findings
+    /// in the foreign code itself: every finding's text contains one of these, and there is
+    /// at least one (manifest: `known-findings: <text> | <text> ...`).
+    KnownFindings(Vec<String>),
 }
 
 /// The emulator test case of a kernel (a small size the kernel allows).
@@ -191,6 +209,11 @@ pub struct TestCase {
     pub n: usize,
     pub k: usize,
     pub expect: Expect,
+    /// Scheduling modes in which the kernel's own known findings (`known-findings`) make
+    /// its result wrong: the test requires the wrong result there (HipKittens' 256-tile
+    /// GEMMs read LDS-DMA data they never wait for; in the longest-latency mode it has not
+    /// landed).
+    pub wrong_result_modes: Vec<crate::Mode>,
 }
 
 /// Element types of A, B and C (C = A * B^T: A is M x K, B is N x K, both row-major, C
@@ -266,15 +289,15 @@ impl Kernel {
     }
 
     /// (byte offset, size) of each argument in the kernarg segment: natural alignment, 8
-    /// for pointers and 4 for 32-bit scalars, as clang and Triton lay them out (the test
-    /// compares this with each code object's metadata).
+    /// for pointers and 64-bit scalars and 4 for 32-bit ones, as clang and Triton lay them
+    /// out (the test compares this with each code object's metadata).
     pub fn arg_layout(&self) -> Vec<(usize, usize)> {
         let mut end = 0usize;
         self.launch
             .args
             .iter()
             .map(|a| {
-                let size: usize = if matches!(a, Arg::Ptr(_)) { 8 } else { 4 };
+                let size = a.size();
                 let at = end.next_multiple_of(size);
                 end = at + size;
                 (at, size)
@@ -300,18 +323,24 @@ impl Kernel {
                     };
                     out.extend_from_slice(&p.to_le_bytes());
                 }
-                Arg::I32(v) => {
+                Arg::I32(v) | Arg::I64(v) => {
+                    let wide = matches!(arg, Arg::I64(_));
                     let x = v.eval(m, n, k, cus);
-                    if x.fract() != 0.0 || x < f64::from(i32::MIN) || x > f64::from(i32::MAX) {
+                    let (lo, hi) = if wide { (-9.0e15, 9.0e15) } else { (f64::from(i32::MIN), f64::from(i32::MAX)) };
+                    if x.fract() != 0.0 || x < lo || x > hi {
                         return Err(CalibrationError::BadSize {
                             kernel: self.name.clone(),
                             m,
                             n,
                             k,
-                            why: format!("i32 argument {v:?} = {x} does not fit"),
+                            why: format!("{} argument {v:?} = {x} does not fit", if wide { "i64" } else { "i32" }),
                         });
                     }
-                    out.extend_from_slice(&(x as i32).to_le_bytes());
+                    if wide {
+                        out.extend_from_slice(&(x as i64).to_le_bytes());
+                    } else {
+                        out.extend_from_slice(&(x as i32).to_le_bytes());
+                    }
                 }
                 Arg::F32(v) => {
                     out.extend_from_slice(&(v.eval(m, n, k, cus) as f32).to_le_bytes());
@@ -429,8 +458,9 @@ pub fn load(dir: &Path, manifest: &Path) -> Result<Kernel, CalibrationError> {
                 v => return Err(bad("launch.args", format!("buffer `{v}`: expected a, b, c or null"))),
             }),
             "i32" => Arg::I32(value(&a.value)?),
+            "i64" => Arg::I64(value(&a.value)?),
             "f32" => Arg::F32(value(&a.value)?),
-            kind => return Err(bad("launch.args", format!("kind `{kind}`: expected buffer, i32 or f32"))),
+            kind => return Err(bad("launch.args", format!("kind `{kind}`: expected buffer, i32, i64 or f32"))),
         });
     }
     if raw.code_object.is_empty() {
@@ -469,15 +499,26 @@ pub fn load(dir: &Path, manifest: &Path) -> Result<Kernel, CalibrationError> {
         Some("time") => true,
         Some(o) => return Err(bad("order_by", format!("`{o}`: expected tflops or time"))),
     };
+    let wrong_result_modes = raw
+        .test
+        .wrong_result_modes
+        .iter()
+        .map(|m| crate::Mode::parse(m).ok_or_else(|| bad("test.wrong_result_modes", format!("unknown mode `{m}`"))))
+        .collect::<Result<Vec<_>, _>>()?;
     let expect = match raw.test.expect.as_str() {
         "pass" => Expect::Pass,
-        e => match (e.strip_prefix("unsupported:"), e.strip_prefix("known-races:")) {
-            (Some(why), _) if !why.trim().is_empty() => Expect::Unsupported(why.trim().to_string()),
-            (_, Some(what)) if !what.trim().is_empty() => Expect::KnownRaces(what.trim().to_string()),
+        e => match (e.strip_prefix("unsupported:"), e.strip_prefix("known-races:"), e.strip_prefix("known-findings:")) {
+            (Some(why), _, _) if !why.trim().is_empty() => Expect::Unsupported(why.trim().to_string()),
+            (_, Some(what), _) if !what.trim().is_empty() => Expect::KnownRaces(what.trim().to_string()),
+            (_, _, Some(what)) if what.split('|').all(|w| !w.trim().is_empty()) => {
+                Expect::KnownFindings(what.split('|').map(|w| w.trim().to_string()).collect())
+            }
             _ => {
                 return Err(bad(
                     "test.expect",
-                    format!("`{e}`: expected pass, unsupported: <reason> or known-races: <finding text>"),
+                    format!(
+                        "`{e}`: expected pass, unsupported: <reason>, known-races: <finding text> or known-findings: <text> | <text> ..."
+                    ),
                 ))
             }
         },
@@ -502,7 +543,7 @@ pub fn load(dir: &Path, manifest: &Path) -> Result<Kernel, CalibrationError> {
         order_by_time,
         code_objects,
         published,
-        test: TestCase { m: raw.test.m, n: raw.test.n, k: raw.test.k, expect },
+        test: TestCase { m: raw.test.m, n: raw.test.n, k: raw.test.k, expect, wrong_result_modes },
         manifest: manifest.to_path_buf(),
     })
 }
@@ -584,6 +625,8 @@ struct RawTest {
     n: usize,
     k: usize,
     expect: String,
+    #[serde(default)]
+    wrong_result_modes: Vec<String>,
 }
 
 #[cfg(test)]
