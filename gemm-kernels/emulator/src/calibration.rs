@@ -162,6 +162,10 @@ pub struct CodeObject {
     pub symbol: String,
     /// `[M, N, K]` for a code object compiled for one size (template parameters).
     pub size: Option<[usize; 3]>,
+    /// This code object's output tile (M, N), where it is not the launch's (`tile_m`,
+    /// `tile_n`): HipKittens' 4-wave fp8 GEMM has a kernel of its own, with its own tile, at
+    /// 1024^3 and 2048^3.
+    pub tile: Option<[usize; 2]>,
 }
 
 /// A published measurement.
@@ -278,9 +282,18 @@ impl Kernel {
         })
     }
 
-    /// Grid in workgroups for `m x n`.
+    /// Grid in workgroups for `m x n` with the launch's tile.
     pub fn grid(&self, m: usize, n: usize) -> [u32; 3] {
-        let (tm, tn) = (m.div_ceil(self.launch.tile_m) as u32, n.div_ceil(self.launch.tile_n) as u32);
+        self.grid_with_tile(m, n, [self.launch.tile_m, self.launch.tile_n])
+    }
+
+    /// Grid in workgroups for `m x n` with code object `co` (its own tile where it has one).
+    pub fn grid_for(&self, co: &CodeObject, m: usize, n: usize) -> [u32; 3] {
+        self.grid_with_tile(m, n, co.tile.unwrap_or([self.launch.tile_m, self.launch.tile_n]))
+    }
+
+    fn grid_with_tile(&self, m: usize, n: usize, [tile_m, tile_n]: [usize; 2]) -> [u32; 3] {
+        let (tm, tn) = (m.div_ceil(tile_m) as u32, n.div_ceil(tile_n) as u32);
         match self.launch.grid {
             GridKind::Tiles2d => [tn, tm, 1],
             GridKind::TilesLinear => [tm * tn, 1, 1],
@@ -369,7 +382,7 @@ impl Kernel {
         Ok(LaunchPlan {
             code_object,
             symbol: co.symbol.clone(),
-            grid: self.grid(m, n),
+            grid: self.grid_for(co, m, n),
             block: self.launch.block,
             kernarg: self.kernarg(m, n, k, a, b, c)?,
             dynamic_lds: self.launch.dynamic_lds,
@@ -469,8 +482,11 @@ pub fn load(dir: &Path, manifest: &Path) -> Result<Kernel, CalibrationError> {
     let code_objects = raw
         .code_object
         .into_iter()
-        .map(|c| CodeObject { path: dir.join(&c.file), symbol: c.symbol, size: c.size })
-        .collect();
+        .map(|c| CodeObject { path: dir.join(&c.file), symbol: c.symbol, size: c.size, tile: c.tile })
+        .collect::<Vec<_>>();
+    if code_objects.iter().any(|c| c.tile.is_some_and(|t| t.contains(&0))) {
+        return Err(bad("code_object.tile", "tile sizes must be positive".into()));
+    }
     let mut published = Vec::with_capacity(raw.published.len());
     for p in raw.published {
         let cache = match p.cache.as_deref() {
@@ -600,6 +616,8 @@ struct RawCodeObject {
     file: String,
     symbol: String,
     size: Option<[usize; 3]>,
+    #[serde(default)]
+    tile: Option<[usize; 2]>,
 }
 
 #[derive(Deserialize)]
@@ -693,6 +711,25 @@ expect = "pass"
         assert_eq!(u64::from_le_bytes(args[16..24].try_into().unwrap()), 0);
         assert_eq!(f32::from_le_bytes(args[24..28].try_into().unwrap()), 0.5);
         assert_eq!(k.code_object(1, 2, 3).unwrap().symbol, "x");
+    }
+
+    /// Struct fields (`i64`) and a code object with a tile of its own (HipKittens).
+    #[test]
+    fn i64_arguments_and_a_code_object_tile() {
+        let text = GOOD
+            .replace(r#"{ kind = "i32", value = "k" },"#, r#"{ kind = "i64", value = "k" }, { kind = "i64", value = "0" },"#)
+            .replace("symbol = \"x\"\n", "symbol = \"x\"\n[[code_object]]\nfile = \"y.co\"\nsymbol = \"y\"\nsize = [1024, 1024, 1024]\ntile = [64, 64]\n");
+        let k = parse(&text).unwrap();
+        assert_eq!(k.arg_layout(), vec![(0, 8), (8, 8), (16, 8), (24, 8), (32, 4)]);
+        let args = k.kernarg(512, 384, 96, 0x1000, 0, 0).unwrap();
+        assert_eq!(i64::from_le_bytes(args[8..16].try_into().unwrap()), 96);
+        assert_eq!(i64::from_le_bytes(args[16..24].try_into().unwrap()), 0);
+        let y = k.code_object(1024, 1024, 1024).unwrap();
+        assert_eq!((y.symbol.as_str(), y.tile), ("y", Some([64, 64])));
+        assert_eq!(k.grid_for(y, 1024, 1024), [256, 1, 1]);
+        let x = k.code_object(512, 384, 96).unwrap();
+        assert_eq!(k.grid_for(x, 512, 384), k.grid(512, 384));
+        assert!(parse(&text.replace("tile = [64, 64]", "tile = [0, 64]")).is_err());
     }
 
     /// vLLM's wvSplitK launch: grid = CU count, and `mindiv(N, 2 x 304, 16)` waves per

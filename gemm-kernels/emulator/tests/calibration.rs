@@ -260,14 +260,14 @@ fn calibration_gluon_v5_local_prefetch_matches_reference() {
 }
 
 /// HipKittens' bf16 GEMM, the 128 x 128 tile of its 1024^3 and 2048^3 builds
-/// (kernel_1024.cpp at 256^3: 4 workgroups, 2 rounds of its K loop).
+/// (kernel_1024.cpp at 256^3: 4 workgroups, 2 rounds of its loop, then its tail).
 #[test]
 fn calibration_hipkittens_bf16_128_matches_reference() {
     check_kernel("hk_bf16_128");
 }
 
 /// HipKittens' bf16 GEMM, the 256 x 256 tile of its 4096^3..16384^3 builds (kernel_8192.cpp
-/// at 512^3: 4 workgroups, 4 K steps of 64 per round... 3 rounds of the unrolled loop).
+/// at 512^3: 4 workgroups, 3 rounds of its loop of two K steps of 64, then its tail).
 #[test]
 fn calibration_hipkittens_bf16_256_matches_reference() {
     check_kernel("hk_bf16_256");
@@ -277,6 +277,13 @@ fn calibration_hipkittens_bf16_256_matches_reference() {
 #[test]
 fn calibration_hipkittens_fp8_8wave_matches_reference() {
     check_kernel("hk_fp8_8wave");
+}
+
+/// HipKittens' 4-wave fp8 GEMM (256 x 256 x 128 tile) at 512 x 1024 x 512: 8 workgroups (its
+/// XCD remap needs a multiple of 8).
+#[test]
+fn calibration_hipkittens_fp8_4wave_matches_reference() {
+    check_kernel("hk_fp8_4wave");
 }
 
 /// vLLM's wvSplitK (gfx942, f16, M = 1) at N = 10944, K = 1536 on the CU-count grid: 10

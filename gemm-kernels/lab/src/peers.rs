@@ -13,7 +13,8 @@
 //! * HipKittens' bf16 and fp8 GEMMs (gfx950, Linear layout only: C = A B^T with both operands
 //!   K-contiguous; one code object per size, built by the calibration `build.sh` from
 //!   HipKittens' sources: `hk_bf16_128` at 1024^3 and 2048^3, `hk_bf16_256` from 4096^3 on and
-//!   the Llama shapes, `hk_fp8_8wave`).
+//!   the Llama shapes; fp8: `hk_fp8_4wave`, the likelier source of HipKittens' fp8 figures of
+//!   its two fp8 GEMMs).
 //!
 //! Published measurements on MI355X (HipKittens, hipBLASLt, as HipKittens benchmarked them) sit
 //! in their own columns, marked as measured on hardware, beside the gfx950 square rows. The
@@ -172,11 +173,13 @@ pub enum Peer {
 }
 
 /// The HipKittens calibration kernels of an input dtype, in the order `peers_of` tries them
-/// (the first with a code object for the shape is the cell's).
+/// (the first with a code object for the shape is the cell's). fp8: the 4-wave kernel, which
+/// has kernels of its own for 1024^3 and 2048^3 and which HipKittens' README calls the faster
+/// (`hk_fp8_8wave`, its 8-wave one, is in the calibration set too).
 pub fn hipkittens_kernels(dtype: &str) -> &'static [&'static str] {
     match dtype {
         "bf16" => &["hk_bf16_128", "hk_bf16_256"],
-        "fp8" => &["hk_fp8_8wave"],
+        "fp8" => &["hk_fp8_4wave"],
         _ => &[],
     }
 }
@@ -358,7 +361,7 @@ pub fn report(cells: &[(CellKey, Vec<Peer>, Vec<Predicted>)]) -> String {
         "pingpong: the AMD ROCm blog's fp8 8-wave ping-pong (256x256x128, gfx950, A and B K-contiguous: Linear layout only), built per size by calibration/build.sh",
         "ratio: ours / the best foreign prediction of the cell (triton, pingpong, HK); %ceil: ours / the model's MFMA ceiling at the loaded clock",
         "HK: HipKittens' GEMM predicted by the model (gfx950, Linear layout only: it reads A and B K-contiguous): bf16, its mi350x kernel_<S>.cpp",
-        "    (128 tile at 1024^3 and 2048^3, 256 tile from 4096^3 on and for the Llama shapes); fp8, its 8-wave kernel; built per size by",
+        "    (128 tile at 1024^3 and 2048^3, 256 tile from 4096^3 on and for the Llama shapes); fp8, its 4-wave kernel; built per size by",
         "    calibration/build.sh from HipKittens f09e9685c4c6 with ROCm 6.3's HIP headers and ROCm 7.1.0's LLVM (calibration/README.md)",
         "HK meas, hBLt meas: measured on MI355X (hardware, not the model), M = N = K, both operands K-contiguous (C = A B^T), from HazyResearch/HipKittens",
         "    commit f09e9685c4c6aaa41fb3ebd4fe4ca664938589e1: HipKittens analysis/{bf16,fp8}_gemm/mi350x/mi355x_{bf16,fp8}_gemm.json (`tflops`); hipBLASLt: analysis/bf16_gemm/plot.py",

@@ -74,7 +74,7 @@ fn peers_of_each_cell() {
                         (false, _, _) => vec![],
                         (true, "bf16", 1024) => vec!["hk_bf16_128"],
                         (true, "bf16", _) => vec!["hk_bf16_256"],
-                        (true, _, _) => vec!["hk_fp8_8wave"],
+                        (true, _, _) => vec!["hk_fp8_4wave"],
                     };
                     assert_eq!(hk, want, "{arch} {dtype} {linear} {s}");
                 }

@@ -139,7 +139,8 @@ fi
 # directory holding the commit (a clone or bare mirror: `git archive`) or a directory holding
 # those files of it, else from GitHub's archive of the commit (codeload.github.com).
 #   HIPKITTENS_SRC  HazyResearch/HipKittens f09e9685c4c6: LICENSE, include/, the five mi350x
-#                   bf16 kernels (analysis/bf16_gemm/mi350x/kernel_<S>.cpp), the 8-wave fp8 GEMM
+#                   bf16 kernels (analysis/bf16_gemm/mi350x/kernel_<S>.cpp), the 8-wave and
+#                   4-wave fp8 GEMMs (kernels/gemm/fp8fp32/FP8_{8,4}wave/)
 #   ROCM_HIP_SRC    ROCm/HIP c5e11fcac824 (VERSION 6.3.0): LICENSE.txt, include/hip/
 #   ROCM_CLR_SRC    ROCm/clr f9f995c6d0ae (the same weeks): LICENCE, hipamd/include/hip/amd_detail/
 # The HIP tree clang-22 sees (--rocm-path) is include/hip of both, a hip_version.h and the
@@ -149,7 +150,7 @@ fi
 # ROCm 6.3's headers: -D__AMDGCN_WAVEFRONT_SIZE=64 (clang 22 no longer predefines it; gfx950 is
 # wave64), -Wno-invalid-constexpr (HipKittens' constexpr packing<half> builds a __half2, whose
 # constructor ROCm 6.3 does not make constexpr; no bf16 or fp8 code uses it), and
-# hip/include/hk_ockl_shim.h (the three ockl work-item functions the headers call, as ROCm's
+# hip/include/hk_ockl_shim.h (the four ockl work-item functions the headers call, as ROCm's
 # device library defines them for code object v5; -nogpulib links no device library).
 # Like the ping-pong, clang-22's front end and ROCm 7.1.0's LLVM (rocm71.py): HipKittens
 # measured with ROCm 7.0's hipcc; clang-22's own back end spills the fp8 kernel (README).
@@ -159,7 +160,8 @@ clr_commit=f9f995c6d0aecec28debd3db0f41df0c15ec003d
 hk_bf16_files=()
 for s in 1024 2048 4096 8192 16384; do hk_bf16_files+=("analysis/bf16_gemm/mi350x/kernel_$s.cpp"); done
 hk_files=(LICENSE include "${hk_bf16_files[@]}" kernels/gemm/fp8fp32/FP8_8wave/8_wave.cu
-    kernels/gemm/fp8fp32/FP8_8wave/utils.cpp)
+    kernels/gemm/fp8fp32/FP8_8wave/utils.cpp kernels/gemm/fp8fp32/FP8_4wave/4_wave.cu
+    kernels/gemm/fp8fp32/FP8_4wave/utils.cpp)
 hk_src() { # hk_src NAME OWNER/REPO COMMIT TREE-SHA256 VAR PATHS...: $work/NAME/PATHS of REPO at COMMIT
     local name=$1 repo=$2 commit=$3 sha=$4 var=$5
     shift 5
@@ -184,7 +186,7 @@ hk_src() { # hk_src NAME OWNER/REPO COMMIT TREE-SHA256 VAR PATHS...: $work/NAME/
 hk_ready=0
 hk_prepare() {
     [[ $hk_ready == 1 ]] && return
-    hk_src hk HazyResearch/HipKittens $hk_commit e0e39d2ad7b0833c07f975f93022994aff2766eddbeabdeee1779a90b0a6961a \
+    hk_src hk HazyResearch/HipKittens $hk_commit 3dcd43798d56904035faa634fefc9616a30b30f7cd8a15f98618a89318d94120 \
         HIPKITTENS_SRC "${hk_files[@]}"
     hk_src hip ROCm/HIP $hip_commit 74a3cbf82b6a436166933810a6549d4a026309840a6ecac62fb9e7281c65f33a \
         ROCM_HIP_SRC LICENSE.txt include/hip
@@ -228,16 +230,25 @@ hk_fp8() { # hk_fp8 M N K: the 8-wave fp8 GEMM at M x N x K
     [[ -e $d/hk_fp8_8wave_kernel.inc ]] || sed -n '11,252p' "$d/8_wave.cu" >"$d/hk_fp8_8wave_kernel.inc"
     hk_build "hk_fp8_8wave_${1}x${2}x${3}" hk_fp8_8wave.hip "$d" "$1" "$2" "$3"
 }
+hk_fp8_4w() { # hk_fp8_4w M N K: the 4-wave fp8 GEMM at M x N x K
+    local d=$work/hk/kernels/gemm/fp8fp32/FP8_4wave
+    [[ -e $d/hk_fp8_4wave_kernel.inc ]] || sed -n '13,817p' "$d/4_wave.cu" >"$d/hk_fp8_4wave_kernel.inc"
+    hk_build "hk_fp8_4wave_${1}x${2}x${3}" hk_fp8_4wave.hip "$d" "$1" "$2" "$3"
+}
 # Sizes: HipKittens' (M = N = K 1024..16384: BLOCK_SIZE 128 in kernel_1024/2048, 256 from 4096 on,
 # so two manifests), the Llama-3.1-70B prefill shapes of `gemm peers` (from kernel_8192.cpp: the
 # 256 tile needs M, N multiples of 256 and K of 128) and the tests' small sizes.
 hk_bf16_jobs=("128 1024 1024 1024 1024" "128 2048 2048 2048 2048" "128 1024 256 256 256"
     "256 4096 4096 4096 4096" "256 8192 8192 8192 8192" "256 16384 16384 16384 16384" "256 8192 512 512 512")
 hk_fp8_jobs=("1024 1024 1024" "2048 2048 2048" "4096 4096 4096" "8192 8192 8192" "16384 16384 16384" "512 512 512")
+# The 4-wave kernel's XCD remap (wgid % 8 * (grid / 8) + wgid / 8) needs a grid of a multiple of
+# 8 workgroups: its test size is 512 x 1024 x 512 (2 x 4 tiles of 256).
+hk_fp8_4w_jobs=("1024 1024 1024" "2048 2048 2048" "4096 4096 4096" "8192 8192 8192" "16384 16384 16384" "512 1024 512")
 for m in 4096 16384; do
     for nk in "10240 8192" "8192 8192" "57344 8192" "8192 28672"; do
         hk_bf16_jobs+=("256 8192 $m $nk")
         hk_fp8_jobs+=("$m $nk")
+        hk_fp8_4w_jobs+=("$m $nk")
     done
 done
 for j in "${hk_bf16_jobs[@]}"; do
@@ -247,6 +258,10 @@ done
 for j in "${hk_fp8_jobs[@]}"; do
     read -r m n k <<<"$j"
     needs_python+=("hk_fp8_8wave_${m}x${n}x${k}")
+done
+for j in "${hk_fp8_4w_jobs[@]}"; do
+    read -r m n k <<<"$j"
+    needs_python+=("hk_fp8_4wave_${m}x${n}x${k}")
 done
 if [[ $clang_only == 0 ]]; then
     for j in "${hk_bf16_jobs[@]}"; do
@@ -260,6 +275,12 @@ if [[ $clang_only == 0 ]]; then
         [[ -n ${HK_ONLY_NEW:-} && -e co/hk_fp8_8wave_${m}x${n}x${k}.co ]] && continue
         hk_prepare
         hk_fp8 "$m" "$n" "$k"
+    done
+    for j in "${hk_fp8_4w_jobs[@]}"; do
+        read -r m n k <<<"$j"
+        [[ -n ${HK_ONLY_NEW:-} && -e co/hk_fp8_4wave_${m}x${n}x${k}.co ]] && continue
+        hk_prepare
+        hk_fp8_4w "$m" "$n" "$k"
     done
     [[ -n ${HK_ONLY_NEW:-} ]] && { echo "build.sh: HipKittens code objects built"; exit 0; }
 fi
