@@ -117,12 +117,26 @@ impl Value {
 }
 
 /// One kernel argument, in order; laid out with natural alignment as clang and Triton do.
+/// A struct passed by value (HipKittens' global layouts) is written as its fields in order,
+/// padding included (an `i64` of 0 for 8 bytes of padding).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Arg {
     /// A 64-bit global pointer.
     Ptr(Buffer),
     I32(Value),
+    /// A 64-bit integer (`size_t` fields of a struct argument).
+    I64(Value),
     F32(Value),
+}
+
+impl Arg {
+    /// Bytes, and the alignment: natural.
+    pub fn size(&self) -> usize {
+        match self {
+            Arg::Ptr(_) | Arg::I64(_) => 8,
+            Arg::I32(_) | Arg::F32(_) => 4,
+        }
+    }
 }
 
 /// How to launch the kernel.
@@ -148,6 +162,10 @@ pub struct CodeObject {
     pub symbol: String,
     /// `[M, N, K]` for a code object compiled for one size (template parameters).
     pub size: Option<[usize; 3]>,
+    /// This code object's output tile (M, N), where it is not the launch's (`tile_m`,
+    /// `tile_n`): HipKittens' 4-wave fp8 GEMM has a kernel of its own, with its own tile, at
+    /// 1024^3 and 2048^3.
+    pub tile: Option<[usize; 2]>,
 }
 
 /// A published measurement.
@@ -182,6 +200,10 @@ pub enum Expect {
     /// Runs and matches the reference, but the race detector reports LDS races in the
     /// foreign code itself; every finding must be a race whose text contains this.
     KnownRaces(String),
+    /// Runs and matches the reference, but the checkers (race, wait, hazard) report findings
+    /// in the foreign code itself: every finding's text contains one of these, and there is
+    /// at least one (manifest: `known-findings: <text> | <text> ...`).
+    KnownFindings(Vec<String>),
 }
 
 /// The emulator test case of a kernel (a small size the kernel allows).
@@ -191,6 +213,11 @@ pub struct TestCase {
     pub n: usize,
     pub k: usize,
     pub expect: Expect,
+    /// Scheduling modes in which the kernel's own known findings (`known-findings`) make
+    /// its result wrong: the test requires the wrong result there (HipKittens' 256-tile
+    /// GEMMs read LDS-DMA data they never wait for; in the longest-latency mode it has not
+    /// landed).
+    pub wrong_result_modes: Vec<crate::Mode>,
 }
 
 /// Element types of A, B and C (C = A * B^T: A is M x K, B is N x K, both row-major, C
@@ -255,9 +282,18 @@ impl Kernel {
         })
     }
 
-    /// Grid in workgroups for `m x n`.
+    /// Grid in workgroups for `m x n` with the launch's tile.
     pub fn grid(&self, m: usize, n: usize) -> [u32; 3] {
-        let (tm, tn) = (m.div_ceil(self.launch.tile_m) as u32, n.div_ceil(self.launch.tile_n) as u32);
+        self.grid_with_tile(m, n, [self.launch.tile_m, self.launch.tile_n])
+    }
+
+    /// Grid in workgroups for `m x n` with code object `co` (its own tile where it has one).
+    pub fn grid_for(&self, co: &CodeObject, m: usize, n: usize) -> [u32; 3] {
+        self.grid_with_tile(m, n, co.tile.unwrap_or([self.launch.tile_m, self.launch.tile_n]))
+    }
+
+    fn grid_with_tile(&self, m: usize, n: usize, [tile_m, tile_n]: [usize; 2]) -> [u32; 3] {
+        let (tm, tn) = (m.div_ceil(tile_m) as u32, n.div_ceil(tile_n) as u32);
         match self.launch.grid {
             GridKind::Tiles2d => [tn, tm, 1],
             GridKind::TilesLinear => [tm * tn, 1, 1],
@@ -266,15 +302,15 @@ impl Kernel {
     }
 
     /// (byte offset, size) of each argument in the kernarg segment: natural alignment, 8
-    /// for pointers and 4 for 32-bit scalars, as clang and Triton lay them out (the test
-    /// compares this with each code object's metadata).
+    /// for pointers and 64-bit scalars and 4 for 32-bit ones, as clang and Triton lay them
+    /// out (the test compares this with each code object's metadata).
     pub fn arg_layout(&self) -> Vec<(usize, usize)> {
         let mut end = 0usize;
         self.launch
             .args
             .iter()
             .map(|a| {
-                let size: usize = if matches!(a, Arg::Ptr(_)) { 8 } else { 4 };
+                let size = a.size();
                 let at = end.next_multiple_of(size);
                 end = at + size;
                 (at, size)
@@ -300,18 +336,24 @@ impl Kernel {
                     };
                     out.extend_from_slice(&p.to_le_bytes());
                 }
-                Arg::I32(v) => {
+                Arg::I32(v) | Arg::I64(v) => {
+                    let wide = matches!(arg, Arg::I64(_));
                     let x = v.eval(m, n, k, cus);
-                    if x.fract() != 0.0 || x < f64::from(i32::MIN) || x > f64::from(i32::MAX) {
+                    let (lo, hi) = if wide { (-9.0e15, 9.0e15) } else { (f64::from(i32::MIN), f64::from(i32::MAX)) };
+                    if x.fract() != 0.0 || x < lo || x > hi {
                         return Err(CalibrationError::BadSize {
                             kernel: self.name.clone(),
                             m,
                             n,
                             k,
-                            why: format!("i32 argument {v:?} = {x} does not fit"),
+                            why: format!("{} argument {v:?} = {x} does not fit", if wide { "i64" } else { "i32" }),
                         });
                     }
-                    out.extend_from_slice(&(x as i32).to_le_bytes());
+                    if wide {
+                        out.extend_from_slice(&(x as i64).to_le_bytes());
+                    } else {
+                        out.extend_from_slice(&(x as i32).to_le_bytes());
+                    }
                 }
                 Arg::F32(v) => {
                     out.extend_from_slice(&(v.eval(m, n, k, cus) as f32).to_le_bytes());
@@ -340,7 +382,7 @@ impl Kernel {
         Ok(LaunchPlan {
             code_object,
             symbol: co.symbol.clone(),
-            grid: self.grid(m, n),
+            grid: self.grid_for(co, m, n),
             block: self.launch.block,
             kernarg: self.kernarg(m, n, k, a, b, c)?,
             dynamic_lds: self.launch.dynamic_lds,
@@ -429,8 +471,9 @@ pub fn load(dir: &Path, manifest: &Path) -> Result<Kernel, CalibrationError> {
                 v => return Err(bad("launch.args", format!("buffer `{v}`: expected a, b, c or null"))),
             }),
             "i32" => Arg::I32(value(&a.value)?),
+            "i64" => Arg::I64(value(&a.value)?),
             "f32" => Arg::F32(value(&a.value)?),
-            kind => return Err(bad("launch.args", format!("kind `{kind}`: expected buffer, i32 or f32"))),
+            kind => return Err(bad("launch.args", format!("kind `{kind}`: expected buffer, i32, i64 or f32"))),
         });
     }
     if raw.code_object.is_empty() {
@@ -439,8 +482,11 @@ pub fn load(dir: &Path, manifest: &Path) -> Result<Kernel, CalibrationError> {
     let code_objects = raw
         .code_object
         .into_iter()
-        .map(|c| CodeObject { path: dir.join(&c.file), symbol: c.symbol, size: c.size })
-        .collect();
+        .map(|c| CodeObject { path: dir.join(&c.file), symbol: c.symbol, size: c.size, tile: c.tile })
+        .collect::<Vec<_>>();
+    if code_objects.iter().any(|c| c.tile.is_some_and(|t| t.contains(&0))) {
+        return Err(bad("code_object.tile", "tile sizes must be positive".into()));
+    }
     let mut published = Vec::with_capacity(raw.published.len());
     for p in raw.published {
         let cache = match p.cache.as_deref() {
@@ -469,15 +515,26 @@ pub fn load(dir: &Path, manifest: &Path) -> Result<Kernel, CalibrationError> {
         Some("time") => true,
         Some(o) => return Err(bad("order_by", format!("`{o}`: expected tflops or time"))),
     };
+    let wrong_result_modes = raw
+        .test
+        .wrong_result_modes
+        .iter()
+        .map(|m| crate::Mode::parse(m).ok_or_else(|| bad("test.wrong_result_modes", format!("unknown mode `{m}`"))))
+        .collect::<Result<Vec<_>, _>>()?;
     let expect = match raw.test.expect.as_str() {
         "pass" => Expect::Pass,
-        e => match (e.strip_prefix("unsupported:"), e.strip_prefix("known-races:")) {
-            (Some(why), _) if !why.trim().is_empty() => Expect::Unsupported(why.trim().to_string()),
-            (_, Some(what)) if !what.trim().is_empty() => Expect::KnownRaces(what.trim().to_string()),
+        e => match (e.strip_prefix("unsupported:"), e.strip_prefix("known-races:"), e.strip_prefix("known-findings:")) {
+            (Some(why), _, _) if !why.trim().is_empty() => Expect::Unsupported(why.trim().to_string()),
+            (_, Some(what), _) if !what.trim().is_empty() => Expect::KnownRaces(what.trim().to_string()),
+            (_, _, Some(what)) if what.split('|').all(|w| !w.trim().is_empty()) => {
+                Expect::KnownFindings(what.split('|').map(|w| w.trim().to_string()).collect())
+            }
             _ => {
                 return Err(bad(
                     "test.expect",
-                    format!("`{e}`: expected pass, unsupported: <reason> or known-races: <finding text>"),
+                    format!(
+                        "`{e}`: expected pass, unsupported: <reason>, known-races: <finding text> or known-findings: <text> | <text> ..."
+                    ),
                 ))
             }
         },
@@ -502,7 +559,7 @@ pub fn load(dir: &Path, manifest: &Path) -> Result<Kernel, CalibrationError> {
         order_by_time,
         code_objects,
         published,
-        test: TestCase { m: raw.test.m, n: raw.test.n, k: raw.test.k, expect },
+        test: TestCase { m: raw.test.m, n: raw.test.n, k: raw.test.k, expect, wrong_result_modes },
         manifest: manifest.to_path_buf(),
     })
 }
@@ -559,6 +616,8 @@ struct RawCodeObject {
     file: String,
     symbol: String,
     size: Option<[usize; 3]>,
+    #[serde(default)]
+    tile: Option<[usize; 2]>,
 }
 
 #[derive(Deserialize)]
@@ -584,6 +643,8 @@ struct RawTest {
     n: usize,
     k: usize,
     expect: String,
+    #[serde(default)]
+    wrong_result_modes: Vec<String>,
 }
 
 #[cfg(test)]
@@ -650,6 +711,25 @@ expect = "pass"
         assert_eq!(u64::from_le_bytes(args[16..24].try_into().unwrap()), 0);
         assert_eq!(f32::from_le_bytes(args[24..28].try_into().unwrap()), 0.5);
         assert_eq!(k.code_object(1, 2, 3).unwrap().symbol, "x");
+    }
+
+    /// Struct fields (`i64`) and a code object with a tile of its own (HipKittens).
+    #[test]
+    fn i64_arguments_and_a_code_object_tile() {
+        let text = GOOD
+            .replace(r#"{ kind = "i32", value = "k" },"#, r#"{ kind = "i64", value = "k" }, { kind = "i64", value = "0" },"#)
+            .replace("symbol = \"x\"\n", "symbol = \"x\"\n[[code_object]]\nfile = \"y.co\"\nsymbol = \"y\"\nsize = [1024, 1024, 1024]\ntile = [64, 64]\n");
+        let k = parse(&text).unwrap();
+        assert_eq!(k.arg_layout(), vec![(0, 8), (8, 8), (16, 8), (24, 8), (32, 4)]);
+        let args = k.kernarg(512, 384, 96, 0x1000, 0, 0).unwrap();
+        assert_eq!(i64::from_le_bytes(args[8..16].try_into().unwrap()), 96);
+        assert_eq!(i64::from_le_bytes(args[16..24].try_into().unwrap()), 0);
+        let y = k.code_object(1024, 1024, 1024).unwrap();
+        assert_eq!((y.symbol.as_str(), y.tile), ("y", Some([64, 64])));
+        assert_eq!(k.grid_for(y, 1024, 1024), [256, 1, 1]);
+        let x = k.code_object(512, 384, 96).unwrap();
+        assert_eq!(k.grid_for(x, 512, 384), k.grid(512, 384));
+        assert!(parse(&text.replace("tile = [64, 64]", "tile = [0, 64]")).is_err());
     }
 
     /// vLLM's wvSplitK launch: grid = CU count, and `mindiv(N, 2 x 304, 16)` waves per

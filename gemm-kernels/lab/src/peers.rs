@@ -10,7 +10,11 @@
 //!   configuration's prediction in `triton/peers/sweep-results.txt`);
 //! * the AMD ROCm blog's fp8 ping-pong (gfx950, fp8, Linear layout only: it reads A and B
 //!   K-contiguous; one code object per size, built by the calibration `build.sh`);
-//! * HipKittens' bf16 and fp8 GEMMs: not built (the notes of the output say why).
+//! * HipKittens' bf16 and fp8 GEMMs (gfx950, Linear layout only: C = A B^T with both operands
+//!   K-contiguous; one code object per size, built by the calibration `build.sh` from
+//!   HipKittens' sources: `hk_bf16_128` at 1024^3 and 2048^3, `hk_bf16_256` from 4096^3 on and
+//!   the Llama shapes; fp8: `hk_fp8_4wave`, the likelier source of HipKittens' fp8 figures of
+//!   its two fp8 GEMMs).
 //!
 //! Published measurements on MI355X (HipKittens, hipBLASLt, as HipKittens benchmarked them) sit
 //! in their own columns, marked as measured on hardware, beside the gfx950 square rows. The
@@ -164,11 +168,26 @@ pub enum Peer {
     Triton(Box<TritonKernel>),
     /// The blog's fp8 ping-pong.
     PingPong,
+    /// A HipKittens GEMM: the calibration kernel of this name.
+    HipKittens(String),
 }
 
-/// The foreign kernels of a cell: the Triton kernels of its arch, input dtype and layout, and
-/// the ping-pong where it has a code object for the shape (gfx950, fp8, Linear).
-pub fn peers_of(key: &CellKey, triton: &[TritonKernel], pingpong: Option<&Kernel>) -> Vec<Peer> {
+/// The HipKittens calibration kernels of an input dtype, in the order `peers_of` tries them
+/// (the first with a code object for the shape is the cell's). fp8: the 4-wave kernel, which
+/// has kernels of its own for 1024^3 and 2048^3 and which HipKittens' README calls the faster
+/// (`hk_fp8_8wave`, its 8-wave one, is in the calibration set too).
+pub fn hipkittens_kernels(dtype: &str) -> &'static [&'static str] {
+    match dtype {
+        "bf16" => &["hk_bf16_128", "hk_bf16_256"],
+        "fp8" => &["hk_fp8_4wave"],
+        _ => &[],
+    }
+}
+
+/// The foreign kernels of a cell: the Triton kernels of its arch, input dtype and layout, the
+/// ping-pong where it has a code object for the shape (gfx950, fp8, Linear) and HipKittens'
+/// GEMM of the dtype where one has (gfx950, Linear); `cal` is the calibration set.
+pub fn peers_of(key: &CellKey, triton: &[TritonKernel], cal: &[Kernel]) -> Vec<Peer> {
     let tdt = if key.dtype == "fp8" { "e4m3" } else { key.dtype.as_str() };
     let tl = if key.linear { "tn" } else { "nn" };
     let mut v = vec![Peer::Ours];
@@ -178,11 +197,14 @@ pub fn peers_of(key: &CellKey, triton: &[TritonKernel], pingpong: Option<&Kernel
             .filter(|t| t.arch() == key.arch && t.dtype == tdt && t.layout.as_deref() == Some(tl))
             .map(|t| Peer::Triton(Box::new(t.clone()))),
     );
-    if let Some(pp) = pingpong {
-        let s = &key.shape;
-        if key.linear && key.dtype == "fp8" && pp.arch == key.arch && pp.code_object(s.m, s.n, s.k).is_ok() {
-            v.push(Peer::PingPong);
-        }
+    let s = &key.shape;
+    let built = |k: &&Kernel| key.linear && k.arch == key.arch && k.code_object(s.m, s.n, s.k).is_ok();
+    if key.dtype == "fp8" && cal.iter().filter(|k| k.name == "blog_pingpong").any(|k| built(&k)) {
+        v.push(Peer::PingPong);
+    }
+    let hk = hipkittens_kernels(&key.dtype).iter().find_map(|n| cal.iter().find(|k| k.name == *n).filter(built));
+    if let Some(k) = hk {
+        v.push(Peer::HipKittens(k.name.clone()));
     }
     v
 }
@@ -196,7 +218,7 @@ pub struct Predicted {
     pub secs: f64,
 }
 
-fn predict(key: &CellKey, peer: &Peer, tdir: &Path, pingpong: Option<&Kernel>, opts: &ModelOptions) -> Predicted {
+fn predict(key: &CellKey, peer: &Peer, tdir: &Path, cal: &[Kernel], opts: &ModelOptions) -> Predicted {
     let t0 = Instant::now();
     let s = &key.shape;
     let (what, tflops) = match peer {
@@ -212,9 +234,16 @@ fn predict(key: &CellKey, peer: &Peer, tdir: &Path, pingpong: Option<&Kernel>, o
             eval::predict_triton(tdir, t, s.m, s.n, s.k, opts).map(|p| p.tflops),
         ),
         Peer::PingPong => {
-            let k = pingpong.expect("a ping-pong peer has its kernel");
+            let k = cal.iter().find(|k| k.name == "blog_pingpong").expect("a ping-pong peer has its kernel");
             (
                 "blog ping-pong 256x256x128".into(),
+                eval::predict_size_in(k, s.m, s.n, s.k, opts, CacheState::default()).map(|p| p.tflops),
+            )
+        }
+        Peer::HipKittens(name) => {
+            let k = cal.iter().find(|k| &k.name == name).expect("a HipKittens peer has its kernel");
+            (
+                format!("HipKittens {name}"),
                 eval::predict_size_in(k, s.m, s.n, s.k, opts, CacheState::default()).map(|p| p.tflops),
             )
         }
@@ -283,8 +312,13 @@ pub fn report(cells: &[(CellKey, Vec<Peer>, Vec<Predicted>)]) -> String {
         let ours = &preds[0];
         let tri = best_triton(peers, preds);
         let pp = peers.iter().zip(preds).find(|(p, _)| matches!(p, Peer::PingPong)).map(|(_, r)| r);
-        let best_foreign =
-            [tri, pp].into_iter().flatten().filter_map(|r| r.tflops.as_ref().ok()).copied().fold(f64::NAN, f64::max);
+        let hkp = peers.iter().zip(preds).find(|(p, _)| matches!(p, Peer::HipKittens(_))).map(|(_, r)| r);
+        let best_foreign = [tri, pp, hkp]
+            .into_iter()
+            .flatten()
+            .filter_map(|r| r.tflops.as_ref().ok())
+            .copied()
+            .fold(f64::NAN, f64::max);
         let (ab, _) = dtype_of(&key.dtype, key.arch).unwrap_or((DType::Bf16, DType::Bf16));
         let ceiling = key.arch.mfma_ceiling_tflops(ab, false);
         let ratio = match &ours.tflops {
@@ -304,7 +338,7 @@ pub fn report(cells: &[(CellKey, Vec<Peer>, Vec<Predicted>)]) -> String {
             pp.map_or("n/a".into(), |r| fmt_tf(&r.tflops)),
             ratio,
             pct,
-            "not built",
+            hkp.map_or("n/a".into(), |r| fmt_tf(&r.tflops)),
             m(hk),
             m(hb),
             ours.what,
@@ -325,9 +359,10 @@ pub fn report(cells: &[(CellKey, Vec<Peer>, Vec<Predicted>)]) -> String {
         "ours: what the runtime launches (plan_gemm on the whole chip; every launch of a split plan), by the timing model; plan: tile, schedule, split",
         "triton: the best prediction among the Triton 3.9 sweep's kept winners of this arch, dtype and layout (gen.py --sweep; all configurations' predictions in triton/peers/sweep-results.txt); C bf16",
         "pingpong: the AMD ROCm blog's fp8 8-wave ping-pong (256x256x128, gfx950, A and B K-contiguous: Linear layout only), built per size by calibration/build.sh",
-        "ratio: ours / the best foreign prediction of the cell (triton, pingpong); %ceil: ours / the model's MFMA ceiling at the loaded clock",
-        "HK: HipKittens' bf16 and fp8 GEMMs are not built: they need ROCm's HIP headers (hip/hip_runtime.h, hip_bf16.h, hip_fp8.h) and",
-        "    HipKittens' own headers (kittens.cuh, pybind11 glue) beyond the calibration shim headers; see the peers section of lab/results/README.md",
+        "ratio: ours / the best foreign prediction of the cell (triton, pingpong, HK); %ceil: ours / the model's MFMA ceiling at the loaded clock",
+        "HK: HipKittens' GEMM predicted by the model (gfx950, Linear layout only: it reads A and B K-contiguous): bf16, its mi350x kernel_<S>.cpp",
+        "    (128 tile at 1024^3 and 2048^3, 256 tile from 4096^3 on and for the Llama shapes); fp8, its 4-wave kernel; built per size by",
+        "    calibration/build.sh from HipKittens f09e9685c4c6 with ROCm 6.3's HIP headers and ROCm 7.1.0's LLVM (calibration/README.md)",
         "HK meas, hBLt meas: measured on MI355X (hardware, not the model), M = N = K, both operands K-contiguous (C = A B^T), from HazyResearch/HipKittens",
         "    commit f09e9685c4c6aaa41fb3ebd4fe4ca664938589e1: HipKittens analysis/{bf16,fp8}_gemm/mi350x/mi355x_{bf16,fp8}_gemm.json (`tflops`); hipBLASLt: analysis/bf16_gemm/plot.py",
         "    (`mi355x_baselines.hipblaslt`) and analysis/fp8_gemm/mi350x/mi355x_fp8_gemm.json (`tflops_hipblaslt`); fp8 there is e4m3 OCP with its own output type",
@@ -418,7 +453,7 @@ pub fn run(args: &PeersArgs) -> Result<(), String> {
     let triton = eval::load_triton(&tdir).map_err(|e| e.to_string())?;
     let cdir = args.calibration_dir.clone().unwrap_or_else(calibration::default_dir);
     let cal = calibration::load_dir(&cdir).map_err(|e| e.to_string())?;
-    let pingpong = cal.into_iter().find(|k| k.name == "blog_pingpong");
+
     let mut keys = Vec::new();
     for &arch in &archs {
         for dtype in &args.dtypes {
@@ -432,9 +467,9 @@ pub fn run(args: &PeersArgs) -> Result<(), String> {
     let peers: Vec<Vec<Peer>> = keys
         .iter()
         .map(|k| {
-            let mut v = peers_of(k, &triton, pingpong.as_ref());
+            let mut v = peers_of(k, &triton, &cal);
             if args.sweep {
-                v.retain(|p| !matches!(p, Peer::PingPong));
+                v.retain(|p| matches!(p, Peer::Ours | Peer::Triton(_)));
             }
             v
         })
@@ -452,7 +487,7 @@ pub fn run(args: &PeersArgs) -> Result<(), String> {
     let done = std::sync::atomic::AtomicUsize::new(0);
     let flat = crate::jobs::map_jobs(&items, jobs, |&(i, j)| {
         let key = &keys[i];
-        let r = predict(key, &peers[i][j], &tdir, pingpong.as_ref(), &opts);
+        let r = predict(key, &peers[i][j], &tdir, &cal, &opts);
         let k = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
         eprintln!(
             "  [{k}/{}] {} {} {} {}: {}: {} ({:.1}s)",

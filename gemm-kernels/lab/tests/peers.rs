@@ -13,8 +13,9 @@ fn gemm(args: &[&str]) -> (bool, String, String) {
 }
 
 /// Every winner named in `peers/winners.txt` is in the manifest (and nothing else), with its
-/// layout and options; each (arch, dtype, layout) has Triton peers, and the ping-pong joins
-/// only gfx950 fp8 Linear cells of a size it was built for.
+/// layout and options; each (arch, dtype, layout) has Triton peers, the ping-pong joins
+/// only gfx950 fp8 Linear cells of a size it was built for, and HipKittens only gfx950 Linear
+/// cells of a size built (its bf16 128 tile at 1024^3 and 2048^3, the 256 tile above).
 #[test]
 fn peers_of_each_cell() {
     let dir = triton_dir().join("peers");
@@ -36,14 +37,14 @@ fn peers_of_each_cell() {
         assert!(dir.join(&t.file).is_file(), "{}", t.file);
     }
     let cal = gemm_emu::calibration::load_dir(&gemm_emu::calibration::default_dir()).unwrap();
-    let pp = cal.iter().find(|k| k.name == "blog_pingpong").expect("the blog's ping-pong");
     let cube = |s: usize| Shape { label: format!("{s}^3"), m: s, n: s, k: s };
     for arch in Arch::ALL {
         for dtype in ["bf16", "fp8"] {
             for linear in [true, false] {
-                for (shape, built) in [(cube(4096), true), (cube(3072), false)] {
+                for (shape, built) in [(cube(4096), true), (cube(3072), false), (cube(1024), true)] {
+                    let s = shape.m;
                     let key = CellKey { arch, dtype: dtype.into(), linear, shape };
-                    let peers = peers_of(&key, &triton, Some(pp));
+                    let peers = peers_of(&key, &triton, &cal);
                     assert!(matches!(peers[0], Peer::Ours));
                     let tri: Vec<&str> = peers
                         .iter()
@@ -62,6 +63,20 @@ fn peers_of_each_cell() {
                         arch == Arch::Gfx950 && dtype == "fp8" && linear && built,
                         "{arch} {dtype} {linear} {built}"
                     );
+                    let hk: Vec<&str> = peers
+                        .iter()
+                        .filter_map(|p| match p {
+                            Peer::HipKittens(n) => Some(n.as_str()),
+                            _ => None,
+                        })
+                        .collect();
+                    let want = match (arch == Arch::Gfx950 && linear && built, dtype, s) {
+                        (false, _, _) => vec![],
+                        (true, "bf16", 1024) => vec!["hk_bf16_128"],
+                        (true, "bf16", _) => vec!["hk_bf16_256"],
+                        (true, _, _) => vec!["hk_fp8_4wave"],
+                    };
+                    assert_eq!(hk, want, "{arch} {dtype} {linear} {s}");
                 }
             }
         }
@@ -69,8 +84,9 @@ fn peers_of_each_cell() {
 }
 
 /// The command at 256x256x512 (the ping-pong's test size) on gfx950 fp8 Linear: ours, the best
-/// Triton winner and the ping-pong all predicted; ratio = ours / max(foreign); the ceiling is
-/// the model's fp8 ceiling; `--out` holds the same table.
+/// Triton winner and the ping-pong all predicted (HipKittens has no code object at this size:
+/// n/a); ratio = ours / max(foreign); the ceiling is the model's fp8 ceiling; `--out` holds the
+/// same table.
 #[test]
 fn peers_prints_a_cell_with_every_peer() {
     let out = std::env::temp_dir().join(format!("gemm-peers-test-{}.txt", std::process::id()));
@@ -103,9 +119,9 @@ fn peers_prints_a_cell_with_every_peer() {
     let (ours, triton, pp, ratio) = (num(1), num(2), num(3), num(4));
     assert!(ours > 0.0 && triton > 0.0 && pp > 0.0, "{row}");
     assert!((ratio - ours / triton.max(pp)).abs() < 0.006, "{row}");
-    assert!(row.contains("not built") && row.contains("triton_gfx950_e4m3_tn_"), "{row}");
-    // No published figure at this size; the published columns are '-'.
-    assert_eq!((f[7], f[8], f[9]), ("built", "-", "-"), "{row}");
+    assert!(row.contains("triton_gfx950_e4m3_tn_"), "{row}");
+    // No HipKittens code object and no published figure at this size.
+    assert_eq!((f[6], f[7], f[8]), ("n/a", "-", "-"), "{row}");
     let file = std::fs::read_to_string(&out).unwrap();
     let _ = std::fs::remove_file(&out);
     assert!(stdout.starts_with(&file), "the file is the printed table");
