@@ -502,6 +502,45 @@ pub fn compose(row: &Row, arch: Arch, wgs: u64, k: f64) -> f64 {
 /// ([`at_k`]), a steady round is at least its `occupancy` tiles' MFMA time, and the whole is at
 /// least the MFMA time of the busiest CU's workgroups.
 pub fn compose_bounded(row: &Row, arch: Arch, wgs: u64, k: f64, wg_k_seconds: f64) -> f64 {
+    compose_with_tail(row, arch, wgs, k, wg_k_seconds, None)
+}
+
+/// The workgroups of a launch that run a shorter K than the others: a split-K partial launch
+/// whose K does not divide into its splits runs its last split's tiles (the linear workgroup
+/// ids from `from`: the split is the grid's slowest dimension) over the remainder, `k`
+/// (whole K tiles).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ShortTail {
+    pub from: u64,
+    pub k: f64,
+}
+
+impl ShortTail {
+    /// The last split's workgroups of `tiles` tiles in `splits` K ranges of `kchunk` over a K
+    /// of `k` (in K tiles of `kt`), where it is shorter than `kchunk`; else `None`.
+    pub fn of_split(tiles: u64, splits: u32, kchunk: u32, k: u32, kt: u32) -> Option<ShortTail> {
+        let before = (splits.max(1) - 1) * kchunk;
+        let last = k.saturating_sub(before).next_multiple_of(kt.max(1));
+        (splits > 1 && last > 0 && last < kchunk)
+            .then(|| ShortTail { from: tiles * u64::from(splits - 1), k: f64::from(last) })
+    }
+}
+
+/// [`compose_bounded`] for a launch whose workgroups from `tail.from` on run `tail.k` of K
+/// instead of `k`.
+///
+/// The timing model simulates the busiest CU's own workgroups (CU 0 of XCD 0: the ids
+/// `j x CUs`, `gemm_emu::timing::grid::cu_workgroups`), refilling a slot as its workgroup ends,
+/// so what the last split's shorter K costs is the busiest CU's: the launch's last workgroups
+/// (the highest ids) are the ones a CU runs after its first round, and at small M, where the
+/// busiest CU runs `occupancy + 1` of them, its last one is of the last split. Each of the
+/// busiest CU's later rounds (and each workgroup, where the model simulates the whole stream)
+/// is composed at the K of its own workgroups; its first round holds workgroup 0 (the first
+/// split) and keeps `R1`. Composed at the whole chunk, the 7-way split of 32 x 6144 x 4096
+/// bf16 on gfx942's 64x64 tile (672 workgroups of K 640, the last split 256) came out at 21.7
+/// us where the model gives 16.7: its busiest CU's third workgroup (id 608, of the last split)
+/// runs 5.4 us alone where a whole chunk's runs 10.2 (728 workgroups, the third of split 5).
+pub fn compose_with_tail(row: &Row, arch: Arch, wgs: u64, k: f64, wg_k_seconds: f64, tail: Option<ShortTail>) -> f64 {
     let caps = arch.caps();
     let cus = u64::from(caps.compute_units);
     let xcds = u64::from(caps.xcds.max(1));
@@ -509,25 +548,36 @@ pub fn compose_bounded(row: &Row, arch: Arch, wgs: u64, k: f64, wg_k_seconds: f6
     let w = wg_k_seconds;
     let short =
         (row.k_min > 0 && row.s_min > 0.0 && row.s[0] > 0.0).then(|| (f64::from(row.k_min), row.s_min / row.s[0]));
-    let at = |x: [f64; 3], slope: f64| at_k(x, row.k, k, slope, short);
-    let (s, f, h) = (at(row.s, w), at(row.f, w), at(row.h, w));
+    // The grids' times at `kk`: `S`, `F`, `H`, `R1`, `R3`.
+    let grids = |kk: f64| {
+        let at = |x: [f64; 3], slope: f64| at_k(x, row.k, kk, slope, short);
+        (at(row.s, w), at(row.f, w), at(row.h, w), at(row.r1, occ as f64 * w), at(row.r3, 3.0 * occ as f64 * w))
+    };
+    let (s, f, h, r1, r3) = grids(k);
     let h_wgs = u64::from(row.h_wgs);
-    let (r1, r3) = (at(row.r1, occ as f64 * w), at(row.r3, 3.0 * occ as f64 * w));
     // `n` of `occupancy` workgroups on a CU: latency-bound, as one (`F`), or throughput-bound,
     // `n` of `R1`'s `occupancy` (a CU's first co-resident workgroups hide each other's latency:
     // on gfx950 a 64x64 tile, 5 per CU, runs 448 one-column workgroups in the model's 43.4 us
     // against `F`'s 44.3; linear from `F` to `R1` by `n` composed 58.1).
-    let one_round = |n: u64| {
+    let one_round_of = |n: u64, f: f64, r1: f64| {
         if occ <= 1 {
             f
         } else {
             f.max(r1 * n.clamp(1, occ) as f64 / occ as f64)
         }
     };
+    let one_round = |n: u64| one_round_of(n, f, r1);
     // Workgroups the busiest CU runs (CU 0 of XCD 0): its MFMA work alone takes `n w k`, however
     // the rounds overlap.
     let n = wgs.div_ceil(xcds).div_ceil((cus / xcds).max(1));
-    let busiest = n as f64 * w * k;
+    // Of them, the last `n_short` run `k_short` (their ids `j x CUs` from `tail.from` on).
+    let (n_short, k_short) = match tail.filter(|t| t.k < k && t.from < wgs) {
+        Some(t) => (n - n.min(t.from.div_ceil(cus)), t.k),
+        None => (0, k),
+    };
+    // The K of the busiest CU's `j`-th workgroup.
+    let k_of = |j: u64| if j + n_short >= n { k_short } else { k };
+    let busiest = ((n - n_short) as f64 * k + n_short as f64 * k_short) * w;
     // Below one workgroup per CU, linear in the workgroups between `S` (one per XCD) and `F`
     // (one per CU): the timing model gives each busy CU its workgroups' share of the chip's
     // bandwidth, so a workgroup's time is its latency-bound part (`S`) plus its bytes at a share
@@ -565,10 +615,21 @@ pub fn compose_bounded(row: &Row, arch: Arch, wgs: u64, k: f64, wg_k_seconds: f6
             by_cu + (by_bw - by_cu) * ((f - s).max(0.0) / excess)
         }
     } else {
+        // The grids at the busiest CU's short workgroups' K.
+        let (s_t, f_t, _, r1_t, r3_t) = if n_short > 0 { grids(k_short) } else { (s, f, h, r1, r3) };
         // A steady round of `occ` workgroups computes `occ` tiles on the CU at the least.
-        let period = ((r3 - r1) / 2.0).max(occ as f64 * w * k);
+        let period_at = |kk: f64| {
+            let (r1, r3) = if kk < k { (r1_t, r3_t) } else { (r1, r3) };
+            ((r3 - r1) / 2.0).max(occ as f64 * w * kk)
+        };
         let full = n / occ;
         let rem = n % occ;
+        // The busiest CU's rounds after the first (`1..full`), each at its workgroups' K (the
+        // longest: its first one's).
+        let rounds: f64 = (1..full).map(|r| period_at(k_of(r * occ))).sum();
+        // Its last partial round, at its workgroups' K (`rem` > 0).
+        let last_k = k_of(full * occ);
+        let (s_l, f_l, r1_l) = if last_k < k { (s_t, f_t, r1_t) } else { (s, f, r1) };
         // The model gives the busiest CU `n / wgs` of the chip's bandwidth over the launch: a
         // last round that leaves CUs idle hands their share to the busy ones, as if `wgs / n`
         // CUs shared the chip. A workgroup alone on its CU then takes the larger of `S` (its
@@ -580,22 +641,24 @@ pub fn compose_bounded(row: &Row, arch: Arch, wgs: u64, k: f64, wg_k_seconds: f6
         // bf16 workgroups on gfx942 (three on the busiest CU at occupancy 2, 233 CUs busy) run
         // 109.1 us, `W1` 63.1 and a lone 47.4, where a fractional round composed 94.8.
         let busy = (wgs as f64 / n as f64).clamp(xcds as f64, cus as f64);
+        let lone_of = |s: f64, f: f64| (f * busy / cus as f64).clamp(s.min(f), f);
         if busy < cus as f64 && f > 0.0 {
-            let lone = (f * busy / cus as f64).clamp(s.min(f), f);
             if occ <= 1 {
-                n as f64 * lone
+                (0..n).map(|j| if k_of(j) < k { lone_of(s_t, f_t) } else { lone_of(s, f) }).sum()
             } else {
-                r1 + period * full.saturating_sub(1) as f64
+                r1 + rounds
                     + match rem {
                         0 => 0.0,
-                        1 => lone,
-                        _ => one_round(rem),
+                        1 => lone_of(s_l, f_l),
+                        _ => one_round_of(rem, f_l, r1_l),
                     }
             }
         } else if n <= 4 * occ {
-            r1 + period * (n - occ) as f64 / occ as f64
+            // Fractional rounds: each workgroup after the first round adds its share of a
+            // period at its own K.
+            r1 + (occ..n).map(|j| period_at(k_of(j))).sum::<f64>() / occ as f64
         } else {
-            r1 + period * (full - 1) as f64 + if rem > 0 { one_round(rem) } else { 0.0 }
+            r1 + rounds + if rem > 0 { one_round_of(rem, f_l, r1_l) } else { 0.0 }
         }
     };
     composed.max(busiest)
@@ -735,7 +798,13 @@ pub fn wg_k_seconds(e: &KernelEntry) -> f64 {
 /// its columns is interpolated by the columns it fills between that composition and the one at
 /// one activation column ([`Row::one_activation_column`]).
 pub fn compose_problem(row: &Row, e: &KernelEntry, m: u32, n: u32, splits: u32, k: f64) -> f64 {
-    let full = compose_full_columns(row, e, m, n, splits, k);
+    compose_split(row, e, m, n, splits, k, None)
+}
+
+/// [`compose_problem`] of a split-K partial launch whose last split's workgroups run a shorter
+/// K (`tail`, [`ShortTail::of_split`]; [`compose_with_tail`]).
+pub fn compose_split(row: &Row, e: &KernelEntry, m: u32, n: u32, splits: u32, k: f64, tail: Option<ShortTail>) -> f64 {
+    let full = compose_full_columns(row, e, m, n, splits, k, tail);
     // Measured at the tile's `TN` activation columns and at one; between, linear in the columns
     // the problem fills (each column adds its activation loads and its share of the reduction
     // and the epilogue; the weight stream is the same). Scaling by bytes moved instead picked
@@ -747,7 +816,7 @@ pub fn compose_problem(row: &Row, e: &KernelEntry, m: u32, n: u32, splits: u32, 
     let cols = n.max(1);
     let tiles = u64::from(m.div_ceil(e.tile.0.max(1)));
     let wgs = tiles * u64::from(splits.max(1));
-    let one = compose_bounded(&row.one_activation_column(e.is_decode()), e.arch, wgs, k, wg_k_seconds(e));
+    let one = compose_with_tail(&row.one_activation_column(e.is_decode()), e.arch, wgs, k, wg_k_seconds(e), tail);
     one + (full - one) * f64::from(cols - 1) / f64::from(tn - 1)
 }
 
@@ -782,11 +851,19 @@ pub fn edge_seconds(row: &Row, e: &KernelEntry, m: u32, n: u32, splits: u32, eve
 }
 
 /// [`compose_problem`] as if every tile's `TN` columns were inside the problem.
-fn compose_full_columns(row: &Row, e: &KernelEntry, m: u32, n: u32, splits: u32, k: f64) -> f64 {
+fn compose_full_columns(
+    row: &Row,
+    e: &KernelEntry,
+    m: u32,
+    n: u32,
+    splits: u32,
+    k: f64,
+    tail: Option<ShortTail>,
+) -> f64 {
     let tiles = u64::from(m.div_ceil(e.tile.0.max(1))) * u64::from(n.div_ceil(e.tile.1.max(1)));
     let wgs = tiles * u64::from(splits.max(1));
     let w = wg_k_seconds(e);
-    let square = compose_bounded(row, e.arch, wgs, k, w);
+    let square = compose_with_tail(row, e.arch, wgs, k, w, tail);
     if e.is_decode() {
         return square;
     }
@@ -798,7 +875,7 @@ fn compose_full_columns(row: &Row, e: &KernelEntry, m: u32, n: u32, splits: u32,
     };
     let mut points = vec![
         (at(Arrangement::Square), square),
-        (at(Arrangement::Column), compose_bounded(&row.column(), e.arch, wgs, k, w)),
+        (at(Arrangement::Column), compose_with_tail(&row.column(), e.arch, wgs, k, w, tail)),
     ];
     points.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mut merged: Vec<(f64, f64, f64)> = Vec::new(); // (hit fraction, summed time, count)
@@ -952,7 +1029,7 @@ mod tests {
         // The one-column arrangement at one column: its own S, no H.
         let o = r.one_activation_column(false);
         assert_eq!((o.s, o.f, o.r1, o.r3, o.h_wgs), (r.os, r.of, r.o1, r.o3, 0));
-        assert_eq!(compose_problem(&r, e, m, 65, 16, k), compose_full_columns(&r, e, m, 65, 16, k));
+        assert_eq!(compose_problem(&r, e, m, 65, 16, k), compose_full_columns(&r, e, m, 65, 16, k, None));
     }
 
     #[test]
@@ -1036,6 +1113,36 @@ mod tests {
         assert!((compose(&one, a, 616, 1300.0) - expected).abs() < 1e-12, "{}", compose(&one, a, 616, 1300.0));
         // Whole rounds keep every CU busy: unscaled.
         assert_eq!(compose(&row, a, 2 * 608, 300.0), 7.0 + 6.0);
+    }
+
+    /// A split's last K range shorter than the others: the busiest CU's workgroups of the last
+    /// split (ids `j x 304` from `from` on) compose at their own K, round by round.
+    #[test]
+    fn a_short_last_split_composes_at_its_own_k() {
+        // 7 splits of 640 over K = 4096: the last runs 256; 8 of 512 divide it evenly.
+        assert_eq!(ShortTail::of_split(96, 7, 640, 4096, 64), Some(ShortTail { from: 576, k: 256.0 }));
+        assert_eq!(ShortTail::of_split(96, 8, 512, 4096, 64), None);
+        assert_eq!(ShortTail::of_split(96, 1, 4096, 4096, 64), None);
+        // A remainder of part of a K tile runs the whole tile.
+        assert_eq!(ShortTail::of_split(10, 3, 192, 400, 64), Some(ShortTail { from: 20, k: 64.0 }));
+        let row = row("x", Arch::Gfx942, 0);
+        let a = Arch::Gfx942;
+        let tail = |from: u64, k: f64| Some(ShortTail { from, k });
+        let with = |wgs: u64, k: f64, t| compose_with_tail(&row, a, wgs, k, 0.0, t);
+        // No short workgroup on the busiest CU (its ids 0, 304, 608): as compose.
+        assert_eq!(with(616, 300.0, tail(612, 100.0)), compose(&row, a, 616, 300.0));
+        assert_eq!(with(616, 300.0, tail(600, 300.0)), compose(&row, a, 616, 300.0));
+        assert_eq!(with(616, 300.0, None), compose(&row, a, 616, 300.0));
+        // R1 + lone: the third workgroup (608) is of the last split: alone at K = 100, F x 205.3
+        // / 304 (S = 1, F = 2 there) after R1 at K = 300.
+        let lone = 2.0 * (616.0 / 3.0) / 304.0;
+        assert!((with(616, 300.0, tail(600, 100.0)) - (7.0 + lone)).abs() < 1e-12);
+        // Fractional rounds (four workgroups on every CU): the fourth's half period at K = 100,
+        // (7 - 3) / 2, beside the third's at K = 300, (19 - 7) / 2.
+        assert_eq!(with(4 * 304, 300.0, tail(900, 100.0)), 7.0 + (6.0 + 2.0) / 2.0);
+        // Whole rounds (twenty on the busiest CU): its last round at K = 100.
+        assert_eq!(with(20 * 304, 300.0, tail(18 * 304, 100.0)), 7.0 + 8.0 * 6.0 + 2.0);
+        assert_eq!(with(20 * 304, 300.0, tail(19 * 304, 100.0)), 7.0 + 9.0 * 6.0);
     }
 
     /// Edge tiles: each of the busiest CU's workgroups whose tile rows cross `m` adds

@@ -29,6 +29,7 @@
 //! `splitk_pingpong` family for gfx942's ping-pong tile).
 
 use crate::ops::scales::Fp8Scales;
+use crate::plan::cost_table::ShortTail;
 pub use crate::plan::kernel_plan::Launch;
 use crate::plan::kernel_plan::{column_major, ColumnMajor, KernelPlan};
 use gemm_core::{Arch, DType, GemmProblem};
@@ -283,6 +284,13 @@ pub fn table_estimate(sp: &SplitPlan, p: &GemmProblem) -> Option<f64> {
     Some(t.max(floor + workspace_seconds(arch, sp.splits, sp.wstride)))
 }
 
+/// The last split's workgroups of `e` over `cm` in `splits` K ranges of `kchunk`, where it runs
+/// a shorter K than the others ([`ShortTail::of_split`]): the table composes them at their own K.
+fn last_split(e: &KernelEntry, cm: &ColumnMajor, splits: u32, kchunk: u32) -> Option<ShortTail> {
+    let tiles = u64::from(cm.m.div_ceil(e.tile.0.max(1))) * u64::from(cm.n.div_ceil(e.tile.1.max(1)));
+    ShortTail::of_split(tiles, splits, kchunk, cm.k, e.tile.2)
+}
+
 /// The plain kernel a tiled partial kernel is the twin of: same tile, waves, MFMA, stages,
 /// schedule, inputs, transposes and alignment, f32 out. Its row predicts the partial.
 pub fn plain_twin(partial: &KernelEntry) -> Option<&'static KernelEntry> {
@@ -304,8 +312,9 @@ pub fn plain_twin(partial: &KernelEntry) -> Option<&'static KernelEntry> {
 pub fn partial_seconds(sp: &SplitPlan, twin: &'static KernelEntry) -> Option<f64> {
     let row = crate::plan::cost_table::table().row(twin).ok()?;
     let cm = &sp.problem;
+    let tail = last_split(twin, cm, sp.splits, sp.kchunk);
     Some(
-        crate::plan::cost_table::compose_problem(row, twin, cm.m, cm.n, sp.splits, f64::from(sp.kchunk))
+        crate::plan::cost_table::compose_split(row, twin, cm.m, cm.n, sp.splits, f64::from(sp.kchunk), tail)
             + crate::plan::cost_table::edge_seconds(row, twin, cm.m, cm.n, sp.splits, false),
     )
 }
@@ -346,7 +355,8 @@ fn decode_split(
     for want in 2..=most {
         let kchunk = cm.k.div_ceil(want).next_multiple_of(kt);
         let splits = cm.k.div_ceil(kchunk);
-        let t = crate::plan::cost_table::compose_problem(row, e, cm.m, cm.n, splits, f64::from(kchunk))
+        let tail = last_split(e, cm, splits, kchunk);
+        let t = crate::plan::cost_table::compose_split(row, e, cm.m, cm.n, splits, f64::from(kchunk), tail)
             + reduce_traffic_seconds(arch, p, cm.m, cm.n, splits, wstride)
             + crate::plan::cost_table::reduction_seconds(reduce);
         let t = t.max(floor + workspace_seconds(arch, splits, wstride));
