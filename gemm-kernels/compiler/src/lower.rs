@@ -1885,18 +1885,22 @@ impl L<'_> {
         }
         // Split-K partial kernels take the vectors only (their alpha slot holds `kchunk`; the
         // per-tensor scales are folded into the reduction's alpha and beta by the caller).
-        // Both loads issued before either is used: one wait for the two.
+        // The slim ping-pong: both loads issued before either is used, one wait for the two
+        // (other kernels keep their code, and their characterisation rows, for now).
+        let early = loads_first(self.c());
+        let vecs = !mx::no_scale_vectors(self.c());
+        let vp_early = |l: &mut Self| {
+            let vp = l.p.vreg(RegFile::Sgpr, 4);
+            l.i(Op::S_LOAD_DWORDX4, &[whole(vp), sr(0, 2), O::Imm(ka::OFF_SCALE_ROW as i64)]);
+            vp
+        };
         let sc = (self.c().split != SplitK::Partial).then(|| {
             let sc = self.p.vreg(RegFile::Sgpr, 4);
             self.i(Op::S_LOAD_DWORDX4, &[whole(sc), sr(0, 2), O::Imm(ka::OFF_SCALE as i64)]);
             sc
         });
         // row_lo row_hi col_lo col_hi
-        let vp = (!mx::no_scale_vectors(self.c())).then(|| {
-            let vp = self.p.vreg(RegFile::Sgpr, 4);
-            self.i(Op::S_LOAD_DWORDX4, &[whole(vp), sr(0, 2), O::Imm(ka::OFF_SCALE_ROW as i64)]);
-            vp
-        });
+        let mut vp = (vecs && early).then(|| vp_early(self));
         if let Some(sc) = sc {
             let a = self.vv();
             self.i(Op::V_MOV_B32, &[whole(a), sub(sc, 0, 1)]);
@@ -1904,9 +1908,14 @@ impl L<'_> {
             self.i(Op::V_MUL_F32, &[whole(a), self.arg(12), whole(a)]);
             self.alpha_scaled = Some(a);
             self.scale_d = sub(sc, 2, 1);
-            let sd = self.p.vreg(RegFile::Vgpr, 2);
-            self.i(Op::V_MOV_B32, &[sub(sd, 0, 1), sub(sc, 2, 1)]);
-            self.scale_d2 = Some(sd);
+            if early {
+                let sd = self.p.vreg(RegFile::Vgpr, 2);
+                self.i(Op::V_MOV_B32, &[sub(sd, 0, 1), sub(sc, 2, 1)]);
+                self.scale_d2 = Some(sd);
+            }
+        }
+        if vecs && !early {
+            vp = Some(vp_early(self));
         }
         let Some(vp) = vp else { return };
         let (m, n) = (self.arg(6), self.arg(7));
@@ -2200,7 +2209,7 @@ impl L<'_> {
                         None => self.load_row_scale_quad(q, row_off),
                     };
                     // fp8 without fusion: `scale_d` applied to pairs of rows (`scale_d_pair`).
-                    let pk = self.alpha_scaled.is_some() && c.fusion == crate::ir::Fusion::NONE;
+                    let pk = self.scale_d2.is_some() && c.fusion == crate::ir::Fusion::NONE;
                     let mut xs = vec![];
                     let mut pair = None;
                     for r in 0..4u16 {
