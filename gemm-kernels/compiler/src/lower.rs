@@ -1866,12 +1866,11 @@ impl L<'_> {
         }
     }
 
-    /// fp8: `scale_d * x` of the two elements of the pair `d` in one `v_pk_mul_f32` (each
-    /// half rounded as `v_mul_f32` rounds, so the result is the same bit for bit; packed
-    /// FP32 issues at the VALU's full rate: the CDNA3 white paper's 163.4 TFLOP/s of vector FP32 on
-    /// MI300X is twice its FP64 through packed FP32; the timing model issues any VALU in
-    /// `valu_cycles`), `scale_d` broadcast
-    /// from the low half of `sd` (`op_sel_hi` bit 1 clear).
+    /// fp8: `scale_d * x` of the two elements of the pair `d` in one `v_pk_mul_f32`, `scale_d`
+    /// broadcast from the low half of its pair (`op_sel_hi` bit 1 clear). Each half rounds as
+    /// `v_mul_f32` does, so the result is the same bit for bit; packed FP32 issues at the
+    /// VALU's full rate (the CDNA3 white paper's 163.4 TFLOP/s of vector FP32 on MI300X is
+    /// twice its FP64 through packed FP32; the timing model issues any VALU in `valu_cycles`).
     fn scale_d_pair(&mut self, d: Reg) {
         let sd = self.scale_d2.expect("fp8 per-tensor scales loaded");
         self.ie(Inst::new(Op::V_PK_MUL_F32, &[whole(d), whole(d), whole(sd)]).op_sel_hi(0b101));
@@ -1889,7 +1888,7 @@ impl L<'_> {
         // (other kernels keep their code, and their characterisation rows, for now).
         let early = loads_first(self.c());
         let vecs = !mx::no_scale_vectors(self.c());
-        let vp_early = |l: &mut Self| {
+        let load_vectors = |l: &mut Self| {
             let vp = l.p.vreg(RegFile::Sgpr, 4);
             l.i(Op::S_LOAD_DWORDX4, &[whole(vp), sr(0, 2), O::Imm(ka::OFF_SCALE_ROW as i64)]);
             vp
@@ -1900,7 +1899,7 @@ impl L<'_> {
             sc
         });
         // row_lo row_hi col_lo col_hi
-        let mut vp = (vecs && early).then(|| vp_early(self));
+        let mut vp = (vecs && early).then(|| load_vectors(self));
         if let Some(sc) = sc {
             let a = self.vv();
             self.i(Op::V_MOV_B32, &[whole(a), sub(sc, 0, 1)]);
@@ -1915,7 +1914,7 @@ impl L<'_> {
             }
         }
         if vecs && !early {
-            vp = Some(vp_early(self));
+            vp = Some(load_vectors(self));
         }
         let Some(vp) = vp else { return };
         let (m, n) = (self.arg(6), self.arg(7));
