@@ -57,9 +57,11 @@ pub struct ArchCaps {
     /// The engine clock with the matrix pipes fully busy, f16/bf16 (and f32) MFMAs `[0]`, fp8
     /// `[1]`: the clock the peak rate really runs at. gfx942: 1207 / 1230 MHz, the median clocks of
     /// hipBLASLt's max-achievable bf16 / fp8 GEMMs on MI300X (ROCm blog "Measuring Max-Achievable
-    /// FLOPs - Part 2", TIMING.md); gfx950: 1438 / 1557 MHz, derived from the Gluon tutorial's
-    /// measured 1489 TFLOP/s at 98.75% MFMA busy and 3257 at 99.72% on MI355X (TIMING.md). The
-    /// timing model's `Params::loaded_mhz` rows are the same figures (a lab test holds them equal).
+    /// FLOPs - Part 2", TIMING.md); gfx950: 1536 / 1611 MHz, the lowest clocks that the fastest
+    /// published MI355X figures allow: the Gluon tutorial's v8_sliceMN, 1569 TFLOP/s at 97.40%
+    /// MFMA busy (f16), and HipKittens' fp8 GEMM, 3377.75 TFLOP/s at 16384^3 (issue 24 item 6;
+    /// sources and arithmetic in the emulator's timing/PARAMETERS.md). The timing model's
+    /// `Params::loaded_mhz` rows are the same figures (a lab test holds them equal).
     pub loaded_clock_mhz: [f64; 2],
     pub wavefront_size: u32,
     /// Bytes per lane a direct global->LDS load moves (4 on gfx942, 16 on gfx950).
@@ -137,7 +139,7 @@ const GFX950: ArchCaps = ArchCaps {
     lds_bytes: 163840,
     lds_banks: 64,
     peak_clock_mhz: 2400,
-    loaded_clock_mhz: [1438.0, 1557.0],
+    loaded_clock_mhz: [1536.0, 1611.0],
     wavefront_size: 64,
     lds_dma_bytes_per_lane: 16,
     fp8: FpFlavour::Ocp,

@@ -121,7 +121,10 @@ const CDNA4_BLOG: &str = "ROCm blog 'FP8 GEMM Optimization on AMD CDNA4' (shared
 const MAF_BLOG: &str = "ROCm blog 'Measuring Max-Achievable FLOPs - Part 2' (shared/reference/TIMING.md)";
 const BRINGUP: &str = "public MI300X bring-up log 'Hardware collection 20260916' (ROCm 7.2.4; rows E1-E5, H1-H3) found with the code search";
 const ROCPROF_L1: &str = "ROCm Compute Profiler (rocprofiler-compute) vL1D model: docs conceptual/vector-l1-cache.rst (TA coalesces lanes into requests, tag RAM looks up one line per request, 128-B lines on MI300) and analysis_configs/gfx942|gfx950/1600_L1_cache.yaml (bytes = TCP_TOTAL_CACHE_ACCESSES x 128, peak = max_sclk x 128 B x CUs)";
-const GLUON_BLOG: &str = "ROCm blog 'From Naive to Near-Peak: Building High-Performance GEMM Kernels with Gluon' (rocm.blogs.amd.com/software-tools-optimization/gluon-gemm-tutorial): on one MI355X the tutorial's final kernels run a16w16 FP16 4096x4096x8192 at 1489 TFLOPS with 98.75% MFMA efficiency and a8w8 BF8 4096x4096x16384 at 3257 TFLOPS with 99.72% (efficiency = MFMA-busy share of the main loop's clocks from rocprofv3 ATT wave clocks, gfx950-gluon-tutorials docs); these final kernels are not in the calibration set";
+/// The source of gfx950's f16/bf16 loaded clock (issue 24 item 6).
+const GLUON_V8: &str = "ROCm/gfx950-gluon-tutorials (AMD) kernels/gemm/intra_wave/a16w16/v8_sliceMN/README.md §5, commit 22c5f0d960006a5c5c38dbdccf58ab4b429e9314 (the commit of the calibration kernel v5_local_prefetch's figure): v8_sliceMN + llir+force-agpr+amdgcnas, FP16 4096x4096x8192 on MI355X, 1569 TFLOPS at 97.40% MFMA efficiency (rocprofv3 --kernel-trace over 1000 dispatches with 512 MB of rotating torch.randn operands, the last 100 averaged: scripts/run_perf_table.py, bench.py --rocprof; efficiency = MFMA-busy share of the main loop, docs/mfma_efficiency.md); not in the calibration set";
+/// The source of gfx950's fp8 loaded clock (issue 24 item 6).
+const HK_FP8: &str = "taken as 1: HipKittens publishes no MFMA-busy share for its kernel, and 1 makes the row above the lowest clock its figure allows. The figure: HazyResearch/HipKittens commit f09e9685c4c6aaa41fb3ebd4fe4ca664938589e1, analysis/fp8_gemm/mi350x/mi355x_fp8_gemm.json: the 8-wave fp8 (OCP e4m3) GEMM at 16384^3 on MI355X, avg_time 2.604 ms = 3377.75 TFLOPS, the fastest published MI355X fp8 GEMM figure found (hipBLASLt 3293.2 in the same file). Harness kernels/gemm/fp8fp32/FP8_8wave/8_wave.cu: operands from std::normal_distribution(-1, 1) (mean -1, standard deviation 1) in ~500 MiB of rotating buffers, 500 warm-up launches, then 100 launches each timed by hipEvents (a hipMemset of C and a host sync between launches, ~96% duty at 2.6 ms a launch)";
 const LDS_DOC: &str = "ROCm/gfx950-gluon-tutorials docs/lds_throughput.md (AMD; MI355X): SIMD pairs, each with a 128 B/clk bus to the LDS per direction and an 8-entry FIFO of outstanding ds_read/ds_write requests; first completion ~50-70 clk after issue; ds_read_b128 steady state one per SIMD per 16 clk with all 4 SIMDs reading";
 const TCP_DOC: &str = "ROCm/gfx950-gluon-tutorials (AMD; MI350/MI355X) kernels/gemm/intra_wave/a16w16/v8_sliceMN/README.md §4.1-4.4 and docs/memory_bandwidth_model.md §2.4: every buffer_load and buffer_load_to_lds passes the 32 KB TCP, which bounds the bytes in flight per CU (dwordx4 = 1 KB, 32 in flight); behind it a per-CU VMEM request FIFO of about 12 entries; TCP processing per instruction (coalesced) dword 4 cycles, dwordx2 16, dwordx4 16";
 const DECODE_PR: &str = "ROCm/rocm-libraries pull request 12329 (shared/reference/DECODE.md), MI300X column: rocBLAS wvSpltK f16 GEMV 76032 x 13312, M = 1 (2,024.5 MB: weights read once, activation 26.6 KB, output 152 KB) in 415.90 us = 4.868 TB/s = 0.918 of the 5.3 TB/s peak. Access pattern: one matrix streamed with no reuse, reads only (non-temporal loads), weights 7.5x the 256 MiB Infinity Cache, so from HBM. Derived from this one row (the largest, where fixed costs weigh least); the table's 13 other shapes are held out (calibration set, kernel vllm_wvsplitk)";
@@ -187,8 +190,8 @@ impl Params {
                 lds_banks: 64,
                 lds_bytes_per_clk: 256,
                 peak_mhz: 2400.0,
-                loaded_mhz: [1438.0, 1557.0],
-                loaded_busy: [0.9875, 0.9972],
+                loaded_mhz: [1536.0, 1611.0],
+                loaded_busy: [0.974, 1.0],
                 hbm_tbps: 8.0,
                 flops_per_cu_clk_f16: 4096.0,
                 flops_per_cu_clk_fp8: 8192.0,
@@ -258,7 +261,7 @@ impl Params {
                 "MHz",
                 if g950 { Tag::Derived } else { Tag::Verified },
                 if g950 {
-                    "Gluon blog (the MFMA-busy row below gives the source): 1489e12 FLOP/s / (0.9875 busy x 4096 FLOP/CU/clk x 256 CUs) = 1438 MHz (the whole kernel's time over the loop's efficiency, so a lower bound by the few % of time outside the loop)"
+                    "Gluon tutorial v8_sliceMN (the MFMA-busy row below gives the source): 1569e12 FLOP/s / (0.974 busy x 4096 FLOP/CU/clk x 256 CUs) = 1536.3 -> 1536 MHz, a lower bound (the whole kernel's time over the main loop's busy share; prologue, epilogue and dispatch are outside the loop). The tightest of AMD's published bounds at this shape and harness: v7_sliceN 1567 TF at 97.96% (same README) gives 1525.5 MHz, the Gluon blog's v9 1489 TF at 98.75% (rocm.blogs.amd.com/software-tools-optimization/gluon-gemm-tutorial, 28 Apr 2026; the source until issue 24 item 6) 1438 MHz. Independent check: HipKittens' bf16 1610.5 TF at 8192^3 on MI355X needs >= 1610.5e12 / (4096 x 256) = 1535.9 MHz at any busy share <= 1; hipBLASLt, back to back in hipblaslt-bench, 1579.2 TF at 16384^3 needs >= 1506 MHz. Ceiling 256 x 4096 x 1536 MHz = 1610.6 TFLOP/s"
                 } else {
                     "MAF blog part 2: MI300X bf16 max-achievable GEMM (hipBLASLt 708 TF, 94% of the 751 TF that 1207 MHz allows) at a median 1207 MHz (TIMING.md; fp16 1115 MHz)"
                 },
@@ -268,7 +271,7 @@ impl Params {
                 self.loaded_busy[0],
                 "",
                 Tag::Verified,
-                if g950 { GLUON_BLOG } else { MAF_BLOG },
+                if g950 { GLUON_V8 } else { MAF_BLOG },
             ),
             r(
                 "engine clock at full fp8 MFMA load",
@@ -276,7 +279,7 @@ impl Params {
                 "MHz",
                 if g950 { Tag::Derived } else { Tag::Verified },
                 if g950 {
-                    "3257e12 / (0.9972 x 8192 FLOP/CU/clk x 256 CUs) = 1557 MHz (Gluon blog: the MFMA-busy row below gives the source)"
+                    "HipKittens fp8 (the MFMA-busy row below gives the source): 3377.75e12 FLOP/s / (8192 FLOP/CU/clk x 256 CUs) = 1610.6 MHz at a busy share of 1, rounded up to 1611 (a lower bound: any busy share < 1 means a faster clock). AMD's own fp8 figures give lower bounds under it: the Gluon blog's a8w8 BF8 3257 TF at 99.72% MFMA efficiency 1557 MHz (the source until issue 24 item 6), the tutorial's a8w8 README (commit 064347695463acbea0df1175c2be1883e7b6bcd4) 3231 TF at 98.06% 1571 MHz and 3177 TF at 93.75% 1616 MHz; hipBLASLt 3293.2 TF at 16384^3 1570 MHz. Ceiling 256 x 8192 x 1611 MHz = 3378.5 TFLOP/s"
                 } else {
                     "MAF blog part 2: MI300X fp8 max-achievable GEMM at a median 1230 MHz (TIMING.md)"
                 },
@@ -285,8 +288,8 @@ impl Params {
                 "MFMA-busy share of that measurement (fp8)",
                 self.loaded_busy[1],
                 "",
-                if g950 { Tag::Verified } else { Tag::Assumed },
-                if g950 { GLUON_BLOG } else { "the fp8 MAF efficiency is not in TIMING.md: taken as bf16's 0.94" },
+                Tag::Assumed,
+                if g950 { HK_FP8 } else { "the fp8 MAF efficiency is not in TIMING.md: taken as bf16's 0.94" },
             ),
             r(
                 "clock between idle and full MFMA load",
@@ -446,19 +449,27 @@ mod tests {
         // The streaming-read fraction is the published GEMV's bytes over its time (DECODE_PR).
         let gemv = (76032.0 * 13312.0 + 13312.0 + 76032.0) * 2.0 / 415.90e-6;
         assert!((gemv / (a.hbm_tbps * 1e12) - a.hbm_efficiency).abs() < 0.001, "{gemv}");
-        // Loaded clocks derived from the Gluon blog's final kernels (params rows).
-        assert!((1489e12 / (0.9875 * b.flops_per_cu_clk_f16 * 256.0) / 1e6 - b.loaded_mhz[0]).abs() < 1.0);
-        assert!((3257e12 / (0.9972 * b.flops_per_cu_clk_fp8 * 256.0) / 1e6 - b.loaded_mhz[1]).abs() < 1.0);
+        // Loaded clocks (params rows, issue 24 item 6): f16/bf16 from the Gluon tutorial's
+        // v8_sliceMN (1569 TF at 97.40% MFMA busy), fp8 from HipKittens' 16384^3 (3377.75 TF at
+        // a busy share taken as 1), each the lowest clock its figure allows.
+        assert!((1569e12 / (0.974 * b.flops_per_cu_clk_f16 * 256.0) / 1e6 - b.loaded_mhz[0]).abs() < 1.0);
+        assert!((3377.75e12 / (b.loaded_busy[1] * b.flops_per_cu_clk_fp8 * 256.0) / 1e6 - b.loaded_mhz[1]).abs() < 1.0);
+        // No published MI355X figure passes the ceiling (256 CUs x FLOP/clk x loaded clock):
+        // HipKittens bf16 1610.5 TF at 8192^3 and fp8 3377.75 at 16384^3 (lab/src/peers.rs).
+        let ceiling = |per_clk: f64, mhz: f64| 256.0 * per_clk * mhz * 1e6 / 1e12;
+        assert!(ceiling(b.flops_per_cu_clk_f16, b.loaded_mhz[0]) >= 1610.5);
+        assert!(ceiling(b.flops_per_cu_clk_fp8, b.loaded_mhz[1]) >= 3377.75);
     }
 
     #[test]
     fn the_clock_falls_linearly_with_matrix_load() {
         let b = Params::for_arch(Arch::Gfx950);
         assert_eq!(b.clock_under_load(0.0, false), 2400.0);
-        // Half the measured busy share: half way from 2400 to 1438 MHz.
-        assert!((b.clock_under_load(0.49375, false) - 1919.0).abs() < 1e-9);
-        assert_eq!(b.clock_under_load(1.0, false), 1438.0);
-        assert_eq!(b.clock_under_load(1.0, true), 1557.0);
+        // Half the measured busy share: half way from 2400 to 1536 MHz.
+        assert!((b.clock_under_load(0.487, false) - 1968.0).abs() < 1e-9);
+        assert_eq!(b.clock_under_load(1.0, false), 1536.0);
+        assert_eq!(b.clock_under_load(1.0, true), 1611.0);
+        assert!((b.clock_under_load(0.5, true) - 2005.5).abs() < 1e-9);
         let a = Params::for_arch(Arch::Gfx942);
         assert_eq!(a.clock_under_load(0.94, false), 1207.0);
     }
