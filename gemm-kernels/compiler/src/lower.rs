@@ -2412,6 +2412,17 @@ impl L<'_> {
                         .offset((4096 * (ch / 16)) as i32));
                 }
             }
+            // The round's reads first: they pipeline in the LDS (4 clocks each without
+            // conflicts) where a read, its wait and its store in turn took about 100 clocks
+            // per store under the timing model.
+            let ds: Vec<Reg> = (0..stores)
+                .map(|s| {
+                    let d = self.vn(4);
+                    self.ie(Inst::new(Op::DS_READ_B128, &[whole(d), whole(rbs[(s % 4) as usize])])
+                        .offset((1024 * s) as i32));
+                    d
+                })
+                .collect();
             for s in 0..stores {
                 if bn + s > 0 {
                     let (j2, o2) = (self.vv(), self.vv());
@@ -2422,9 +2433,7 @@ impl L<'_> {
                 let oc = self.vv();
                 self.i(Op::V_CMP_GT_I32, &[VCC, n, whole(jt)]);
                 self.i(Op::V_CNDMASK_B32, &[whole(oc), whole(self.oob), whole(ot), VCC]);
-                let d = self.vn(4);
-                self.ie(Inst::new(Op::DS_READ_B128, &[whole(d), whole(rbs[(s % 4) as usize])]).offset((1024 * s) as i32));
-                self.ie(Inst::new(Op::BUFFER_STORE_DWORDX4, &[whole(d), whole(oc), srd, int(0)]).offen());
+                self.ie(Inst::new(Op::BUFFER_STORE_DWORDX4, &[whole(ds[s as usize]), whole(oc), srd, int(0)]).offen());
             }
         }
     }

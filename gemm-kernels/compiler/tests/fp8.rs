@@ -438,9 +438,27 @@ fn fp8_slim_staged_epilogue() {
     assert_eq!(writes, 32, "{}: the staged epilogue's LDS writes", k.name);
     let cases = [
         // One K tile; columns 256..299 in the second tile column.
-        Case { m: 256, n: 300, k: 100, pad: 8, alpha: 1.5, beta: 0.0, scales: (2.0, 0.5, 0.25), vectors: (false, false) },
+        Case {
+            m: 256,
+            n: 300,
+            k: 100,
+            pad: 8,
+            alpha: 1.5,
+            beta: 0.0,
+            scales: (2.0, 0.5, 0.25),
+            vectors: (false, false),
+        },
         // Two K tiles, a K tail; 7 columns in the last tile, rows 256..299 by elements.
-        Case { m: 300, n: 263, k: 200, pad: 24, alpha: -0.5, beta: 0.0, scales: (1.0, 4.0, 0.5), vectors: (false, false) },
+        Case {
+            m: 300,
+            n: 263,
+            k: 200,
+            pad: 24,
+            alpha: -0.5,
+            beta: 0.0,
+            scales: (1.0, 4.0, 0.5),
+            vectors: (false, false),
+        },
     ];
     for (ci, cs) in cases.iter().enumerate() {
         for (bi, beta) in [0.0f32, 0.75].into_iter().enumerate() {
