@@ -2283,6 +2283,161 @@ impl L<'_> {
         }
     }
 
+    /// The `beta == 0` stores of a tile inside `m` staged through LDS ([`staged_epilogue`]):
+    /// per block column `bn` of the wave (32 C columns, one round), each register quad's 4
+    /// rows are scaled and packed to 8 bytes and written to LDS (`ds_write_b64`), then read
+    /// back 16 bytes (8 rows of one column) per lane with `ds_read_b128`, 16 lanes per column
+    /// (two 128-byte lines of C, 8 lanes each, in lane order), and stored with one
+    /// `buffer_store_dwordx4` per 4 columns (columns `>= n` dropped through offsets past
+    /// NUM_RECORDS, ISA.md §2.3). The TCP looks up one tag each time the line changes in
+    /// lane order (the timing model's `MemSystem::request`, after ROCm Compute Profiler's
+    /// vL1D model): 8 lookups per store here, against 64 for the paired stores, whose lanes
+    /// each write another column.
+    ///
+    /// The wave's round region (`wave_rows(A) / 8` chunks of 8 rows x 32 columns x 16 bytes)
+    /// lies in the operand buffer the drain does not read, `nk % 2` for `nk` K tiles (the
+    /// drain reads buffer `(nk - 1) % 2`, `lower`): every wave read it last in the loop's last
+    /// body, before the drain's barrier, and no copy writes it after that; each wave owns
+    /// its region, and a wave's DS operations run in program order (ISA.md §3.4). The next
+    /// round's writes follow every store of this one, each of which waited for its read.
+    ///
+    /// Chunk `c` (rows `8c ..`) of the round's column `x` sits at byte `256 x + 16 (c ^ (x %
+    /// 16))`: a read phase (16 lanes: one column's 16 chunks) touches each of the 64 banks
+    /// once, a write phase (32 columns at one chunk and half) 32 banks twice, the least for
+    /// a half-slot write (ISA.md §3.1 bank layout; `timing/lds_banks.rs` phases).
+    fn store_staged(&mut self) {
+        let c = *self.c();
+        let ec = c.c_bytes();
+        let srd = whole(self.srd_c);
+        let (n, ldc, k) = (self.arg(7), self.arg(11), self.arg(8));
+        let chunks = c.wave_rows(Operand::A) / 8;
+        let region = chunks * 32 * 16;
+        // The free buffer's base plus this wave's region (bits 4..7 clear: the swizzle's).
+        let (t, rb) = (self.sv(), self.sv());
+        self.i(Op::S_ADD_U32, &[whole(t), k, lit(c.tile.2 - 1)]);
+        self.i(Op::S_LSHR_B32, &[whole(t), whole(t), int(log2(c.tile.2))]);
+        self.i(Op::S_MAX_U32, &[whole(t), whole(t), int(1)]);
+        self.i(Op::S_AND_B32, &[whole(t), whole(t), int(1)]);
+        self.i(Op::S_MUL_I32, &[whole(t), whole(t), lit(self.k.lds_buffer_bytes())]);
+        let ws = self.wave_sgpr();
+        self.i(Op::S_MUL_I32, &[whole(rb), whole(ws), lit(region)]);
+        self.i(Op::S_ADD_U32, &[whole(rb), whole(rb), whole(t)]);
+        // Write base (lane: column `x = lrow`, half `lgrp`): `rb + 256 x + 16 (x % 16) + 8 h`;
+        // chunk `c`'s address is the base with `16 c` XORed in.
+        let (x256, x16, wb) = (self.vv(), self.vv(), self.vv());
+        self.i(Op::V_LSHLREV_B32, &[whole(x256), int(8), whole(self.lrow)]);
+        self.i(Op::V_AND_B32, &[whole(x16), int(15), whole(self.lrow)]);
+        self.i(Op::V_LSHLREV_B32, &[whole(x16), int(4), whole(x16)]);
+        self.i(Op::V_ADD3_U32, &[whole(wb), whole(rb), whole(x256), whole(x16)]);
+        let h8 = self.vv();
+        self.i(Op::V_LSHLREV_B32, &[whole(h8), int(3), whole(self.lgrp)]);
+        self.i(Op::V_ADD_U32, &[whole(wb), whole(h8), whole(wb)]);
+        let wbs: Vec<Reg> = (0..chunks.min(16))
+            .map(|ch| {
+                if ch == 0 {
+                    return wb;
+                }
+                let r = self.vv();
+                self.i(Op::V_XOR_B32, &[whole(r), lit(16 * ch), whole(wb)]);
+                r
+            })
+            .collect();
+        // Read bases (lane: chunk `lane % 16` of column `xl = lane / 16` of 4): store `t` of a
+        // round reads columns `4t + xl`, at `rb + 256 xl + 16 ((lane % 16) ^ xl)` with
+        // `64 (t % 4)` XORed in (`x % 16 = 4 (t % 4) + xl`) and `1024 t` added.
+        let lane = self.lane;
+        let (cl, xl, rbase) = (self.vv(), self.vv(), self.vv());
+        self.i(Op::V_AND_B32, &[whole(cl), int(15), whole(lane)]);
+        self.i(Op::V_LSHRREV_B32, &[whole(xl), int(4), whole(lane)]);
+        let (sw, x256r) = (self.vv(), self.vv());
+        self.i(Op::V_XOR_B32, &[whole(sw), whole(cl), whole(xl)]);
+        self.i(Op::V_LSHLREV_B32, &[whole(sw), int(4), whole(sw)]);
+        self.i(Op::V_LSHLREV_B32, &[whole(x256r), int(8), whole(xl)]);
+        self.i(Op::V_ADD3_U32, &[whole(rbase), whole(rb), whole(x256r), whole(sw)]);
+        let rbs: Vec<Reg> = (0..4u32)
+            .map(|q| {
+                if q == 0 {
+                    return rbase;
+                }
+                let r = self.vv();
+                self.i(Op::V_XOR_B32, &[whole(r), lit(64 * q), whole(rbase)]);
+                r
+            })
+            .collect();
+        // The lane's C column (`n0 + wn * wave_rows(B) + xl`) and byte offset at row
+        // `m0 + wm * wave_rows(A) + 8 (lane % 16)`; each store adds 4 columns (`4 ldc`
+        // elements).
+        let (j, i, o, r8) = (self.vv(), self.vv(), self.vv(), self.vv());
+        let kw = self.k3(c.wave_rows(Operand::B));
+        self.i(Op::V_MAD_U32_U24, &[whole(j), whole(self.wn), kw, whole(xl)]);
+        self.i(Op::V_ADD_U32, &[whole(j), whole(self.n0), whole(j)]);
+        self.i(Op::V_LSHLREV_B32, &[whole(r8), int(3), whole(cl)]);
+        let kw = self.k3(c.wave_rows(Operand::A));
+        self.i(Op::V_MAD_U32_U24, &[whole(i), whole(self.wm), kw, whole(r8)]);
+        self.i(Op::V_ADD_U32, &[whole(i), whole(self.m0), whole(i)]);
+        self.i(Op::V_MUL_LO_U32, &[whole(o), ldc, whole(j)]);
+        self.i(Op::V_ADD_U32, &[whole(o), whole(i), whole(o)]);
+        self.i(Op::V_LSHLREV_B32, &[whole(o), int(log2(ec)), whole(o)]);
+        let step = self.sv();
+        self.i(Op::S_LSHL_B32, &[whole(step), ldc, int(log2(4 * ec))]);
+        let (mut jt, mut ot) = (j, o);
+        let quads = (c.acc_regs() / 4) as u16;
+        let stores = chunks * 32 * 16 / 1024;
+        for bn in 0..c.blocks(Operand::B) {
+            for bm in 0..c.blocks(Operand::A) {
+                let acc = self.acc[(bm * c.blocks(Operand::B) + bn) as usize];
+                for q in 0..quads {
+                    let mut xs = vec![];
+                    let mut pair = None;
+                    for r in 0..4u16 {
+                        let x = if self.scale_d2.is_some() {
+                            let d = *pair.get_or_insert_with(|| self.vn(2));
+                            let x = Reg { index: d.index + r % 2, count: 1, ..d };
+                            self.scale_to(x, acc, 4 * q + r, None, None, false);
+                            if r % 2 == 1 {
+                                self.scale_d_pair(d);
+                                pair = None;
+                            }
+                            x
+                        } else {
+                            self.scale(acc, 4 * q + r, None, None)
+                        };
+                        xs.push(x);
+                    }
+                    let out = self.vn(2);
+                    self.pack16(xs[0], xs[1], sub(out, 0, 1));
+                    self.pack16(xs[2], xs[3], sub(out, 1, 1));
+                    let ch = 4 * bm + q as u32;
+                    self.ie(Inst::new(Op::DS_WRITE_B64, &[whole(wbs[ch as usize % 16]), whole(out)])
+                        .offset((4096 * (ch / 16)) as i32));
+                }
+            }
+            // The round's reads first: they pipeline in the LDS (4 clocks each without
+            // conflicts) where a read, its wait and its store in turn took about 100 clocks
+            // per store under the timing model.
+            let ds: Vec<Reg> = (0..stores)
+                .map(|s| {
+                    let d = self.vn(4);
+                    self.ie(Inst::new(Op::DS_READ_B128, &[whole(d), whole(rbs[(s % 4) as usize])])
+                        .offset((1024 * s) as i32));
+                    d
+                })
+                .collect();
+            for s in 0..stores {
+                if bn + s > 0 {
+                    let (j2, o2) = (self.vv(), self.vv());
+                    self.i(Op::V_ADD_U32, &[whole(j2), int(4), whole(jt)]);
+                    self.i(Op::V_ADD_U32, &[whole(o2), whole(step), whole(ot)]);
+                    (jt, ot) = (j2, o2);
+                }
+                let oc = self.vv();
+                self.i(Op::V_CMP_GT_I32, &[VCC, n, whole(jt)]);
+                self.i(Op::V_CNDMASK_B32, &[whole(oc), whole(self.oob), whole(ot), VCC]);
+                self.ie(Inst::new(Op::BUFFER_STORE_DWORDX4, &[whole(ds[s as usize]), whole(oc), srd, int(0)]).offen());
+            }
+        }
+    }
+
     /// The stores of every block element by element, rows `>= m` (and columns `>= n`)
     /// dropped by offsets past NUM_RECORDS: the edge tiles' path.
     fn store_elements(&mut self, with_beta: bool) {
@@ -2478,7 +2633,11 @@ impl L<'_> {
             let elems = self.p.label();
             self.i(Op::S_CMP_EQ_U32, &[whole(vok), int(0)]);
             self.p.branch(Op::S_CBRANCH_SCC1, elems);
-            self.store_vectors(with_beta);
+            if !with_beta && self.scale_vecs.is_none() && staged_epilogue(&c) {
+                self.store_staged();
+            } else {
+                self.store_vectors(with_beta);
+            }
             self.i(Op::S_ENDPGM, &[]);
             self.p.place(elems);
             self.store_elements(with_beta);
@@ -2511,6 +2670,24 @@ fn paired_stores(c: &crate::ir::KernelConfig) -> bool {
         && c.lane_groups() == 2
         && c.fusion == crate::ir::Fusion::NONE
         && (c.acc_regs() / 4).is_multiple_of(2)
+}
+
+/// Whether the epilogue's aligned `beta == 0` path without fp8 scale vectors stages the
+/// tile through LDS ([`L::store_staged`]): the fp8 slim ping-pong (`fp8pp`, per-tensor scales
+/// only; not `mxpp` nor `bsfp8pp`) where [`paired_stores`] holds, with waves of 128 rows
+/// (16 chunks of 8 rows, two 128-byte lines per column) whose 32-column halves fit one
+/// operand buffer together. The TCP looks up a tag each time the line changes in lane
+/// order: a paired store's lanes each write another column (64 lookups per 1 KiB store), a
+/// staged store's 8 consecutive lanes one line (8), which the timing model turns into a
+/// faster drain of the stores of the one workgroup per CU.
+fn staged_epilogue(c: &crate::ir::KernelConfig) -> bool {
+    paired_stores(c)
+        && c.scaled()
+        && c.block_scale == crate::ir::BlockScale::None
+        && c.split == SplitK::None
+        && c.mfma.n == 32
+        && c.wave_rows(Operand::A) == 128
+        && c.waves * 128 * 32 * c.c_bytes() <= (c.tile.0 + c.tile.1) * c.tile.2 * c.ab_bytes()
 }
 
 /// Slabs the split-K reduction loads per round: 16 loads in flight per wave, so a

@@ -415,6 +415,59 @@ fn fp8_slim_ping_pong_every_mode() {
     }
 }
 
+/// The epilogue staged through LDS (`lower.rs` `store_staged`: gfx950's slim ping-pong with
+/// bf16 C, per-tensor scales, `beta == 0`, tiles inside `m`): compiled in (two rounds of 16
+/// `ds_write_b64` per wave, nothing else in the kernel writes LDS from registers), and right
+/// on an interior tile, on tiles cut by `n` inside a group of 8 columns (their lanes store
+/// through offsets past NUM_RECORDS), for one K tile and an even count of K tiles (the
+/// region lies in LDS buffer 1, then 0: the one the drain does not read), beside tiles cut
+/// by `m` (element stores); the same shapes with beta != 0 take the paired stores.
+#[test]
+fn fp8_slim_staged_epilogue() {
+    use gemm_compiler::schedule::Schedule as S;
+    let arch = Arch::Gfx950;
+    let mut cfg = KernelConfig::new(arch, DType::Fp8E4M3, DType::Bf16, true, false, Align::Vec8).with_shape(
+        (256, 256, 128),
+        (2, 4),
+        MfmaShape::fp8_32(arch),
+        2,
+    );
+    cfg.schedule = S::PingPongSlim { clusters: 2 };
+    let k = compile(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name()));
+    let writes = k.insts.iter().filter(|x| x.op.name() == "ds_write_b64").count();
+    assert_eq!(writes, 32, "{}: the staged epilogue's LDS writes", k.name);
+    let cases = [
+        // One K tile; columns 256..299 in the second tile column.
+        Case {
+            m: 256,
+            n: 300,
+            k: 100,
+            pad: 8,
+            alpha: 1.5,
+            beta: 0.0,
+            scales: (2.0, 0.5, 0.25),
+            vectors: (false, false),
+        },
+        // Two K tiles, a K tail; 7 columns in the last tile, rows 256..299 by elements.
+        Case {
+            m: 300,
+            n: 263,
+            k: 200,
+            pad: 24,
+            alpha: -0.5,
+            beta: 0.0,
+            scales: (1.0, 4.0, 0.5),
+            vectors: (false, false),
+        },
+    ];
+    for (ci, cs) in cases.iter().enumerate() {
+        for (bi, beta) in [0.0f32, 0.75].into_iter().enumerate() {
+            let mode = Mode::ALL[(2 * ci + bi) % Mode::ALL.len()];
+            run_kernel(&k, &Case { beta, ..*cs }, Schedule { mode, seed: 170 + (2 * ci + bi) as u64 }, &[]);
+        }
+    }
+}
+
 /// Per-row and per-column scale vectors (`kernel_args.rs`): row only, column only, both,
 /// on both archs and flavours, the vector and element store paths (edge tiles), beta = 0
 /// (NaN in C) and beta != 0, under every scheduling mode.
