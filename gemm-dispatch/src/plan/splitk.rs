@@ -62,7 +62,9 @@ pub struct SplitPlan {
     pub ldw: u32,
     pub wstride: u32,
     /// The static estimates [`choose`] compared (seconds); for a split tail, the head and
-    /// the split together.
+    /// the split together. A few-tiles split compares at the count that fills every resident
+    /// slot and runs the table's fastest count (`split_count`), whose time is
+    /// [`table_estimate`].
     pub estimate_split: f64,
     pub estimate_plain: Option<f64>,
     /// A split tail ([`choose_tail`]): the plain kernel over C's columns `0..col0` (the
@@ -225,18 +227,21 @@ fn few_tiles(arch: Arch, cus: u32, p: &GemmProblem, plain: Option<&KernelPlan>) 
             WORKSPACE_CAP >> 20
         ));
     }
-    let kchunk = cm.k.div_ceil(want).next_multiple_of(kt);
-    let splits = cm.k.div_ceil(kchunk);
+    // Whether to split at all: the static estimate at the count that fills every slot
+    // against the plain kernel (as before the count was searched); how many splits: the
+    // table's fastest count ([`split_count`]).
+    let fill_chunk = cm.k.div_ceil(want).next_multiple_of(kt);
+    let fill = cm.k.div_ceil(fill_chunk);
     let floor = crate::plan::bounds::floor(arch, p, partial.xf32());
-    let ws = workspace_seconds(arch, splits, wstride);
-    let estimate_split = (compute_seconds(partial, u64::from(tiles) * u64::from(splits), kchunk, cus)
-        + traffic_seconds(arch, p, cm.m, cm.n, splits, wstride))
-    .max(floor.seconds() + ws);
+    let estimate_split = (compute_seconds(partial, u64::from(tiles) * u64::from(fill), fill_chunk, cus)
+        + traffic_seconds(arch, p, cm.m, cm.n, fill, wstride))
+    .max(floor.seconds() + workspace_seconds(arch, fill, wstride));
     let estimate_plain =
         plain.map(|pl| compute_seconds(pl.entry, workgroups(pl.grid), pl.problem.k, cus).max(floor.seconds()));
     if let Some(t) = estimate_plain {
-        split_beats(t, estimate_split, &format!("split-K ({splits} splits)"))?;
+        split_beats(t, estimate_split, &format!("split-K ({fill} splits)"))?;
     }
+    let (splits, kchunk) = split_count(p, &cm, partial, reduce, want, (ldw, wstride));
     Ok(SplitPlan {
         partial,
         reduce,
@@ -250,6 +255,49 @@ fn few_tiles(arch: Arch, cus: u32, p: &GemmProblem, plain: Option<&KernelPlan>) 
         head: None,
         col0: 0,
     })
+}
+
+/// The split count of a few-tiles split-K plan, at most `most` (enough workgroups for every
+/// resident slot): the one whose [`table_estimate`] is least. Filling every slot is not the
+/// fastest where memory binds: each split adds a slab written and read back, and a decode
+/// row's weights stream no faster from more workgroups than the CUs can keep loads in flight
+/// for (issue 23, gfx950 4096 x 14336 bf16 weights at M = 64 by the timing model: 19 splits of
+/// the 64x64 tile 29.1 us, 12 splits 25.2 us, 8 splits 25.0 us). Where the table has no row
+/// for the partial's twin, `most`.
+fn split_count(
+    p: &GemmProblem,
+    cm: &ColumnMajor,
+    partial: &'static KernelEntry,
+    reduce: &'static KernelEntry,
+    most: u32,
+    (ldw, wstride): (u32, u32),
+) -> (u32, u32) {
+    let at = |want: u32| {
+        let kchunk = cm.k.div_ceil(want).next_multiple_of(partial.tile.2);
+        (cm.k.div_ceil(kchunk), kchunk)
+    };
+    let mut best: Option<(f64, u32, u32)> = None;
+    for want in 2..=most {
+        let (splits, kchunk) = at(want);
+        let sp = SplitPlan {
+            partial,
+            reduce,
+            problem: *cm,
+            splits,
+            kchunk,
+            ldw,
+            wstride,
+            estimate_split: 0.0,
+            estimate_plain: None,
+            head: None,
+            col0: 0,
+        };
+        let Some(t) = table_estimate(&sp, p) else { return at(most) };
+        if best.is_none_or(|b| t < b.0) {
+            best = Some((t, splits, kchunk));
+        }
+    }
+    best.map_or_else(|| at(most), |(_, s, k)| (s, k))
 }
 
 /// The characterisation table's estimate of a split-K plan over few tiles (no head): the
@@ -653,6 +701,35 @@ mod tests {
             let short = bf16(64, 64, 256);
             assert!(choose(arch, &short, None).unwrap_err().contains("fewer than 2 splits"));
         }
+    }
+
+    /// A few-tiles split takes the split count the table puts fastest, not the one that fills
+    /// every resident slot: Llama-3.1-8B's down projection at 64 tokens (4096 x 14336 bf16
+    /// weights, the Linear layout) on gfx950 is 64 tiles of 64x64, 19 splits to fill the slots,
+    /// where each further split only adds a slab (issue 23: 29.1 us by the timing model at 19,
+    /// 25.2 at 12).
+    #[test]
+    fn few_tiles_split_count_is_the_tables_fastest() {
+        let arch = Arch::Gfx950;
+        let p = GemmProblem::new(64, 4096, 14336)
+            .with_layout(Layout::RowMajor)
+            .with_transposes(gemm_core::Transpose::No, gemm_core::Transpose::Yes)
+            .with_dtypes(DType::Bf16, DType::Bf16, DType::Bf16);
+        let s = choose_few_tiles(arch, &p, None).unwrap();
+        let cm = s.problem;
+        let tiles = cm.m.div_ceil(s.partial.tile.0) * cm.n.div_ceil(s.partial.tile.1);
+        let most = resident_slots(s.partial, arch.caps().compute_units)
+            .div_ceil(tiles)
+            .min(cm.k / (MIN_TILES_PER_SPLIT * s.partial.tile.2))
+            .min((WORKSPACE_CAP / s.wstride as usize) as u32);
+        let best = table_estimate(&s, &p).unwrap();
+        for want in 2..=most {
+            let other = s.with_splits(want);
+            assert!(best <= table_estimate(&other, &p).unwrap(), "{} splits beat {}", other.splits, s.splits);
+        }
+        let fill = s.with_splits(most);
+        assert!(s.splits < fill.splits, "{} of {}", s.splits, fill.splits);
+        assert!(s.kchunk.is_multiple_of(s.partial.tile.2) && (s.splits - 1) * s.kchunk < cm.k);
     }
 
     /// The table's split estimate counts the reduction's bytes once: the slabs read and C
