@@ -31,21 +31,34 @@ pub enum MxScaleLayout {
     KTiled,
 }
 
-/// The blocks per K tile the MX kernels read their scales in (`T` of
-/// [`MxScaleLayout::KTiled`]): 128 bytes of packed K, 4 blocks of fp8, 8 of fp4.
-pub fn mx_scale_tile(f: MxFormat) -> usize {
-    128 * 8 / (32 * f.bits() as usize)
+/// Per element width: the blocks per K tile the MX kernels read their scales in (`T` of
+/// [`MxScaleLayout::KTiled`]: the blocks of the K one loop iteration consumes, 128 bytes of
+/// packed fp8 or fp4, the 96 of whole fp6 blocks in a 128-byte fp6 tile, gemm-compiler
+/// `KernelConfig::k_step`), and the elements per 16 bytes-aligned row step (the least `e`
+/// with `e * bits` a multiple of 128).
+const WIDTHS: [(u32, usize, usize); 3] = [(8, 4, 16), (6, 4, 64), (4, 8, 32)];
+
+fn width(f: MxFormat) -> (usize, usize) {
+    let &(_, t, e) = WIDTHS.iter().find(|w| w.0 == f.bits()).expect("MX formats are 8, 6 or 4 bits wide");
+    (t, e)
 }
 
-/// Why no GPU kernel runs X of `x` with W of `w`, if none does: the catalogue builds MXFP8
-/// (both flavours, mixed) and MXFP4 pairs only, one element width per kernel (gemm-compiler
-/// `KernelConfig::with_mx`: the copies move both operands' tiles as the same bytes). Checked
-/// before anything that depends on the pair's kernel tile (the K-tiled scale layout's
-/// [`mx_scale_tile`], which has no kernel behind it for fp6), so the refusal names the pair.
+/// The blocks per K tile the MX kernels read their scales in (`T` of
+/// [`MxScaleLayout::KTiled`]): 4 for fp8 and fp6, 8 for fp4 ([`WIDTHS`]).
+pub fn mx_scale_tile(f: MxFormat) -> usize {
+    width(f).0
+}
+
+/// Why no GPU kernel runs X of `x` with W of `w`, if none does: the catalogue builds pairs of
+/// one element width (MXFP8 and MXFP6 in both flavours and mixed, MXFP4); mixed widths
+/// (fp8 x fp6, fp8 x fp4, fp6 x fp4) run on the host: gemm-compiler's `KernelConfig::with_mx`
+/// carries both operands as the same bytes per K tile (one K byte count, one copy geometry
+/// and LDS row for both), where a mixed pair needs each operand's own. Checked before
+/// anything that depends on the pair's kernel tile, so the refusal names the pair.
 pub fn mx_pair_unfit(x: MxFormat, w: MxFormat) -> Option<String> {
-    if x.bits() != w.bits() || !matches!(x.bits(), 8 | 4) {
+    if x.bits() != w.bits() {
         return Some(format!(
-            "{x} x {w}: the GPU kernels take MXFP8 or MXFP4 operands of one element width (fp6 and mixed widths run on the host)"
+            "{x} x {w}: the GPU kernels take operands of one element width (the packed K bytes of both operands' tiles agree); mixed widths run on the host"
         ));
     }
     None
@@ -154,9 +167,9 @@ impl MxProblem {
         for (what, ld) in [("X", self.ldx), ("W", self.ldw)] {
             if ld < self.k || !(ld * bits).is_multiple_of(128) {
                 return Some(format!(
-                    "{what}'s leading dimension {ld}: at least K = {} and rows 16-byte aligned ({} elements)",
+                    "{what}'s leading dimension {ld}: at least K = {} and rows 16-byte aligned (a multiple of {} elements)",
                     self.k,
-                    128 / bits
+                    width(self.x).1
                 ));
             }
         }

@@ -176,17 +176,19 @@ fn check_fp8_blocks(c: &KernelConfig) -> Result<(), Unfit> {
 }
 
 /// MX kernels (`lower/mx.rs`): gfx950's scaled MFMA on both operands K-contiguous, the
-/// two-stage loop and schedules whose MFMAs run in the body of the buffer they read, fp8 or
-/// fp4 elements (fp6's 24-byte blocks do not fall on the 16-byte pieces a lane reads), and a
-/// K tile whose scales fit two dwords per row with whole blocks per lane group.
+/// two-stage loop and schedules whose MFMAs run in the body of the buffer they read, one
+/// element width for both operands, and a K step ([`KernelConfig::k_step`]) whose scales fit
+/// two dwords per row with whole blocks per lane group. fp6 blocks (24 bytes) straddle the
+/// 16-byte pieces a lane reads, so an fp6 MFMA runs only once its fragment holds the lane
+/// group's whole K range: not on the slim ping-pong, whose fragments hold one slice.
 fn check_mx(c: &KernelConfig) -> Result<(), Unfit> {
     let Some((a, b)) = c.block_scale.mx() else { return Ok(()) };
     let no = |why: String| Err(Unfit::BlockScale(why));
     if c.arch != Arch::Gfx950 {
         return no(format!("{} has no scaled MFMA (v_mfma_scale_*_f8f6f4 is gfx950's)", c.arch.name()));
     }
-    if a.bits() != b.bits() || !matches!(a.bits(), 8 | 4) {
-        return no(format!("{a} x {b}: the kernels take fp8 or fp4 elements of one width"));
+    if a.bits() != b.bits() {
+        return no(format!("{a} x {b}: the kernels take elements of one width"));
     }
     if !c.trans_a || c.trans_b {
         return no("MX operands are packed along K: A^T B only".into());
@@ -198,12 +200,17 @@ fn check_mx(c: &KernelConfig) -> Result<(), Unfit> {
         return no(format!("{:?} is not a scaled f8f6f4 shape", c.mfma));
     }
     let bb = c.mx_block_bytes().expect("MX");
-    let group = c.tile.2 / c.lane_groups();
-    if c.tile.2 / bb > 8 || !group.is_multiple_of(32) || !group.is_multiple_of(bb) {
+    let (ks, g) = (c.k_step(), c.lane_groups());
+    let group = ks / g;
+    let pieces = if bb == 24 { group.is_multiple_of(16) } else { group.is_multiple_of(32) };
+    if ks / bb > 8 || !pieces || !group.is_multiple_of(bb) {
         return no(format!(
-            "K tile of {} bytes: at most 8 blocks of {bb} bytes, 32-byte steps per lane group",
+            "K tile of {} bytes ({ks} consumed): at most 8 blocks of {bb} bytes, whole blocks in 32-byte steps (fp6: 16-byte pieces) per lane group",
             c.tile.2
         ));
+    }
+    if bb == 24 && matches!(c.schedule, crate::schedule::Schedule::PingPongSlim { .. }) {
+        return no("fp6 blocks straddle the slim ping-pong's fragment slices".into());
     }
     Ok(())
 }

@@ -355,7 +355,8 @@ impl KernelConfig {
     }
     /// The MX kernel of this configuration (`BlockScale::Mx`): A and B in MX formats of one
     /// element width (the K bytes of the two operands' rows must agree, the copies move both
-    /// tiles alike), carried as bytes. `None` when the widths differ.
+    /// tiles alike), carried as bytes: fp8, fp6 (E2M3, E3M2, mixed) or fp4. `None` when the
+    /// widths differ.
     pub fn with_mx(mut self, a: gemm_core::mx::MxFormat, b: gemm_core::mx::MxFormat) -> Option<Self> {
         if a.bits() != b.bits() {
             return None;
@@ -373,6 +374,20 @@ impl KernelConfig {
     /// two operands agree, [`Self::with_mx`]).
     pub fn mx_block_bytes(&self) -> Option<u32> {
         self.block_scale.mx().map(|(a, _)| 32 * a.bits() / 8)
+    }
+    /// Bytes of K (of the carried rows) one main-loop iteration consumes: the K tile, except
+    /// for fp6 MX kernels. A lane's fp6 MFMA operand is one 24-byte block (32 values packed
+    /// in six VGPRs, ISA.md §1.2, [`gemm_core::mx::pack`]), and no power-of-two K tile holds
+    /// whole blocks, while the copies, the LDS layout and its swizzle move rows of a
+    /// power-of-two number of 16-byte vectors. So an fp6 tile keeps its `KT`-byte LDS rows
+    /// and copies, and advances by the `3/4 KT` bytes of whole blocks in them (`KT = 128`:
+    /// four blocks, 128 K values); the copies' last quarter (the next tile's first bytes, or
+    /// zeros past K) is never read. It costs a third more copy traffic than the data need.
+    pub fn k_step(&self) -> u32 {
+        match self.mx_block_bytes() {
+            Some(24) => self.tile.2 / 4 * 3,
+            _ => self.tile.2,
+        }
     }
     /// Whether this is a decode kernel ([`Self::decode`]).
     pub fn is_decode(&self) -> bool {

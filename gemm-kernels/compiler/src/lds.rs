@@ -137,9 +137,10 @@ pub fn read_lane(c: &KernelConfig, lane: u32, h: u32) -> (u32, u32) {
     (lane % c.mfma.m, g * group_bytes(c) + h * 16)
 }
 
-/// Bytes of one lane group's K range in a row.
+/// Bytes of one lane group's K range in a row: the K the loop consumes per tile
+/// ([`KernelConfig::k_step`]; an fp6 MX row's last quarter is never read).
 pub fn group_bytes(c: &KernelConfig) -> u32 {
-    row_bytes(c) / c.lane_groups()
+    c.k_step() * c.ab_bytes() / c.lane_groups()
 }
 
 /// `ds_read_b128` per MFMA block and K tile.

@@ -432,11 +432,20 @@ impl L<'_> {
         self.i(Op::S_LSHL_B32, &[whole(n0), tn, int(log2(c.tile.1))]);
         let (t, nk, cnt, llast, kr) = (self.sv(), self.sv(), self.sv(), self.sv(), self.sv());
         let k = self.arg(8);
-        self.i(Op::S_ADD_U32, &[whole(t), k, lit(c.tile.2 - 1)]);
-        self.i(Op::S_LSHR_B32, &[whole(nk), whole(t), int(log2(c.tile.2))]);
+        let ks = c.k_step();
+        self.i(Op::S_ADD_U32, &[whole(t), k, lit(ks - 1)]);
+        if ks.is_power_of_two() {
+            self.i(Op::S_LSHR_B32, &[whole(nk), whole(t), int(log2(ks))]);
+        } else {
+            mx::div_pow2_times_3(self, nk, t, ks / 3);
+        }
         self.i(Op::S_MAX_U32, &[whole(nk), whole(nk), int(1)]);
         self.i(Op::S_SUB_U32, &[whole(cnt), whole(nk), int(1)]);
-        self.i(Op::S_LSHL_B32, &[whole(llast), whole(cnt), int(log2(c.tile.2))]);
+        if ks.is_power_of_two() {
+            self.i(Op::S_LSHL_B32, &[whole(llast), whole(cnt), int(log2(ks))]);
+        } else {
+            self.i(Op::S_MUL_I32, &[whole(llast), whole(cnt), lit(ks)]);
+        }
         self.i(Op::S_SUB_U32, &[whole(kr), k, whole(llast)]);
         (self.m0, self.n0, self.kr, self.cnt) = (m0, n0, kr, cnt);
         for op in [Operand::A, Operand::B] {
@@ -749,7 +758,7 @@ impl L<'_> {
             offs.push(o);
         }
         let kadv = if g.k_contiguous {
-            lit(c.tile.2 * e)
+            lit(c.k_step() * e)
         } else {
             let r = self.sv();
             self.i(Op::S_LSHL_B32, &[whole(r), whole(ldb), int(log2(c.tile.2))]);

@@ -22,8 +22,8 @@ fn upload(dev: &Device, b: &[u8]) -> u64 {
     p
 }
 
-/// A random `rows x k` MX matrix with exact-friendly values: fp4 any code, fp8 multiples of
-/// 1/4 in [-2, 2]; scales 2^-1..2^1.
+/// A random `rows x k` MX matrix with exact-friendly values: fp4 any code, fp8 and fp6
+/// multiples of 1/4 in [-2, 2] (exact in E4M3, E5M2, E2M3 and E3M2); scales 2^-1..2^1.
 fn matrix(f: MxFormat, rows: usize, k: usize, rng: &mut rand_chacha::ChaCha8Rng) -> MxMatrix {
     let codes: Vec<u8> = (0..rows * k)
         .map(|_| match f.bits() {
@@ -77,11 +77,12 @@ fn run_checked(kern: &CompiledKernel, cs: &Case, sched: Schedule, strict: bool) 
     let nb = cs.k / 32;
     // The scale layout: row-major (`lds >= nb`, tiles `tb` bytes apart) or, for odd cases,
     // K-tiled (each tile's `tb` bytes of every row together: `lds = tb`, tiles `tb * rows`).
-    let tb = (cfg.tile.2 / cfg.mx_block_bytes().unwrap()) as usize;
+    let tb = (cfg.k_step() / cfg.mx_block_bytes().unwrap()) as usize;
     let tiled = cs.m % 2 == 1;
     let row_major_lds = (nb + cs.pad % 7).next_multiple_of(4);
     let strides = |rows: usize| if tiled { (tb, tb * rows) } else { (row_major_lds, tb) };
-    // 0xFF: the fp8 NaN (e4m3 and e5m2), fp4 -6 in both nibbles.
+    // 0xFF: the fp8 NaN (e4m3 and e5m2), fp4 -6 in both nibbles, fp6 -7.5 (E2M3) or -28
+    // (E3M2) in every 6-bit field.
     let data = |x: &MxMatrix| {
         let mut out = vec![0xFFu8; x.rows() * ld];
         for r in 0..x.rows() {
@@ -138,7 +139,7 @@ fn run_checked(kern: &CompiledKernel, cs: &Case, sched: Schedule, strict: bool) 
         .unwrap();
     if strict {
         assert!(r.reports.is_empty(), "{} {cs:?} {sched:?}: checker findings:\n{r}", kern.name);
-        let tiles = (row_bytes as u64).div_ceil(cfg.tile.2 as u64).max(1);
+        let tiles = (row_bytes as u64).div_ceil(cfg.k_step() as u64).max(1);
         let waves = (wg[0] * wg[1]) as u64 * cfg.waves as u64;
         assert_eq!(
             r.counts.mfma,
@@ -215,12 +216,35 @@ fn mx_formats_on_small_tiles() {
     }
 }
 
+/// MXFP6 (E2M3, E3M2 and mixed): 24-byte blocks, 96 bytes of K per 128-byte tile row
+/// (`KernelConfig::k_step`), the 32x32x64 MFMA on a 128-byte K tile and the 16x16x128 one on a
+/// 256-byte tile (48 bytes per lane group: two blocks straddling three 16-byte pieces), every
+/// case under a different scheduling mode.
+#[test]
+fn mx_fp6_on_small_tiles() {
+    let arch = Arch::Gfx950;
+    let pairs = [(MxFormat::E2M3, MxFormat::E2M3), (MxFormat::E3M2, MxFormat::E3M2), (MxFormat::E2M3, MxFormat::E3M2)];
+    let shapes = [(MfmaShape::fp8_32(arch), 128), (MfmaShape::fp8_16(arch), 256)];
+    for (pi, (fa, fb)) in pairs.into_iter().enumerate() {
+        for (si, (mfma, kt)) in shapes.into_iter().enumerate() {
+            let c = if (pi + si) % 2 == 0 { DType::F32 } else { DType::Bf16 };
+            let cfg = mx_config(fa, fb, c, (64, 64, kt), mfma);
+            assert_eq!(cfg.k_step(), kt / 4 * 3);
+            let k = compile(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name()));
+            for (ci, cs) in CASES.iter().enumerate() {
+                let mode = Mode::ALL[(ci + pi + si) % Mode::ALL.len()];
+                run(&k, cs, Schedule { mode, seed: 130 + ci as u64 });
+            }
+        }
+    }
+}
+
 /// The large tiles the speed needs: 256x256x128 with the 4-wave interleave (the `fp8il`
 /// schedule), MXFP4 and MXFP8.
 #[test]
 fn mx_interleaved_large_tiles() {
     let arch = Arch::Gfx950;
-    for (i, f) in [MxFormat::E2M1, MxFormat::E4M3].into_iter().enumerate() {
+    for (i, f) in [MxFormat::E2M1, MxFormat::E4M3, MxFormat::E3M2].into_iter().enumerate() {
         let mut cfg = mx_config(f, f, DType::Bf16, (256, 256, 128), MfmaShape::fp8_32(arch));
         cfg.schedule = Sched::Interleave { slices: 4 };
         let k = compile(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name()));
@@ -301,7 +325,8 @@ fn mx_slim_ping_pong_planted_bugs() {
     }
 }
 
-/// What the space declines: gfx942, fp6, mixed widths, the NN layout, three stages.
+/// What the space declines: gfx942, fp6 on the slim ping-pong, mixed widths, the NN layout,
+/// three stages.
 #[test]
 fn mx_unfit_configurations_are_declined() {
     use gemm_compiler::fit::{check, Unfit};
@@ -310,7 +335,11 @@ fn mx_unfit_configurations_are_declined() {
     assert_eq!(check(&ok), Ok(()));
     assert!(ok.name().contains("_mxfp4_"), "{}", ok.name());
     let no = |c: KernelConfig| matches!(check(&c), Err(Unfit::BlockScale(_)));
-    assert!(no(mx_config(MxFormat::E2M3, MxFormat::E2M3, DType::F32, (128, 128, 128), MfmaShape::fp8_32(arch))));
+    let fp6 = mx_config(MxFormat::E2M3, MxFormat::E2M3, DType::F32, (128, 128, 128), MfmaShape::fp8_32(arch));
+    assert_eq!(check(&fp6), Ok(()));
+    assert!(no(KernelConfig { schedule: Sched::PingPongSlim { clusters: 2 }, wave_grid: (2, 4), waves: 8, ..fp6 }));
+    // 16x16 MFMAs on a 128-byte tile: 24 bytes per lane group, not whole 16-byte pieces.
+    assert!(no(mx_config(MxFormat::E3M2, MxFormat::E3M2, DType::F32, (128, 128, 128), MfmaShape::fp8_16(arch))));
     assert!(KernelConfig::new(arch, DType::Fp8E4M3, DType::F32, true, false, Align::Vec8)
         .with_mx(MxFormat::E2M1, MxFormat::E4M3)
         .is_none());

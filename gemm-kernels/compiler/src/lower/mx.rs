@@ -113,14 +113,21 @@ impl L<'_> {
     pub(super) fn mx_setup(&mut self) {
         let c = *self.c();
         let Some(bb) = c.mx_block_bytes() else { return };
-        let tile_blocks = c.tile.2 / bb;
+        let tile_blocks = c.k_step() / bb;
         let dwords = tile_blocks.div_ceil(4);
         // bscale_a (2) bscale_b (2) ldsa ldsb gsa gsb
         let bs = self.p.vreg(RegFile::Sgpr, 8);
         self.i(Op::S_LOAD_DWORDX8, &[whole(bs), sr(0, 2), O::Imm(ka::OFF_BSCALE as i64)]);
         let (m, n, k) = (self.arg(6), self.arg(7), self.arg(8));
         let (nblocks, tail) = (self.sv(), self.sv());
-        self.i(Op::S_LSHR_B32, &[whole(nblocks), k, int(log2(bb))]);
+        if bb.is_power_of_two() {
+            self.i(Op::S_LSHR_B32, &[whole(nblocks), k, int(log2(bb))]);
+        } else {
+            // fp6: K bytes are whole 24-byte blocks.
+            let kr = self.sv();
+            self.i(Op::S_MOV_B32, &[whole(kr), k]);
+            div_pow2_times_3(self, nblocks, kr, bb / 3);
+        }
         // Blocks of the last K tile: the spans end there.
         self.i(Op::S_LSHL_B32, &[whole(tail), whole(self.cnt), int(log2(tile_blocks))]);
         self.i(Op::S_SUB_U32, &[whole(tail), whole(nblocks), whole(tail)]);
@@ -144,7 +151,7 @@ impl L<'_> {
                 blk_off[x].push(o);
             }
         }
-        let per_group = c.tile.2 / c.lane_groups() / bb;
+        let per_group = c.k_step() / c.lane_groups() / bb;
         let shift = self.vv();
         self.i(Op::V_LSHLREV_B32, &[whole(shift), int(log2(8 * per_group)), whole(self.lgrp)]);
         let staged_now = staged(&c);
@@ -432,14 +439,30 @@ impl L<'_> {
             Some(st) => ((st.regs[0], bm as u16), (st.regs[1], bn as u16)),
             None => ((mx.sets[mx.cur][0][bm], 0), (mx.sets[mx.cur][1][bn], 0)),
         };
-        (0..rps / regs)
-            .map(|p| {
-                let byte = (u32::from(st) * STEP_BYTES + u32::from(p * regs) * 4) / bb;
+        // The MFMAs of this step: `(block of the lane group's range, its first dword in the
+        // fragments)`. A step's 32 bytes hold one fp8 block or two fp4 blocks; fp6 blocks
+        // (24 bytes) straddle steps, so a step runs the blocks that end in it (their bytes
+        // are all read by then: the fragments hold the whole K tile, `fit::check_mx`).
+        let blocks: Vec<(u32, u16)> = if STEP_BYTES.is_multiple_of(bb) {
+            (0..rps / regs)
+                .map(|p| ((u32::from(st) * STEP_BYTES + u32::from(p * regs) * 4) / bb, at + p * regs))
+                .collect()
+        } else {
+            let base = at - st * rps;
+            let group = c.k_step() / c.lane_groups();
+            (0..group / bb)
+                .filter(|q| (q * bb + bb - 1) / STEP_BYTES == u32::from(st))
+                .map(|q| (q, base + (q * bb / 4) as u16))
+                .collect()
+        };
+        blocks
+            .into_iter()
+            .map(|(byte, r)| {
                 let (d, sel) = ((byte / 4) as u16, (byte % 4) as u8);
                 let ops = [
                     acc,
-                    sub(a, at + p * regs, regs as u8),
-                    sub(b, at + p * regs, regs as u8),
+                    sub(a, r, regs as u8),
+                    sub(b, r, regs as u8),
                     acc,
                     sub(sa.0, sa.1 + d, 1),
                     sub(sb.0, sb.1 + d, 1),
@@ -451,6 +474,16 @@ impl L<'_> {
             })
             .collect()
     }
+}
+
+/// `dst = src / (3 p)` in SGPRs, `p` a power of two (`src` is clobbered): a shift, then the
+/// division by 3 as `mul_hi(x, 0xAAAAAAAB) >> 1`, exact for every 32-bit `x` (the fp6 K
+/// tile of 96 or 192 bytes, and K bytes to 24-byte blocks).
+pub(super) fn div_pow2_times_3(l: &mut L<'_>, dst: Reg, src: Reg, p: u32) {
+    debug_assert!(p.is_power_of_two());
+    l.i(Op::S_LSHR_B32, &[whole(src), whole(src), int(log2(p))]);
+    l.i(Op::S_MUL_HI_U32, &[whole(dst), whole(src), super::lit(0xAAAA_AAAB)]);
+    l.i(Op::S_LSHR_B32, &[whole(dst), whole(dst), int(1)]);
 }
 
 /// Whether the MX lowering serves `c`'s schedule: the ones whose K tile's MFMAs all run in
@@ -480,7 +513,7 @@ pub fn staged(c: &crate::ir::KernelConfig) -> bool {
     let g = c.lane_groups();
     let nb_ok = |op| matches!(c.blocks(op), 1 | 2 | 4);
     matches!(c.schedule, Schedule::PingPongSlim { .. })
-        && c.tile.2 / bb == 4 * g
+        && c.k_step() / bb == 4 * g
         && c.tile.0 * g == c.threads()
         && c.tile.1 * g == c.threads()
         && nb_ok(Operand::A)
