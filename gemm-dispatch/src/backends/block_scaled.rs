@@ -8,9 +8,9 @@
 //! * [`run_block_scaled`]: **the one function that queues the kernel of a job** on an emulated or
 //!   HIP GPU (both reach it: [`crate::backends::emu::EmuBackend`] for host memory, the HIP
 //!   backend for host memory and [`crate::Gpu::gemm_block_scaled`] for device memory): the MX
-//!   kernels on gfx950 (MXFP8 and MXFP4, [`crate::plan::block_scaled::plan_mx`]) and the
+//!   kernels on gfx950 (MXFP8, MXFP6 and MXFP4, [`crate::plan::block_scaled::plan_mx`]) and the
 //!   block-scaled fp8 kernels on both archs (DeepSeek-V3's 1x128 / 128x128 scales,
-//!   [`crate::plan::block_scaled::plan_fp8_blocks`]); a job no kernel runs (fp6, mixed element
+//!   [`crate::plan::block_scaled::plan_fp8_blocks`]); a job no kernel runs (mixed element
 //!   widths, other block shapes, scale rows not a multiple of 4 bytes for MX) answers
 //!   [`Error::NoKernel`] with the reason (a context does not pass it on; `Context::host` computes
 //!   it).

@@ -520,8 +520,12 @@ mod tests {
         };
         refused(p, Arch::Gfx942, "gfx950");
         refused(MxProblem { k: 8200, ..p }, Arch::Gfx950, "multiple of the MX block");
-        refused(MxProblem { x: MxFormat::E2M3, w: MxFormat::E2M3, ..p }, Arch::Gfx950, "fp6");
+        refused(MxProblem { x: MxFormat::E2M3, w: MxFormat::E2M1, ..p }, Arch::Gfx950, "one element width");
         refused(MxProblem { x: MxFormat::E4M3, ..p }, Arch::Gfx950, "one element width");
+        // fp6 rows: a multiple of 64 elements (48 bytes) keeps them 16-byte aligned.
+        let fp6 = MxProblem { x: MxFormat::E2M3, w: MxFormat::E3M2, ..p };
+        assert!(plan_mx(Arch::Gfx950, 256, &fp6).is_ok());
+        refused(MxProblem { ldx: 8224, ..fp6 }, Arch::Gfx950, "a multiple of 64 elements");
         refused(MxProblem { ldx: 8200, ..p }, Arch::Gfx950, "16-byte aligned");
         refused(MxProblem { ldsw: 255, ..p }, Arch::Gfx950, "scale leading dimension");
         refused(MxProblem { ldy: 10, ..p }, Arch::Gfx950, "below N");
@@ -533,9 +537,9 @@ mod tests {
     }
 
     /// How far each of the 25 MX format pairs reaches on gfx950 (issue 26): the plan accepts a
-    /// pair exactly when the catalogue builds a kernel for it (the same element width, 8 or 4
-    /// bits: MXFP8 in both flavours and mixed, MXFP4), and every such plan runs a kernel of that
-    /// pair (the kernel's A is W); every other pair (fp6/bf6, mixed widths such as fp4 x fp8) is
+    /// pair exactly when the catalogue builds a kernel for it (the same element width: MXFP8 and
+    /// MXFP6 in both flavours and mixed, MXFP4), and every such plan runs a kernel of that pair
+    /// (the kernel's A is W); every other pair (mixed widths such as fp4 x fp8 or fp6 x fp4) is
     /// refused with the reason, for every output type, small and large problems alike.
     #[test]
     fn mx_plans_cover_exactly_the_format_pairs_the_catalogue_builds() {
@@ -544,7 +548,7 @@ mod tests {
             for w in MxFormat::ALL {
                 for c in [DType::F32, DType::Bf16, DType::F16] {
                     let built = kernels(Arch::Gfx950, w, x, c).count() > 0;
-                    let same_width = x.bits() == w.bits() && matches!(x.bits(), 8 | 4);
+                    let same_width = x.bits() == w.bits();
                     assert_eq!(built, same_width, "{x} x {w} -> {c}: built {built}");
                     for (m, n) in [(1, 96), (8192, 8192)] {
                         let p = MxProblem::new(m, n, 256, x, w, c);
@@ -564,8 +568,9 @@ mod tests {
                 }
             }
         }
-        // E4M3/E5M2 in all four pairs and E2M1 x E2M1, three output types, two sizes.
-        assert_eq!(planned, 5 * 3 * 2);
+        // E4M3/E5M2 and E2M3/E3M2 in all four pairs each and E2M1 x E2M1, three output types,
+        // two sizes.
+        assert_eq!(planned, 9 * 3 * 2);
     }
 
     #[test]
