@@ -176,19 +176,17 @@ fn check_fp8_blocks(c: &KernelConfig) -> Result<(), Unfit> {
 }
 
 /// MX kernels (`lower/mx.rs`): gfx950's scaled MFMA on both operands K-contiguous, the
-/// two-stage loop and schedules whose MFMAs run in the body of the buffer they read, one
-/// element width for both operands, and a K step ([`KernelConfig::k_step`]) whose scales fit
-/// two dwords per row with whole blocks per lane group. fp6 blocks (24 bytes) straddle the
-/// 16-byte pieces a lane reads, so an fp6 MFMA runs only once its fragment holds the lane
-/// group's whole K range: not on the slim ping-pong, whose fragments hold one slice.
+/// two-stage loop and schedules whose MFMAs run in the body of the buffer they read, and a K
+/// step ([`KernelConfig::mx_k_elems`]) whose scales fit two dwords per row with whole blocks
+/// per lane group, each operand's share whole 16-byte pieces. fp6 blocks (24 bytes) straddle
+/// the pieces a lane reads, and two widths put a block at different bytes of A and B, so
+/// there an MFMA runs only once the fragments hold the lane group's whole K range: not on the
+/// slim ping-pong, whose fragments hold one slice.
 fn check_mx(c: &KernelConfig) -> Result<(), Unfit> {
     let Some((a, b)) = c.block_scale.mx() else { return Ok(()) };
     let no = |why: String| Err(Unfit::BlockScale(why));
     if c.arch != Arch::Gfx950 {
         return no(format!("{} has no scaled MFMA (v_mfma_scale_*_f8f6f4 is gfx950's)", c.arch.name()));
-    }
-    if a.bits() != b.bits() {
-        return no(format!("{a} x {b}: the kernels take elements of one width"));
     }
     if !c.trans_a || c.trans_b {
         return no("MX operands are packed along K: A^T B only".into());
@@ -199,18 +197,19 @@ fn check_mx(c: &KernelConfig) -> Result<(), Unfit> {
     if c.mfma != MfmaShape::fp8_32(c.arch) && c.mfma != MfmaShape::fp8_16(c.arch) {
         return no(format!("{:?} is not a scaled f8f6f4 shape", c.mfma));
     }
-    let bb = c.mx_block_bytes().expect("MX");
-    let (ks, g) = (c.k_step(), c.lane_groups());
-    let group = ks / g;
-    let pieces = if bb == 24 { group.is_multiple_of(16) } else { group.is_multiple_of(32) };
-    if ks / bb > 8 || !pieces || !group.is_multiple_of(bb) {
+    let (e, g) = (c.mx_k_elems().expect("MX"), c.lane_groups());
+    let pieces = [Operand::A, Operand::B].iter().all(|&op| (c.k_step_of(op) / g).is_multiple_of(16));
+    if e / 32 > 8 || !(e / g).is_multiple_of(32) || !pieces {
         return no(format!(
-            "K tile of {} bytes ({ks} consumed): at most 8 blocks of {bb} bytes, whole blocks in 32-byte steps (fp6: 16-byte pieces) per lane group",
+            "K tile of {} bytes ({e} elements): at most 8 blocks, whole blocks per lane group in whole 16-byte pieces of each operand",
             c.tile.2
         ));
     }
-    if bb == 24 && matches!(c.schedule, crate::schedule::Schedule::PingPongSlim { .. }) {
-        return no("fp6 blocks straddle the slim ping-pong's fragment slices".into());
+    let straddle = a.bits() != b.bits() || a.bits() == 6;
+    if straddle && matches!(c.schedule, crate::schedule::Schedule::PingPongSlim { .. }) {
+        return no(format!(
+            "{a} x {b}: fp6 blocks, or blocks of two widths, straddle the slim ping-pong's fragment slices"
+        ));
     }
     Ok(())
 }
