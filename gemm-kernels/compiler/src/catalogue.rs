@@ -823,7 +823,8 @@ pub fn split_families() -> Vec<Family> {
 /// along K). `mx`: the fp8 tile (128x128x128 bytes, 4 waves, LDS-DMA) for all 25 pairs of the
 /// five formats (each operand's tile in its own bytes, `KernelConfig::k_step_of`); `mxil`: the
 /// `fp8il` tile and schedule (256x256x128 bytes, 4-wave interleave) for the large problems,
-/// MXFP8 e4m3, MXFP6 (e2m3, e3m2), MXFP4 and e4m3 with fp4 both ways and with e2m3; `mxpp`:
+/// MXFP8 e4m3, MXFP6 (e2m3, e3m2), MXFP4, e4m3 with fp4 both ways, e2m3 weights (A) with e4m3
+/// and fp4 weights with e2m3; `mxpp`:
 /// the `fp8pp` tile and slim ping-pong for MXFP8 e4m3 and MXFP4 (the dispatcher's pick where
 /// 256x256 tiles fill the GPU: `gemm mx --tiled-scales` puts it at 5749 TFLOP/s for MXFP4 at
 /// 8192^3, 88% of the fp4 ceiling, against 4072 for `mxil`; fp6 blocks and pairs of two widths
@@ -849,7 +850,8 @@ fn mx_families(arch: Arch) -> [Family; 3] {
         (MxFormat::E3M2, MxFormat::E3M2),
         (E4M3, E2M1),
         (E2M1, E4M3),
-        (E4M3, E2M3),
+        (E2M3, E4M3),
+        (E2M1, E2M3),
     ];
     [
         Family {
@@ -889,7 +891,7 @@ pub const MX_IL: &str = "mxil";
 pub const MX_PP: &str = "mxpp";
 const MX_WHY: &str = "OCP MX (A and B each fp8 e4m3/e5m2, fp6 e2m3/e3m2 or fp4 e2m1) A^T B with E8M0 scales per 32 K elements, applied by gfx950's scaled MFMA: the fp8 tile (128x128 by 128 bytes of K, 4 waves, 32x32x64 MFMAs; each loop iteration takes 128 K values (256 for fp4 x fp4) from each operand's 128-byte rows: fp8 128 bytes, fp6 96, fp4 64)";
 const MX_PP_WHY: &str = "big MX problems (MXFP4, MXFP8 e4m3): the fp8pp tile and slim ping-pong (256x256 by 128 bytes of K, 8 waves, LDS-DMA, s_setprio clusters, staggered barriers) with the scaled MFMA, MXFP4's scales staged through LDS beside the data, no per-row/column scale vectors, the epilogue's quads stored in pairs";
-const MX_IL_WHY: &str = "big MX problems (MXFP8 e4m3, MXFP6 e2m3 and e3m2, MXFP4, e4m3 x fp4 both ways, e4m3 x e2m3): the fp8il tile and schedule (256x256 by 128 bytes of K, 4 waves, 4-wave interleave) with the scaled MFMA";
+const MX_IL_WHY: &str = "big MX problems (MXFP8 e4m3, MXFP6 e2m3 and e3m2, MXFP4, e4m3 x fp4 both ways, e2m3 x e4m3, fp4 x e2m3): the fp8il tile and schedule (256x256 by 128 bytes of K, 4 waves, 4-wave interleave) with the scaled MFMA";
 
 /// The family of mixed-flavour fp8 kernels (A e4m3 with B e5m2 and the reverse, per arch).
 pub const FP8_MIXED: &str = "fp8mixed";
