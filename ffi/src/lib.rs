@@ -818,8 +818,8 @@ pub struct gemm_block_scale_t {
     pub ld: usize,
     /// GEMM_SCALES_ROW_MAJOR (the default), GEMM_SCALES_COL_MAJOR or GEMM_SCALES_K_TILED.
     pub layout: gemm_scale_layout_t,
-    /// GEMM_SCALES_K_TILED: the K groups of one tile (the MX kernels read 4 for fp8, 8 for
-    /// fp4); otherwise unused.
+    /// GEMM_SCALES_K_TILED: the K groups of one tile (the MX kernels read 8 for fp4 x fp4, 4
+    /// for every other pair); otherwise unused.
     pub tile: usize,
 }
 
@@ -990,8 +990,8 @@ pub unsafe extern "C" fn gemm_run_block_scaled(
 /// start 16-byte aligned, Y at its element size, f32 scales at 4 bytes. Checked whole before
 /// anything is queued: the statuses of `gemm_run_block_scaled` and of `gemm_run_device`
 /// (GEMM_STATUS_NOT_DEVICE_MEMORY, GEMM_STATUS_WRONG_DEVICE, GEMM_STATUS_NOT_A_GPU), MX on a
-/// gfx942 is GEMM_STATUS_UNSUPPORTED_ARCH; a valid call answers GEMM_STATUS_NO_KERNEL until the
-/// block-scaled kernels are wired into the runtime.
+/// gfx942 is GEMM_STATUS_UNSUPPORTED_ARCH; a valid call no kernel runs (K-tiled MX scales in
+/// another tile than the kernels') answers GEMM_STATUS_NO_KERNEL.
 ///
 /// # Safety
 /// As for `gemm_run_device`; the scale pointers are NULL or device pointers that stay allocated

@@ -339,8 +339,9 @@ fn plain_gemms_refuse_sub_byte_dtypes() {
 }
 
 /// The emulated GPUs: MX on gfx942 is refused with the reason (and a context passes it to its
-/// next device: the host computes it); a job no GPU kernel runs (MX of mixed element widths)
-/// answers `NoKernel` with the reason from `run_block_scaled`; Y untouched.
+/// next device: the host computes it); gfx950 runs MX of two element widths (fp4 X, fp8 W) to
+/// the host's numbers; a job no GPU kernel runs (K-tiled scales in another tile than the
+/// kernels') answers `NoKernel` with the reason from `run_block_scaled`; Y untouched.
 #[test]
 fn emulated_gpus_refuse_or_name_the_missing_kernel() {
     let (m, n, k) = (2, 3, 64);
@@ -363,10 +364,6 @@ fn emulated_gpus_refuse_or_name_the_missing_kernel() {
     );
     assert!(e.to_string().contains("no scaled MFMA"), "{e}");
     assert_eq!(y, y0);
-    let e = call(&Context::from_spec("emu:gfx950").unwrap(), &mut y).unwrap_err();
-    assert!(matches!(&e, Error::NoKernel { device, .. } if device == "emu:gfx950"), "{e}");
-    assert!(e.to_string().contains("one element width"), "the plan's reason: {e}");
-    assert_eq!(y, y0);
     // gfx942 then the host: the host computes it.
     call(&Context::from_spec("emu:gfx942,host").unwrap(), &mut y).unwrap();
     let mut want = vec![0f32; m * n];
@@ -374,6 +371,25 @@ fn emulated_gpus_refuse_or_name_the_missing_kernel() {
     for (g, w) in y.iter().zip(&want) {
         assert!((g - w).abs() <= 34.0 * 2f32.powi(-24) * w.abs().max(1e-30) + 1e-6, "{g} vs {w}");
     }
+    // gfx950 runs the fp4 x fp8 kernel: the host's numbers.
+    let host_y = y.clone();
+    let mut y = y0.clone();
+    call(&Context::from_spec("emu:gfx950").unwrap(), &mut y).unwrap();
+    for (g, h) in y.iter().zip(&host_y) {
+        assert!((g - h).abs() <= 68.0 * 2f32.powi(-24) * h.abs().max(1e-30) + 1e-6, "gfx950 {g} vs host {h}");
+    }
+    // K-tiled scales in tiles of 2 blocks (the scale buffers hold them): the mixed kernels
+    // read 4 per K tile.
+    let kt2 = gemm_dispatch::ScaleLayout::KTiled { tile: 2 };
+    let tiled = p.with_scale_layouts(kt2, kt2);
+    let mut y = y0.clone();
+    let e = Context::from_spec("emu:gfx950")
+        .unwrap()
+        .gemm_block_scaled(&tiled, &ab, ScaleSlice::E8M0(&asc), &bb, ScaleSlice::E8M0(&bsc), &mut y)
+        .unwrap_err();
+    assert!(matches!(&e, Error::NoKernel { device, .. } if device == "emu:gfx950"), "{e}");
+    assert!(e.to_string().contains("tiles of 4 blocks"), "the plan's reason: {e}");
+    assert_eq!(y, y0);
     // Block fp8 with the activations' and weights' block shapes swapped: no kernel.
     let a8 = vec![0x38u8; m * 64];
     let b8 = vec![0x38u8; n * 64];
@@ -393,7 +409,7 @@ fn emulated_gpus_refuse_or_name_the_missing_kernel() {
 }
 
 /// The GPU kernels through the runtime on emulated GPUs alone (no host to fall back to, checkers
-/// on): MXFP4 and MXFP8 (both flavours) on gfx950, block-scaled fp8 (DeepSeek-V3's 1x128 /
+/// on): MXFP4, MXFP8 and MXFP6 (both flavours) and pairs of two widths on gfx950, block-scaled fp8 (DeepSeek-V3's 1x128 /
 /// 128x128) on gfx942 (FNUZ) and gfx950 (OCP); edge shapes (M = 1, odd N, K tails, padded leading
 /// dimensions, beta = 0 over NaN and beta != 0, every output type), against the exact references
 /// with the host path's bound.
@@ -405,6 +421,15 @@ fn emulated_gpus_run_the_block_scaled_kernels() {
     run_mx_lds::<f32>(&g950, (e2m1, e2m1), (5, 70, 256), (288, 320, 73), (1.0, 0.0), 31, (8, 12));
     run_mx_lds::<bf16>(&g950, (e4m3, e4m3), (33, 17, 96), (112, 96, 17), (1.0, 0.5), 32, (4, 8));
     run_mx_lds::<f16>(&g950, (e5m2, e4m3), (1, 3, 32), (32, 48, 3), (2.0, 0.0), 33, (4, 4));
+    // MXFP6 (rows a multiple of 64 elements, 48 bytes): a K tail of three blocks, both flavours.
+    let (e2m3, e3m2) = (MxFormat::E2M3, MxFormat::E3M2);
+    run_mx_lds::<f32>(&g950, (e2m3, e2m3), (5, 70, 224), (320, 256, 73), (1.0, 0.0), 39, (8, 12));
+    run_mx_lds::<bf16>(&g950, (e3m2, e2m3), (33, 17, 96), (128, 192, 17), (1.0, 0.5), 40, (4, 8));
+    // Two widths: fp8 X with fp4 W, fp6 X with fp8 W, fp4 X with fp6 W (each row its own
+    // 16-byte step: 16 fp8, 64 fp6, 32 fp4 elements).
+    run_mx_lds::<f32>(&g950, (e4m3, e2m1), (3, 40, 160), (176, 224, 41), (1.0, 0.0), 41, (8, 8));
+    run_mx_lds::<f16>(&g950, (e2m3, e5m2), (1, 9, 64), (128, 80, 9), (0.5, 1.0), 42, (4, 4));
+    run_mx_lds::<bf16>(&g950, (e2m1, e3m2), (20, 3, 288), (320, 320, 5), (1.0, 0.0), 43, (12, 12));
     let fnuz = (DType::Fp8E4M3Fnuz, DType::Fp8E4M3Fnuz);
     let ocp = (DType::Fp8E4M3, DType::Fp8E4M3);
     run_block_fp8::<f32>(&g942, fnuz, (1, 128), (3, 130, 200), (208, 224, 131), (1.0, 0.0), 34);
@@ -489,8 +514,8 @@ fn scale_layouts_on_the_host_and_the_gpus() {
         call(&g950, &mut y).unwrap();
         within(&format!("gfx950 MXFP4 {layout:?}"), &y, &want, &mag, 32);
     }
-    // MXFP6 with K-tiled scales: the host computes it; the GPU names the missing fp6 kernel
-    // (not the layout: no fp6 kernel has a scale tile).
+    // MXFP6 (E2M3 x E3M2) with K-tiled scales (4 blocks per tile: the 96 bytes of whole
+    // blocks an fp6 kernel consumes per 128-byte tile): the host and the GPU compute it.
     let (m, n, k) = (3, 40, 256);
     let a6 = MxMatrix::quantize(MxFormat::E2M3, m, k, &values(m, k, 45)).unwrap();
     let b6 = MxMatrix::quantize(MxFormat::E3M2, n, k, &values(n, k, 46)).unwrap();
@@ -510,9 +535,16 @@ fn scale_layouts_on_the_host_and_the_gpus() {
     let mut y = vec![f32::NAN; m * n];
     call(&host, &mut y).unwrap();
     within("host MXFP6 K-tiled", &y, &want, &mag, 32);
+    let host_y = y;
+    let mut y = vec![f32::NAN; m * n];
+    call(&g950, &mut y).unwrap();
+    within("gfx950 MXFP6 K-tiled", &y, &want, &mag, 32);
+    within("gfx950 MXFP6 K-tiled against the host", &y, &host_y, &mag, 32);
+    // The fp6 kernels read their scales in tiles of 4: a layout of 8 is refused, Y untouched.
+    let p8 = p.with_scale_layouts(KTiled { tile: 8 }, KTiled { tile: 8 });
     let mut y = vec![1.5f32; m * n];
-    let e = call(&g950, &mut y).unwrap_err();
-    assert!(matches!(e, Error::NoKernel { .. }) && e.to_string().contains("one element width"), "{e}");
+    let e = g950.gemm_block_scaled(&p8, &xa, ScaleSlice::E8M0(&sa), &wb, ScaleSlice::E8M0(&sb), &mut y).unwrap_err();
+    assert!(matches!(e, Error::NoKernel { .. }) && e.to_string().contains("tiles of 4"), "{e}");
     assert!(y.iter().all(|&v| v == 1.5), "Y untouched");
     // Block fp8: X (activations) column-major, W row-major; on both archs.
     for (ctx, d) in [(&g942, DType::Fp8E4M3Fnuz), (&g950, DType::Fp8E4M3)] {

@@ -1,9 +1,9 @@
 //! Block-scaled GEMMs on device memory (`Gpu::gemm_block_scaled`) and through the HIP backend's
 //! host-memory path, on two emulated GPUs (gfx942 and gfx950, `libgemm_emu_hip.so`): every bad
 //! input is refused with its typed error before anything is queued (launch counter unchanged,
-//! Y as it was); MX on gfx942 is refused with the reason; a job no GPU kernel runs (MX of mixed
-//! element widths) reaches `backends::block_scaled::run_block_scaled`, which answers `NoKernel`
-//! with the reason; block-scaled fp8 runs its kernel through the HIP load path (queued on the
+//! Y as it was); MX on gfx942 is refused with the reason; a job no GPU kernel runs (MX scales
+//! K-tiled in tiles of 2 groups, where the kernels read 4) reaches
+//! `backends::block_scaled::run_block_scaled`, which answers `NoKernel` with the reason; block-scaled fp8 runs its kernel through the HIP load path (queued on the
 //! stream, one launch, the exact values in Y).
 
 use gemm_core::mx::{MxFormat, MxMatrix};
@@ -45,7 +45,13 @@ fn device_calls_are_checked_whole_and_reach_the_kernel_seam() {
     let (m, n, k) = (3, 5, 64);
     let x = MxMatrix::quantize(MxFormat::E2M1, m, k, &random_values::<f32>(m * k, 1)).unwrap();
     let w = MxMatrix::quantize(MxFormat::E4M3, n, k, &random_values::<f32>(n * k, 2)).unwrap();
-    let p = BlockScaledProblem::mx(m, n, k, DType::Fp4E2M1, DType::Fp8E4M3).with_scalars(1.0, 0.5);
+    // K-tiled scales in tiles of 2 groups (K = 64 has two: scale (r, g) at r * 2 + g, the tight
+    // row-major bytes), which no kernel reads.
+    let kt2 = gemm_dispatch::ScaleLayout::KTiled { tile: 2 };
+    let p = BlockScaledProblem::mx(m, n, k, DType::Fp4E2M1, DType::Fp8E4M3)
+        .with_scalars(1.0, 0.5)
+        .with_scale_lds(m, n)
+        .with_scale_layouts(kt2, kt2);
     let (xb, wb) = (x.packed(), w.packed());
     let y0: Vec<f32> = (0..m * n).map(|v| v as f32 * 0.25).collect();
 
@@ -69,6 +75,7 @@ fn device_calls_are_checked_whole_and_reach_the_kernel_seam() {
             assert!(e.to_string().contains("no scaled MFMA"), "{e}");
         } else {
             assert!(matches!(&e, Error::NoKernel { device, .. } if device == "hip:1"), "{e}");
+            assert!(e.to_string().contains("tiles of 4"), "{e}");
             // Bad inputs on the arch that could run it: typed, before the seam.
             let e = gpu
                 .gemm_block_scaled(

@@ -11,8 +11,9 @@
  * K not a multiple of 32 for MX; a scale dtype that does not match the format; a scale leading
  * dimension below ceil(K / block_k); misaligned rows; MX with gfx942's FNUZ fp8; the Linear
  * layout required; fp4 refused by the plain gemm_run. And on the emulated GPUs (device memory):
- * MX on gfx942 is GEMM_STATUS_UNSUPPORTED_ARCH, a valid call on gfx950 GEMM_STATUS_NO_KERNEL
- * (until the kernels are wired), nothing launched, Y untouched.
+ * MX on gfx942 is GEMM_STATUS_UNSUPPORTED_ARCH, a valid call on gfx950 that no kernel runs
+ * (K-tiled scales in tiles of 2 groups: the fp4 x fp8 kernels read 4) GEMM_STATUS_NO_KERNEL,
+ * nothing launched, Y untouched.
  *
  * Run by tests/tests/c_block_scaled_abi.rs with GEMM_HIP_LIBRARY pointing at libgemm_emu_hip.so
  * (gfx942 and gfx950). Exit 0 = pass. */
@@ -345,11 +346,18 @@ static void device_calls(void *lib) {
         init_scales(&sa, &sb);
         sa.scales = dsx;
         sb.scales = dsw;
+        /* K-tiled in tiles of 2 groups (the K = 64 problem's two): scale (r, g) at r * 2 + g,
+           inside the row-major buffers; `ld` the operand's rows. */
+        sa.layout = sb.layout = GEMM_SCALES_K_TILED;
+        sa.tile = sb.tile = 2;
+        sa.ld = M;
+        sb.ld = N;
         unsigned long long before = launches_of(d, "launches");
         gemm_status_t got = gemm_run_device_block_scaled(ctx, (size_t)d, s, &p, dx, &sa, dw, &sb, dy);
         gemm_status_t want = d == 0 ? GEMM_STATUS_UNSUPPORTED_ARCH : GEMM_STATUS_NO_KERNEL;
         CHECK(got == want, "device %d: status %d (%s), want %d", d, (int)got, gemm_status_string(got), (int)want);
         if (d == 0) CHECK(strstr(gemm_last_error_message(), "no scaled MFMA") != NULL, "the reason is given");
+        if (d == 1) CHECK(strstr(gemm_last_error_message(), "tiles of 4") != NULL, "the reason is given");
         gemm_problem_t q = p;
         q.k = 48;
         CHECK(gemm_run_device_block_scaled(ctx, (size_t)d, s, &q, dx, &sa, dw, &sb, dy) ==

@@ -771,7 +771,7 @@ impl Gpu {
     /// (X and W 16 bytes, Y its element, f32 scales 4). Then the job goes to
     /// [`crate::backends::block_scaled::run_block_scaled`], which names the kernel it queued
     /// (`None` for an empty problem), or answers [`crate::Error::NoKernel`] with the reason for a
-    /// job no kernel runs (fp6, mixed MX widths, other block shapes or scale layouts).
+    /// job no kernel runs (other block shapes or scale layouts).
     /// [`crate::Context::gemm_block_scaled`] computes the same on the host.
     #[allow(clippy::too_many_arguments)]
     pub fn gemm_block_scaled<C: Element>(

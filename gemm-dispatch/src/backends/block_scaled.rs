@@ -8,10 +8,10 @@
 //! * [`run_block_scaled`]: **the one function that queues the kernel of a job** on an emulated or
 //!   HIP GPU (both reach it: [`crate::backends::emu::EmuBackend`] for host memory, the HIP
 //!   backend for host memory and [`crate::Gpu::gemm_block_scaled`] for device memory): the MX
-//!   kernels on gfx950 (MXFP8 and MXFP4, [`crate::plan::block_scaled::plan_mx`]) and the
+//!   kernels on gfx950 (X and W each MXFP8, MXFP6 or MXFP4, [`crate::plan::block_scaled::plan_mx`]) and the
 //!   block-scaled fp8 kernels on both archs (DeepSeek-V3's 1x128 / 128x128 scales,
-//!   [`crate::plan::block_scaled::plan_fp8_blocks`]); a job no kernel runs (fp6, mixed element
-//!   widths, other block shapes, scale rows not a multiple of 4 bytes for MX) answers
+//!   [`crate::plan::block_scaled::plan_fp8_blocks`]); a job no kernel runs (K-tiled MX scales
+//!   in another tile, other block shapes, scale rows not a multiple of 4 bytes for MX) answers
 //!   [`Error::NoKernel`] with the reason (a context does not pass it on; `Context::host` computes
 //!   it).
 //! * [`host_block_scaled`]: the host CPU's computation of the same numbers (the host backend's
@@ -191,12 +191,8 @@ pub unsafe fn run_block_scaled(device: &dyn KernelLauncher, job: &BlockScaledJob
             let (Some(x), Some(w)) = (job.a_type.mx_format(), job.b_type.mx_format()) else {
                 return Err(refuse(format!("{} x {} are not MX element formats", job.a_type, job.b_type)));
             };
-            // The pair first: the K-tiled layout's tile is a kernel's, and only built pairs have one.
-            if let Some(why) = crate::plan::block_scaled::mx_pair_unfit(x, w) {
-                return Err(refuse(why));
-            }
             // The kernels read a K tile of scales per row: row-major, or K-tiled in their tile.
-            let t = crate::plan::block_scaled::mx_scale_tile(x);
+            let t = crate::plan::block_scaled::mx_scale_tile(x, w);
             let mx_layout = |l: gemm_core::ScaleLayout, what: &str| {
                 match l {
                 gemm_core::ScaleLayout::RowMajor => Ok(MxScaleLayout::RowMajor),

@@ -31,24 +31,24 @@ pub enum MxScaleLayout {
     KTiled,
 }
 
-/// The blocks per K tile the MX kernels read their scales in (`T` of
-/// [`MxScaleLayout::KTiled`]): 128 bytes of packed K, 4 blocks of fp8, 8 of fp4.
-pub fn mx_scale_tile(f: MxFormat) -> usize {
-    128 * 8 / (32 * f.bits() as usize)
+/// Per element width (bits): the elements of the least 16-byte-aligned row step (the least
+/// `e` with `e * bits` a multiple of 128), for the leading dimensions' rule.
+const ROW_STEP: [(u32, usize); 3] = [(8, 16), (6, 64), (4, 32)];
+
+fn row_step(f: MxFormat) -> usize {
+    ROW_STEP.iter().find(|w| w.0 == f.bits()).expect("MX formats are 8, 6 or 4 bits wide").1
 }
 
-/// Why no GPU kernel runs X of `x` with W of `w`, if none does: the catalogue builds MXFP8
-/// (both flavours, mixed) and MXFP4 pairs only, one element width per kernel (gemm-compiler
-/// `KernelConfig::with_mx`: the copies move both operands' tiles as the same bytes). Checked
-/// before anything that depends on the pair's kernel tile (the K-tiled scale layout's
-/// [`mx_scale_tile`], which has no kernel behind it for fp6), so the refusal names the pair.
-pub fn mx_pair_unfit(x: MxFormat, w: MxFormat) -> Option<String> {
-    if x.bits() != w.bits() || !matches!(x.bits(), 8 | 4) {
-        return Some(format!(
-            "{x} x {w}: the GPU kernels take MXFP8 or MXFP4 operands of one element width (fp6 and mixed widths run on the host)"
-        ));
+/// The blocks per K tile the MX kernels of X of `x` and W of `w` read their scales in (`T` of
+/// [`MxScaleLayout::KTiled`]): the blocks of the K values one loop iteration consumes
+/// (gemm-compiler `KernelConfig::mx_k_elems`: each operand's 128-byte rows hold 128 K values,
+/// 256 when both are fp4), 4 blocks, or 8 for MXFP4.
+pub fn mx_scale_tile(x: MxFormat, w: MxFormat) -> usize {
+    if x.bits().max(w.bits()) == 4 {
+        8
+    } else {
+        4
     }
-    None
 }
 
 /// An MX GEMM in the Linear layer's row-major terms (module docs). Leading dimensions of X, W
@@ -75,7 +75,7 @@ pub struct MxProblem {
 impl MxProblem {
     /// `(row stride, tile stride)` in bytes of X's and W's scales as the kernels read them.
     pub fn scale_strides(&self) -> [(usize, usize); 2] {
-        let t = mx_scale_tile(self.x);
+        let t = mx_scale_tile(self.x, self.w);
         let s = |ld: usize, l: MxScaleLayout| match l {
             MxScaleLayout::RowMajor => (ld, t),
             MxScaleLayout::KTiled => (t, t * ld),
@@ -114,7 +114,7 @@ impl MxProblem {
         let rows = |r: usize, ld: u64, last: u64| if r == 0 { 0 } else { (r as u64 - 1) * ld + last };
         let kb = |f: MxFormat| packed(f, self.k);
         // The last tile's blocks of the last row end the scales, read in whole dwords.
-        let (nb, t) = (self.k / 32, mx_scale_tile(self.x));
+        let (nb, t) = (self.k / 32, mx_scale_tile(self.x, self.w));
         let tiles = nb.div_ceil(t).max(1);
         let last = (nb - (tiles - 1) * t).next_multiple_of(4);
         let [(xr, xt), (wr, wt)] = self.scale_strides();
@@ -138,9 +138,6 @@ impl MxProblem {
                 arch.name()
             ));
         }
-        if let Some(why) = mx_pair_unfit(self.x, self.w) {
-            return Some(why);
-        }
         if !matches!(self.c_type, DType::F32 | DType::Bf16 | DType::F16) {
             return Some(format!("output {}: MX kernels write f32, bf16 or f16", self.c_type));
         }
@@ -150,13 +147,12 @@ impl MxProblem {
         if !self.k.is_multiple_of(32) {
             return Some(format!("K = {} is not a multiple of the MX block (32)", self.k));
         }
-        let bits = self.x.bits() as usize;
-        for (what, ld) in [("X", self.ldx), ("W", self.ldw)] {
-            if ld < self.k || !(ld * bits).is_multiple_of(128) {
+        for (what, ld, f) in [("X", self.ldx, self.x), ("W", self.ldw, self.w)] {
+            if ld < self.k || !(ld * f.bits() as usize).is_multiple_of(128) {
                 return Some(format!(
-                    "{what}'s leading dimension {ld}: at least K = {} and rows 16-byte aligned ({} elements)",
+                    "{what}'s leading dimension {ld}: at least K = {} and rows 16-byte aligned (a multiple of {} elements)",
                     self.k,
-                    128 / bits
+                    row_step(f)
                 ));
             }
         }
@@ -178,7 +174,8 @@ impl MxProblem {
             return Some(format!("Y's leading dimension {} is below N = {}", self.ldy, self.n));
         }
         let too_big = self.spans().iter().any(|&s| s >= 1 << 31);
-        let dims = [self.m, self.n, self.k * bits / 8, self.ldx * bits / 8, self.ldw * bits / 8, self.ldy];
+        let bytes = |e: usize, f: MxFormat| e * f.bits() as usize / 8;
+        let dims = [self.m, self.n, bytes(self.k, self.w), bytes(self.ldx, self.x), bytes(self.ldw, self.w), self.ldy];
         if too_big || dims.iter().any(|&d| d > u32::MAX as usize) {
             return Some("an operand spans 2 GiB or more (the kernels use 32-bit offsets)".into());
         }
@@ -507,8 +504,16 @@ mod tests {
         };
         refused(p, Arch::Gfx942, "gfx950");
         refused(MxProblem { k: 8200, ..p }, Arch::Gfx950, "multiple of the MX block");
-        refused(MxProblem { x: MxFormat::E2M3, w: MxFormat::E2M3, ..p }, Arch::Gfx950, "fp6");
-        refused(MxProblem { x: MxFormat::E4M3, ..p }, Arch::Gfx950, "one element width");
+        // fp6 rows: a multiple of 64 elements (48 bytes) keeps them 16-byte aligned; each
+        // operand's rows follow its own width.
+        let fp6 = MxProblem { x: MxFormat::E2M3, w: MxFormat::E3M2, ..p };
+        assert!(plan_mx(Arch::Gfx950, 256, &fp6).is_ok());
+        refused(MxProblem { ldx: 8224, ..fp6 }, Arch::Gfx950, "a multiple of 64 elements");
+        let mixed = MxProblem { x: MxFormat::E4M3, w: MxFormat::E2M1, ..p };
+        let plan = plan_mx(Arch::Gfx950, 256, &mixed).unwrap();
+        assert_eq!(plan.entry.block_scale, BlockScaleKind::Mx { a: MxFormat::E2M1, b: MxFormat::E4M3 });
+        assert!(plan_mx(Arch::Gfx950, 256, &MxProblem { ldx: 8208, ..mixed }).is_ok(), "fp8 X: 16 elements");
+        refused(MxProblem { ldw: 8208, ..mixed }, Arch::Gfx950, "W's leading dimension 8208");
         refused(MxProblem { ldx: 8200, ..p }, Arch::Gfx950, "16-byte aligned");
         refused(MxProblem { ldsw: 255, ..p }, Arch::Gfx950, "scale leading dimension");
         refused(MxProblem { ldy: 10, ..p }, Arch::Gfx950, "below N");
@@ -519,40 +524,30 @@ mod tests {
         );
     }
 
-    /// How far each of the 25 MX format pairs reaches on gfx950 (issue 26): the plan accepts a
-    /// pair exactly when the catalogue builds a kernel for it (the same element width, 8 or 4
-    /// bits: MXFP8 in both flavours and mixed, MXFP4), and every such plan runs a kernel of that
-    /// pair (the kernel's A is W); every other pair (fp6/bf6, mixed widths such as fp4 x fp8) is
-    /// refused with the reason, for every output type, small and large problems alike.
+    /// Every one of the 25 MX format pairs reaches a gfx950 kernel (issue 26: "A and B each in
+    /// any of the five formats"): the catalogue builds each pair for every output type, and the
+    /// plan runs a kernel of that pair (the kernel's A is W), small and large problems alike;
+    /// the large ones take a 256x256 tile where the pair has one.
     #[test]
-    fn mx_plans_cover_exactly_the_format_pairs_the_catalogue_builds() {
+    fn mx_plans_cover_every_format_pair() {
         let mut planned = 0;
         for x in MxFormat::ALL {
             for w in MxFormat::ALL {
                 for c in [DType::F32, DType::Bf16, DType::F16] {
-                    let built = kernels(Arch::Gfx950, w, x, c).count() > 0;
-                    let same_width = x.bits() == w.bits() && matches!(x.bits(), 8 | 4);
-                    assert_eq!(built, same_width, "{x} x {w} -> {c}: built {built}");
+                    assert!(kernels(Arch::Gfx950, w, x, c).count() > 0, "{x} x {w} -> {c}: no kernel");
+                    let big = kernels(Arch::Gfx950, w, x, c).any(|e| e.tile.0 == 256);
                     for (m, n) in [(1, 96), (8192, 8192)] {
                         let p = MxProblem::new(m, n, 256, x, w, c);
-                        match plan_mx(Arch::Gfx950, 256, &p) {
-                            Ok(plan) => {
-                                assert!(built, "{x} x {w} -> {c} planned with no kernel built");
-                                assert_eq!(plan.entry.block_scale, BlockScaleKind::Mx { a: w, b: x });
-                                assert_eq!(plan.entry.c_type, c);
-                                planned += 1;
-                            }
-                            Err(e) => {
-                                assert!(!built, "{x} x {w} -> {c} ({m}x{n}) refused: {e}");
-                                assert!(e.contains("one element width"), "{e}");
-                            }
-                        }
+                        let plan = plan_mx(Arch::Gfx950, 256, &p).unwrap_or_else(|e| panic!("{x} x {w} -> {c}: {e}"));
+                        assert_eq!(plan.entry.block_scale, BlockScaleKind::Mx { a: w, b: x });
+                        assert_eq!(plan.entry.c_type, c);
+                        assert_eq!(plan.entry.tile.0 == 256, big && m == 8192, "{}", plan.entry.name);
+                        planned += 1;
                     }
                 }
             }
         }
-        // E4M3/E5M2 in all four pairs and E2M1 x E2M1, three output types, two sizes.
-        assert_eq!(planned, 5 * 3 * 2);
+        assert_eq!(planned, 25 * 3 * 2);
     }
 
     #[test]

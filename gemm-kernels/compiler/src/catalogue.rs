@@ -820,27 +820,50 @@ pub fn split_families() -> Vec<Family> {
 
 /// The MX families (gfx950, issue 26): OCP MX operands with E8M0 scales per 32 elements
 /// along K, applied by `v_mfma_scale_f32_*_f8f6f4` (`lower/mx.rs`). A^T B (MX data are packed
-/// along K). `mx`: the fp8 tile (128x128x128 bytes, 4 waves, LDS-DMA) for MXFP8 in both
-/// flavours and mixed, and MXFP4; `mxil`: the `fp8il` tile and schedule (256x256x128 bytes,
-/// 4-wave interleave) for the large problems, MXFP8 e4m3 and MXFP4; `mxpp`: the `fp8pp` tile
-/// and slim ping-pong for the same (the dispatcher's pick where 256x256 tiles fill the GPU:
-/// `gemm mx --tiled-scales` puts it at 5749 TFLOP/s for MXFP4 at 8192^3, 88% of the fp4
-/// ceiling, against 4072 for `mxil`).
+/// along K). `mx`: the fp8 tile (128x128x128 bytes, 4 waves, LDS-DMA) for all 25 pairs of the
+/// five formats (each operand's tile in its own bytes, `KernelConfig::k_step_of`); `mxil`: the
+/// `fp8il` tile and schedule (256x256x128 bytes, 4-wave interleave) for the large problems,
+/// MXFP8 e4m3, MXFP6 (e2m3, e3m2), MXFP4, e4m3 with fp4 both ways, e2m3 weights (A) with e4m3
+/// and fp4 weights with e2m3; `mxpp`:
+/// the `fp8pp` tile and slim ping-pong for MXFP8 e4m3 and MXFP4 (the dispatcher's pick where
+/// 256x256 tiles fill the GPU: `gemm mx --tiled-scales` puts it at 5749 TFLOP/s for MXFP4 at
+/// 8192^3, 88% of the fp4 ceiling, against 4072 for `mxil`; fp6 blocks and pairs of two widths
+/// straddle its fragment slices, `fit::check_mx`).
 fn mx_families(arch: Arch) -> [Family; 3] {
-    use MxFormat::{E2M1, E4M3, E5M2};
-    const ALL: &[(MxFormat, MxFormat)] = &[(E2M1, E2M1), (E4M3, E4M3), (E5M2, E5M2), (E4M3, E5M2), (E5M2, E4M3)];
+    use MxFormat::{E2M1, E2M3, E4M3};
+    /// Every `(A, B)` pair of the five formats, A's format major.
+    const ALL: [(MxFormat, MxFormat); 25] = {
+        let f = MxFormat::ALL;
+        let mut out = [(f[0], f[0]); 25];
+        let mut i = 0;
+        while i < 25 {
+            out[i] = (f[i / 5], f[i % 5]);
+            i += 1;
+        }
+        out
+    };
     const BIG: &[(MxFormat, MxFormat)] = &[(E2M1, E2M1), (E4M3, E4M3)];
+    const BIG_IL: &[(MxFormat, MxFormat)] = &[
+        (E2M1, E2M1),
+        (E4M3, E4M3),
+        (E2M3, E2M3),
+        (MxFormat::E3M2, MxFormat::E3M2),
+        (E4M3, E2M1),
+        (E2M1, E4M3),
+        (E2M3, E4M3),
+        (E2M1, E2M3),
+    ];
     [
         Family {
             transposes: K_CONTIGUOUS,
-            mx: ALL,
+            mx: &ALL,
             ..Family::new(MX, arch, (128, 128, 128), (2, 2), MfmaShape::fp8_32(arch), MX_WHY)
         },
         Family {
             transposes: K_CONTIGUOUS,
             grid: LARGE_GRID,
             schedule: Schedule::Interleave { slices: 4 },
-            mx: BIG,
+            mx: BIG_IL,
             ..Family::new(MX_IL, arch, (256, 256, 128), (2, 2), MfmaShape::fp8_32(arch), MX_IL_WHY)
         },
         // The `fp8pp` tile and slim ping-pong (`lower/mx.rs`: MXFP4's scales staged through
@@ -866,9 +889,9 @@ const BLOCK_FP8_PP_WHY: &str = "big block-scaled fp8 problems (DeepSeek-V3 scale
 pub const MX: &str = "mx";
 pub const MX_IL: &str = "mxil";
 pub const MX_PP: &str = "mxpp";
-const MX_WHY: &str = "OCP MX (MXFP8 e4m3/e5m2 and mixed, MXFP4) A^T B with E8M0 scales per 32 K elements, applied by gfx950's scaled MFMA: the fp8 tile (128x128 by 128 bytes of K, 4 waves, 32x32x64 MFMAs)";
+const MX_WHY: &str = "OCP MX (A and B each fp8 e4m3/e5m2, fp6 e2m3/e3m2 or fp4 e2m1) A^T B with E8M0 scales per 32 K elements, applied by gfx950's scaled MFMA: the fp8 tile (128x128 by 128 bytes of K, 4 waves, 32x32x64 MFMAs; each loop iteration takes 128 K values (256 for fp4 x fp4) from each operand's 128-byte rows: fp8 128 bytes, fp6 96, fp4 64)";
 const MX_PP_WHY: &str = "big MX problems (MXFP4, MXFP8 e4m3): the fp8pp tile and slim ping-pong (256x256 by 128 bytes of K, 8 waves, LDS-DMA, s_setprio clusters, staggered barriers) with the scaled MFMA, MXFP4's scales staged through LDS beside the data, no per-row/column scale vectors, the epilogue's quads stored in pairs";
-const MX_IL_WHY: &str = "big MX problems (MXFP8 e4m3, MXFP4): the fp8il tile and schedule (256x256 by 128 bytes of K, 4 waves, 4-wave interleave) with the scaled MFMA";
+const MX_IL_WHY: &str = "big MX problems (MXFP8 e4m3, MXFP6 e2m3 and e3m2, MXFP4, e4m3 x fp4 both ways, e2m3 x e4m3, fp4 x e2m3): the fp8il tile and schedule (256x256 by 128 bytes of K, 4 waves, 4-wave interleave) with the scaled MFMA";
 
 /// The family of mixed-flavour fp8 kernels (A e4m3 with B e5m2 and the reverse, per arch).
 pub const FP8_MIXED: &str = "fp8mixed";

@@ -176,17 +176,17 @@ fn check_fp8_blocks(c: &KernelConfig) -> Result<(), Unfit> {
 }
 
 /// MX kernels (`lower/mx.rs`): gfx950's scaled MFMA on both operands K-contiguous, the
-/// two-stage loop and schedules whose MFMAs run in the body of the buffer they read, fp8 or
-/// fp4 elements (fp6's 24-byte blocks do not fall on the 16-byte pieces a lane reads), and a
-/// K tile whose scales fit two dwords per row with whole blocks per lane group.
+/// two-stage loop and schedules whose MFMAs run in the body of the buffer they read, and a K
+/// step ([`KernelConfig::mx_k_elems`]) whose scales fit two dwords per row with whole blocks
+/// per lane group, each operand's share whole 16-byte pieces. fp6 blocks (24 bytes) straddle
+/// the pieces a lane reads, and two widths put a block at different bytes of A and B, so
+/// there an MFMA runs only once the fragments hold the lane group's whole K range: not on the
+/// slim ping-pong, whose fragments hold one slice.
 fn check_mx(c: &KernelConfig) -> Result<(), Unfit> {
     let Some((a, b)) = c.block_scale.mx() else { return Ok(()) };
     let no = |why: String| Err(Unfit::BlockScale(why));
     if c.arch != Arch::Gfx950 {
         return no(format!("{} has no scaled MFMA (v_mfma_scale_*_f8f6f4 is gfx950's)", c.arch.name()));
-    }
-    if a.bits() != b.bits() || !matches!(a.bits(), 8 | 4) {
-        return no(format!("{a} x {b}: the kernels take fp8 or fp4 elements of one width"));
     }
     if !c.trans_a || c.trans_b {
         return no("MX operands are packed along K: A^T B only".into());
@@ -197,12 +197,18 @@ fn check_mx(c: &KernelConfig) -> Result<(), Unfit> {
     if c.mfma != MfmaShape::fp8_32(c.arch) && c.mfma != MfmaShape::fp8_16(c.arch) {
         return no(format!("{:?} is not a scaled f8f6f4 shape", c.mfma));
     }
-    let bb = c.mx_block_bytes().expect("MX");
-    let group = c.tile.2 / c.lane_groups();
-    if c.tile.2 / bb > 8 || !group.is_multiple_of(32) || !group.is_multiple_of(bb) {
+    let (e, g) = (c.mx_k_elems().expect("MX"), c.lane_groups());
+    let pieces = [Operand::A, Operand::B].iter().all(|&op| (c.k_step_of(op) / g).is_multiple_of(16));
+    if e / 32 > 8 || !(e / g).is_multiple_of(32) || !pieces {
         return no(format!(
-            "K tile of {} bytes: at most 8 blocks of {bb} bytes, 32-byte steps per lane group",
+            "K tile of {} bytes ({e} elements): at most 8 blocks, whole blocks per lane group in whole 16-byte pieces of each operand",
             c.tile.2
+        ));
+    }
+    let straddle = a.bits() != b.bits() || a.bits() == 6;
+    if straddle && matches!(c.schedule, crate::schedule::Schedule::PingPongSlim { .. }) {
+        return no(format!(
+            "{a} x {b}: fp6 blocks, or blocks of two widths, straddle the slim ping-pong's fragment slices"
         ));
     }
     Ok(())

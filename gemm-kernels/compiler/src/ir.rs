@@ -353,13 +353,12 @@ impl KernelConfig {
         c.schedule = crate::schedule::Schedule::Decode { unroll: unroll as u8 };
         c
     }
-    /// The MX kernel of this configuration (`BlockScale::Mx`): A and B in MX formats of one
-    /// element width (the K bytes of the two operands' rows must agree, the copies move both
-    /// tiles alike), carried as bytes. `None` when the widths differ.
+    /// The MX kernel of this configuration (`BlockScale::Mx`): A and B in any MX formats
+    /// (fp8, fp6, fp4, each operand its own), carried as bytes: each operand's tile rows are
+    /// `KT` bytes in LDS and its loop advances by the bytes of its share of the K elements one
+    /// iteration consumes ([`Self::k_step_of`]). `Option` for callers that match on it: every
+    /// pair builds.
     pub fn with_mx(mut self, a: gemm_core::mx::MxFormat, b: gemm_core::mx::MxFormat) -> Option<Self> {
-        if a.bits() != b.bits() {
-            return None;
-        }
         let carrier = |f: gemm_core::mx::MxFormat| match f {
             gemm_core::mx::MxFormat::E5M2 => DType::Fp8E5M2,
             _ => DType::Fp8E4M3,
@@ -369,10 +368,45 @@ impl KernelConfig {
         self.block_scale = BlockScale::Mx { a, b };
         Some(self)
     }
-    /// MX kernels: bytes of one operand's 32-element MX block (32 fp8, 24 fp6, 16 fp4; the
-    /// two operands agree, [`Self::with_mx`]).
+    /// MX kernels: bytes of A's 32-element MX block (32 fp8, 24 fp6, 16 fp4).
     pub fn mx_block_bytes(&self) -> Option<u32> {
-        self.block_scale.mx().map(|(a, _)| 32 * a.bits() / 8)
+        self.mx_block_bytes_of(Operand::A)
+    }
+    /// MX kernels: bytes of `op`'s 32-element MX block.
+    pub fn mx_block_bytes_of(&self, op: Operand) -> Option<u32> {
+        self.block_scale.mx().map(|(a, b)| {
+            let f = if op == Operand::A { a } else { b };
+            32 * f.bits() / 8
+        })
+    }
+    /// MX kernels: the K elements one main-loop iteration consumes, in both operands. Each
+    /// operand's tile rows are `KT` bytes (the copies, the LDS layout and its swizzle move
+    /// rows of a power-of-two number of 16-byte vectors): `2 KT` elements when both are fp4,
+    /// else `KT` (fp8 fills its rows; an fp6 operand uses the 3/4 of its rows that hold whole
+    /// 24-byte blocks, as no power-of-two row does; an fp4 operand beside a wider one half).
+    pub fn mx_k_elems(&self) -> Option<u32> {
+        self.block_scale.mx().map(|(a, b)| if a.bits().max(b.bits()) == 4 { 2 * self.tile.2 } else { self.tile.2 })
+    }
+    /// MX kernels: the E8M0 blocks of one K tile (per row of either operand).
+    pub fn mx_tile_blocks(&self) -> Option<u32> {
+        self.mx_k_elems().map(|e| e / 32)
+    }
+    /// Bytes of `op`'s K (of the carried rows) one main-loop iteration consumes: the K tile,
+    /// except for MX kernels, whose operands take [`Self::mx_k_elems`] elements of their own
+    /// width. A lane's MFMA operand is one MX block (32 values packed in 8, 6 or 4 VGPRs,
+    /// ISA.md §1.2, [`gemm_core::mx::pack`]). Where a tile advances by less than its rows
+    /// (fp6; fp4 beside fp8 or fp6), the copies' rest of each row (the next tile's first
+    /// bytes, or zeros past K) is never read: that operand's copies move 4/3 (fp6) or twice
+    /// (fp4) the bytes its data need.
+    pub fn k_step_of(&self, op: Operand) -> u32 {
+        match (self.mx_k_elems(), self.mx_block_bytes_of(op)) {
+            (Some(e), Some(bb)) => e / 32 * bb,
+            _ => self.tile.2,
+        }
+    }
+    /// [`Self::k_step_of`] A: the K bytes of the `k` kernel argument's operand.
+    pub fn k_step(&self) -> u32 {
+        self.k_step_of(Operand::A)
     }
     /// Whether this is a decode kernel ([`Self::decode`]).
     pub fn is_decode(&self) -> bool {

@@ -137,14 +137,22 @@ pub fn read_lane(c: &KernelConfig, lane: u32, h: u32) -> (u32, u32) {
     (lane % c.mfma.m, g * group_bytes(c) + h * 16)
 }
 
-/// Bytes of one lane group's K range in a row.
+/// Bytes of one lane group's K range in a row of A: the K the loop consumes per tile
+/// ([`KernelConfig::k_step`]; [`group_bytes_of`] B).
 pub fn group_bytes(c: &KernelConfig) -> u32 {
-    row_bytes(c) / c.lane_groups()
+    group_bytes_of(c, Operand::A)
 }
 
-/// `ds_read_b128` per MFMA block and K tile.
+/// Bytes of one lane group's K range in a row of `op` ([`KernelConfig::k_step_of`]: an MX
+/// operand narrower than its row's bytes leaves the rest of the row unread).
+pub fn group_bytes_of(c: &KernelConfig, op: Operand) -> u32 {
+    c.k_step_of(op) * c.ab_bytes() / c.lane_groups()
+}
+
+/// `ds_read_b128` per MFMA block and K tile: the wider operand's (a narrower MX operand's
+/// extra reads land in its unread row bytes, each lane group within its own 64 bytes).
 pub fn reads_per_block(c: &KernelConfig) -> u32 {
-    group_bytes(c) / 16
+    group_bytes_of(c, Operand::A).max(group_bytes_of(c, Operand::B)) / 16
 }
 
 /// Geometry of a global->LDS copy of one operand.

@@ -47,6 +47,8 @@ struct Copier {
     kadv: O,
     /// Scalar byte offset of the last K tile.
     last_off: Reg,
+    /// K left in the last tile (the operand's bytes for MX kernels).
+    kr: Reg,
     sidx: Reg,
     cidx: Reg,
     /// Staging VGPRs per vector: 4 packed dwords, or 8 unpacked elements (element loads):
@@ -159,7 +161,6 @@ struct L<'a> {
     wn: Reg,
     m0: Reg,
     n0: Reg,
-    kr: Reg,
     cnt: Reg,
     cp: Vec<Copier>,
     acc: Vec<Reg>,
@@ -432,15 +433,26 @@ impl L<'_> {
         self.i(Op::S_LSHL_B32, &[whole(n0), tn, int(log2(c.tile.1))]);
         let (t, nk, cnt, llast, kr) = (self.sv(), self.sv(), self.sv(), self.sv(), self.sv());
         let k = self.arg(8);
-        self.i(Op::S_ADD_U32, &[whole(t), k, lit(c.tile.2 - 1)]);
-        self.i(Op::S_LSHR_B32, &[whole(nk), whole(t), int(log2(c.tile.2))]);
+        let ks = c.k_step();
+        self.i(Op::S_ADD_U32, &[whole(t), k, lit(ks - 1)]);
+        if ks.is_power_of_two() {
+            self.i(Op::S_LSHR_B32, &[whole(nk), whole(t), int(log2(ks))]);
+        } else {
+            mx::div_pow2_times_3(self, nk, t, ks / 3);
+        }
         self.i(Op::S_MAX_U32, &[whole(nk), whole(nk), int(1)]);
         self.i(Op::S_SUB_U32, &[whole(cnt), whole(nk), int(1)]);
-        self.i(Op::S_LSHL_B32, &[whole(llast), whole(cnt), int(log2(c.tile.2))]);
+        if ks.is_power_of_two() {
+            self.i(Op::S_LSHL_B32, &[whole(llast), whole(cnt), int(log2(ks))]);
+        } else {
+            self.i(Op::S_MUL_I32, &[whole(llast), whole(cnt), lit(ks)]);
+        }
         self.i(Op::S_SUB_U32, &[whole(kr), k, whole(llast)]);
-        (self.m0, self.n0, self.kr, self.cnt) = (m0, n0, kr, cnt);
-        for op in [Operand::A, Operand::B] {
-            let cp = self.copier(op, llast);
+        (self.m0, self.n0, self.cnt) = (m0, n0, cnt);
+        // MX operands of two widths: B's K bytes, last tile and tail (`lower/mx.rs`).
+        let kb = self.mx_b_k(k, cnt).unwrap_or((k, llast, kr));
+        for (op, (k, llast, kr)) in [(Operand::A, (k, llast, kr)), (Operand::B, kb)] {
+            let cp = self.copier(op, llast, k, kr);
             self.cp.push(cp);
         }
         // Block-scaled fp8 adds scaled group sums with VALU FMAs: its accumulators are VGPRs.
@@ -670,11 +682,13 @@ impl L<'_> {
         d
     }
 
-    fn copier(&mut self, op: Operand, llast: Reg) -> Copier {
+    /// The copies of `op`'s tiles; `k`: its K (bytes of its rows for MX kernels), `llast`: the
+    /// K offset of its last tile, `kr`: K left in that tile.
+    fn copier(&mut self, op: Operand, llast: Reg, k: O, kr: Reg) -> Copier {
         let c = *self.c();
         let g = lds::copy_geom(&c, op);
         let e = c.ab_bytes();
-        let (m, n, k) = (self.arg(6), self.arg(7), self.arg(8));
+        let (m, n) = (self.arg(6), self.arg(7));
         let (lo, hi, ld) = match op {
             Operand::A => (self.arg(0), self.arg(1), self.arg(9)),
             Operand::B => (self.arg(2), self.arg(3), self.arg(10)),
@@ -749,7 +763,7 @@ impl L<'_> {
             offs.push(o);
         }
         let kadv = if g.k_contiguous {
-            lit(c.tile.2 * e)
+            lit(c.k_step_of(op) * e)
         } else {
             let r = self.sv();
             self.i(Op::S_LSHL_B32, &[whole(r), whole(ldb), int(log2(c.tile.2))]);
@@ -852,7 +866,7 @@ impl L<'_> {
         let kw = self.k3(c.wave_rows(op));
         self.i(Op::V_MAD_U32_U24, &[whole(row), whole(wsel), kw, whole(self.lrow)]);
         let lb = self.vv();
-        self.i(Op::V_MUL_U32_U24, &[whole(lb), lit(lds::group_bytes(&c)), whole(self.lgrp)]);
+        self.i(Op::V_MUL_U32_U24, &[whole(lb), lit(lds::group_bytes_of(&c, op)), whole(self.lgrp)]);
         let mut raddr = vec![];
         let mut raddr2 = vec![];
         match self.quad {
@@ -982,6 +996,7 @@ impl L<'_> {
             offs,
             kadv,
             last_off,
+            kr,
             sidx,
             cidx,
             stage,
@@ -1013,7 +1028,7 @@ impl L<'_> {
         let mut rem_s = None;
         let mut rem_c = None;
         if last {
-            let kr = self.kr;
+            let kr = self.cp[x].kr;
             let r = self.vv();
             if g.k_contiguous {
                 self.i(Op::V_SUB_U32, &[whole(r), whole(kr), whole(self.cp[x].cidx)]);
@@ -1043,7 +1058,7 @@ impl L<'_> {
         let t = self.sv();
         let mask = (16 / self.c().ab_bytes()) as i64 - 1;
         // SCC = 1: the tail is not whole vectors.
-        self.i(Op::S_AND_B32, &[whole(t), whole(self.kr), int(mask)]);
+        self.i(Op::S_AND_B32, &[whole(t), whole(self.cp[x].kr), int(mask)]);
         self.p.branch(Op::S_CBRANCH_SCC1, slow);
         let srd = self.cp[x].srd;
         for p in 0..g.per_thread as usize {
@@ -1169,10 +1184,19 @@ impl L<'_> {
     }
 
     /// Moves an operand's LDS-DMA source one K tile on (its SGPR offset; the buffer plays
-    /// no part, so this serves every stage count).
+    /// no part, so this serves every stage count). An MX operand that advances by less than
+    /// its rows (`KernelConfig::k_step_of`) copies past its tile, and past the end of the
+    /// buffer from the last rows: its lanes' VGPR offsets advance instead, which the range
+    /// check covers (ISA.md §2.3: not `soffset`), so those bytes read 0.
     fn advance_dma(&mut self, op: Operand) {
         let x = Self::idx(op);
         let (kadv, soff) = (self.cp[x].kadv, self.cp[x].dma_soff);
+        if self.c().k_step_of(op) < self.c().tile.2 {
+            for o in self.cp[x].dma_offs.clone() {
+                self.i(Op::V_ADD_U32, &[whole(o), kadv, whole(o)]);
+            }
+            return;
+        }
         self.i(Op::S_ADD_U32, &[whole(soff), whole(soff), kadv]);
     }
 
@@ -2981,7 +3005,6 @@ pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
         wn: Reg { file: RegFile::Vgpr, index: 0, count: 1 },
         m0: Reg { file: RegFile::Sgpr, index: 0, count: 1 },
         n0: Reg { file: RegFile::Sgpr, index: 0, count: 1 },
-        kr: Reg { file: RegFile::Sgpr, index: 0, count: 1 },
         cnt: Reg { file: RegFile::Sgpr, index: 0, count: 1 },
         cp: vec![],
         acc: vec![],

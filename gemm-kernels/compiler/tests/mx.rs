@@ -22,8 +22,8 @@ fn upload(dev: &Device, b: &[u8]) -> u64 {
     p
 }
 
-/// A random `rows x k` MX matrix with exact-friendly values: fp4 any code, fp8 multiples of
-/// 1/4 in [-2, 2]; scales 2^-1..2^1.
+/// A random `rows x k` MX matrix with exact-friendly values: fp4 any code, fp8 and fp6
+/// multiples of 1/4 in [-2, 2] (exact in E4M3, E5M2, E2M3 and E3M2); scales 2^-1..2^1.
 fn matrix(f: MxFormat, rows: usize, k: usize, rng: &mut rand_chacha::ChaCha8Rng) -> MxMatrix {
     let codes: Vec<u8> = (0..rows * k)
         .map(|_| match f.bits() {
@@ -71,21 +71,25 @@ fn run_checked(kern: &CompiledKernel, cs: &Case, sched: Schedule, strict: bool) 
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(sched.seed ^ (cs.m * 1000 + cs.k) as u64);
     let a = matrix(fa, cs.m, cs.k, &mut rng);
     let b = matrix(fb, cs.n, cs.k, &mut rng);
-    // Packed rows padded to 16-byte multiples plus `pad`; scales padded to 4-byte multiples.
-    let row_bytes = cs.k * fa.bits() as usize / 8;
-    let ld = (row_bytes + cs.pad).next_multiple_of(16);
+    // Packed rows padded to 16-byte multiples plus `pad`, per operand (A's row bytes are K);
+    // scales padded to 4-byte multiples.
+    let rb = |f: MxFormat| cs.k * f.bits() as usize / 8;
+    let row_bytes = rb(fa);
+    let ld = |f: MxFormat| (rb(f) + cs.pad).next_multiple_of(16);
     let nb = cs.k / 32;
     // The scale layout: row-major (`lds >= nb`, tiles `tb` bytes apart) or, for odd cases,
     // K-tiled (each tile's `tb` bytes of every row together: `lds = tb`, tiles `tb * rows`).
-    let tb = (cfg.tile.2 / cfg.mx_block_bytes().unwrap()) as usize;
+    let tb = cfg.mx_tile_blocks().unwrap() as usize;
     let tiled = cs.m % 2 == 1;
     let row_major_lds = (nb + cs.pad % 7).next_multiple_of(4);
     let strides = |rows: usize| if tiled { (tb, tb * rows) } else { (row_major_lds, tb) };
-    // 0xFF: the fp8 NaN (e4m3 and e5m2), fp4 -6 in both nibbles.
+    // 0xFF: the fp8 NaN (e4m3 and e5m2), fp4 -6 in both nibbles, fp6 -7.5 (E2M3) or -28
+    // (E3M2) in every 6-bit field.
     let data = |x: &MxMatrix| {
+        let (ld, n) = (ld(x.format()), rb(x.format()));
         let mut out = vec![0xFFu8; x.rows() * ld];
         for r in 0..x.rows() {
-            out[r * ld..r * ld + row_bytes].copy_from_slice(&x.packed_row(r));
+            out[r * ld..r * ld + n].copy_from_slice(&x.packed_row(r));
         }
         out
     };
@@ -122,8 +126,8 @@ fn run_checked(kern: &CompiledKernel, cs: &Case, sched: Schedule, strict: bool) 
         cs.m as u32,
         cs.n as u32,
         row_bytes as u32,
-        ld as u32,
-        ld as u32,
+        ld(fa) as u32,
+        ld(fb) as u32,
         ldc as u32,
         cs.alpha,
         cs.beta,
@@ -138,7 +142,7 @@ fn run_checked(kern: &CompiledKernel, cs: &Case, sched: Schedule, strict: bool) 
         .unwrap();
     if strict {
         assert!(r.reports.is_empty(), "{} {cs:?} {sched:?}: checker findings:\n{r}", kern.name);
-        let tiles = (row_bytes as u64).div_ceil(cfg.tile.2 as u64).max(1);
+        let tiles = (row_bytes as u64).div_ceil(cfg.k_step() as u64).max(1);
         let waves = (wg[0] * wg[1]) as u64 * cfg.waves as u64;
         assert_eq!(
             r.counts.mfma,
@@ -187,7 +191,7 @@ fn mx_config(fa: MxFormat, fb: MxFormat, c: DType, tile: (u32, u32, u32), mfma: 
     KernelConfig::new(Arch::Gfx950, DType::Fp8E4M3, c, true, false, Align::Vec8)
         .with_shape(tile, (2, 2), mfma, 2)
         .with_mx(fa, fb)
-        .expect("one element width")
+        .expect("every MX pair")
 }
 
 /// MXFP4, MXFP8 (both flavours and mixed) on 64x64 tiles with both MFMA shapes, every case
@@ -215,13 +219,63 @@ fn mx_formats_on_small_tiles() {
     }
 }
 
+/// MXFP6 (E2M3, E3M2 and mixed): 24-byte blocks, 96 bytes of K per 128-byte tile row
+/// (`KernelConfig::k_step`), the 32x32x64 MFMA on a 128-byte K tile and the 16x16x128 one on a
+/// 256-byte tile (48 bytes per lane group: two blocks straddling three 16-byte pieces), every
+/// case under a different scheduling mode.
+#[test]
+fn mx_fp6_on_small_tiles() {
+    let arch = Arch::Gfx950;
+    let pairs = [(MxFormat::E2M3, MxFormat::E2M3), (MxFormat::E3M2, MxFormat::E3M2), (MxFormat::E2M3, MxFormat::E3M2)];
+    let shapes = [(MfmaShape::fp8_32(arch), 128), (MfmaShape::fp8_16(arch), 256)];
+    for (pi, (fa, fb)) in pairs.into_iter().enumerate() {
+        for (si, (mfma, kt)) in shapes.into_iter().enumerate() {
+            let c = if (pi + si) % 2 == 0 { DType::F32 } else { DType::Bf16 };
+            let cfg = mx_config(fa, fb, c, (64, 64, kt), mfma);
+            assert_eq!(cfg.k_step(), kt / 4 * 3);
+            let k = compile(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name()));
+            for (ci, cs) in CASES.iter().enumerate() {
+                let mode = Mode::ALL[(ci + pi + si) % Mode::ALL.len()];
+                run(&k, cs, Schedule { mode, seed: 130 + ci as u64 });
+            }
+        }
+    }
+}
+
+/// Two element widths (fp8 x fp4 both ways, fp8 x fp6 both ways, fp6 x fp4 both ways, a bf8
+/// and a bf6 among them): each operand's K tile in its own bytes (`KernelConfig::k_step_of`:
+/// 128 K values per iteration, fp8 128 bytes, fp6 96, fp4 64 of each 128-byte row), both MFMA
+/// shapes (16x16x128 with fp6 on a 256-byte tile), every case under a different scheduling
+/// mode.
+#[test]
+fn mx_mixed_widths_on_small_tiles() {
+    use MxFormat::{E2M1, E2M3, E3M2, E4M3, E5M2};
+    let arch = Arch::Gfx950;
+    let pairs = [(E4M3, E2M1), (E2M1, E4M3), (E5M2, E2M3), (E3M2, E4M3), (E2M3, E2M1), (E2M1, E3M2)];
+    for (pi, (fa, fb)) in pairs.into_iter().enumerate() {
+        let six = fa.bits() == 6 || fb.bits() == 6;
+        let shapes = [(MfmaShape::fp8_32(arch), 128), (MfmaShape::fp8_16(arch), if six { 256 } else { 128 })];
+        for (si, (mfma, kt)) in shapes.into_iter().enumerate() {
+            let c = if (pi + si) % 2 == 0 { DType::F32 } else { DType::Bf16 };
+            let cfg = mx_config(fa, fb, c, (64, 64, kt), mfma);
+            assert_eq!(cfg.mx_k_elems(), Some(kt));
+            let k = compile(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name()));
+            for (ci, cs) in CASES.iter().enumerate() {
+                let mode = Mode::ALL[(ci + pi + si) % Mode::ALL.len()];
+                run(&k, cs, Schedule { mode, seed: 170 + ci as u64 });
+            }
+        }
+    }
+}
+
 /// The large tiles the speed needs: 256x256x128 with the 4-wave interleave (the `fp8il`
 /// schedule), MXFP4 and MXFP8.
 #[test]
 fn mx_interleaved_large_tiles() {
     let arch = Arch::Gfx950;
-    for (i, f) in [MxFormat::E2M1, MxFormat::E4M3].into_iter().enumerate() {
-        let mut cfg = mx_config(f, f, DType::Bf16, (256, 256, 128), MfmaShape::fp8_32(arch));
+    use MxFormat::{E2M1, E3M2, E4M3};
+    for (i, (fa, fb)) in [(E2M1, E2M1), (E4M3, E4M3), (E3M2, E3M2), (E4M3, E2M1)].into_iter().enumerate() {
+        let mut cfg = mx_config(fa, fb, DType::Bf16, (256, 256, 128), MfmaShape::fp8_32(arch));
         cfg.schedule = Sched::Interleave { slices: 4 };
         let k = compile(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name()));
         for (ci, cs) in CASES.iter().enumerate().filter(|(ci, _)| *ci != 2) {
@@ -301,7 +355,8 @@ fn mx_slim_ping_pong_planted_bugs() {
     }
 }
 
-/// What the space declines: gfx942, fp6, mixed widths, the NN layout, three stages.
+/// What the space declines: gfx942, fp6 or two widths on the slim ping-pong, fp6 lane groups
+/// of 24 bytes (not whole 16-byte pieces), the NN layout, three stages.
 #[test]
 fn mx_unfit_configurations_are_declined() {
     use gemm_compiler::fit::{check, Unfit};
@@ -310,10 +365,22 @@ fn mx_unfit_configurations_are_declined() {
     assert_eq!(check(&ok), Ok(()));
     assert!(ok.name().contains("_mxfp4_"), "{}", ok.name());
     let no = |c: KernelConfig| matches!(check(&c), Err(Unfit::BlockScale(_)));
-    assert!(no(mx_config(MxFormat::E2M3, MxFormat::E2M3, DType::F32, (128, 128, 128), MfmaShape::fp8_32(arch))));
-    assert!(KernelConfig::new(arch, DType::Fp8E4M3, DType::F32, true, false, Align::Vec8)
-        .with_mx(MxFormat::E2M1, MxFormat::E4M3)
-        .is_none());
+    let slim = |c: KernelConfig| KernelConfig {
+        schedule: Sched::PingPongSlim { clusters: 2 },
+        wave_grid: (2, 4),
+        waves: 8,
+        tile: (256, 256, 128),
+        ..c
+    };
+    let fp6 = mx_config(MxFormat::E2M3, MxFormat::E2M3, DType::F32, (128, 128, 128), MfmaShape::fp8_32(arch));
+    assert_eq!(check(&fp6), Ok(()));
+    assert!(no(slim(fp6)));
+    // 16x16 MFMAs on a 128-byte tile: 24 bytes per lane group, not whole 16-byte pieces.
+    assert!(no(mx_config(MxFormat::E3M2, MxFormat::E3M2, DType::F32, (128, 128, 128), MfmaShape::fp8_16(arch))));
+    let mixed = mx_config(MxFormat::E2M1, MxFormat::E4M3, DType::F32, (128, 128, 128), MfmaShape::fp8_32(arch));
+    assert_eq!(check(&mixed), Ok(()));
+    assert!(no(slim(mixed)));
+    assert_eq!(check(&slim(ok)), Ok(()), "MXFP4 runs the slim ping-pong");
     assert!(no(KernelConfig { trans_a: false, ..ok }));
     assert!(no(KernelConfig { stages: 3, ..ok }));
     let mut g942 = KernelConfig::new(Arch::Gfx942, DType::Fp8E4M3Fnuz, DType::F32, true, false, Align::Vec8)
@@ -324,7 +391,9 @@ fn mx_unfit_configurations_are_declined() {
     assert!(no(mx_config(MxFormat::E2M1, MxFormat::E2M1, DType::F32, (128, 128, 256), MfmaShape::fp8_32(arch))));
 }
 
-/// The catalogue's MX kernels: each on the edge shapes.
+/// The catalogue's MX kernels (every pair of the five formats on the 128x128 tile, the large
+/// tiles' pairs): each on M = N = 1 and one more edge shape in turn (the tests above take
+/// every pair through every shape on small tiles).
 #[test]
 fn mx_catalogue_kernels() {
     let ks: Vec<_> = catalogue::configs()
@@ -334,10 +403,15 @@ fn mx_catalogue_kernels() {
         .collect();
     assert!(ks.iter().any(|k| k.config.block_scale.mx().unwrap().0 == MxFormat::E2M1), "an MXFP4 kernel");
     assert!(ks.iter().any(|k| k.config.block_scale.mx().unwrap().0 == MxFormat::E4M3), "an MXFP8 kernel");
+    for fa in MxFormat::ALL {
+        for fb in MxFormat::ALL {
+            assert!(ks.iter().any(|k| k.config.block_scale.mx() == Some((fa, fb))), "{fa} x {fb}");
+        }
+    }
     for (i, k) in ks.iter().enumerate() {
         for (ci, cs) in CASES.iter().enumerate() {
-            if (i + ci) % 2 == 1 && ci != 0 {
-                continue; // half the larger cases per kernel; every kernel runs M = N = 1
+            if ci != 0 && ci != 1 + i % (CASES.len() - 1) {
+                continue;
             }
             let mode = Mode::ALL[(i + ci) % Mode::ALL.len()];
             run(k, cs, Schedule { mode, seed: 70 + ci as u64 });

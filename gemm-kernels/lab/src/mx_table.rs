@@ -1,9 +1,9 @@
 //! `gemm mx`: the speed of block-scaled GEMMs under the timing model (issue 26 item 5), side by
 //! side in one run with fp8 per-tensor on the same shapes: what the runtime launches for fp8
-//! (`plan_gemm`, the Linear layout), and each MX kernel of the catalogue for MXFP8 (e4m3) and
-//! MXFP4 (the kernel `plan_mx` picks marked `*`); the pairs of issue 26 with no GPU kernel yet
-//! (MXFP6 e2m3, bf6 e3m2, fp8 x fp4 both ways, fp8 x fp6) as rows of the plan's refusal beside
-//! their ceilings. Square Linear problems `Y = X W^T` with bf16 output on gfx950.
+//! (`plan_gemm`, the Linear layout), and each MX kernel of the catalogue for MXFP8 (e4m3),
+//! MXFP4 and the other pairs of issue 26 (MXFP6 e2m3, bf6 e3m2, fp8 x fp4 both ways, fp8 x fp6,
+//! fp6 x fp4; the kernel `plan_mx` picks marked `*`), beside their ceilings (a pair `plan_mx`
+//! refuses shows its reason). Square Linear problems `Y = X W^T` with bf16 output on gfx950.
 //!
 //! Every time is a **prediction of the timing model**. The ceilings are the MFMA ceiling at the
 //! loaded clock (`Arch::mfma_ceiling_tflops`) for fp8, and twice it for fp4: CDNA4 runs the
@@ -42,6 +42,10 @@ pub struct MxArgs {
     /// instead, both archs: the squares of --sizes and the DeepSeek-V3 shapes.
     #[arg(long)]
     pub fp8_blocks: bool,
+    /// Only the MX rows whose format label contains one of these (e.g. `e2m3,e3m2, x ` for
+    /// the fp6 and two-width pairs); fp8 per-tensor is always printed.
+    #[arg(long, value_delimiter = ',')]
+    pub only: Vec<String>,
 }
 
 /// `(M, N, K, published speed-of-light microseconds)`.
@@ -232,12 +236,12 @@ enum Work {
 }
 
 /// The `(X, W)` format pairs of the table: MXFP8 (e4m3) and MXFP4, which the ping-pong
-/// kernels build, then the pairs of issue 26 that have no GPU kernel yet (fp6, bf6, fp4
-/// weights with fp8 activations and the reverse, fp6 with fp8): their rows show the plan's
-/// refusal and the ceiling the model's MFMA rates give them.
-const PAIRS: [(MxFormat, MxFormat); 7] = {
+/// kernels build, then the other pairs of issue 26 (fp6, bf6, fp4 weights with fp8
+/// activations and the reverse, fp6 with fp8, fp6 activations with fp4 weights), each beside
+/// the ceiling the model's MFMA rates give it.
+const PAIRS: [(MxFormat, MxFormat); 8] = {
     use MxFormat::{E2M1, E2M3, E3M2, E4M3};
-    [(E4M3, E4M3), (E2M1, E2M1), (E2M3, E2M3), (E3M2, E3M2), (E4M3, E2M1), (E2M1, E4M3), (E4M3, E2M3)]
+    [(E4M3, E4M3), (E2M1, E2M1), (E2M3, E2M3), (E3M2, E3M2), (E4M3, E2M1), (E2M1, E4M3), (E4M3, E2M3), (E2M3, E2M1)]
 };
 
 /// The row label of a pair: the format's name, or `X x W`.
@@ -276,6 +280,10 @@ pub fn run(args: &MxArgs) -> Result<(), String> {
     for &s in &args.sizes {
         work.push(Work::Fp8(s));
         for (x, w) in PAIRS {
+            let label = pair_label((x, w));
+            if !args.only.is_empty() && !args.only.iter().any(|o| label.contains(o.as_str())) {
+                continue;
+            }
             let p = MxProblem::new(s, s, s, x, w, DType::Bf16);
             match plan_mx(arch, cus, &p) {
                 // The kernels' A is W.

@@ -113,14 +113,21 @@ impl L<'_> {
     pub(super) fn mx_setup(&mut self) {
         let c = *self.c();
         let Some(bb) = c.mx_block_bytes() else { return };
-        let tile_blocks = c.tile.2 / bb;
+        let tile_blocks = c.mx_tile_blocks().expect("MX kernel");
         let dwords = tile_blocks.div_ceil(4);
         // bscale_a (2) bscale_b (2) ldsa ldsb gsa gsb
         let bs = self.p.vreg(RegFile::Sgpr, 8);
         self.i(Op::S_LOAD_DWORDX8, &[whole(bs), sr(0, 2), O::Imm(ka::OFF_BSCALE as i64)]);
         let (m, n, k) = (self.arg(6), self.arg(7), self.arg(8));
         let (nblocks, tail) = (self.sv(), self.sv());
-        self.i(Op::S_LSHR_B32, &[whole(nblocks), k, int(log2(bb))]);
+        if bb.is_power_of_two() {
+            self.i(Op::S_LSHR_B32, &[whole(nblocks), k, int(log2(bb))]);
+        } else {
+            // fp6: K bytes are whole 24-byte blocks.
+            let kr = self.sv();
+            self.i(Op::S_MOV_B32, &[whole(kr), k]);
+            div_pow2_times_3(self, nblocks, kr, bb / 3);
+        }
         // Blocks of the last K tile: the spans end there.
         self.i(Op::S_LSHL_B32, &[whole(tail), whole(self.cnt), int(log2(tile_blocks))]);
         self.i(Op::S_SUB_U32, &[whole(tail), whole(nblocks), whole(tail)]);
@@ -144,7 +151,7 @@ impl L<'_> {
                 blk_off[x].push(o);
             }
         }
-        let per_group = c.tile.2 / c.lane_groups() / bb;
+        let per_group = tile_blocks / c.lane_groups();
         let shift = self.vv();
         self.i(Op::V_LSHLREV_B32, &[whole(shift), int(log2(8 * per_group)), whole(self.lgrp)]);
         let staged_now = staged(&c);
@@ -422,8 +429,9 @@ impl L<'_> {
         let mx = self.mx.as_ref().expect("MX kernel");
         let (fa, fb) = c.block_scale.mx().expect("MX kernel");
         let (ca, cb) = (fa.mfma_code(), fb.mfma_code());
-        let regs = gemm_isa::table::f8f6f4_dwords(ca).expect("MX format") as u16;
-        let bb = c.mx_block_bytes().expect("MX kernel");
+        let regs = |code| gemm_isa::table::f8f6f4_dwords(code).expect("MX format") as u16;
+        let (ra, rb) = (regs(ca), regs(cb));
+        let bb = [Operand::A, Operand::B].map(|op| c.mx_block_bytes_of(op).expect("MX kernel"));
         let rps = (STEP_BYTES / 4) as u16;
         let op =
             if c.mfma.m == 32 { Op::V_MFMA_SCALE_F32_32X32X64_F8F6F4 } else { Op::V_MFMA_SCALE_F32_16X16X128_F8F6F4 };
@@ -432,14 +440,32 @@ impl L<'_> {
             Some(st) => ((st.regs[0], bm as u16), (st.regs[1], bn as u16)),
             None => ((mx.sets[mx.cur][0][bm], 0), (mx.sets[mx.cur][1][bn], 0)),
         };
-        (0..rps / regs)
-            .map(|p| {
-                let byte = (u32::from(st) * STEP_BYTES + u32::from(p * regs) * 4) / bb;
+        // The MFMAs of this step: `(block of the lane group's range, its first dword in A's
+        // and in B's fragments)`. Of one width, a step's 32 bytes hold one fp8 block or two
+        // fp4 blocks. Otherwise (fp6's 24-byte blocks straddle steps; two widths put a block
+        // at different bytes of A and B) a step runs the blocks whose bytes in both operands
+        // end in it: all are read by then, as the fragments hold the whole K tile
+        // (`fit::check_mx`: not the slim ping-pong).
+        let blocks: Vec<(u32, u16, u16)> = if bb[0] == bb[1] && STEP_BYTES.is_multiple_of(bb[0]) {
+            (0..rps / ra)
+                .map(|p| ((u32::from(st) * STEP_BYTES + u32::from(p * ra) * 4) / bb[0], at + p * ra, at + p * ra))
+                .collect()
+        } else {
+            let base = at - st * rps;
+            let end = |q: u32, bb: u32| (q * bb + bb - 1) / STEP_BYTES;
+            (0..c.mx_tile_blocks().expect("MX kernel") / c.lane_groups())
+                .filter(|&q| end(q, bb[0]).max(end(q, bb[1])) == u32::from(st))
+                .map(|q| (q, base + (q * bb[0] / 4) as u16, base + (q * bb[1] / 4) as u16))
+                .collect()
+        };
+        blocks
+            .into_iter()
+            .map(|(byte, ia, ib)| {
                 let (d, sel) = ((byte / 4) as u16, (byte % 4) as u8);
                 let ops = [
                     acc,
-                    sub(a, at + p * regs, regs as u8),
-                    sub(b, at + p * regs, regs as u8),
+                    sub(a, ia, ra as u8),
+                    sub(b, ib, rb as u8),
                     acc,
                     sub(sa.0, sa.1 + d, 1),
                     sub(sb.0, sb.1 + d, 1),
@@ -450,6 +476,44 @@ impl L<'_> {
                 Inst::new(op, &ops).cbsz_abid_blgp(ca, 0, cb).op_sel(lo).op_sel_hi(hi)
             })
             .collect()
+    }
+}
+
+/// `dst = src / (3 p)` in SGPRs, `p` a power of two (`src` is clobbered): a shift, then the
+/// division by 3 as `mul_hi(x, 0xAAAAAAAB) >> 1`, exact for every 32-bit `x` (the fp6 K
+/// tile of 96 or 192 bytes, and K bytes to 24-byte blocks).
+pub(super) fn div_pow2_times_3(l: &mut L<'_>, dst: Reg, src: Reg, p: u32) {
+    debug_assert!(p.is_power_of_two());
+    l.i(Op::S_LSHR_B32, &[whole(src), whole(src), int(log2(p))]);
+    l.i(Op::S_MUL_HI_U32, &[whole(dst), whole(src), super::lit(0xAAAA_AAAB)]);
+    l.i(Op::S_LSHR_B32, &[whole(dst), whole(dst), int(1)]);
+}
+
+impl L<'_> {
+    /// MX operands of two widths (`KernelConfig::k_step_of`): B's K in bytes of its rows,
+    /// the K offset of its last tile (`cnt` tiles in) and the K left in that tile, from
+    /// A's K (`k`, the kernel argument: whole blocks of A's format); `None` when B's bytes
+    /// follow A's.
+    pub(super) fn mx_b_k(&mut self, k: O, cnt: Reg) -> Option<(O, Reg, Reg)> {
+        let c = *self.c();
+        let (fa, fb) = c.block_scale.mx()?;
+        if fa.bits() == fb.bits() {
+            return None;
+        }
+        // Blocks of A's K, then B's bytes of as many blocks.
+        let (kb, t, llast, kr) = (self.sv(), self.sv(), self.sv(), self.sv());
+        self.i(Op::S_MOV_B32, &[whole(t), k]);
+        let bba = c.mx_block_bytes_of(Operand::A).expect("MX kernel");
+        if bba.is_power_of_two() {
+            self.i(Op::S_LSHR_B32, &[whole(kb), whole(t), int(log2(bba))]);
+        } else {
+            div_pow2_times_3(self, kb, t, bba / 3);
+        }
+        let bbb = c.mx_block_bytes_of(Operand::B).expect("MX kernel");
+        self.i(Op::S_MUL_I32, &[whole(kb), whole(kb), int(i64::from(bbb))]);
+        self.i(Op::S_MUL_I32, &[whole(llast), whole(cnt), super::lit(c.k_step_of(Operand::B))]);
+        self.i(Op::S_SUB_U32, &[whole(kr), whole(kb), whole(llast)]);
+        Some((whole(kb), llast, kr))
     }
 }
 
@@ -480,7 +544,8 @@ pub fn staged(c: &crate::ir::KernelConfig) -> bool {
     let g = c.lane_groups();
     let nb_ok = |op| matches!(c.blocks(op), 1 | 2 | 4);
     matches!(c.schedule, Schedule::PingPongSlim { .. })
-        && c.tile.2 / bb == 4 * g
+        && c.mx_tile_blocks() == Some(4 * g)
+        && c.mx_block_bytes_of(Operand::B) == Some(bb)
         && c.tile.0 * g == c.threads()
         && c.tile.1 * g == c.threads()
         && nb_ok(Operand::A)
