@@ -108,7 +108,7 @@ fn workgroups(g: [u32; 3]) -> u64 {
 
 /// The workspace slabs of an `m x n` split part: leading dimension `m` rounded up to 4
 /// elements, slabs on 256-byte boundaries (whole cache lines apart).
-fn slab(m: u32, n: u32) -> Result<(u32, u32), String> {
+pub fn slab(m: u32, n: u32) -> Result<(u32, u32), String> {
     let ldw = m.next_multiple_of(4);
     let wstride = (u64::from(ldw) * u64::from(n) * 4).next_multiple_of(256);
     let wstride = u32::try_from(wstride).map_err(|_| "the workspace slab exceeds 4 GiB")?;
@@ -273,28 +273,15 @@ fn split_count(
     (ldw, wstride): (u32, u32),
 ) -> (u32, u32) {
     let at = |want: u32| {
-        let kchunk = cm.k.div_ceil(want).next_multiple_of(partial.tile.2);
-        (cm.k.div_ceil(kchunk), kchunk)
+        let sp = SplitPlan::even(partial, reduce, *cm, want, (ldw, wstride));
+        (sp.splits, sp.kchunk)
     };
     let mut best: Option<(f64, u32, u32)> = None;
     for want in 2..=most {
-        let (splits, kchunk) = at(want);
-        let sp = SplitPlan {
-            partial,
-            reduce,
-            problem: *cm,
-            splits,
-            kchunk,
-            ldw,
-            wstride,
-            estimate_split: 0.0,
-            estimate_plain: None,
-            head: None,
-            col0: 0,
-        };
+        let sp = SplitPlan::even(partial, reduce, *cm, want, (ldw, wstride));
         let Some(t) = table_estimate(&sp, p) else { return at(most) };
         if best.is_none_or(|b| t < b.0) {
-            best = Some((t, splits, kchunk));
+            best = Some((t, sp.splits, sp.kchunk));
         }
     }
     best.map_or_else(|| at(most), |(_, s, k)| (s, k))
@@ -661,6 +648,32 @@ impl SplitPlan {
 }
 
 impl SplitPlan {
+    /// `partial` and `reduce` over `problem` in `splits` even K ranges (as [`Self::with_splits`])
+    /// with the workspace `(ldw, wstride)` of [`slab`]: no head, no estimates (for callers that
+    /// compare split counts by [`table_estimate`] or the timing model).
+    pub fn even(
+        partial: &'static KernelEntry,
+        reduce: &'static KernelEntry,
+        problem: ColumnMajor,
+        splits: u32,
+        (ldw, wstride): (u32, u32),
+    ) -> Self {
+        SplitPlan {
+            partial,
+            reduce,
+            problem,
+            splits,
+            kchunk: 0,
+            ldw,
+            wstride,
+            estimate_split: 0.0,
+            estimate_plain: None,
+            head: None,
+            col0: 0,
+        }
+        .with_splits(splits)
+    }
+
     /// The same plan with `splits` splits instead (K per split recomputed, at least one K tile).
     pub fn with_splits(mut self, splits: u32) -> Self {
         let kt = self.partial.tile.2;

@@ -7,7 +7,7 @@
 use gemm_core::Arch;
 use gemm_dispatch::plan::gemm_plan::plan_gemm;
 use gemm_dispatch::plan::kernel_plan::plan_for;
-use gemm_dispatch::plan::splitk::SplitPlan;
+use gemm_dispatch::plan::splitk::{self, SplitPlan};
 use gemm_kernels::SplitRole;
 use gemm_lab::decode_table::{describe, dtype_of, linear, predict_gemm_plan};
 
@@ -44,24 +44,9 @@ fn main() {
             let t = if s == 1 {
                 let g = gemm_dispatch::plan::gemm_plan::GemmPlan { kernel: kp, split: None };
                 predict_gemm_plan(&g, &p).ok().map(|t| (t, f64::NAN))
-            } else if let Some(partial) = twin {
-                let ldw = cm.m.next_multiple_of(4);
-                let wstride = (u64::from(ldw) * u64::from(cm.n) * 4).next_multiple_of(256) as u32;
-                let sp = SplitPlan {
-                    partial,
-                    reduce,
-                    problem: cm,
-                    splits: s,
-                    kchunk: 0,
-                    ldw,
-                    wstride,
-                    estimate_split: 0.0,
-                    estimate_plain: None,
-                    head: None,
-                    col0: 0,
-                }
-                .with_splits(s);
-                let tab = gemm_dispatch::plan::splitk::table_estimate(&sp, &p).unwrap_or(f64::NAN);
+            } else if let (Some(partial), Ok(slab)) = (twin, splitk::slab(cm.m, cm.n)) {
+                let sp = SplitPlan::even(partial, reduce, cm, s, slab);
+                let tab = splitk::table_estimate(&sp, &p).unwrap_or(f64::NAN);
                 gemm_lab::split_eval::predict_split(&sp, &p, &opts)
                     .ok()
                     .map(|v| (v.iter().map(|x| x.seconds).sum::<f64>(), tab))
