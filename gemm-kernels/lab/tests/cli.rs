@@ -66,6 +66,20 @@ fn kernels_lists_and_disassembles_the_catalogue() {
     assert!(ok);
     let first = gemm_kernels::catalogue().first().expect("the catalogue is not empty");
     assert!(out.contains(first.name), "{out}");
+    // MX kernels show their formats, not the fp8 storage type their descriptor carries.
+    let fp6 = out.lines().find(|l| l.starts_with("gemm_gfx950_mxfp8fp6_bf16_")).expect("an MXFP8 x MXFP6 kernel");
+    assert!(fp6.contains("mxfp8_e4m3xmxfp6_e2m3->bf16"), "{fp6}");
+    // A reader that stops early (`gemm kernels | head`) ends the listing without a panic.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gemm"))
+        .arg("kernels")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let done = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&done.stderr);
+    assert!(done.status.success() && !err.contains("panicked"), "{err}");
     let (ok, out, err) = gemm(&["kernels", "--disasm", first.name]);
     assert!(ok, "{err}");
     assert!(out.contains("v_mfma_f32") && out.contains("s_endpgm"), "{out}");

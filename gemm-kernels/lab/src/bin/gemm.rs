@@ -266,10 +266,7 @@ fn main() -> ExitCode {
             print!("{}", gemm_lab::model::catalogue_report(&rows, m, n, k));
             Ok(())
         }
-        Command::Kernels { .. } => {
-            kernels();
-            Ok(())
-        }
+        Command::Kernels { .. } => kernels(),
         Command::Run(args) => run(&ctx, &args),
         Command::Batch(args) => batch(&ctx, &args),
         Command::Tp(args) if args.ranks.is_some() => {
@@ -322,22 +319,35 @@ fn devices(ctx: &Context) {
     }
 }
 
-fn kernels() {
+/// The catalogue listing, one line per kernel (793 lines): written through a locked stdout
+/// that stops quietly when the reader goes away (`gemm kernels | head`), where `println!`
+/// would panic on the broken pipe.
+fn kernels() -> Result<(), String> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match list_kernels(&mut out).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("writing the listing: {e}")),
+        _ => Ok(()),
+    }
+}
+
+fn list_kernels(out: &mut impl std::io::Write) -> std::io::Result<()> {
     let all = gemm_kernels::catalogue();
     if all.is_empty() {
-        println!("the GPU kernel catalogue is empty: no kernels are built into this version");
-        return;
+        return writeln!(out, "the GPU kernel catalogue is empty: no kernels are built into this version");
     }
-    println!(
-        "{:<78} {:<7} {:<16} {:<11} {:<5} {:<8} {:<16} {:>4} {:>4} {:>4} {:>6} {:>4} {:>6}  global->LDS copies",
+    writeln!(
+        out,
+        "{:<78} {:<7} {:<27} {:<11} {:<5} {:<8} {:<16} {:>4} {:>4} {:>4} {:>6} {:>4} {:>6}  global->LDS copies",
         "name", "arch", "dtypes", "tile", "waves", "family", "schedule", "vgpr", "agpr", "occ", "lds", "conf", "mfma%"
-    );
+    )?;
     for k in all {
-        println!(
-            "{:<78} {:<7} {:<16} {:<11} {:<5} {:<8} {:<16} {:>4} {:>4} {:>4} {:>6} {:>4} {:>5.1}%  {}",
+        writeln!(
+            out,
+            "{:<78} {:<7} {:<27} {:<11} {:<5} {:<8} {:<16} {:>4} {:>4} {:>4} {:>6} {:>4} {:>5.1}%  {}",
             k.name,
             k.arch,
-            format!("{}x{}->{}", k.a_type, k.b_type, k.c_type),
+            dtypes(k),
             format!("{}x{}x{}", k.tile.0, k.tile.1, k.tile.2),
             format!("{}x{}", k.wave_grid.0, k.wave_grid.1),
             k.family,
@@ -349,7 +359,18 @@ fn kernels() {
             k.lds_read_conflicts_per_k_step + k.lds_write_conflicts_per_k_step,
             k.mfma_issue_share_permille as f64 / 10.0,
             copies(k.copy_a, k.copy_b),
-        );
+        )?;
+    }
+    Ok(())
+}
+
+/// A kernel's operand and output types as the user chooses them: an MX kernel's formats (its
+/// entry's `a_type`/`b_type` are the fp8 storage types its descriptor carries, the same for
+/// MXFP6 and MXFP8 kernels), else the element types.
+fn dtypes(k: &gemm_kernels::KernelEntry) -> String {
+    match k.block_scale {
+        gemm_kernels::BlockScaleKind::Mx { a, b } => format!("{a}x{b}->{}", k.c_type),
+        _ => format!("{}x{}->{}", k.a_type, k.b_type, k.c_type),
     }
 }
 
