@@ -148,12 +148,18 @@ fn run_kernel(k: &CompiledKernel, case: &Case, sched: Schedule) {
 /// Catalogue kernels (fp8 ones are run by `tests/fp8.rs`, with their scales; split-K ones,
 /// which take a workspace and run in pairs, by `tests/splitk.rs`).
 fn kernels(filter: impl Fn(&KernelConfig) -> bool) -> Vec<CompiledKernel> {
+    configs(filter).into_iter().map(|c| compile(c).unwrap()).collect()
+}
+
+/// The configurations of [`kernels`].
+fn configs(filter: impl Fn(&KernelConfig) -> bool) -> Vec<KernelConfig> {
     catalogue::configs()
         .into_iter()
         .filter(|c| !c.ab_type.is_fp8() && c.split == gemm_compiler::ir::SplitK::None && filter(c))
-        .map(|c| compile(c).unwrap())
         .collect()
 }
+
+mod par;
 
 const SMALL: [Case; 4] = [
     Case { m: 1, n: 1, k: 1, pad: 3, alpha: 1.0, beta: 0.0 },
@@ -162,15 +168,17 @@ const SMALL: [Case; 4] = [
     Case { m: 17, n: 33, k: 65, pad: 0, alpha: -0.5, beta: 0.75 },
 ];
 
+/// (The kernels compile and run on every core, `par::map`, as in the catalogue-wide tests below.)
 #[test]
 fn catalogue_small_shapes_every_mode() {
-    for k in kernels(|_| true) {
+    par::map(&configs(|_| true), |&c| {
+        let k = compile(c).unwrap();
         // Each kernel meets all four scheduling modes, one per shape.
         for (ci, case) in SMALL.iter().enumerate() {
             let mode = Mode::ALL[ci % Mode::ALL.len()];
             run_kernel(&k, case, Schedule { mode, seed: 11 + ci as u64 });
         }
-    }
+    });
 }
 
 /// Every scheduling mode on one shape, sampled: per family, bf16 -> f32 `v8`, NN and TT
@@ -377,9 +385,9 @@ fn grid_order_covers_every_tile() {
 #[test]
 fn catalogue_large_edge_shape() {
     let case = Case { m: 255, n: 257, k: 129, pad: 9, alpha: 1.0, beta: -1.25 };
-    for k in kernels(|_| true) {
-        run_kernel(&k, &case, Schedule { mode: Mode::Random, seed: 3 });
-    }
+    par::map(&configs(|_| true), |&c| {
+        run_kernel(&compile(c).unwrap(), &case, Schedule { mode: Mode::Random, seed: 3 })
+    });
 }
 
 /// The large shapes on the NN bf16->f32 kernel of each arch: 4096x16x512 and

@@ -93,6 +93,24 @@ pub fn characterise_grids(
     known: Option<&Row>,
     refill: Refill,
 ) -> Result<Row, String> {
+    characterise_grids_on(e, opts, known, refill, 1)
+}
+
+/// [`characterise`] with its launches on `jobs` threads (the same row: each launch is
+/// predicted on its own device). `gemm plan --characterise` runs kernels side by side instead;
+/// this is for one kernel at a time (the table's staleness test).
+pub fn characterise_on(e: &'static KernelEntry, opts: &ModelOptions, jobs: usize) -> Result<Row, String> {
+    characterise_grids_on(e, opts, None, Refill::default(), jobs)
+}
+
+/// [`characterise_grids`] with its launches on `jobs` threads.
+fn characterise_grids_on(
+    e: &'static KernelEntry,
+    opts: &ModelOptions,
+    known: Option<&Row>,
+    refill: Refill,
+    jobs: usize,
+) -> Result<Row, String> {
     let kt = e.tile.2.max(1);
     let predict = |(m, n): (usize, usize), k: u32| -> Result<gemm_emu::timing::Prediction, String> {
         let p = problem_for(e, m, n, k as usize);
@@ -139,49 +157,84 @@ pub fn characterise_grids(
             *t = x;
         }
     }
-    // The model's L2 hit fraction on WF at k_deep, for `a_share`.
-    let mut hit = 0f64;
+    // What each grid and K value takes: the row's value, a copy of another grid's (always one
+    // before it), or a prediction. The predictions are independent: they run on `jobs` threads
+    // (with S at one K tile and its edge tiles), then the copies are made in order.
+    enum Source {
+        Kept,
+        First,
+        Copy(usize),
+        Predict(usize),
+    }
+    let mut runs: Vec<((usize, usize), u32)> = Vec::new();
+    let mut predict_later = |shape, kk| {
+        runs.push((shape, kk));
+        runs.len() - 1
+    };
+    let mut sources: Vec<[Source; 3]> = Vec::with_capacity(GRID_COUNT);
     for (gi, &(wgs, arrangement)) in grids.iter().enumerate() {
-        if known.is_some() && (gi < FIRST_O || !refill.one_column) {
-            continue;
-        }
-        for (ki, &kk) in k.iter().enumerate() {
-            times[gi][ki] = if gi == 0 && kk == 4 * kt {
-                first
+        sources.push(std::array::from_fn(|ki| {
+            let kk = k[ki];
+            if known.is_some() && (gi < FIRST_O || !refill.one_column) {
+                Source::Kept
+            } else if gi == 0 && kk == 4 * kt {
+                Source::First
             } else if matches!(gi, 3 | 6 | 11) && occupancy <= 1 {
                 // One workgroup per CU: a round is F.
-                times[gi - 1][ki]
+                Source::Copy(gi - 1)
             } else if (5..FIRST_O).contains(&gi) && e.is_decode() {
-                times[gi - 3][ki]
+                Source::Copy(gi - 3)
             } else if gi == 9 && !e.is_decode() {
-                times[1][ki]
+                Source::Copy(1)
             } else {
                 let (gm, gn) = grid_shape(e, wgs, arrangement);
-                let x = predict((gm, if gi >= FIRST_O { 1 } else { gn }), kk)?;
-                if ki == 2 && gi == 5 {
-                    hit = x.hits.l2;
-                }
-                x.seconds
+                Source::Predict(predict_later((gm, if gi >= FIRST_O { 1 } else { gn }), kk))
+            }
+        }));
+    }
+    // S at one K tile: the short-K shape below k_lo.
+    let s_min_run = match known {
+        Some(r) if !refill.short_k => Err((r.k_min, r.s_min)),
+        _ => Ok(predict_later(s_shape, kt)),
+    };
+    // The same at one row of `S`'s workgroups, each tile's rows cut 16 short (a multiple of
+    // every kernel's leading-dimension alignment): every tile an edge tile. A decode kernel's
+    // blocks have no vector-store path to leave (0: not measured).
+    let s_edge_run = match known {
+        Some(r) if !refill.short_k => Err(r.s_edge),
+        _ if e.is_decode() || e.tile.0 <= 16 => Err(0.0),
+        _ => Ok(predict_later(((e.tile.0 - 16) as usize, g[0] as usize * e.tile.1 as usize), kt)),
+    };
+    let predicted: Vec<Result<gemm_emu::timing::Prediction, String>> =
+        crate::jobs::map_jobs(&runs, jobs, |&(shape, kk)| predict(shape, kk));
+    let predicted: Vec<gemm_emu::timing::Prediction> = predicted.into_iter().collect::<Result<_, _>>()?;
+    for (gi, row) in sources.iter().enumerate() {
+        for (ki, source) in row.iter().enumerate() {
+            times[gi][ki] = match *source {
+                Source::Kept => times[gi][ki],
+                Source::First => first,
+                Source::Copy(from) => times[from][ki],
+                Source::Predict(i) => predicted[i].seconds,
             };
         }
     }
+    // The model's L2 hit fraction on WF at k_deep, for `a_share`.
+    let hit = match sources[5][2] {
+        Source::Predict(i) => predicted[i].hits.l2,
+        _ => 0.0,
+    };
     let a_share = match known {
         Some(r) => r.a_share,
         None if e.is_decode() => 0.0,
         None => a_share(e, g[1], hit),
     };
-    // S at one K tile: the short-K shape below k_lo.
-    let (k_min, s_min) = match known {
-        Some(r) if !refill.short_k => (r.k_min, r.s_min),
-        _ => (kt, predict(s_shape, kt)?.seconds),
+    let (k_min, s_min) = match s_min_run {
+        Ok(i) => (kt, predicted[i].seconds),
+        Err(kept) => kept,
     };
-    // The same at one row of `S`'s workgroups, each tile's rows cut 16 short (a multiple of
-    // every kernel's leading-dimension alignment): every tile an edge tile. A decode kernel's
-    // blocks have no vector-store path to leave (0: not measured).
-    let s_edge = match known {
-        Some(r) if !refill.short_k => r.s_edge,
-        _ if e.is_decode() || e.tile.0 <= 16 => 0.0,
-        _ => predict(((e.tile.0 - 16) as usize, g[0] as usize * e.tile.1 as usize), kt)?.seconds,
+    let s_edge = match s_edge_run {
+        Ok(i) => predicted[i].seconds,
+        Err(kept) => kept,
     };
     Ok(Row {
         kernel: e.name.to_string(),
@@ -373,18 +426,27 @@ mod tests {
             .expect("a decode kernel");
         // Every split-K reduction has its least time for its current code, and one per arch is
         // what the model gives now.
-        for e in gemm_kernels::catalogue().iter().filter(|e| e.split_k == gemm_kernels::SplitRole::Reduce) {
+        let reductions: Vec<&'static KernelEntry> =
+            gemm_kernels::catalogue().iter().filter(|e| e.split_k == gemm_kernels::SplitRole::Reduce).collect();
+        for e in &reductions {
             let r = t
                 .reductions
                 .get(e.name)
                 .unwrap_or_else(|| panic!("{}: no reduction line; regenerate: {REGENERATE}", e.name));
             assert_eq!(r.hash, code_hash(e), "{}: stale reduction line; regenerate: {REGENERATE}", e.name);
-            if e.c_type == gemm_core::DType::Bf16 {
-                assert_eq!(r, &characterise_reduction(e, &options()).unwrap(), "{}: regenerate: {REGENERATE}", e.name);
-            }
+        }
+        // The model runs on every core (this test was 200 s of one core): the bf16 reductions
+        // side by side, then the launches of a kernel per arch and of the decode kernel
+        // (`characterise_on`, which gives the row `characterise` gives).
+        let jobs = crate::jobs::default_jobs();
+        let bf16: Vec<&'static KernelEntry> =
+            reductions.into_iter().filter(|e| e.c_type == gemm_core::DType::Bf16).collect();
+        let now = crate::jobs::map_jobs(&bf16, jobs, |&e| characterise_reduction(e, &options()).unwrap());
+        for (e, now) in bf16.iter().zip(&now) {
+            assert_eq!(&t.reductions[e.name], now, "{}: regenerate: {REGENERATE}", e.name);
         }
         for e in Arch::ALL.into_iter().map(cheapest).chain([decode]) {
-            let now = characterise(e, &options()).unwrap();
+            let now = characterise_on(e, &options(), jobs).unwrap();
             assert_eq!(
                 t.row(e).unwrap(),
                 &now,
