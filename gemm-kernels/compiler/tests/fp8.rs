@@ -259,33 +259,37 @@ fn fp8_every_flavour_arch_output() {
 /// The catalogue's fp8 kernels: every one on the edge shapes, every scheduling mode.
 #[test]
 fn fp8_catalogue_kernels() {
-    let ks: Vec<_> =
-        // Block-scaled kernels take block scales: tests/mx.rs and tests/block_fp8.rs; split-K
-        // partial kernels a workspace: tests/splitk.rs.
-        catalogue::configs()
-            .into_iter()
-            .filter(|c| {
-                c.ab_type.is_fp8()
-                    && c.block_scale == gemm_compiler::ir::BlockScale::None
-                    && c.split == gemm_compiler::ir::SplitK::None
-            })
-            .map(|c| compile(c).unwrap())
-            .collect();
-    assert!(ks.len() >= 4, "fp8 families on both archs");
+    // Block-scaled kernels take block scales: tests/mx.rs and tests/block_fp8.rs; split-K
+    // partial kernels a workspace: tests/splitk.rs.
+    let cs: Vec<_> = catalogue::configs()
+        .into_iter()
+        .filter(|c| {
+            c.ab_type.is_fp8()
+                && c.block_scale == gemm_compiler::ir::BlockScale::None
+                && c.split == gemm_compiler::ir::SplitK::None
+        })
+        .collect();
+    assert!(cs.len() >= 4, "fp8 families on both archs");
     for arch in Arch::ALL {
-        assert!(ks.iter().any(|k| k.config.arch == arch), "no fp8 kernel for {arch}");
+        assert!(cs.iter().any(|c| c.arch == arch), "no fp8 kernel for {arch}");
     }
-    for (i, k) in ks.iter().enumerate() {
+    // The kernels compile and run on every core (`par::map`); kernel `i` meets the scheduling
+    // modes from `i` on, as the serial loop did.
+    let indexed: Vec<_> = cs.into_iter().enumerate().collect();
+    par::map(&indexed, |&(i, c)| {
+        let k = compile(c).unwrap();
         // Decode kernels have no LDS tiles (their LDS holds the waves' partial sums).
         if !k.config.is_decode() {
             assert_eq!(gemm_compiler::lds::k_step_conflicts(&k.kernel), (0, 0), "{}", k.name);
         }
         for (ci, cs) in CASES.iter().enumerate() {
             let mode = Mode::ALL[(i + ci) % Mode::ALL.len()];
-            run_kernel(k, cs, Schedule { mode, seed: 90 + ci as u64 }, &[]);
+            run_kernel(&k, cs, Schedule { mode, seed: 90 + ci as u64 }, &[]);
         }
-    }
+    });
 }
+
+mod par;
 
 /// NaN and Inf codes decode per flavour: FNUZ has one NaN (0x80) and no Inf (0x7f is the
 /// largest finite value, 240 for e4m3 and 57344 for e5m2); OCP e4m3 has NaN 0x7f and no
