@@ -393,7 +393,9 @@ pub struct Fp8BlockPlan {
 /// (kernel M x N x K = weights x tokens x K): 4096^3 53.9 us against 77.0, 8192^3 390.6
 /// against 518.6; 1536x6144x7168 (144 big tiles on 256 CUs) 86.4 against 99.8; but
 /// 7168x1024x18432 (112 tiles) 205.3 against 129.5 and 4608x1024x7168 (72) 86.1 against 61.6:
-/// below half the CUs the small tile's four times as many workgroups win.
+/// below half the CUs the small tile's four times as many workgroups win. (`bsfp8pp` figures
+/// before session 31's spacing, deferred adds and staged epilogue, which put it at 44.0 us at
+/// 4096^3 and 334.5 at 8192^3, `lower/block_fp8.rs`; the rule not re-measured since.)
 pub fn plan_fp8_blocks(arch: Arch, p: &Fp8BlockProblem) -> Result<Fp8BlockPlan, String> {
     if let Some(why) = p.unfit(arch) {
         return Err(why);

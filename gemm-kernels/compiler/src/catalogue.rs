@@ -169,9 +169,9 @@
 //!   between the MFMAs (`lower/block_fp8.rs`). `bsfp8pp` (gfx950): the `fp8pp` tile and slim
 //!   ping-pong with each K step's MFMA into one of two rotating temporaries, its scaled adds
 //!   after the next MFMA (a whole tile's group sums do not fit beside the 128 accumulators in
-//!   the 256 registers of two waves per SIMD): `gemm mx --fp8-blocks` (bf16 out) 54.0 us at
-//!   4096^3 against 49.5 for `fp8pp` per-tensor and 77.0 for `bsfp8`; 390.6, 357.0 and 518.6
-//!   at 8192^3. The dispatcher takes it where its tiles fill every CU. gfx942's `bsfp8` runs
+//!   the 256 registers of two waves per SIMD), its epilogue staged through LDS like
+//!   `fp8pp`'s: `gemm mx --fp8-blocks` (bf16 out) 44.0 us at 4096^3 against 42.9 for `fp8pp`
+//!   per-tensor (97%) and 77.0 for `bsfp8`; 334.5, 328.8 and 518.6 at 8192^3. The dispatcher takes it where its tiles fill every CU. gfx942's `bsfp8` runs
 //!   8 waves (4x2 of 32x64) with the 8-wave interleave (`schedule::interleave8`), its carried
 //!   sums in VGPRs, and every block-scaled kernel the lean prologue and epilogue
 //!   (`schedule::slim_edges`): 130.3 us at 4096^3 against 117.9 for fp8 per-tensor (90%),

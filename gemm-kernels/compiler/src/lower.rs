@@ -1486,18 +1486,23 @@ impl L<'_> {
     /// these writes. Otherwise one write (or `v_mov`) per register.
     fn zero_accumulators(&mut self) {
         let c = *self.c();
-        let mfma = c.arch == Arch::Gfx950 && c.acc_regs() == 16 && self.acc.iter().all(|a| a.file == RegFile::Agpr);
-        if mfma {
+        // Block-scaled fp8's VGPR accumulators too (an MFMA may write VGPRs, ISA.md §1.5),
+        // and its rotating temporaries that the first tile adds (`bf_rot_zeroed`): 144
+        // `v_mov`s per wave of `bsfp8pp`, whose first main-loop MFMA of a 4096^3 workgroup
+        // came 600 clocks later with them (5.4k clocks after its start, 4.8k without).
+        let mut regs = self.acc.clone();
+        regs.extend(self.bf_rot_zeroed());
+        if c.arch == Arch::Gfx950 && c.acc_regs() == 16 {
             let z = self.vn(4);
             for r in 0..4 {
                 self.i(Op::V_MOV_B32, &[sub(z, r, 1), int(0)]);
             }
-            for a in self.acc.clone() {
+            for a in regs {
                 self.ie(Inst::new(Op::V_MFMA_F32_32X32X16_BF16, &[whole(a), whole(z), whole(z), int(0)]));
             }
             return;
         }
-        for a in self.acc.clone() {
+        for a in regs {
             let op = if a.file == RegFile::Agpr { Op::V_ACCVGPR_WRITE_B32 } else { Op::V_MOV_B32 };
             for r in 0..c.acc_regs() as u16 {
                 self.i(op, &[sub(a, r, 1), int(0)]);
@@ -1521,7 +1526,7 @@ impl L<'_> {
             self.region(&body, Pos::two(cur));
         }
         self.mx_refill(cur);
-        self.bf_refill(cur);
+        self.bf_body_end(cur);
     }
 
     /// A schedule's per-role operations (the stagger before and after the loop): a wave
@@ -1611,6 +1616,7 @@ impl L<'_> {
         let rps = (c.mfma.k / c.lane_groups() * c.ab_bytes() / 4) as u16;
         let steps = (c.tile.2 / c.mfma.k) as u16;
         let (fa, fb) = (self.cp[0].frags.clone(), self.cp[1].frags.clone());
+        let mut mfmas = vec![];
         for st in 0..steps {
             let piece = (st * rps / 4) as u32;
             if piece < sl.pieces.0 || piece >= sl.pieces.1 {
@@ -1620,9 +1626,19 @@ impl L<'_> {
             let d = st * rps % (4 * self.fpieces as u16);
             for (bm, a) in fa.iter().enumerate() {
                 for (bn, b) in fb.iter().enumerate().take(sl.bn.1 as usize).skip(sl.bn.0 as usize) {
-                    self.bf_rot_mfma(bm, bn, sub(*a, d, rps as u8), sub(*b, d, rps as u8));
+                    mfmas.push((bm, bn, sub(*a, d, rps as u8), sub(*b, d, rps as u8)));
                 }
             }
+        }
+        // The last MFMA's adds wait for a barrier or the next MFMA (`bf_rot_settle`).
+        let last = mfmas.len().saturating_sub(1);
+        let end = if sl.pieces.1 * 4 >= steps as u32 * rps as u32 {
+            block_fp8::Settle::AfterNext
+        } else {
+            block_fp8::Settle::BeforeSecond
+        };
+        for (i, (bm, bn, a, b)) in mfmas.into_iter().enumerate() {
+            self.bf_rot_mfma(bm, bn, a, b, if i == last { end } else { block_fp8::Settle::None });
         }
     }
 
@@ -1785,7 +1801,10 @@ impl L<'_> {
                 if *dma_in_flight {
                     self.p.items.push(Item::Note(crate::program::Note::DmaMayStayInFlight));
                 }
+                // Block-scaled fp8: a dot cluster's deferred adds (`bf_rot_settle`).
+                self.bf_rot_barrier(false);
                 self.i(Op::S_BARRIER, &[]);
+                self.bf_rot_barrier(true);
             }
             MOp::SetPrio(n) => self.i(Op::S_SETPRIO, &[O::Imm(*n as i64)]),
             MOp::PhaseInit { behind, ahead } => self.phase_init(*behind, *ahead),
@@ -2697,17 +2716,18 @@ fn paired_stores(c: &crate::ir::KernelConfig) -> bool {
 }
 
 /// Whether the epilogue's aligned `beta == 0` path without fp8 scale vectors stages the
-/// tile through LDS ([`L::store_staged`]): the fp8 slim ping-pong (`fp8pp`, per-tensor scales
-/// only; not `mxpp` nor `bsfp8pp`) where [`paired_stores`] holds, with waves of 128 rows
+/// tile through LDS ([`L::store_staged`]): the fp8 slim ping-pong (`fp8pp`, per-tensor scales,
+/// and `bsfp8pp`, block scales; not `mxpp`) where [`paired_stores`] holds, with waves of 128 rows
 /// (16 chunks of 8 rows, two 128-byte lines per column) whose 32-column halves fit one
 /// operand buffer together. The TCP looks up a tag each time the line changes in lane
 /// order: a paired store's lanes each write another column (64 lookups per 1 KiB store), a
 /// staged store's 8 consecutive lanes one line (8), which the timing model turns into a
-/// faster drain of the stores of the one workgroup per CU.
+/// faster drain of the stores of the one workgroup per CU (`bsfp8pp` at 4096^3: the
+/// workgroup's last MFMA to its end 5.8k clocks -> 3.4k, `examples/phases.rs`).
 fn staged_epilogue(c: &crate::ir::KernelConfig) -> bool {
     paired_stores(c)
         && c.scaled()
-        && c.block_scale == crate::ir::BlockScale::None
+        && matches!(c.block_scale, crate::ir::BlockScale::None | crate::ir::BlockScale::Fp8Blocks)
         && c.split == SplitK::None
         && c.mfma.n == 32
         && c.wave_rows(Operand::A) == 128
@@ -3080,9 +3100,10 @@ pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
         }
         l.mx_use(cur);
         l.bf_use(cur);
-        // The last tile: no next tile to carry its trailing scaled adds.
+        // The last tile: no next tile to carry its trailing scaled adds, no set to refill.
         if let Some(bf) = l.bf.as_mut() {
             bf.flush = true;
+            bf.refill = None;
         }
         l.region(&k.drain, Pos::two(cur));
         if cur == 0 {

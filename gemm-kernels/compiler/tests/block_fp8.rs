@@ -393,3 +393,67 @@ fn block_fp8_catalogue_kernels() {
         }
     }
 }
+
+/// The epilogue staged through LDS (`lower.rs` `store_staged`) on the slim ping-pong's bf16
+/// and f16 C (`bsfp8pp`): compiled in (two rounds of 16 `ds_write_b64` per wave, nothing else in the
+/// kernel writes LDS from registers), right bit for bit with `beta == 0` (C NaN-filled: a
+/// stored column the kernel skipped stays NaN) on an interior tile and on tiles cut by `n`
+/// inside a group of 8 columns (their lanes store through offsets past NUM_RECORDS), for one,
+/// two and three K tiles (the region lies in LDS buffer 1, 0, 1: the one the drain does not
+/// read), beside tiles cut by `m` (element stores); the same shapes with `beta != 0` take the
+/// paired stores. Checkers silent in every scheduling mode used.
+#[test]
+fn block_fp8_slim_staged_epilogue() {
+    use gemm_compiler::schedule::Schedule as Loop;
+    let cases = [
+        // One K tile; columns 256..299 in the second tile column.
+        Case { m: 256, n: 300, k: 100, pad: 8, alpha: 1.5, beta: 0.0 },
+        // Two K tiles, a K tail; 7 columns in the last tile, rows 256..299 by elements.
+        Case { m: 300, n: 263, k: 200, pad: 24, alpha: -0.5, beta: 0.0 },
+        // Three K tiles, column-major activation scales (K a multiple of 3).
+        Case { m: 256, n: 40, k: 384, pad: 5, alpha: 2.0, beta: 0.0 },
+    ];
+    for (oi, c) in [DType::Bf16, DType::F16].into_iter().enumerate() {
+        let mut cfg = config(Arch::Gfx950, c).with_shape((256, 256, 128), (2, 4), MfmaShape::fp8_32(Arch::Gfx950), 2);
+        cfg.block_scale = BlockScale::Fp8Blocks;
+        cfg.schedule = Loop::PingPongSlim { clusters: 2 };
+        let k = compile(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name()));
+        let writes = k.insts.iter().filter(|x| x.op.name() == "ds_write_b64").count();
+        assert_eq!(writes, 32, "{}: the staged epilogue's LDS writes", k.name);
+        for (ci, cs) in cases.iter().enumerate() {
+            // bf16 every case; f16 the first and the last (C cut by n, K in 1 and 3 tiles).
+            if oi == 1 && ci == 1 {
+                continue;
+            }
+            for (bi, beta) in [0.0f32, 0.75].into_iter().enumerate() {
+                let mode = Mode::ALL[(2 * ci + bi + oi) % Mode::ALL.len()];
+                run(&k, &Case { beta, ..*cs }, Schedule { mode, seed: 170 + (2 * ci + bi) as u64 });
+            }
+        }
+    }
+}
+
+/// Planted bugs in the slim ping-pong of block-scaled fp8 (`bsfp8pp`: the adds of each dot
+/// cluster's last MFMA after its barrier, the scale refill in the second memory cluster):
+/// the barrier that publishes the next tile removed, and the loop's first `vmcnt` one too
+/// weak. The checkers report each and the longest-latency mode turns it into wrong numbers.
+#[test]
+fn block_fp8_slim_ping_pong_planted_bugs() {
+    use gemm_compiler::plant::PlantedBug;
+    use gemm_compiler::{compile_kernel_with, optimise, Options};
+    let cs = Case { m: 256, n: 256, k: 384, pad: 0, alpha: 1.0, beta: 0.0 };
+    let mut cfg =
+        config(Arch::Gfx950, DType::Bf16).with_shape((256, 256, 128), (2, 4), MfmaShape::fp8_32(Arch::Gfx950), 2);
+    cfg.block_scale = BlockScale::Fp8Blocks;
+    cfg.schedule = gemm_compiler::schedule::Schedule::PingPongSlim { clusters: 2 };
+    let clean = compile(cfg).unwrap();
+    let (r, wrong) = run_report(&clean, &cs, Schedule { mode: Mode::LongestLatency, seed: 5 });
+    assert!(r.reports.is_empty() && wrong.is_empty(), "unplanted kernel: {r} {wrong:?}");
+    for bug in [PlantedBug::BarrierRemoved, PlantedBug::WeakVmcnt] {
+        let k = compile_kernel_with(optimise(cfg).unwrap(), Options { plant: Some(bug), ..Default::default() })
+            .unwrap_or_else(|e| panic!("{bug:?}: {e}"));
+        let (r, wrong) = run_report(&k, &cs, Schedule { mode: Mode::LongestLatency, seed: 5 });
+        assert!(!r.reports.is_empty(), "{bug:?}: checkers silent");
+        assert!(!wrong.is_empty(), "{bug:?}: longest-latency schedule still right");
+    }
+}

@@ -74,8 +74,16 @@ pub const DEEPSEEK: &[Shape] = &[
 pub fn predict_fp8_blocks(
     plan: &gemm_dispatch::plan::block_scaled::Fp8BlockPlan,
 ) -> Result<gemm_emu::timing::Prediction, String> {
+    predict_fp8_blocks_with(plan, &ModelOptions::default())
+}
+
+/// [`predict_fp8_blocks`] under `opts` (e.g. with a span trace, the `phases` example's).
+pub fn predict_fp8_blocks_with(
+    plan: &gemm_dispatch::plan::block_scaled::Fp8BlockPlan,
+    opts: &ModelOptions,
+) -> Result<gemm_emu::timing::Prediction, String> {
     let p = &plan.problem;
-    predict_block_launch(plan.entry, p.spans(), 2.0 * p.m as f64 * p.n as f64 * p.k as f64, |x| {
+    predict_block_launch(plan.entry, p.spans(), 2.0 * p.m as f64 * p.n as f64 * p.k as f64, opts, |x| {
         plan.launch(x[0], x[1], x[2], x[3], x[4])
     })
 }
@@ -86,6 +94,7 @@ fn predict_block_launch(
     entry: &gemm_kernels::KernelEntry,
     spans: [u64; 5],
     flops: f64,
+    opts: &ModelOptions,
     launch: impl FnOnce([u64; 5]) -> Result<gemm_dispatch::plan::kernel_plan::Launch, String>,
 ) -> Result<gemm_emu::timing::Prediction, String> {
     let dev = Device::new(entry.arch);
@@ -103,7 +112,7 @@ fn predict_block_launch(
         dynamic_lds: 0,
         flops,
     };
-    Model::new(entry.arch).predict(dev.memory(), &w, &ModelOptions::default()).map_err(|e| e.to_string())
+    Model::new(entry.arch).predict(dev.memory(), &w, opts).map_err(|e| e.to_string())
 }
 
 /// `gemm mx --fp8-blocks`: block-scaled fp8 against fp8 per-tensor, both archs.
@@ -220,7 +229,8 @@ fn variants() -> Vec<(String, gemm_compiler::ir::KernelConfig)> {
 /// device's memory.
 pub fn predict_mx(plan: &MxPlan) -> Result<gemm_emu::timing::Prediction, String> {
     let p = &plan.problem;
-    predict_block_launch(plan.entry, p.spans(), 2.0 * p.m as f64 * p.n as f64 * p.k as f64, |x| {
+    let opts = ModelOptions::default();
+    predict_block_launch(plan.entry, p.spans(), 2.0 * p.m as f64 * p.n as f64 * p.k as f64, &opts, |x| {
         plan.launch(x[0], x[1], x[2], x[3], x[4])
     })
 }

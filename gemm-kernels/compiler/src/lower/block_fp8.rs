@@ -47,11 +47,16 @@
 //!   0), and the temporary's scaled adds follow the next MFMA ([`bf_rot_mfma`](L::bf_rot_mfma)):
 //!   the scale is applied per K step of 64 (two scaled adds per group where the other
 //!   kernels add the group's sum once: one more f32 rounding, none where the sums are exact). A tile ends with its last MFMA's adds pending; the next tile
-//!   (a body or a drain) starts from that state ([`bf_rot_enter`](L::bf_rot_enter)), the setup
-//!   zeroing it for the first tile, and the drain adds it after its MFMAs. The scale products
-//!   are one pair per two N blocks, recomputed once the previous tile's pending adds are out.
-//!   `gemm mx --fp8-blocks`, bf16 out: 4096^3 54.0 us against 49.5 for `fp8pp` (92%), 8192^3
-//!   390.6 against 357.0 (91%); the 128x128 kernel 77.0 and 518.6.
+//!   (a body or a drain) starts from that state ([`bf_rot_enter`](L::bf_rot_enter)), the
+//!   prologue zeroing it for the first tile with the accumulators (one MFMA per block), and
+//!   the drain adds it after its MFMAs. The scale products are one pair per two N blocks,
+//!   recomputed once the previous tile's pending adds are out. An `s_nop` of
+//!   [`rot_spacing`] wait states before every MFMA's adds keeps each gap inside the MFMA's 64
+//!   clocks; a dot cluster's last adds follow its barrier ([`Settle`]), and a tile's scale
+//!   refill waits for its second memory cluster, which issues no copies. `gemm mx
+//!   --fp8-blocks`, bf16 out: 4096^3 44.0 us against 42.9 for `fp8pp` (97%; 48.8 before the
+//!   spacing, the deferred adds, the refill's move, the MFMA zeroing and the staged epilogue:
+//!   46.9, 46.0, 45.3, 45.2, 44.0), 8192^3 334.5 against 328.8 (98%; 367.2 before).
 //!
 //! The scales stream like the MX ones (`lower/mx.rs`): two sets following the LDS buffers, the
 //! last (partial) K group's in set 0 and group 0's in set 1 from the setup, each set reloaded
@@ -109,6 +114,36 @@ pub(super) struct Fp8Blocks {
     pending: std::collections::VecDeque<(usize, Reg, usize)>,
     /// Rotating temporaries: pending adds of the previous tile, before this tile's products.
     stale: usize,
+    /// Rotating temporaries: where a slice's deferred adds go ([`Settle`]).
+    hold: Settle,
+    /// The set whose refill ([`bf_refill`](L::bf_refill)) waits for the barrier that ends the
+    /// loop body's first dot cluster ([`bf_rot_barrier`](L::bf_rot_barrier)), the rotating
+    /// temporaries' tile having computed its products from it: the second memory cluster
+    /// issues no copies, where the body's end put its three loads ahead of the next tile's
+    /// copies in the 32 KB the TCP holds in flight (the timing model, `bsfp8pp` at 4096^3:
+    /// 45.3 us against 46.0).
+    pub refill: Option<u32>,
+}
+
+/// Where the adds a slice's last MFMA left pending go (`mop`'s barriers,
+/// [`bf_rot_barrier`](L::bf_rot_barrier)), unless an MFMA needs their temporary first: after
+/// the barrier that ends the dot cluster, in the memory cluster that the other wave's MFMAs
+/// cover. The timing model, `bsfp8pp` at 4096^3: 46.0 us against 46.9 with the adds before
+/// that barrier. A tile's last slice settles right after it ([`Settle::AfterNext`]: the
+/// body's state crosses no loop edge, [`bf_rot_enter`](L::bf_rot_enter)); the others at the
+/// end of the next memory cluster ([`Settle::BeforeSecond`], as fast) with the scale refill
+/// after their barrier ([`Fp8Blocks::refill`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(super) enum Settle {
+    /// Nothing deferred (or emitted where the next MFMA needs it).
+    #[default]
+    None,
+    /// Right after the next barrier (the one that ends the dot cluster).
+    AfterNext,
+    /// Right before the second barrier from here: the end of the next memory cluster.
+    BeforeSecond,
+    /// [`Settle::BeforeSecond`] past its first barrier.
+    BeforeNext,
 }
 
 impl L<'_> {
@@ -183,11 +218,8 @@ impl L<'_> {
                 self.i(Op::V_MOV_B32, &[sub(*w, 0, 1), int(0)]);
                 self.i(Op::V_MOV_B32, &[sub(*w, 1, 1), int(0)]);
             }
-            for t in &rot[1..] {
-                for r in 0..c.acc_regs() as u16 {
-                    self.i(Op::V_MOV_B32, &[sub(*t, r, 1), int(0)]);
-                }
-            }
+            // Temporaries `1..`: zeroed with the accumulators (`zero_accumulators`, the slim
+            // ping-pong's prologue, `bf_rot_zeroed`).
         }
         if carry {
             for set in &mut prod {
@@ -234,6 +266,8 @@ impl L<'_> {
             rot_next: 0,
             pending: Default::default(),
             stale: 0,
+            hold: Settle::None,
+            refill: None,
         });
         // Set 0: the last K group (`cnt`, K tiles are groups); set 1: group 0; then group 1.
         for x in 0..2 {
@@ -298,7 +332,9 @@ impl L<'_> {
         bf.cur = cur as usize;
         if !bf.rot.is_empty() {
             // Rotating temporaries: this tile's scale products once the previous tile's
-            // pending adds (which read the products) are out.
+            // pending adds (which read the products) are out; its set is refilled after them,
+            // in the body's second memory cluster ([`Fp8Blocks::refill`]).
+            bf.refill = Some(cur);
             self.bf_rot_enter();
             return;
         }
@@ -493,11 +529,15 @@ impl L<'_> {
     }
 
     /// Rotating temporaries: one MFMA of block `(bm, bn)` (`a`, `b` its operands) into the next
-    /// temporary from srcC = 0, then the scaled adds of the oldest pending temporary when all
-    /// of them are in use (the next MFMA writes it).
-    pub(super) fn bf_rot_mfma(&mut self, bm: usize, bn: usize, a: O, b: O) {
+    /// temporary from srcC = 0, then, after an `s_nop` of [`rot_spacing`] wait states, the
+    /// scaled adds of the oldest pending temporary when all of them are in use (the next MFMA
+    /// writes it), or those adds left to a barrier (`defer`, [`Settle`]).
+    pub(super) fn bf_rot_mfma(&mut self, bm: usize, bn: usize, a: O, b: O, defer: Settle) {
         let op = self.mfma_op();
         let nbn = self.cp[1].frags.len();
+        // Adds deferred past a barrier ([`bf_rot_settle`](L::bf_rot_settle)) and not yet
+        // emitted: before this MFMA overwrites their temporary.
+        self.bf_rot_settle();
         let bf = self.bf.as_mut().expect("block-scaled fp8");
         let t = bf.rot[bf.rot_next];
         bf.rot_next = (bf.rot_next + 1) % bf.rot.len();
@@ -505,8 +545,64 @@ impl L<'_> {
         let inst = self.mfma_inst(op, whole(t), a, b);
         self.ie(with_src_c(inst, int(0)));
         let n = self.bf.as_ref().expect("bf").rot.len();
-        while self.bf.as_ref().expect("bf").pending.len() >= n {
+        if self.bf.as_ref().expect("bf").pending.len() < n {
+            return;
+        }
+        if defer != Settle::None {
+            self.bf.as_mut().expect("bf").hold = defer;
+            return;
+        }
+        let x = rot_spacing(self.c());
+        if x > 0 {
+            self.i(Op::S_NOP, &[O::Imm(i64::from(x) - 1)]);
+        }
+        self.bf_rot_settle();
+    }
+
+    /// Rotating temporaries that the first tile adds before any MFMA wrote them (`1..R`,
+    /// [`bf_rot_enter`](L::bf_rot_enter)), for the prologue to zero with the accumulators
+    /// (`zero_accumulators`; `rotates` kernels take the prologue that calls it).
+    pub(super) fn bf_rot_zeroed(&self) -> Vec<Reg> {
+        self.bf.as_ref().map_or(vec![], |bf| bf.rot.iter().skip(1).copied().collect())
+    }
+
+    /// Rotating temporaries: the adds of the oldest pending temporaries while every one is
+    /// pending (the next MFMA would overwrite the oldest). A slice's last MFMA leaves its adds
+    /// to a barrier of the slim ping-pong ([`Settle`]): issued before the barrier that ends
+    /// the dot cluster, they held it about 60 clocks past the cluster's last MFMA issue, the
+    /// other wave of the SIMD waiting on it to start its cluster.
+    pub(super) fn bf_rot_settle(&mut self) {
+        let Some(bf) = self.bf.as_mut() else { return };
+        bf.hold = Settle::None;
+        let n = bf.rot.len();
+        while n > 0 && self.bf.as_ref().expect("bf").pending.len() >= n {
             self.bf_rot_pop();
+        }
+    }
+
+    /// Rotating temporaries at a barrier of the loop schedule (`after`: just emitted): the
+    /// deferred adds whose place it is ([`Settle`]).
+    pub(super) fn bf_rot_barrier(&mut self, after: bool) {
+        let Some(bf) = self.bf.as_mut() else { return };
+        match (bf.hold, after) {
+            (Settle::AfterNext, true) | (Settle::BeforeNext, false) => self.bf_rot_settle(),
+            (Settle::BeforeSecond, true) => {
+                bf.hold = Settle::BeforeNext;
+                if let Some(cur) = bf.refill.take() {
+                    self.bf_refill(cur);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// After the loop body of buffer `cur` (its schedule emitted): its set's refill, where
+    /// no barrier of the body took it ([`Fp8Blocks::refill`]).
+    pub(super) fn bf_body_end(&mut self, cur: u32) {
+        let Some(bf) = self.bf.as_mut() else { return };
+        let left = bf.refill.take();
+        if left.is_some() || bf.rot.is_empty() {
+            self.bf_refill(cur);
         }
     }
 
@@ -570,6 +666,7 @@ impl L<'_> {
 
     /// Rotating temporaries, after the last tile's MFMAs: every pending add.
     pub(super) fn bf_rot_flush(&mut self) {
+        self.bf.as_mut().expect("bf").hold = Settle::None;
         while !self.bf.as_ref().expect("bf").pending.is_empty() {
             self.bf_rot_pop();
         }
@@ -586,11 +683,30 @@ pub fn rotates(c: &crate::ir::KernelConfig) -> bool {
 /// The rotating temporaries ([`rotates`]): two. On the `fp8pp` tile (8 blocks of 16 sums per
 /// wave) the 128 accumulators, the 48 slim fragment registers, the scales and the addresses
 /// leave room for two (249 VGPRs allocated); a third needs 16 more, past the 256 per lane that
-/// two waves per SIMD leave. With two, a temporary's adds follow the next MFMA (`hazard.rs`
-/// adds the `s_nop`s that cover the rest of its 20 wait states), and the timing model still
-/// puts the kernel at 91-92% of `fp8pp` (module docs).
+/// two waves per SIMD leave. With two, a temporary's adds follow the next MFMA after an
+/// `s_nop` ([`rot_spacing`]) that covers, with the gap before, the rest of its 20 wait states.
 pub fn rot_temps(_c: &crate::ir::KernelConfig) -> usize {
     2
+}
+
+/// Wait states between an XDL MFMA and a VALU reading its result (hazard.rs: `passes + 3`,
+/// passes taken as 16 for 32x32 shapes and 8 for 16x16, one more on gfx950; ISA.md §1.5).
+fn xdl_to_valu(c: &crate::ir::KernelConfig) -> u32 {
+    (if c.mfma.m == 32 { 19 } else { 11 }) + u32::from(c.arch == crate::ir::Arch::Gfx950)
+}
+
+/// Wait states ([`bf_rot_mfma`](L::bf_rot_mfma) puts an `s_nop` of them) between each MFMA of
+/// the rotating temporaries and the scaled adds after it: with two temporaries the adds
+/// after MFMA `k` read MFMA `k - 1`'s sums, and the `N` wait states they need (20 for a
+/// 32x32 MFMA on gfx950, [`xdl_to_valu`]) span the previous gap, the previous adds (`a` =
+/// `acc_regs / 2` packed FMAs) and MFMA `k`: `2x + a + 1 >= N`, `x = ceil((N - 1 - a) / 2)`
+/// in every gap. Left to hazard.rs, the nops fall greedily as 11, 0, 11, 0 (`bsfp8pp`): one
+/// gap in two held 1 + 11 + 8 = 20 issue slots, over the 16 (64 clocks) of the MFMA before
+/// it, and the timing model showed the matrix pipe idle 16 clocks per pair of MFMAs (4096^3,
+/// gfx950: MFMAs 64 and 80 clocks apart). With 6 in every gap each holds 15.
+pub fn rot_spacing(c: &crate::ir::KernelConfig) -> u32 {
+    let adds = c.acc_regs() / 2;
+    (xdl_to_valu(c) - 1).saturating_sub(adds).div_ceil(2)
 }
 
 /// Blocks whose scaled adds trail their MFMAs: the fewest that put `passes + 3` wait states
@@ -604,7 +720,7 @@ pub fn add_lag(c: &crate::ir::KernelConfig) -> usize {
     let steps = (c.tile.2 / c.mfma.k) as usize;
     let per_unit = if sums_in_vgprs(c) { 1 } else { 3 };
     let per_block = steps + per_unit * (c.acc_regs() / 2) as usize;
-    let need = if c.mfma.m == 32 { 19 } else { 11 } + usize::from(c.arch == crate::ir::Arch::Gfx950);
+    let need = xdl_to_valu(c) as usize;
     if blocks < 2 {
         return 0;
     }
