@@ -179,7 +179,8 @@ impl KernelEntry {
         self.a_type == DType::F32 && self.mfma.0 * self.mfma.2 / 64 == 2
     }
     /// Whether this is a decode kernel (gemm-compiler `lower/decode.rs`: A^T B with every wave on
-    /// one block of C and K split over the waves).
+    /// one block of C and K split over the waves; `lower/decode_rows.rs`: the waves on the rows,
+    /// the activations staged in LDS).
     pub fn is_decode(&self) -> bool {
         self.schedule.starts_with("decode")
     }

@@ -216,7 +216,8 @@ pub struct Family {
     /// Split-K role: plain kernels, or f32 partial sums over a K range (`ir::SplitK`).
     pub split: SplitK,
     /// Decode families ([`Schedule::Decode`]): the waves that split K (the wave grid is
-    /// `(1, 1)`: every wave owns the whole block of C). 0 elsewhere.
+    /// `(1, 1)`: every wave owns the whole block of C); [`Schedule::DecodeRows`]: the waves
+    /// stacked along the rows (the wave grid `(waves, 1)`). 0 elsewhere.
     pub decode_waves: u32,
     /// MX families (`ir::BlockScale::Mx`): the `(A, B)` element formats built (each with
     /// f32, bf16 and f16 outputs); `dtypes` is then unused. Empty elsewhere.
@@ -579,6 +580,7 @@ pub fn families() -> Vec<Family> {
             });
         }
         out.extend(decode_families(arch));
+        out.extend(decode_rows_families(arch));
         // Before the tiled grouped family: the dispatcher's grouped plan takes the first
         // grouped kernel that fits every group (gemm-dispatch `plan/grouped.rs`), and this one
         // fits only groups of at most 16 activation columns in the Linear layout.
@@ -667,6 +669,62 @@ fn decode_families(arch: Arch) -> Vec<Family> {
         })
         .collect()
 }
+/// The decode families with the waves on the rows ([`decode_rows_families`]).
+pub const DECODE_ROWS: &str = "decode_rows";
+
+/// One decode-rows shape: row blocks of 16 per wave, columns of C, waves, loads per row block.
+type DecodeRowsShape = (u32, u32, u32, u32);
+
+/// The decode families with the waves on the rows (`lower/decode_rows.rs`, issue 23,
+/// `KernelConfig::decode_rows`): B's K-step slice staged once per workgroup in LDS, each
+/// wave its own rows over the whole step, so only the weights hold the CU's loads in flight.
+/// Chosen by the timing model on 28672x{16,32,64}x4096 bf16 (Llama-8B gate_up, the 224 MiB
+/// of weights past gfx950's Infinity Cache; `gemm sweep --decode --trans tn --m 28672 --k
+/// 4096`), against the decode shapes above at the same M:
+///
+/// * 64x16, 4 waves, 4 loads: M <= 16 (gfx950 35.9 us, 92% HBM busy, where 32x16 w1 u4
+///   predicts 73.8 us and the table's plan 43.4);
+/// * 128x32, 8 waves, 4 loads: M = 17..32 (gfx950 34.9 us, 88% HBM busy, against 57.3 for
+///   32x32 w1 u4 at 36% and the plan's 38.9);
+/// * 128x64, 4 waves of two row blocks, 2 loads: M = 33..64 (gfx942 48.4 us against the plan's
+///   54.7; gfx950 37.9, where the plan's pipelined 64x64x128 predicts 35.3);
+/// * 32x32 and 32x16, 2 waves, 2 loads: small workgroups for layers of few rows and gfx942
+///   (28672x32: 37.4 us; 28672x16: 37.6; both below the 44.5 us floor at peak HBM, which is
+///   the model's, not the kernel's: the footprint pass counts both 64-byte halves of a
+///   weight line as L1 misses and so assigns half the lines to L2, while the cycle-level L1
+///   merges the second half into the first's fill; the characterisation table will say
+///   whether the dispatcher takes them).
+///
+/// No split-K twins and no grouped kernel yet (the lowering takes grouped tables:
+/// `tests/emulator.rs`).
+pub const DECODE_ROWS_SHAPES: &[DecodeRowsShape] =
+    &[(1, 16, 4, 4), (1, 32, 8, 4), (2, 64, 4, 2), (1, 32, 2, 2), (1, 16, 2, 2)];
+
+fn decode_rows_families(arch: Arch) -> Vec<Family> {
+    let dtypes: &'static [DType] = match arch {
+        Arch::Gfx942 => &[DType::Bf16, DType::F16, DType::Fp8E4M3Fnuz, DType::Fp8E5M2Fnuz],
+        Arch::Gfx950 => &[DType::Bf16, DType::F16, DType::Fp8E4M3, DType::Fp8E5M2],
+    };
+    DECODE_ROWS_SHAPES
+        .iter()
+        .map(|&(blocks, cols, waves, unroll)| Family {
+            transposes: K_CONTIGUOUS,
+            dtypes,
+            stages: 1,
+            schedule: Schedule::DecodeRows { unroll: unroll as u8 },
+            decode_waves: waves,
+            ..Family::new(
+                DECODE_ROWS,
+                arch,
+                (waves * blocks * 16, cols, 0),
+                (waves, 1),
+                MfmaShape::native_16(arch),
+                "decode (M = 16..64 of a Linear layer): the activations staged once per workgroup and K step in LDS, each wave its own weight rows streamed straight into the MFMA registers",
+            )
+        })
+        .collect()
+}
+
 /// The split-K partial kernels (`ir::SplitK::Partial`): f32 partial sums into a workspace.
 pub const SPLITK: &str = "splitk";
 /// The ping-pong tile's split-K partial kernels (gfx942), for the split tail of a grid.
@@ -992,6 +1050,15 @@ pub fn entries() -> Vec<(Family, KernelConfig)> {
                                     ab,
                                     c,
                                     f.tile.0,
+                                    f.tile.1,
+                                    f.decode_waves,
+                                    u32::from(unroll),
+                                ),
+                                Schedule::DecodeRows { unroll } => KernelConfig::decode_rows(
+                                    f.arch,
+                                    ab,
+                                    c,
+                                    f.tile.0 / (16 * f.decode_waves),
                                     f.tile.1,
                                     f.decode_waves,
                                     u32::from(unroll),

@@ -312,8 +312,21 @@ pub fn occupancy(arch: Arch, vgprs: u32, agprs: u32, lds_bytes: u32, waves: u32)
 /// Bytes of LDS a decode kernel uses: waves 1.. each park their partial sums there
 /// (`lower/decode.rs`), one 1 KiB block (a 16x16 f32 MFMA result, 64 lanes x 16 bytes) per
 /// block of C.
+/// With the waves on the rows ([`crate::schedule::Schedule::DecodeRows`]): B's two buffers
+/// of `NT` columns of one K step, each column padded by 16 bytes ([`decode_rows_col_bytes`]).
 pub fn decode_lds_bytes(c: &KernelConfig) -> u32 {
+    if matches!(c.schedule, crate::schedule::Schedule::DecodeRows { .. }) {
+        return 2 * c.tile.1 * decode_rows_col_bytes(c);
+    }
     (c.waves - 1) * (c.tile.0 / 16) * (c.tile.1 / 16) * 1024
+}
+
+/// Bytes of one column of B in a [`crate::schedule::Schedule::DecodeRows`] kernel's LDS
+/// buffer: the K step's bytes and 16 of padding, so the 16 columns an MFMA operand read
+/// takes start 4 banks apart (ISA.md §2.5: 64 banks of 4 bytes) and a 16-byte read of each
+/// meets no bank twice.
+pub fn decode_rows_col_bytes(c: &KernelConfig) -> u32 {
+    c.tile.2 * c.ab_bytes() + 16
 }
 
 /// The decode space (`KernelConfig::decode`): A^T B with 16-byte vector loads, the arch's
@@ -322,8 +335,8 @@ pub fn decode_lds_bytes(c: &KernelConfig) -> u32 {
 /// gfx950's fp8 `16x16x128`), one register set in flight beside the one in use.
 fn check_decode(c: &KernelConfig) -> Result<(), Unfit> {
     let no = |why: &str| Err(Unfit::Decode(why.into()));
-    let crate::schedule::Schedule::Decode { unroll } = c.schedule else { unreachable!() };
-    let u = unroll as u32;
+    let u = c.decode_unroll().expect("a decode kernel");
+    let rows = matches!(c.schedule, crate::schedule::Schedule::DecodeRows { .. });
     if (c.trans_a, c.trans_b) != (true, false) || c.align != crate::ir::Align::Vec8 {
         return no("only A^T B (both operands contiguous along K) with 16-byte vector loads");
     }
@@ -336,14 +349,20 @@ fn check_decode(c: &KernelConfig) -> Result<(), Unfit> {
     if c.mfma.m != 16 || crate::lower::mfma_op_ab(c.arch, c.ab_type, c.b_type(), c.mfma).is_none() {
         return Err(Unfit::MfmaShape { arch: c.arch, dtype: c.ab_type, shape: c.mfma });
     }
-    if c.stages != 1 || c.wave_grid != (1, 1) || !c.grid.is_plain() {
-        return no("one register pipeline, one block of C per workgroup, plain grid");
+    if c.stages != 1 || !c.grid.is_plain() {
+        return no("one register pipeline, plain grid");
     }
     if c.grouped && (c.split != SplitK::None || c.fusion != crate::ir::Fusion::NONE) {
         return no("grouped kernels take no split dimension and no fused epilogue");
     }
     if c.sync != crate::schedule::phase::Sync::Barrier {
         return no("no phase counters");
+    }
+    if rows {
+        return check_decode_rows(c, u);
+    }
+    if c.wave_grid != (1, 1) {
+        return no("one block of C per workgroup, every wave on it");
     }
     let (mt, nt, kt) = c.tile;
     if !matches!(mt, 16 | 32 | 64) || !matches!(nt, 16 | 32 | 64) {
@@ -375,6 +394,49 @@ fn check_decode(c: &KernelConfig) -> Result<(), Unfit> {
     let vgprs = 2 * (mt + nt) / 16 * u * 4 + 40;
     if vgprs > 256 {
         return Err(Unfit::Vgprs { vgprs, frags: 2 * (mt + nt) / 16 * u * 4, staging: 0 });
+    }
+    Ok(())
+}
+
+/// The decode space with the waves on the rows ([`KernelConfig::decode_rows`]): 1..8 waves
+/// of 1, 2 or 4 row blocks each (at most 256 rows), 16..64 columns, 1..8 loads per row
+/// block; B's K-step slice is copied by every thread in whole 16-byte vectors (at least one
+/// per thread: `NT * 4 * unroll >= 64 W`), and its two buffers fit LDS. No split-K twin yet.
+fn check_decode_rows(c: &KernelConfig, u: u32) -> Result<(), Unfit> {
+    let no = |why: &str| Err(Unfit::Decode(why.into()));
+    let (mt, nt, kt) = c.tile;
+    let w = c.waves;
+    if c.wave_grid != (w, 1) || !w.is_power_of_two() || w > 8 {
+        return no("1..8 waves (a power of two) stacked along the rows");
+    }
+    let rb = mt / (16 * w);
+    if mt != 16 * w * rb || !matches!(rb, 1 | 2 | 4) || mt > 256 || !matches!(nt, 16 | 32 | 64) {
+        return no("1, 2 or 4 row blocks of 16 per wave (at most 256 rows) and 16, 32 or 64 columns");
+    }
+    if !u.is_power_of_two() || u > 8 {
+        return no("1..8 loads per row block, a power of two");
+    }
+    if c.mfma.k / 4 * c.ab_bytes() > 16 * u {
+        return no("an MFMA operand of 32 bytes per lane needs an even number of loads");
+    }
+    if kt * c.ab_bytes() != 64 * u {
+        return no("the K tile is loads x 64 bytes");
+    }
+    if nt * 4 * u < 64 * w {
+        return no("every thread copies at least one 16-byte vector of B per K step");
+    }
+    if c.split != SplitK::None {
+        return no("no split-K partial kernels with the waves on the rows");
+    }
+    let lds = decode_lds_bytes(c);
+    if lds > 65536 || lds > lds_per_cu(c.arch) {
+        return no("B's two buffers must fit LDS and the 16-bit DS offset");
+    }
+    let copies = nt * 4 * u / (64 * w);
+    let frags = (2 * rb + nt / 16) * u * 4 + 2 * copies * 4;
+    let vgprs = frags + 40;
+    if vgprs > 256 {
+        return Err(Unfit::Vgprs { vgprs, frags, staging: 2 * copies * 4 });
     }
     Ok(())
 }

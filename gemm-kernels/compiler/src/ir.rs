@@ -353,6 +353,28 @@ impl KernelConfig {
         c.schedule = crate::schedule::Schedule::Decode { unroll: unroll as u8 };
         c
     }
+    /// A decode kernel with the waves on the rows (`schedule::Schedule::DecodeRows`,
+    /// `lower/decode.rs`) for the Linear layout: `waves` waves of `row_blocks` 16-row blocks
+    /// of A each (`waves * row_blocks * 16` rows of C per workgroup, wave grid `(waves, 1)`)
+    /// by `cols` columns, `unroll` 16-byte loads per lane and row block per K step; the K
+    /// tile is one step, `unroll` loads of 64 bytes per row, and B's `cols x KT` slice of it
+    /// goes through LDS once per workgroup.
+    pub fn decode_rows(
+        arch: Arch,
+        ab_type: DType,
+        c_type: DType,
+        row_blocks: u32,
+        cols: u32,
+        waves: u32,
+        unroll: u32,
+    ) -> Self {
+        let mut c = KernelConfig::new(arch, ab_type, c_type, true, false, Align::Vec8);
+        let mfma = if ab_type.is_fp8() { MfmaShape::fp8_16(arch) } else { MfmaShape::native_16(arch) };
+        let kt = unroll * 64 / ab_type.size_bytes() as u32;
+        c = c.with_shape((waves * row_blocks * 16, cols, kt), (waves, 1), mfma, 1);
+        c.schedule = crate::schedule::Schedule::DecodeRows { unroll: unroll as u8 };
+        c
+    }
     /// The MX kernel of this configuration (`BlockScale::Mx`): A and B in any MX formats
     /// (fp8, fp6, fp4, each operand its own), carried as bytes: each operand's tile rows are
     /// `KT` bytes in LDS and its loop advances by the bytes of its share of the K elements one
@@ -408,9 +430,18 @@ impl KernelConfig {
     pub fn k_step(&self) -> u32 {
         self.k_step_of(Operand::A)
     }
-    /// Whether this is a decode kernel ([`Self::decode`]).
+    /// Whether this is a decode kernel ([`Self::decode`], [`Self::decode_rows`]).
     pub fn is_decode(&self) -> bool {
-        matches!(self.schedule, crate::schedule::Schedule::Decode { .. })
+        matches!(self.schedule, crate::schedule::Schedule::Decode { .. } | crate::schedule::Schedule::DecodeRows { .. })
+    }
+    /// The loads per lane, row block and K step of a decode kernel (`None` elsewhere).
+    pub fn decode_unroll(&self) -> Option<u32> {
+        match self.schedule {
+            crate::schedule::Schedule::Decode { unroll } | crate::schedule::Schedule::DecodeRows { unroll } => {
+                Some(u32::from(unroll))
+            }
+            _ => None,
+        }
     }
     /// B's input dtype: [`Self::b_flavour`] for mixed fp8 kernels, else `ab_type`.
     pub fn b_type(&self) -> DType {
@@ -539,7 +570,7 @@ impl KernelConfig {
             format!("{}{}", t(self.ab_type), t(self.b_type()))
         };
         // Decode kernels: all waves on one block of C, splitting K (`w{W}k`).
-        let waves = if self.is_decode() {
+        let waves = if matches!(self.schedule, crate::schedule::Schedule::Decode { .. }) {
             format!("{}k", self.waves)
         } else {
             format!("{}x{}", self.wave_grid.0, self.wave_grid.1)

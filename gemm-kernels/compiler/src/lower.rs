@@ -12,6 +12,7 @@ use crate::ir::{Arch, Copy, KTile, Kernel, LoadKind, MfmaShape, Operand, SplitK,
 
 mod block_fp8;
 mod decode;
+mod decode_rows;
 mod mx;
 use crate::kernel_args as ka;
 use crate::lds::{self, CopyGeom};
@@ -3056,7 +3057,11 @@ pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
         return Ok(l.p);
     }
     if decode {
-        l.decode();
+        if matches!(c.schedule, crate::schedule::Schedule::DecodeRows { .. }) {
+            l.decode_rows();
+        } else {
+            l.decode();
+        }
         return Ok(l.p);
     }
     if c.split == SplitK::Partial {

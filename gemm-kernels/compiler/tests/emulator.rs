@@ -81,6 +81,15 @@ fn run<AB: Element, C: Element>(k: &CompiledKernel, case: &Case, sched: Schedule
         let blocks = (cfg.tile.0 / 16 * cfg.tile.1 / 16) as u64;
         assert_eq!(r.counts.mfma, waves * steps * per_step * blocks, "{}", k.name);
         assert_eq!(r.counts.barrier, if cfg.waves > 1 { waves } else { 0 }, "{}", k.name);
+    } else if let gemm_compiler::schedule::Schedule::DecodeRows { unroll } = cfg.schedule {
+        // Waves on the rows: each wave runs every K step on its own row blocks, one barrier
+        // per whole step and two for the tail (`lower/decode_rows.rs`).
+        let (whole, tail) = ((p.k / cfg.tile.2 as usize) as u64, !p.k.is_multiple_of(cfg.tile.2 as usize));
+        let per_step = 4 * unroll as u64 / (cfg.mfma.k / 4 * cfg.ab_bytes() / 4) as u64;
+        let blocks = (cfg.tile.0 / 16 / cfg.waves * cfg.tile.1 / 16) as u64;
+        let steps = whole + u64::from(tail);
+        assert_eq!(r.counts.mfma, waves * steps * per_step * blocks, "{}", k.name);
+        assert_eq!(r.counts.barrier, waves * (whole + 2 * u64::from(tail)), "{}", k.name);
     } else {
         run_counts(k, &r, p.k, waves);
     }
@@ -946,6 +955,44 @@ fn decode_edge_shapes_every_mode() {
         for (ci, case) in cases.iter().enumerate() {
             let mode = Mode::ALL[ci % Mode::ALL.len()];
             run_kernel(&k, case, Schedule { mode, seed: 5 + ci as u64 });
+        }
+    }
+}
+
+/// Decode kernels with the waves on the rows (`lower/decode_rows.rs`) on the same shapes
+/// as [`decode_edge_shapes_every_mode`] and a few more: several waves each on its own rows
+/// (rows past `m` inside a wave and whole waves past it), B's copies of columns past `n`,
+/// K below one step (the tail alone), whole steps of both LDS buffers then a tail, fp8 of
+/// both flavours; every scheduling mode on every kernel, the race and hazard checkers
+/// silent (the LDS buffers reused every other step).
+#[test]
+fn decode_rows_edge_shapes_every_mode() {
+    use gemm_compiler::ir::Arch;
+    let cases = [
+        Case { m: 1, n: 1, k: 1, pad: 3, alpha: 1.0, beta: 0.0 },
+        Case { m: 37, n: 1, k: 1003, pad: 8, alpha: 1.0, beta: 0.0 },
+        Case { m: 67, n: 3, k: 2053, pad: 5, alpha: 0.5, beta: 0.75 },
+        Case { m: 40, n: 17, k: 64, pad: 0, alpha: -1.0, beta: 1.0 },
+        Case { m: 150, n: 33, k: 768, pad: 8, alpha: 1.0, beta: 0.5 },
+    ];
+    let mut configs = vec![];
+    for arch in Arch::ALL {
+        for (ab, c) in [(DType::F16, DType::F16), (DType::Bf16, DType::F32)] {
+            configs.push(KernelConfig::decode_rows(arch, ab, c, 1, 32, 4, 4));
+            configs.push(KernelConfig::decode_rows(arch, ab, c, 2, 16, 2, 2));
+            configs.push(KernelConfig::decode_rows(arch, ab, c, 1, 64, 2, 1));
+        }
+        // Grouped (mixture-of-experts decode): the case between two empty groups.
+        let mut g = KernelConfig::decode_rows(arch, DType::Bf16, DType::Bf16, 1, 16, 4, 4);
+        g.grouped = true;
+        configs.push(g);
+    }
+    for cfg in configs {
+        let k = compile(cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.name()));
+        for mode in Mode::ALL {
+            for (ci, case) in cases.iter().enumerate() {
+                run_kernel(&k, case, Schedule { mode, seed: 11 + ci as u64 });
+            }
         }
     }
 }

@@ -15,6 +15,15 @@ use gemm_dispatch::plan::kernel_plan;
 use gemm_emu::timing::{ModelOptions, Params};
 use gemm_kernels::KernelEntry;
 
+/// Name patterns of catalogue kernels added since the committed table was written, awaiting
+/// their first rows (`gemm plan --characterise --only PATTERN --jobs 16` on the device
+/// machine, then the pattern leaves this list): until then the staleness test lets them lack
+/// a row, and the dispatcher ranks them after every characterised kernel (its static
+/// estimate, gemm-dispatch `plan/choice.rs`), so it never picks one where a characterised
+/// kernel runs the problem. `_decr`: the decode kernels with the waves on the rows
+/// (gemm-compiler `lower/decode_rows.rs`).
+pub const AWAITING: &[&str] = &["_decr"];
+
 /// The timing model's options for every characterisation (and for `gemm plan --model timing`,
 /// so a direct prediction and a composed one come from the same model):
 /// [`crate::timing_cost::TimingModel`]'s defaults.
@@ -411,8 +420,13 @@ mod tests {
                 "the table was made with another timing model for {arch}; regenerate: {REGENERATE}"
             );
         }
-        let stale: Vec<String> =
-            gemm_kernels::catalogue().iter().filter(|e| characterised(e)).filter_map(|e| t.row(e).err()).collect();
+        // A kernel awaiting its first characterisation may lack a row; one it has is checked.
+        let awaiting = |e: &KernelEntry| !t.rows.contains_key(e.name) && AWAITING.iter().any(|p| e.name.contains(p));
+        let stale: Vec<String> = gemm_kernels::catalogue()
+            .iter()
+            .filter(|e| characterised(e) && !awaiting(e))
+            .filter_map(|e| t.row(e).err())
+            .collect();
         assert!(
             stale.is_empty(),
             "{} stale kernel(s), e.g. {:?}; regenerate: {REGENERATE}",

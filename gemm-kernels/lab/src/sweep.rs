@@ -77,8 +77,9 @@ pub struct SweepArgs {
     #[arg(long)]
     pub jobs: Option<usize>,
     /// Sweep the decode space instead (gemm-compiler `lower/decode.rs`: blocks of 16..64 rows
-    /// and columns, 1..16 waves along K, 1..8 loads per row block; A^T B, `--trans tn`),
-    /// with the predicted time in microseconds.
+    /// and columns, 1..16 waves along K, 1..8 loads per row block; `lower/decode_rows.rs`:
+    /// 1..8 waves along the rows of 1, 2 or 4 row blocks each; A^T B, `--trans tn`), with the
+    /// predicted time in microseconds.
     #[arg(long)]
     pub decode: bool,
     /// Also print the timing model's whole report (caches, stalls, busy units) of the best
@@ -95,6 +96,16 @@ pub fn decode_space(arch: Arch, ab: DType, c: DType) -> Vec<KernelConfig> {
             for waves in [1, 2, 4, 8, 16] {
                 for unroll in [1, 2, 4, 8] {
                     out.push(KernelConfig::decode(arch, ab, c, rows, cols, waves, unroll));
+                }
+            }
+        }
+    }
+    // The waves on the rows (`lower/decode_rows.rs`): 1, 2 or 4 row blocks per wave.
+    for blocks in [1, 2, 4] {
+        for cols in [16, 32, 64] {
+            for waves in [1, 2, 4, 8] {
+                for unroll in [1, 2, 4, 8] {
+                    out.push(KernelConfig::decode_rows(arch, ab, c, blocks, cols, waves, unroll));
                 }
             }
         }
@@ -229,11 +240,16 @@ pub fn sweep_one(cfg: KernelConfig, m: u32, n: u32, k: u32, opts: Option<&ModelO
 }
 
 /// A short label: `MTxNTxKT wWMxWN sS mfmaMxNxK` (decode kernels: `wWk uU`, waves along K
-/// and loads per row block).
+/// and loads per row block; with the waves on the rows `wWr uU`).
 pub fn short(c: &KernelConfig) -> String {
-    if let gemm_compiler::schedule::Schedule::Decode { unroll } = c.schedule {
+    let decode = match c.schedule {
+        gemm_compiler::schedule::Schedule::Decode { unroll } => Some(('k', unroll)),
+        gemm_compiler::schedule::Schedule::DecodeRows { unroll } => Some(('r', unroll)),
+        _ => None,
+    };
+    if let Some((along, unroll)) = decode {
         return format!(
-            "{}x{}x{} w{}k u{} mfma{}x{}x{}",
+            "{}x{}x{} w{}{along} u{} mfma{}x{}x{}",
             c.tile.0, c.tile.1, c.tile.2, c.waves, unroll, c.mfma.m, c.mfma.n, c.mfma.k
         );
     }

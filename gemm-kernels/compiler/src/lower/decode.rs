@@ -172,7 +172,7 @@ impl L<'_> {
 
     /// The lane's byte offset of row (column) `origin + 16*blk + lrow` at K byte
     /// `16 * lgrp`, or past NUM_RECORDS when that row is not below `limit`.
-    fn block_offset(&mut self, origin: Reg, blk: u32, limit: O, ld: O, lg16: Reg) -> Reg {
+    pub(super) fn block_offset(&mut self, origin: Reg, blk: u32, limit: O, ld: O, lg16: Reg) -> Reg {
         let e = self.c().ab_bytes();
         let i = self.vv();
         self.i(Op::V_ADD_U32, &[whole(i), whole(origin), whole(self.lrow)]);

@@ -77,6 +77,12 @@ pub enum Schedule {
     /// register sets in flight; at the end the waves' partial sums meet in LDS, in wave
     /// order. For GEMMs whose time is the time to read A once (M = 1..256 in a Linear layer).
     Decode { unroll: u8 },
+    /// Decode with the waves on the rows (`lower/decode.rs`, [`KernelConfig::decode_rows`]):
+    /// each wave owns its own 16-row blocks of A over the whole K step (wave grid `(W, 1)`),
+    /// streamed as in [`Schedule::Decode`], and the activations (B) of each K step are loaded
+    /// once per workgroup with whole-line loads into LDS (two buffers, one barrier per step),
+    /// so only the weights hold the CU's loads in flight and no partial sums meet in LDS.
+    DecodeRows { unroll: u8 },
 }
 
 impl Schedule {
@@ -105,6 +111,7 @@ impl Schedule {
             Schedule::CopyInterleave { stages } => format!("_ci{stages}"),
             Schedule::Quadrant => "_quad".into(),
             Schedule::Decode { unroll } => format!("_dec{unroll}"),
+            Schedule::DecodeRows { unroll } => format!("_decr{unroll}"),
         }
     }
     /// A short name for listings (`gemm kernels`, `gemm compare`).
@@ -117,6 +124,7 @@ impl Schedule {
             Schedule::CopyInterleave { stages } => format!("copyinterleave{stages}"),
             Schedule::Quadrant => "quadrant".into(),
             Schedule::Decode { unroll } => format!("decode{unroll}"),
+            Schedule::DecodeRows { unroll } => format!("decoderows{unroll}"),
         }
     }
 }
@@ -559,7 +567,7 @@ fn copy_interleave(k: &Kernel, n: u32) -> Result<LoopSchedule, Reason> {
 /// The loop schedule of `k`'s configured [`Schedule`] (`None` for the pipelined loop).
 pub fn plan(k: &Kernel) -> Result<Option<LoopSchedule>, Reason> {
     let s = k.config.schedule;
-    if matches!(s, Schedule::Decode { .. }) {
+    if matches!(s, Schedule::Decode { .. } | Schedule::DecodeRows { .. }) {
         return Err(Reason::Decode);
     }
     if s == Schedule::Pipelined {
@@ -575,7 +583,7 @@ pub fn plan(k: &Kernel) -> Result<Option<LoopSchedule>, Reason> {
         return Err(Reason::NotPipelined);
     }
     let mut ls = match s {
-        Schedule::Pipelined | Schedule::Decode { .. } => unreachable!(),
+        Schedule::Pipelined | Schedule::Decode { .. } | Schedule::DecodeRows { .. } => unreachable!(),
         Schedule::PingPong { clusters } => ping_pong(k, clusters as u32, false)?,
         Schedule::PingPongSlim { clusters } => ping_pong(k, clusters as u32, true)?,
         Schedule::Interleave { slices } => interleave(k, slices as u32)?,
