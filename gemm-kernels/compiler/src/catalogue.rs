@@ -688,17 +688,17 @@ type DecodeRowsShape = (u32, u32, u32, u32);
 ///   32x32 w1 u4 at 36% and the plan's 38.9);
 /// * 128x64, 4 waves of two row blocks, 2 loads: M = 33..64 (gfx942 48.4 us against the plan's
 ///   54.7; gfx950 37.9, where the plan's pipelined 64x64x128 predicts 35.3);
-/// * 32x32 and 32x16, 2 waves, 2 loads: small workgroups for layers of few rows and gfx942
-///   (28672x32: 37.4 us; 28672x16: 37.6; both below the 44.5 us floor at peak HBM, which is
-///   the model's, not the kernel's: the footprint pass counts both 64-byte halves of a
-///   weight line as L1 misses and so assigns half the lines to L2, while the cycle-level L1
-///   merges the second half into the first's fill; the characterisation table will say
-///   whether the dispatcher takes them).
+//////
+/// Not built: 32x32 and 32x16 with 2 waves and 2 loads. The model puts them at 37.4 and 37.6 us
+/// on gfx942 28672x{32,16}x4096, below the 44.5 us floor at peak HBM: that is the model's, not
+/// the kernels': its footprint pass counts both 64-byte halves of a weight line as L1 misses
+/// and so assigns half the lines to L2, while the cycle-level L1 merges the second half into
+/// the first's fill. The dispatcher clamps a prediction to the floor, so such a kernel would be
+/// chosen on the model's error; they come back when the footprint pass is fixed.
 ///
 /// No split-K twins and no grouped kernel yet (the lowering takes grouped tables:
 /// `tests/emulator.rs`).
-pub const DECODE_ROWS_SHAPES: &[DecodeRowsShape] =
-    &[(1, 16, 4, 4), (1, 32, 8, 4), (2, 64, 4, 2), (1, 32, 2, 2), (1, 16, 2, 2)];
+pub const DECODE_ROWS_SHAPES: &[DecodeRowsShape] = &[(1, 16, 4, 4), (1, 32, 8, 4), (2, 64, 4, 2)];
 
 fn decode_rows_families(arch: Arch) -> Vec<Family> {
     let dtypes: &'static [DType] = match arch {

@@ -408,7 +408,9 @@ fn mx_catalogue_kernels() {
             assert!(ks.iter().any(|k| k.config.block_scale.mx() == Some((fa, fb))), "{fa} x {fb}");
         }
     }
-    for (i, k) in ks.iter().enumerate() {
+    // The kernels run on every core (`par::map`), each with the cases and modes of its index.
+    let indexed: Vec<_> = ks.iter().enumerate().collect();
+    par::map(&indexed, |&(i, k)| {
         for (ci, cs) in CASES.iter().enumerate() {
             if ci != 0 && ci != 1 + i % (CASES.len() - 1) {
                 continue;
@@ -416,5 +418,7 @@ fn mx_catalogue_kernels() {
             let mode = Mode::ALL[(i + ci) % Mode::ALL.len()];
             run(k, cs, Schedule { mode, seed: 70 + ci as u64 });
         }
-    }
+    });
 }
+
+mod par;

@@ -20,9 +20,9 @@ use gemm_kernels::KernelEntry;
 /// machine, then the pattern leaves this list): until then the staleness test lets them lack
 /// a row, and the dispatcher ranks them after every characterised kernel (its static
 /// estimate, gemm-dispatch `plan/choice.rs`), so it never picks one where a characterised
-/// kernel runs the problem. `_decr`: the decode kernels with the waves on the rows
-/// (gemm-compiler `lower/decode_rows.rs`).
-pub const AWAITING: &[&str] = &["_decr"];
+/// kernel runs the problem. Empty: the decode kernels with the waves on the rows (`_decr`,
+/// gemm-compiler `lower/decode_rows.rs`) got theirs in session 31.
+pub const AWAITING: &[&str] = &[];
 
 /// The timing model's options for every characterisation (and for `gemm plan --model timing`,
 /// so a direct prediction and a composed one come from the same model):
