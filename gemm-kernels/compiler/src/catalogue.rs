@@ -688,7 +688,7 @@ type DecodeRowsShape = (u32, u32, u32, u32);
 ///   32x32 w1 u4 at 36% and the plan's 38.9);
 /// * 128x64, 4 waves of two row blocks, 2 loads: M = 33..64 (gfx942 48.4 us against the plan's
 ///   54.7; gfx950 37.9, where the plan's pipelined 64x64x128 predicts 35.3);
-//////
+///
 /// Not built: 32x32 and 32x16 with 2 waves and 2 loads. The model puts them at 37.4 and 37.6 us
 /// on gfx942 28672x{32,16}x4096, below the 44.5 us floor at peak HBM: that is the model's, not
 /// the kernels': its footprint pass counts both 64-byte halves of a weight line as L1 misses
