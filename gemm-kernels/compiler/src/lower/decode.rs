@@ -59,19 +59,33 @@ struct Streams {
     lg16: Reg,
 }
 
+/// What [`L::decode_prologue`] leaves for the rest of a decode kernel.
+pub(super) struct DecodeFrame {
+    /// The wave index (an SGPR).
+    pub ws: Reg,
+    /// The tile's first row and column.
+    pub m0: Reg,
+    pub n0: Reg,
+    /// The kernel arguments m, n, k, lda, ldb.
+    pub m: O,
+    pub n: O,
+    pub k: O,
+    pub lda: O,
+    pub ldb: O,
+    /// Buffer resources of A and B (range-checked: rows past m, columns past n load zeros).
+    pub srd_a: Reg,
+    pub srd_b: Reg,
+}
+
 impl L<'_> {
-    /// The whole decode kernel (module docs).
-    pub(super) fn decode(&mut self) {
+    /// The start both decode families share (this file's `decode`, `decode_rows.rs`): the
+    /// arguments (through the group's table entry when grouped, then the split-K setup of a
+    /// partial kernel), the lane's row `l % 16` and K group `l / 16`, the wave index, the tile's
+    /// origin and the buffer resources. `waves_on_rows`: the waves own rows of the tile
+    /// (`decode_rows`) rather than splitting K over the same rows.
+    pub(super) fn decode_prologue(&mut self, waves_on_rows: bool) -> DecodeFrame {
         let c = *self.c();
-        let crate::schedule::Schedule::Decode { unroll } = c.schedule else {
-            unreachable!("decode() runs decode kernels")
-        };
-        let u = unroll as u32;
         let e = c.ab_bytes();
-        let (rb, cb) = (c.tile.0 / 16, c.tile.1 / 16);
-        if c.split == SplitK::Partial {
-            self.p.extra_system_sgprs = 1;
-        }
         // Grouped kernels (mixture-of-experts decode: many experts, a few tokens each): the
         // workgroup finds its group's entry and its tile within it (`L::grouped_setup`).
         let base = if c.grouped {
@@ -94,7 +108,10 @@ impl L<'_> {
         self.i(Op::V_MOV_B32, &[whole(zero), int(0)]);
         let ws = self.sv();
         self.i(Op::V_READFIRSTLANE_B32, &[whole(ws), whole(wave)]);
-        (self.tid, self.lane, self.lrow, self.lgrp, self.wm, self.wn) = (tid, lane, lrow, lgrp, zero, zero);
+        // Decode (K split over the waves): every wave on the same rows. Decode rows: wave `w` on
+        // its own rows, so `wm` is the wave index.
+        let wm = if waves_on_rows { wave } else { zero };
+        (self.tid, self.lane, self.lrow, self.lgrp, self.wm, self.wn) = (tid, lane, lrow, lgrp, wm, zero);
         let oob = self.vv();
         self.i(Op::V_MOV_B32, &[whole(oob), lit(super::OOB)]);
         self.oob = oob;
@@ -106,8 +123,24 @@ impl L<'_> {
         let (m, n, k, lda, ldb) = (self.arg(6), self.arg(7), self.arg(8), self.arg(9), self.arg(10));
         let srd_a = self.srd(self.arg(0), self.arg(1), k, m, lda, e);
         let srd_b = self.srd(self.arg(2), self.arg(3), k, n, ldb, e);
+        DecodeFrame { ws, m0, n0, m, n, k, lda, ldb, srd_a, srd_b }
+    }
+
+    /// The whole decode kernel (module docs).
+    pub(super) fn decode(&mut self) {
+        let c = *self.c();
+        let crate::schedule::Schedule::Decode { unroll } = c.schedule else {
+            unreachable!("decode() runs decode kernels")
+        };
+        let u = unroll as u32;
+        let e = c.ab_bytes();
+        let (rb, cb) = (c.tile.0 / 16, c.tile.1 / 16);
+        if c.split == SplitK::Partial {
+            self.p.extra_system_sgprs = 1;
+        }
+        let DecodeFrame { ws, m0, n0, m, n, k, lda, ldb, srd_a, srd_b } = self.decode_prologue(false);
         let lg16 = self.vv();
-        self.i(Op::V_LSHLREV_B32, &[whole(lg16), int(4), whole(lgrp)]);
+        self.i(Op::V_LSHLREV_B32, &[whole(lg16), int(4), whole(self.lgrp)]);
         let off_a = (0..rb).map(|r| self.block_offset(m0, r, m, lda, lg16)).collect();
         let off_b = (0..cb).map(|j| self.block_offset(n0, j, n, ldb, lg16)).collect();
         let kb = self.sv();

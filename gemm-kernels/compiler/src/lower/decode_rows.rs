@@ -83,47 +83,19 @@ impl L<'_> {
         let per_col = 4 * u;
         let copies = c.tile.1 * per_col / threads;
         let col_bytes = crate::fit::decode_rows_col_bytes(&c);
-        let base = if c.grouped {
-            let (entry, local) = self.grouped_setup();
-            self.local_tile = Some(local);
-            whole(entry)
-        } else {
-            gemm_isa::operand::sr(0, 2)
-        };
-        self.load_args(base);
-        let (tid, lane, lrow, lgrp, wave, zero) = (self.vv(), self.vv(), self.vv(), self.vv(), self.vv(), self.vv());
-        self.i(Op::V_AND_B32, &[whole(tid), lit(0x3ff), gemm_isa::operand::v(0)]);
-        self.i(Op::V_AND_B32, &[whole(lane), int(63), whole(tid)]);
-        self.i(Op::V_AND_B32, &[whole(lrow), int(15), whole(lane)]);
-        self.i(Op::V_LSHRREV_B32, &[whole(lgrp), int(4), whole(lane)]);
-        self.i(Op::V_LSHRREV_B32, &[whole(wave), int(6), whole(tid)]);
-        self.i(Op::V_MOV_B32, &[whole(zero), int(0)]);
-        let ws = self.sv();
-        self.i(Op::V_READFIRSTLANE_B32, &[whole(ws), whole(wave)]);
-        (self.tid, self.lane, self.lrow, self.lgrp, self.wm, self.wn) = (tid, lane, lrow, lgrp, wave, zero);
-        let oob = self.vv();
-        self.i(Op::V_MOV_B32, &[whole(oob), lit(super::OOB)]);
-        self.oob = oob;
-        let (tm, tn) = if c.grouped { self.tile_index() } else { (gemm_isa::operand::s(2), gemm_isa::operand::s(3)) };
-        let (m0, n0) = (self.sv(), self.sv());
-        self.i(Op::S_LSHL_B32, &[whole(m0), tm, int(log2(c.tile.0))]);
-        self.i(Op::S_LSHL_B32, &[whole(n0), tn, int(log2(c.tile.1))]);
-        (self.m0, self.n0) = (m0, n0);
-        let (m, n, k, lda, ldb) = (self.arg(6), self.arg(7), self.arg(8), self.arg(9), self.arg(10));
-        let srd_a = self.srd(self.arg(0), self.arg(1), k, m, lda, e);
-        let srd_b = self.srd(self.arg(2), self.arg(3), k, n, ldb, e);
+        let super::decode::DecodeFrame { ws, m0, n0, m, n, k, lda, ldb, srd_a, srd_b } = self.decode_prologue(true);
         // The wave's first row: m0 + 16 * blocks(A) * wave.
         let mw = self.sv();
         self.i(Op::S_MUL_I32, &[whole(mw), whole(ws), lit(16 * rb)]);
         self.i(Op::S_ADD_U32, &[whole(mw), whole(mw), whole(m0)]);
         let lg16 = self.vv();
-        self.i(Op::V_LSHLREV_B32, &[whole(lg16), int(4), whole(lgrp)]);
+        self.i(Op::V_LSHLREV_B32, &[whole(lg16), int(4), whole(self.lgrp)]);
         let off_a = (0..rb).map(|r| self.block_offset(mw, r, m, lda, lg16)).collect();
         // B's copies: thread t's column `t / per_col` (+ `threads / per_col` per copy), its
         // vector `kv = t % per_col` of the column's step.
         let (col, kv16) = (self.vv(), self.vv());
-        self.i(Op::V_LSHRREV_B32, &[whole(col), int(log2(per_col)), whole(tid)]);
-        self.i(Op::V_AND_B32, &[whole(kv16), lit(per_col - 1), whole(tid)]);
+        self.i(Op::V_LSHRREV_B32, &[whole(col), int(log2(per_col)), whole(self.tid)]);
+        self.i(Op::V_AND_B32, &[whole(kv16), lit(per_col - 1), whole(self.tid)]);
         self.i(Op::V_LSHLREV_B32, &[whole(kv16), int(4), whole(kv16)]);
         let off_b = (0..copies).map(|v| self.column_offset(n0, col, v * threads / per_col, n, ldb, kv16)).collect();
         let wr = self.vv();
@@ -131,7 +103,7 @@ impl L<'_> {
         self.i(Op::V_MAD_U32_U24, &[whole(wr), whole(col), kc, whole(kv16)]);
         let rd = self.vv();
         let kc = self.k3(col_bytes);
-        self.i(Op::V_MAD_U32_U24, &[whole(rd), whole(lrow), kc, whole(lg16)]);
+        self.i(Op::V_MAD_U32_U24, &[whole(rd), whole(self.lrow), kc, whole(lg16)]);
         let kb = self.sv();
         self.i(Op::S_MOV_B32, &[whole(kb), int(0)]);
         let st = Rows { srd_a, srd_b, off_a, off_b, wr, rd, kb, lg16, kv16 };
