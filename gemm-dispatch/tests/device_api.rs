@@ -121,6 +121,66 @@ fn gemms_on_device_memory_match_the_reference_on_both_gpus() {
     }
 }
 
+/// Device-resident GEMMs run what the dispatcher plans (`plan_gemm`), splits included: a
+/// Llama-70B/8 qkv shard at decode (`y = x W^T`, 1280 weight rows, K = 8192; 1 and 5 tokens)
+/// splits K on both GPUs, so each call queues a partial kernel and the reduction (two launches)
+/// through the stream's workspace; the strided batch of two such GEMMs (four launches) shares
+/// it in stream order; every result matches the reference, beta = 0 over NaN and beta != 0.
+#[test]
+fn device_gemms_run_the_planned_split() {
+    use gemm_core::{Layout, Transpose};
+    use gemm_dispatch::plan::gemm_plan::plan_gemm;
+    let _s = serial();
+    configure("devices=gfx942,gfx950;jitter_us=10;seed=13");
+    let ctx = context();
+    for index in 0..2 {
+        let gpu = ctx.gpu(index).unwrap();
+        let stream = gpu.create_stream().unwrap();
+        for (i, (m, beta)) in [(1usize, 0.0f32), (5, 0.5)].into_iter().enumerate() {
+            let p = GemmProblem::new(m, 1280, 8192)
+                .with_layout(Layout::RowMajor)
+                .with_transposes(Transpose::No, Transpose::Yes)
+                .with_dtypes(DType::Bf16, DType::Bf16, DType::Bf16)
+                .with_scalars(1.25, beta);
+            let arch = gpu.arch();
+            let plan = plan_gemm(arch, arch.caps().compute_units, &p).unwrap().unwrap();
+            let split = plan.split.expect("the dispatcher splits a 1280-row decode shard");
+            let s = p.validate().unwrap();
+            let seed = 40 + 10 * index as u64 + i as u64;
+            let (a, b): (Vec<bf16>, Vec<bf16>) = (random_values(s.a, seed), random_values(s.b, seed + 1));
+            let c0: Vec<bf16> =
+                if beta == 0.0 { vec![bf16::from_f32(f32::NAN); s.c] } else { random_values(s.c, seed + 2) };
+            let (da, db, mut dc) = (gpu.upload(&a).unwrap(), gpu.upload(&b).unwrap(), gpu.upload(&c0).unwrap());
+            let before = launches(index as i32);
+            let kernel = gpu.gemm(&stream, &p, da.as_slice(), db.as_slice(), dc.as_mut_slice()).unwrap();
+            assert_eq!(kernel, Some(split.partial.name), "{arch} m = {m}");
+            let mut c = vec![bf16::from_f32(0.0); s.c];
+            stream.read(dc.as_slice(), &mut c).unwrap();
+            assert_eq!(launches(index as i32) - before, 2, "{arch} m = {m}: partial and reduction");
+            let r = reference::check(&p, &a, &b, &c0, &c, None).unwrap();
+            assert!(r.passed(), "{arch} m = {m}: {r:?}");
+
+            // The same GEMM twice as a strided batch (A and C per item, the weights shared).
+            let batch = StridedBatch { problem: p, count: 2, stride_a: s.a, stride_b: 0, stride_c: s.c };
+            let spans = batch.validate().unwrap();
+            let (ba, bc0): (Vec<bf16>, Vec<bf16>) =
+                (random_values(spans.a, seed + 3), random_values(spans.c, seed + 4));
+            let (dba, mut dbc) = (gpu.upload(&ba).unwrap(), gpu.upload(&bc0).unwrap());
+            let before = launches(index as i32);
+            gpu.gemm_strided_batched(&stream, &batch, dba.as_slice(), db.as_slice(), dbc.as_mut_slice()).unwrap();
+            let mut bc = vec![bf16::from_f32(0.0); spans.c];
+            stream.read(dbc.as_slice(), &mut bc).unwrap();
+            assert_eq!(launches(index as i32) - before, 4, "{arch} m = {m}: two splits");
+            for j in 0..2 {
+                let (oa, oc) = (j * s.a, j * s.c);
+                let r =
+                    reference::check(&p, &ba[oa..oa + s.a], &b, &bc0[oc..oc + s.c], &bc[oc..oc + s.c], None).unwrap();
+                assert!(r.passed(), "{arch} m = {m} item {j}: {r:?}");
+            }
+        }
+    }
+}
+
 /// A grouped GEMM of row-major bf16 -> f32 problems of these shapes on `gpu`: every group
 /// against the reference, and `launches` kernel launches for the whole call.
 fn grouped_on(

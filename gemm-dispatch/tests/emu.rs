@@ -281,6 +281,48 @@ fn decode_shapes_run_the_decode_kernels_on_two_gpus() {
     }
 }
 
+/// The decode-rows kernels (gemm-compiler `lower/decode_rows.rs`: the activations' K slice in
+/// LDS, each wave on its own weight rows) through the runtime on both emulated archs from one
+/// context of two GPUs. They win where the weights have many rows and M is 17..64, so the
+/// shapes are Llama-8B gate_up's 28672 weight rows over a short K (the emulator runs each in a
+/// few seconds): 24 tokens with K = 136 (a K tail past the 64-element step of the two-load
+/// kernel), bf16 -> f32, beta = 0 over NaN; 32 tokens with K = 128, bf16 -> bf16, beta != 0;
+/// leading dimensions padded past K and past N.
+#[test]
+fn decode_rows_shapes_run_on_two_gpus() {
+    use gemm_dispatch::plan::gemm_plan::plan_gemm;
+    let ctx = Context::from_spec("emu:gfx942,emu:gfx950:random:11").unwrap();
+    let cases = [(24, 28672, 136, 0.0, 144), (32, 28672, 128, 0.75, 136)];
+    for (dev, arch) in [(0, Arch::Gfx942), (1, Arch::Gfx950)] {
+        for (i, &(m, n, k, beta, ld)) in cases.iter().enumerate() {
+            let p = GemmProblem::new(m, n, k)
+                .with_layout(Layout::RowMajor)
+                .with_transposes(Transpose::No, Transpose::Yes)
+                .with_scalars(0.75, beta);
+            let p =
+                if beta == 0.0 { p.with_elements::<bf16, bf16, f32>() } else { p.with_elements::<bf16, bf16, bf16>() };
+            let p = p.with_leading_dims(ld, ld, n + 8);
+            let plan = plan_gemm(arch, arch.caps().compute_units, &p).unwrap().unwrap();
+            let e = plan.split.map_or(plan.kernel.entry, |s| s.partial);
+            assert!(e.name.contains("_decr"), "{arch} {m}x{n}x{k}: the plan runs {}", e.name);
+            let s = p.validate().unwrap();
+            let seed = 900 + (dev * 10 + i) as u64;
+            let (a, b): (Vec<bf16>, Vec<bf16>) = (random_values(s.a, seed), random_values(s.b, seed + 1));
+            if beta == 0.0 {
+                let c0 = vec![f32::NAN; s.c];
+                let mut c = c0.clone();
+                ctx.gemm_on(dev, &p, &a, &b, &mut c).unwrap();
+                assert!(reference::check(&p, &a, &b, &c0, &c, None).unwrap().passed(), "{arch} {p:?}");
+            } else {
+                let c0: Vec<bf16> = random_values(s.c, seed + 2);
+                let mut c = c0.clone();
+                ctx.gemm_on(dev, &p, &a, &b, &mut c).unwrap();
+                assert!(reference::check(&p, &a, &b, &c0, &c, None).unwrap().passed(), "{arch} {p:?}");
+            }
+        }
+    }
+}
+
 /// Multiples of 1/4 in [-2, 2] (exact in every fp8 flavour), from `seed`.
 fn quarters<T: Element>(n: usize, seed: u64) -> Vec<T> {
     let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);

@@ -7,8 +7,8 @@
  * own HIP calls (dlopen of the same path gives the same runtime the GEMM library loaded), as an
  * application linked against libamdhip64 shares it with the libraries it uses. On both GPUs it
  * checks gemm_run_device, gemm_strided_batched_device and gemm_grouped_device (mixed sizes, an
- * empty group; one launch of a grouped kernel when the groups are aligned) and a decode-shaped
- * Linear layer (the decode kernels) against its own reference, then every bad input: the status, no kernel launched
+ * empty group; one launch of a grouped kernel when the groups are aligned) and two decode-shaped
+ * Linear layers (the decode and the decode-rows kernels) against its own reference, then every bad input: the status, no kernel launched
  * (the emulator's launch counter) and device memory untouched. Exit status 0 = pass. */
 #define _POSIX_C_SOURCE 200809L
 #define TEST_SEED 0x2545f491u
@@ -266,40 +266,49 @@ static void on_device(gemm_context_t *ctx, int d, void *other, void *other_strea
     CHECK(hStreamDestroy(s) == 0, "hipStreamDestroy");
 }
 
-/* Decode (issue 23): a Linear layer's y = x W^T with 3 rows of x, W of 300 x 1003 (K not a
- * multiple of 8, rows padded to 1008), bf16 -> f32, beta != 0, on GPU `d`: the runtime's plan is
- * a decode kernel or its split (gemm-compiler lower/decode.rs); checked against the reference. */
+/* Decode (issue 23): a Linear layer's y = x W^T, bf16 -> f32, on GPU `d`, checked
+ * against the reference, with the runtime's kernel named `family` (or the reduction of its
+ * split). Two shapes:
+ * - 3 rows of x, W of 300 x 1003 (K not a multiple of 8, rows padded to 1008): a decode kernel
+ *   (gemm-compiler lower/decode.rs, "_dec"), beta = 0.5;
+ * - 24 rows of x, W of 28672 x 136 (Llama-8B gate_up's rows over a short K, rows padded to 144):
+ *   a decode-rows kernel (lower/decode_rows.rs, "_decr": the activations in LDS, each wave on
+ *   its own weight rows), beta = 0 over NaN. */
 enum { DM = 3, DN = 300, DK = 1003, DLD = 1008 };
-static uint16_t dx[DM * DLD], dw[DN * DLD];
-static float dc0[DM * DN], dout[DM * DN];
+enum { RM = 24, RN = 28672, RK = 136, RLD = 144 };
+static uint16_t dx[DM * DLD], dw[DN * DLD], rx[RM * RLD], rw[(size_t)RN * RLD];
+static float dc0[DM * DN], dout[DM * DN], rc0[RM * RN], rout[RM * RN];
 
-static void decode(gemm_context_t *ctx, int d) {
+static void decode(gemm_context_t *ctx, int d, size_t m, size_t n, size_t k, size_t ld, const uint16_t *x,
+                   const uint16_t *w, const float *c0, float *out, float beta, const char *family) {
     CHECK(hSetDevice(d) == 0, "hipSetDevice(%d)", d);
     void *s = NULL, *px = NULL, *pw = NULL, *pc = NULL;
+    size_t xb = m * ld * 2, wb = n * ld * 2, cb = m * n * 4;
     CHECK(hStreamCreate(&s) == 0, "stream");
-    CHECK(hMalloc(&px, sizeof dx) == 0 && hMalloc(&pw, sizeof dw) == 0 && hMalloc(&pc, sizeof dc0) == 0, "alloc");
-    CHECK(hMemcpy(px, dx, sizeof dx, H2D) == 0 && hMemcpy(pw, dw, sizeof dw, H2D) == 0 &&
-              hMemcpy(pc, dc0, sizeof dc0, H2D) == 0,
-          "upload");
+    CHECK(hMalloc(&px, xb) == 0 && hMalloc(&pw, wb) == 0 && hMalloc(&pc, cb) == 0, "alloc");
+    CHECK(hMemcpy(px, x, xb, H2D) == 0 && hMemcpy(pw, w, wb, H2D) == 0 && hMemcpy(pc, c0, cb, H2D) == 0, "upload");
     gemm_problem_t p = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_TRANS, GEMM_DTYPE_BF16, GEMM_DTYPE_BF16, GEMM_DTYPE_F32,
-                        DM, DN, DK, DLD, DLD, DN, 1.5f, 0.5f, GEMM_MATH_DEFAULT};
+                        m, n, k, ld, ld, n, 1.5f, beta, GEMM_MATH_DEFAULT};
     gemm_status_t st = gemm_run_device(ctx, (size_t)d, s, &p, px, pw, pc);
-    CHECK(st == GEMM_STATUS_SUCCESS, "decode on %d: %s", d, gemm_status_string(st));
+    CHECK(st == GEMM_STATUS_SUCCESS, "decode %zux%zux%zu on %d: %s", m, n, k, d, gemm_status_string(st));
     char kernel[128] = "";
     CHECK(gemm_last_kernel(kernel, sizeof kernel) == GEMM_STATUS_SUCCESS, "gemm_last_kernel");
-    CHECK(strstr(kernel, "_dec") != NULL || strstr(kernel, "splitk_reduce") != NULL, "decode on %d ran %s", d, kernel);
-    CHECK(hStreamSynchronize(s) == 0 && hMemcpy(dout, pc, sizeof dout, D2H) == 0, "download");
-    for (size_t i = 0; i < DM; i++)
-        for (size_t j = 0; j < DN; j++) {
+    CHECK(strstr(kernel, family) != NULL || strstr(kernel, "splitk_reduce") != NULL, "decode %zux%zux%zu on %d ran %s",
+          m, n, k, d, kernel);
+    CHECK(hStreamSynchronize(s) == 0 && hMemcpy(out, pc, cb, D2H) == 0, "download");
+    for (size_t i = 0; i < m; i++)
+        for (size_t j = 0; j < n; j++) {
             double want = 0, mag = 0;
-            for (size_t l = 0; l < DK; l++) {
-                double t = (double)from_bf16(dx[i * DLD + l]) * from_bf16(dw[j * DLD + l]);
+            for (size_t l = 0; l < k; l++) {
+                double t = (double)from_bf16(x[i * ld + l]) * from_bf16(w[j * ld + l]);
                 want += t;
                 mag += fabs(t);
             }
-            want = 1.5 * want + 0.5 * dc0[i * DN + j];
-            CHECK(fabs(dout[i * DN + j] - want) <= 1e-5 * (mag + fabs(dc0[i * DN + j])) + 1e-6,
-                  "decode on %d (%s): C[%zu][%zu] = %g, want %g", d, kernel, i, j, dout[i * DN + j], want);
+            /* beta = 0: C is not read (it holds NaN). */
+            double cin = beta == 0.0f ? 0.0 : c0[i * n + j];
+            want = 1.5 * want + beta * cin;
+            CHECK(fabs(out[i * n + j] - want) <= 1e-5 * (mag + fabs(cin)) + 1e-6,
+                  "decode on %d (%s): C[%zu][%zu] = %g, want %g", d, kernel, i, j, out[i * n + j], want);
         }
     CHECK(hFree(px) == 0 && hFree(pw) == 0 && hFree(pc) == 0 && hStreamDestroy(s) == 0, "free");
 }
@@ -352,7 +361,13 @@ int main(void) {
     for (size_t i = 0; i < sizeof dx / 2; i++) dx[i] = to_bf16(rnd());
     for (size_t i = 0; i < sizeof dw / 2; i++) dw[i] = to_bf16(rnd());
     for (size_t i = 0; i < sizeof dc0 / 4; i++) dc0[i] = rnd();
-    for (int d = 0; d < 2; d++) decode(ctx, d);
+    for (size_t i = 0; i < sizeof rx / 2; i++) rx[i] = to_bf16(rnd());
+    for (size_t i = 0; i < sizeof rw / 2; i++) rw[i] = to_bf16(rnd());
+    for (size_t i = 0; i < sizeof rc0 / 4; i++) rc0[i] = NAN;
+    for (int d = 0; d < 2; d++) {
+        decode(ctx, d, DM, DN, DK, DLD, dx, dw, dc0, dout, 0.5f, "_dec");
+        decode(ctx, d, RM, RN, RK, RLD, rx, rw, rc0, rout, 0.0f, "_decr");
+    }
     /* A host-memory context device is not a GPU. */
     gemm_context_t *host = NULL;
     CHECK(gemm_context_create("host", &host) == GEMM_STATUS_SUCCESS, "host context");

@@ -50,6 +50,10 @@ pub fn compile_and_run_c_with_env(
     let status = cmd.status().unwrap_or_else(|e| panic!("cannot run the C compiler `{cc}`: {e} (install gcc)"));
     assert!(status.success(), "compiling {} failed", source.display());
     let mut program = Command::new(&out);
+    // The rpath above names this build's library. `cargo test` puts `target/debug` on
+    // LD_LIBRARY_PATH, which the loader searches before a RUNPATH: a libgemm_ffi.so left there
+    // by an earlier `cargo build` (older kernels, an older table) would be the one that runs.
+    program.env_remove("LD_LIBRARY_PATH");
     for (key, value) in env {
         match value {
             Some(v) => program.env(key, v),

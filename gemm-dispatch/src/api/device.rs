@@ -17,7 +17,11 @@
 //! (`Misaligned`), a dtype no kernel runs (`Unsupported`): the error is returned and nothing is
 //! launched, so device memory is untouched.
 //!
-//! Batches: a strided batch is one launch per item, queued on the stream in order. A grouped
+//! Each GEMM runs what the dispatcher plans for it on this GPU ([`crate::plan::gemm_plan`]): its
+//! kernel, or a split-K / split tail (a partial kernel into a workspace of the stream's own, then
+//! the reduction into C) where one predicts faster, as decode shapes of few weight rows do.
+//!
+//! Batches: a strided batch is one plan per item, queued on the stream in order. A grouped
 //! GEMM is **one launch** of a `grouped` catalogue kernel (a device-side table of problems,
 //! uploaded by the library on the caller's stream, walked by one kernel, as hipBLASLt's grouped
 //! GEMM does for mixture-of-experts layers; [`crate::plan::grouped`]) when its non-empty groups share
@@ -564,8 +568,8 @@ impl Gpu {
             None => Ok(None),
             // SAFETY: checked just above; memory lifetime is this function's contract.
             Some(plan) => {
-                unsafe { self.backend.launch_checked(&stream.stream, &plan, p, a.address, b.address, c.address) }
-                    .map(|()| Some(plan.entry.name))
+                unsafe { self.backend.launch_planned(&stream.stream, &plan, p, a.address, b.address, c.address) }
+                    .map(Some)
             }
         });
         self.log(api, p, None, &result, start);
@@ -925,11 +929,13 @@ impl Gpu {
                 plans.push((plan, [ia.address, ib.address, ic.address]));
             }
         }
-        let kernel = plans.first().map(|(plan, _)| plan.entry.name);
+        let mut kernel = None;
         for (plan, [ia, ib, ic]) in &plans {
             // SAFETY: every item was checked above against its spans inside the caller's
-            // buffers; memory lifetime is the caller's contract (`strided_raw`).
-            unsafe { self.backend.launch_checked(&stream.stream, plan, p, *ia, *ib, *ic)? };
+            // buffers; memory lifetime is the caller's contract (`strided_raw`). The items'
+            // splits share the stream's workspace in stream order.
+            let k = unsafe { self.backend.launch_planned(&stream.stream, plan, p, *ia, *ib, *ic)? };
+            kernel.get_or_insert(k);
         }
         Ok(kernel)
     }

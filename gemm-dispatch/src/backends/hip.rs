@@ -312,6 +312,12 @@ pub struct HipBackend {
     /// Problem tables of grouped launches ([`Self::launch_grouped`]), reused once the launch that
     /// read one has finished.
     tables: Mutex<Vec<TableSlot>>,
+    /// The split-K workspaces of device-resident GEMMs ([`Self::launch_planned`]), one per
+    /// stream (keyed by its `hipStream_t`): the launches of one stream run in order, so each
+    /// split's partial kernel writes its slabs after the previous split's reduction has read
+    /// them, and two streams never share one. At most [`crate::plan::splitk::TAIL_WORKSPACE_CAP`]
+    /// bytes each; freed with the backend.
+    device_ws: Mutex<HashMap<usize, DeviceBuffer>>,
 }
 
 /// A grouped launch's problem table: pinned host bytes, their device copy, and an event
@@ -427,6 +433,7 @@ impl HipBackend {
             pipeline: Mutex::new(None),
             tp: Mutex::new(None),
             tables: Mutex::new(Vec::new()),
+            device_ws: Mutex::new(HashMap::new()),
         }))
     }
 
@@ -563,6 +570,70 @@ impl HipBackend {
         Ok(())
     }
 
+    /// Queues what the dispatcher plans for `p` ([`plan_gemm`] on this device's compute units:
+    /// the kernel, a split-K or split tail where one predicts faster, a tiled split in place of a
+    /// decode kernel) on `stream`, with A, B and C at these addresses; `plain` is the kernel
+    /// [`Self::check_device_spans`] chose for them. The planned launches run when every kernel of
+    /// the plan finds its A/B alignment at these addresses (else `plain`, which does, alone). A
+    /// split's partial sums go to this stream's workspace (`device_ws`), grown as needed; the map
+    /// stays locked until the launches are queued, so no other call on the stream frees it
+    /// between the address and the launches. Returns the kernel that computes the products (a
+    /// split's partial kernel). Issue 23: the device API is what an inference pipeline calls
+    /// for its decode GEMMs, whose best plans are splits (a 1280-row shard over K = 8192).
+    ///
+    /// # Safety
+    /// As [`Self::launch_checked`].
+    pub unsafe fn launch_planned(
+        &self,
+        stream: &Stream,
+        plain: &KernelPlan,
+        p: &GemmProblem,
+        a: u64,
+        b: u64,
+        c: u64,
+    ) -> Result<&'static str> {
+        let cus = u32::try_from(self.info.compute_units).unwrap_or(u32::MAX);
+        let aligned = |e: &gemm_kernels::KernelEntry| {
+            let need = 2 * u64::from(e.align_elems.max(1));
+            e.split_k == gemm_kernels::SplitRole::Reduce || (a.is_multiple_of(need) && b.is_multiple_of(need))
+        };
+        let plan = plan_gemm(self.arch, cus, p)
+            .ok()
+            .flatten()
+            .filter(|g| (g.split.is_some() || g.kernel.entry != plain.entry) && g.entries().into_iter().all(aligned));
+        let Some(plan) = plan else {
+            // SAFETY: this function's contract.
+            unsafe { self.launch_checked(stream, plain, p, a, b, c)? };
+            return Ok(plain.entry.name);
+        };
+        let Some(split) = &plan.split else {
+            // SAFETY: the plan's kernel runs the same problem at the same addresses, whose
+            // alignment it was checked for just above; the rest is this function's contract.
+            unsafe { self.launch_checked(stream, &plan.kernel, p, a, b, c)? };
+            return Ok(plan.kernel.entry.name);
+        };
+        let need = plan.workspace_bytes().max(1);
+        let mut spaces = self.device_ws.lock();
+        let key = stream.as_raw() as usize;
+        if spaces.get(&key).is_none_or(|w| w.len() < need) {
+            // Dropping the old buffer frees it (`hipFree` waits for the device first).
+            spaces.remove(&key);
+            let buf = self.device.alloc(need.next_multiple_of(1 << 20)).map_err(|e| self.err(e))?;
+            spaces.insert(key, buf);
+        }
+        let ws = spaces[&key].device_address();
+        let launches = plan.launches(p, a, b, c, ws).map_err(|e| self.err(e))?;
+        for l in &launches {
+            // SAFETY: the launches read A and B and write C within the spans checked for `plain`
+            // (the same problem), with every kernel's alignment checked above; the workspace is
+            // this stream's, at least `workspace_bytes` long, and stays allocated while the map
+            // is locked here and until a later call on this stream (whose kernels run after
+            // these) or the backend's drop frees it.
+            unsafe { self.launch_args(stream, l.entry, l.grid, l.block, &l.args)? };
+        }
+        Ok(split.partial.name)
+    }
+
     /// Queues `entry` with argument bytes `args` on `stream` (the fused-epilogue path, whose
     /// arguments carry a bias vector). Returns once it is queued.
     ///
@@ -677,7 +748,7 @@ impl HipBackend {
         // borrowed mutably, A and B shared, so no other Rust code writes them during this call,
         // and a `DeviceBuffer` is freed only by `hipFree`, which waits for the device, so the
         // kernel never outlives its memory.
-        unsafe { self.launch_checked(stream, &plan, p, addr(a), addr(b), addr((&*c_buf, c_off))) }
+        unsafe { self.launch_planned(stream, &plan, p, addr(a), addr(b), addr((&*c_buf, c_off))) }.map(|_| ())
     }
 }
 
