@@ -8,8 +8,16 @@
 //! the figures are whatever the parameter table of `timing/params.rs` gives. That table
 //! has no fitted row (its tags are [V] primary source, [S] published measurement,
 //! [D] derived, [A] assumption); [`parameter_tags`] counts them for the report.
+//!
+//! Like is compared with like: the model predicts the kernel alone, and a published figure
+//! that was timed per launch between host-recorded events also holds the launch overhead, so
+//! for those points (manifest `timing = "per_launch_events"`) the comparison adds
+//! [`calibration::PER_LAUNCH_OVERHEAD_S`] to the predicted time ([`with_launch_overhead`]).
+//! Points a manifest marks `not_scored` (a figure printed beside a kernel that did not produce
+//! it) are predicted and printed but left out of the band count, the geometric mean, the order
+//! check and the plot.
 
-use crate::calibration::{self, Kernel, Published};
+use crate::calibration::{self, Kernel, Published, Timing, PER_LAUNCH_OVERHEAD_ALT_S};
 use crate::timing::{CacheState, Model, ModelOptions, Params, Prediction, Reason, Tag, Workload, REASONS};
 use crate::{Arch, Device};
 use serde::Deserialize;
@@ -46,14 +54,44 @@ pub struct CalRow {
     pub order_by_time: bool,
 }
 
+/// TFLOP/s of `flops` of work done at `tflops` with `overhead_s` seconds more: the model's
+/// kernel-alone figure as a harness that also times the launch would print it.
+pub fn with_launch_overhead(tflops: f64, flops: f64, overhead_s: f64) -> f64 {
+    if overhead_s == 0.0 {
+        return tflops;
+    }
+    flops / (flops / (tflops * 1e12) + overhead_s) / 1e12
+}
+
 impl CalRow {
-    /// TFLOP/s at the clock under the kernel's matrix load.
-    pub fn predicted(&self) -> Option<f64> {
+    /// 2MNK of the point.
+    pub fn flops(&self) -> f64 {
+        Kernel::flops(self.published.m, self.published.n, self.published.k)
+    }
+    /// Seconds added to the model's kernel time to compare with the figure (its `timing`).
+    pub fn overhead_s(&self) -> f64 {
+        self.published.timing.overhead_s()
+    }
+    /// The model's TFLOP/s for the kernel alone, at the clock under the kernel's matrix load.
+    pub fn kernel_tflops(&self) -> Option<f64> {
         self.prediction.as_ref().ok().map(|p| p.tflops)
     }
-    /// TFLOP/s at the peak clock (equal to `predicted` where the two clocks coincide).
+    /// TFLOP/s at the clock under the kernel's matrix load, timed as the figure was: the
+    /// kernel alone plus, for a figure timed per launch, the launch overhead.
+    pub fn predicted(&self) -> Option<f64> {
+        self.kernel_tflops().map(|t| with_launch_overhead(t, self.flops(), self.overhead_s()))
+    }
+    /// TFLOP/s at the peak clock (equal to `predicted` where the two clocks coincide), timed as
+    /// the figure was.
     pub fn predicted_at_peak(&self) -> Option<f64> {
-        self.prediction.as_ref().ok().map(|p| p.at_peak.map_or(p.tflops, |x| x.2))
+        self.prediction
+            .as_ref()
+            .ok()
+            .map(|p| with_launch_overhead(p.at_peak.map_or(p.tflops, |x| x.2), self.flops(), self.overhead_s()))
+    }
+    /// Whether the point counts in the score (manifest `not_scored` absent).
+    pub fn scored(&self) -> bool {
+        self.published.scored()
     }
     /// (predicted - published) / published at the clock under the kernel's matrix load.
     pub fn error(&self) -> Option<f64> {
@@ -146,7 +184,10 @@ fn row(k: &Kernel, p: &Published, opts: &ModelOptions) -> CalRow {
     let other_state = match p.cache {
         Some(c) if fits => {
             let o = if c == CacheState::Warm { CacheState::Cold } else { CacheState::Warm };
-            Some((o, predict_published_in(k, p, opts, o).map(|x| x.tflops)))
+            let flops = Kernel::flops(p.m, p.n, p.k);
+            let t = predict_published_in(k, p, opts, o)
+                .map(|x| with_launch_overhead(x.tflops, flops, p.timing.overhead_s()));
+            Some((o, t))
         }
         _ => None,
     };
@@ -256,6 +297,7 @@ pub fn order_check_points(points: &[Point]) -> OrderCheck {
 pub fn order_check(rows: &[CalRow]) -> OrderCheck {
     let points: Vec<Point> = rows
         .iter()
+        .filter(|r| r.scored())
         .filter_map(|r| {
             // At a fixed size TFLOP/s is inverse time; across sizes, time order needs time.
             let flops = Kernel::flops(r.published.m, r.published.n, r.published.k);
@@ -308,8 +350,21 @@ pub fn calibration_report(rows: &[CalRow]) -> String {
     );
     let _ = writeln!(
         s,
-        "{:<3} {:<20} {:<6} {:<16} {:>9} {:>9} {:>9} {:>8} {:>4}  {:<7} {:>5} {:>9} {:>7}",
-        "#", "kernel", "arch", "MxNxK", "pred", "pred@pk", "publ", "error", "±25", "GPU", "cache", "pub us", "wall"
+        "{:<3} {:<20} {:<6} {:<16} {:>9} {:>9} {:>9} {:>9} {:>4}  {:<7} {:>5} {:>9} {:>5} {:>7}",
+        "#",
+        "kernel",
+        "arch",
+        "MxNxK",
+        "pred",
+        "pred@pk",
+        "publ",
+        "error",
+        "±25",
+        "GPU",
+        "cache",
+        "pub us",
+        "+us",
+        "wall"
     );
     for (i, r) in rows.iter().enumerate() {
         let p = &r.published;
@@ -318,16 +373,22 @@ pub fn calibration_report(rows: &[CalRow]) -> String {
         let f2 = |x: Option<f64>| {
             x.map_or_else(|| "-".into(), |v| if v < 10.0 { format!("{v:.2}") } else { format!("{v:.1}") })
         };
-        let err = r.error().map_or_else(|| "-".into(), |e| format!("{:+.1}%", e * 100.0));
+        let err = match (r.error(), r.scored()) {
+            (None, _) => "-".into(),
+            (Some(e), true) => format!("{:+.1}%", e * 100.0),
+            (Some(e), false) => format!("({:+.1}%)", e * 100.0),
+        };
         let band = match r.error() {
+            _ if !r.scored() => "n/s",
             Some(e) if e.abs() <= BAND => "yes",
             Some(_) => "NO",
             None => "-",
         };
         let us = p.time_ms.map_or_else(|| "-".into(), |t| format!("{:.2}", t * 1e3));
+        let ovh = if r.overhead_s() > 0.0 { format!("{:.1}", r.overhead_s() * 1e6) } else { "-".into() };
         let _ = writeln!(
             s,
-            "{:<3} {:<20} {:<6} {:<16} {:>9} {:>9} {:>9} {:>8} {:>4}  {:<7} {:>5} {:>9} {:>6.1}s",
+            "{:<3} {:<20} {:<6} {:<16} {:>9} {:>9} {:>9} {:>9} {:>4}  {:<7} {:>5} {:>9} {:>5} {:>6.1}s",
             i + 1,
             r.kernel,
             r.arch.name(),
@@ -340,11 +401,25 @@ pub fn calibration_report(rows: &[CalRow]) -> String {
             p.gpu,
             r.cache(),
             us,
+            ovh,
             r.wall.as_secs_f64()
         );
     }
     let _ =
         writeln!(s, "pred = TFLOP/s at the clock under the kernel's matrix load (timing/params.rs), pred@pk = at the peak clock; error = (pred - publ) / publ");
+    let _ = writeln!(
+        s,
+        "+us = the launch overhead added to the predicted kernel time because the figure was timed per launch between host-recorded events (manifest `timing = \"per_launch_events\"`; gemm_emu::calibration::PER_LAUNCH_OVERHEAD_S, ROCm/TransferBench PR 297); - = the figure is the kernel alone (profiler, back to back) or its timing is not stated"
+    );
+    let unscored: Vec<String> =
+        rows.iter().enumerate().filter(|(_, r)| !r.scored()).map(|(i, _)| format!("#{}", i + 1)).collect();
+    if !unscored.is_empty() {
+        let _ = writeln!(
+            s,
+            "n/s = printed, not scored (manifest `not_scored`: the figure is another kernel's): {}",
+            unscored.join(", ")
+        );
+    }
     let _ = writeln!(
         s,
         "cache = the Infinity Cache state of the published figure and of the prediction (manifest `cache`; - = not stated, cold with the MALL sharing of resident workgroups); pub us = the published time"
@@ -367,6 +442,30 @@ pub fn calibration_report(rows: &[CalRow]) -> String {
     if !others.is_empty() {
         let _ =
             writeln!(s, "the same points in the other cache state (operands fit in the MALL): {}", others.join(", "));
+    }
+    let alt: Vec<String> = rows
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| {
+            if r.published.timing != Timing::PerLaunchEvents || !r.scored() {
+                return None;
+            }
+            let alt = with_launch_overhead(r.kernel_tflops()?, r.flops(), PER_LAUNCH_OVERHEAD_ALT_S);
+            let (e0, e1) = (r.error()?, (alt - r.published.tflops) / r.published.tflops);
+            // Only the points the choice moves by half a point or more.
+            ((e1 - e0).abs() >= 0.005).then(|| {
+                let flip = if (e0.abs() <= BAND) != (e1.abs() <= BAND) { " (crosses the band)" } else { "" };
+                format!("#{} {:+.1}%{flip}", i + 1, e1 * 100.0)
+            })
+        })
+        .collect();
+    if !alt.is_empty() {
+        let _ = writeln!(
+            s,
+            "with the per-launch overhead at {:.1} us (ROCm/Tensile PR 1379) instead: {}",
+            PER_LAUNCH_OVERHEAD_ALT_S * 1e6,
+            alt.join(", ")
+        );
     }
     let _ = writeln!(s, "\nwhat the model sees (simulated CU 0 of XCD 0):");
     for (i, r) in rows.iter().enumerate() {
@@ -399,7 +498,11 @@ pub fn calibration_report(rows: &[CalRow]) -> String {
     let _ = writeln!(s, "\nsources:");
     for (i, r) in rows.iter().enumerate() {
         let src: String = r.published.source.split_whitespace().collect::<Vec<_>>().join(" ");
-        let _ = writeln!(s, "{:<3} {}", i + 1, src);
+        let _ = writeln!(s, "{:<3} {} [timed: {}]", i + 1, src, r.published.timing.name());
+        if let Some(why) = &r.published.not_scored {
+            let why: String = why.split_whitespace().collect::<Vec<_>>().join(" ");
+            let _ = writeln!(s, "    not scored: {why}");
+        }
     }
     let o = order_check(rows);
     let _ = writeln!(
@@ -412,13 +515,16 @@ pub fn calibration_report(rows: &[CalRow]) -> String {
     for (hi, lo) in &o.inversions {
         let _ = writeln!(s, "    published {hi} > {lo}, predicted the other way");
     }
-    let predicted: Vec<f64> = rows.iter().filter_map(CalRow::error).collect();
+    let scored: Vec<&CalRow> = rows.iter().filter(|r| r.scored()).collect();
+    let predicted: Vec<f64> = scored.iter().filter_map(|r| r.error()).collect();
     let within = predicted.iter().filter(|e| e.abs() <= BAND).count();
+    let not_scored = rows.len() - scored.len();
     let _ = writeln!(
         s,
-        "within ±25%: {within} of {} predicted points ({} without a prediction)",
+        "within ±25%: {within} of {} predicted points ({} without a prediction{})",
         predicted.len(),
-        rows.len() - predicted.len()
+        scored.len() - predicted.len(),
+        if not_scored > 0 { format!("; {not_scored} printed, not scored") } else { String::new() }
     );
     if !predicted.is_empty() {
         let gm = (predicted.iter().map(|e| (1.0 + e).max(1e-9).ln()).sum::<f64>() / predicted.len() as f64).exp();
@@ -438,11 +544,13 @@ pub fn calibration_report(rows: &[CalRow]) -> String {
 }
 
 /// A log-log plot of predicted (clock under load; the peak clock as a hollow mark) against
-/// published TFLOP/s, with the y = x line and the ±25 % band, one numbered point per row.
+/// published TFLOP/s, with the y = x line and the ±25 % band, one numbered point per scored
+/// row (a `not_scored` row is in the table only).
 pub fn calibration_svg(rows: &[CalRow]) -> String {
     let pts: Vec<(usize, f64, f64, f64)> = rows
         .iter()
         .enumerate()
+        .filter(|(_, r)| r.scored())
         .filter_map(|(i, r)| Some((i + 1, r.published.tflops, r.predicted()?, r.predicted_at_peak()?)))
         .collect();
     let mut lo = f64::INFINITY;

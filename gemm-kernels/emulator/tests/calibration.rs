@@ -90,6 +90,19 @@ fn calibration_manifests_are_complete() {
         }
         k.code_object(k.test.m, k.test.n, k.test.k).unwrap();
     }
+    // A point printed but not scored (`not_scored`: the figure is another kernel's) is scored
+    // on that kernel: some other kernel of the set has the same size and figure, scored.
+    for k in &set {
+        for p in k.published.iter().filter(|p| !p.scored()) {
+            let owner = set.iter().find(|o| {
+                o.name != k.name
+                    && o.published
+                        .iter()
+                        .any(|q| q.scored() && (q.m, q.n, q.k) == (p.m, p.n, p.k) && q.tflops == p.tflops)
+            });
+            assert!(owner.is_some(), "{}: {}x{}x{} not scored, and scored on no other kernel", k.name, p.m, p.n, p.k);
+        }
+    }
     let (lo, hi) = speeds.iter().fold((f64::MAX, 0f64), |(l, h), &s| (l.min(s), h.max(s)));
     assert!(hi / lo >= 10.0, "published speeds span only {lo}..{hi} TFLOP/s");
 }

@@ -3,7 +3,7 @@
 //! workloads. No test asserts a predicted TFLOP/s: the figures are the model's output,
 //! checked against published numbers by `gemm calibrate`, not pinned here.
 
-use gemm_emu::calibration::{self, Published};
+use gemm_emu::calibration::{self, Published, Timing, PER_LAUNCH_OVERHEAD_S};
 use gemm_emu::model_eval::{self as eval, CalRow, CalSelection, Point};
 use gemm_emu::timing::ModelOptions;
 use gemm_emu::Arch;
@@ -23,6 +23,8 @@ fn published(tflops: f64, source: &str) -> Published {
         gpu: "MI355X".into(),
         cache: None,
         source: source.into(),
+        timing: Timing::Profiler,
+        not_scored: None,
         notes: String::new(),
     }
 }
@@ -67,6 +69,54 @@ fn calibration_table_and_plot_on_one_kernel() {
     assert_eq!(svg.matches(r#"class="band""#).count(), 1);
     assert_eq!(svg.matches(r#"class="diagonal""#).count(), 1);
     assert!(svg.contains("v4_global_prefetch 4096x4096x8192"), "the point names its row");
+
+    // The Gluon figures are rocprof kernel times: compared with the kernel alone.
+    assert_eq!(r.published.timing, Timing::Profiler);
+    assert_eq!((r.overhead_s(), r.predicted()), (0.0, Some(p.tflops)));
+    assert!(line.ends_with("s") && line.split_whitespace().rev().nth(1) == Some("-"), "no overhead: {line}");
+    // The same point as if timed per launch: the overhead is added to the kernel time, and
+    // only then; the error follows.
+    for timing in [Timing::PerLaunchEvents, Timing::Profiler, Timing::BackToBack, Timing::NotStated] {
+        let mut t = r.clone();
+        t.published.timing = timing;
+        let secs = r.flops() / (p.tflops * 1e12);
+        let want = if timing == Timing::PerLaunchEvents {
+            r.flops() / (secs + PER_LAUNCH_OVERHEAD_S) / 1e12
+        } else {
+            p.tflops
+        };
+        assert!((t.predicted().unwrap() - want).abs() <= 1e-9 * want, "{timing:?}");
+        assert_eq!(t.kernel_tflops(), Some(p.tflops));
+        assert!((t.error().unwrap() - (want - r.published.tflops) / r.published.tflops).abs() < 1e-12);
+        let at_peak = p.at_peak.map_or(p.tflops, |x| x.2);
+        assert!(
+            (t.predicted_at_peak().unwrap() - eval::with_launch_overhead(at_peak, r.flops(), t.overhead_s())).abs()
+                < 1e-9
+        );
+        let table = eval::calibration_report(std::slice::from_ref(&t));
+        let line = table.lines().find(|l| l.starts_with("1 ")).unwrap();
+        let ovh =
+            if timing == Timing::PerLaunchEvents { format!("{:.1}", PER_LAUNCH_OVERHEAD_S * 1e6) } else { "-".into() };
+        assert_eq!(line.split_whitespace().rev().nth(1), Some(ovh.as_str()), "{line}");
+        assert!(table.contains(&format!("[timed: {}]", timing.name())), "{table}");
+    }
+    // 4 us on 2 x 4096 x 4096 x 8192 flops at ~1000 TFLOP/s (~275 us): about 1.4 % slower.
+    let w = eval::with_launch_overhead(1000.0, 2.0 * 4096.0 * 4096.0 * 8192.0, 4e-6);
+    assert!((w - 1000.0 / (1.0 + 4e-6 / (2.0 * 4096.0 * 4096.0 * 8192.0 / 1e15))).abs() < 1e-9, "{w}");
+
+    // A point marked `not_scored` is printed with its error in parentheses and left out of the
+    // score, the order check and the plot.
+    let mut n = r.clone();
+    n.published.not_scored = Some("the figure is another kernel's".into());
+    let table = eval::calibration_report(std::slice::from_ref(&n));
+    let line = table.lines().find(|l| l.starts_with("1 ")).unwrap();
+    assert!(line.contains(&format!("({:+.1}%)", want * 100.0)) && line.contains("n/s"), "{line}");
+    assert!(
+        table.contains("within ±25%: 0 of 0 predicted points (0 without a prediction; 1 printed, not scored)"),
+        "{table}"
+    );
+    assert!(table.contains("not scored: the figure is another kernel's"), "{table}");
+    assert_eq!(eval::calibration_svg(&[n]).matches(r#"class="point""#).count(), 0);
 }
 
 /// A refused point is a row of the table without figures and no point of the plot; the

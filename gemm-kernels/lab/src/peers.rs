@@ -13,8 +13,8 @@
 //! * HipKittens' bf16 and fp8 GEMMs (gfx950, Linear layout only: C = A B^T with both operands
 //!   K-contiguous; one code object per size, built by the calibration `build.sh` from
 //!   HipKittens' sources: `hk_bf16_128` at 1024^3 and 2048^3, `hk_bf16_256` from 4096^3 on and
-//!   the Llama shapes; fp8: `hk_fp8_4wave`, the likelier source of HipKittens' fp8 figures of
-//!   its two fp8 GEMMs).
+//!   the Llama shapes; fp8: `hk_fp8_4wave`, the kernel of HipKittens' published fp8 figures
+//!   (its manifest's notes give the evidence)).
 //!
 //! Published measurements on MI355X (HipKittens, hipBLASLt, as HipKittens benchmarked them) sit
 //! in their own columns, marked as measured on hardware, beside the gfx950 square rows. The
@@ -173,9 +173,9 @@ pub enum Peer {
 }
 
 /// The HipKittens calibration kernels of an input dtype, in the order `peers_of` tries them
-/// (the first with a code object for the shape is the cell's). fp8: the 4-wave kernel, which
-/// has kernels of its own for 1024^3 and 2048^3 and which HipKittens' README calls the faster
-/// (`hk_fp8_8wave`, its 8-wave one, is in the calibration set too).
+/// (the first with a code object for the shape is the cell's). fp8: the 4-wave kernel, the one
+/// that produced HipKittens' published fp8 figures (calibration manifest `hk_fp8_4wave`; the
+/// 8-wave one, `hk_fp8_8wave`, is in the calibration set too, its points not scored).
 pub fn hipkittens_kernels(dtype: &str) -> &'static [&'static str] {
     match dtype {
         "bf16" => &["hk_bf16_128", "hk_bf16_256"],
