@@ -35,7 +35,7 @@
 //!   (`L::grouped_setup`, `L::tile_index`), as in `decode.rs`.
 
 use super::{lit, log2, L};
-use crate::ir::Operand;
+use crate::ir::{Operand, SplitK};
 use crate::program::{sub, whole};
 use gemm_isa::operand::{int, VCC};
 use gemm_isa::{Inst, Op, Operand as O, Reg, RegFile};
@@ -83,6 +83,14 @@ impl L<'_> {
         let per_col = 4 * u;
         let copies = c.tile.1 * per_col / threads;
         let col_bytes = crate::fit::decode_rows_col_bytes(&c);
+        // A split-K partial kernel reads its split index from the workgroup id z (`s4`, one
+        // more system SGPR after the ids x and y: ISA.md §5.3, RSRC2 and the SGPR order), which
+        // `decode_prologue`'s `split_setup` turns into the split's K range (`k` becomes the
+        // chunk's, so the loop count and the masked tail below follow it), operand origins and
+        // f32 slab; the common epilogue then writes raw sums, fp8 scale vectors applied.
+        if c.split == SplitK::Partial {
+            self.p.extra_system_sgprs = 1;
+        }
         let super::decode::DecodeFrame { ws, m0, n0, m, n, k, lda, ldb, srd_a, srd_b } = self.decode_prologue(true);
         // The wave's first row: m0 + 16 * blocks(A) * wave.
         let mw = self.sv();
