@@ -66,12 +66,16 @@ pub fn plan_gemm(arch: Arch, cus: u32, p: &GemmProblem) -> Result<Option<GemmPla
     // A split replaces the decode plan only [`SPLIT_MARGIN`] ahead, as a split replaces a plain
     // kernel: the table composes a split less surely than one launch (gfx942 4096 x 14336 bf16
     // weights at M = 16, issue 23: the 64x64 tile in 9 splits 1% ahead of the decode kernel by
-    // the table, 3% behind it by the timing model). The other decode kernels count only split
+    // the table, 3% behind it by the timing model). The decode-rows kernels count only split
     // (as one launch the table ranked them below `kernel` already), and only on the whole chip,
-    // where the table was measured.
+    // where the table was measured. Not the other decode kernels' splits: the table put gfx942
+    // 4096 x 14336 bf16 weights at M = 8 in 14 splits of the 32x16 decode kernel more than 5%
+    // ahead of the 16x16 8-wave kernel alone, where the timing model gives 26.6 us against 25.7.
     let (mut best, mut best_t) = (plan, plan.estimate(p));
     let whole_chip = cus == arch.caps().compute_units;
-    let others = decode.into_iter().filter(|k| whole_chip && k.entry.name != kernel.entry.name);
+    let others = decode
+        .into_iter()
+        .filter(|k| whole_chip && k.entry.name != kernel.entry.name && k.entry.schedule.starts_with("decoderows"));
     for (k, split_only) in tiled.into_iter().map(|k| (k, false)).chain(others.map(|k| (k, true))) {
         let alt = GemmPlan { kernel: k, split: splitk::choose_on(arch, cus, p, Some(&k)).ok() };
         if split_only && alt.split.is_none() {
