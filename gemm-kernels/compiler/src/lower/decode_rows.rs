@@ -33,6 +33,12 @@
 //!   `m` and columns of B past `n` load zeros the same way.
 //! * Grouped (mixture-of-experts decode): group and tile from the device-side problem table
 //!   (`L::grouped_setup`, `L::tile_index`), as in `decode.rs`.
+//! * Split-K partial kernels (`catalogue::SPLITK_DECODE_ROWS`, for layers whose few weight rows
+//!   leave most CUs idle: 4096 rows are 32 workgroups of 128): the prologue's `split_setup`
+//!   moves A and B to the split's first K index and sets `k` to its chunk (`kchunk`, a multiple
+//!   of the K step, shorter or empty for the last splits), so the whole steps and the masked
+//!   tail above run on the chunk as on a whole K; the common epilogue writes the raw f32 sums
+//!   (fp8: times the row and column scale vectors) into the split's slab.
 
 use super::{lit, log2, L};
 use crate::ir::{Operand, SplitK};
