@@ -335,7 +335,7 @@ fn quarters<T: Element>(n: usize, seed: u64) -> Vec<T> {
 }
 
 /// One fp8 decode shard on an emulated GPU: the dispatcher's plan splits K with an fp8
-/// `splitk_decode` partial kernel; the runtime (`Context::gemm_on`) launches partial and
+/// `splitk_decode` or `splitk_decode_rows` partial kernel; the runtime (`Context::gemm_on`) launches partial and
 /// reduction and matches the reference; the same split with per-tensor scales and both
 /// scale vectors (`EmuBackend::run_split_scaled`) matches the host's scaled GEMM bit for bit
 /// (exact inputs and power-of-two scales: every sum is exact).
@@ -345,7 +345,11 @@ fn fp8_decode_split<T: Element, C: Element>(arch: Arch, mode: gemm_emu::Mode, p:
     let ctx = Context::from_backends(vec![emu.clone()]).unwrap();
     let plan = plan_gemm(arch, arch.caps().compute_units, p).unwrap().unwrap();
     let sp = plan.split.unwrap_or_else(|| panic!("{arch} {p:?}: {} unsplit", plan.kernel.entry.name));
-    assert_eq!((sp.partial.family, sp.partial.a_type), ("splitk_decode", T::DTYPE), "{}", sp.partial.name);
+    // Either decode family's twin: the dispatcher weighs the decode-rows kernels' splits too
+    // (`plan_gemm`; by the timing model 70B/8 qkv fp8 at M = 1 on gfx942 runs 4.08 us split over
+    // the 64x16 decode-rows kernel against 4.31 with the decode kernel's).
+    assert!(sp.partial.is_decode() && sp.partial.family.starts_with("splitk_decode"), "{}", sp.partial.name);
+    assert_eq!(sp.partial.a_type, T::DTYPE, "{}", sp.partial.name);
     assert!(sp.splits >= 2, "{}", sp.splits);
     let s = p.validate().unwrap();
     let (a, b): (Vec<T>, Vec<T>) = (quarters(s.a, 1), quarters(s.b, 2));

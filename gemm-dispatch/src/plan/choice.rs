@@ -307,7 +307,11 @@ const CACHE_CAPACITY: usize = 4096;
 /// decode kernel is ranked as a plain kernel and a tiled kernel split over K can be faster
 /// where the weights are wide for a decode kernel (M = 32..128 rows of activations).
 pub fn choose_tiled(arch: Arch, p: &GemmProblem) -> Result<KernelPlan, String> {
-    let ex = explain(arch, p, &TableModel);
+    tiled_of(arch, p, &explain(arch, p, &TableModel))
+}
+
+/// [`choose_tiled`] from an explanation already made.
+fn tiled_of(arch: Arch, p: &GemmProblem, ex: &Explanation) -> Result<KernelPlan, String> {
     let best = ex
         .candidates
         .iter()
@@ -318,6 +322,29 @@ pub fn choose_tiled(arch: Arch, p: &GemmProblem) -> Result<KernelPlan, String> {
     let entry =
         gemm_kernels::for_arch(arch).find(|e| e.name == best.2).ok_or_else(|| format!("{} vanished", best.2))?;
     kernel_plan::plan_for(entry, p)
+}
+
+/// [`choose_tiled`]'s kernel and every decode kernel that runs `p` with a time from the table
+/// (no fallback), fastest first, from one explanation: `plan_gemm` weighs the tiled kernel's
+/// split and each decode kernel's split-K twin against the decode kernel [`choose`] ranks first
+/// as one launch. The fastest single launch is not always the fastest split: a decode-rows
+/// kernel's 128-row workgroups leave most CUs idle on a layer of 4096 weight rows (32
+/// workgroups), so it ranks below the 32-row decode kernels as one launch, but split over K it
+/// streams the weights without loading the activations in every wave (`lower/decode_rows.rs`).
+pub fn tiled_and_decode(arch: Arch, p: &GemmProblem) -> (Result<KernelPlan, String>, Vec<KernelPlan>) {
+    let ex = explain(arch, p, &TableModel);
+    let mut decode: Vec<(f64, KernelPlan)> = ex
+        .candidates
+        .iter()
+        .filter(|c| c.fallback.is_none())
+        .filter_map(|c| {
+            let t = *c.verdict.as_ref().ok()?;
+            let e = gemm_kernels::for_arch(arch).find(|e| e.name == c.kernel && e.is_decode())?;
+            Some((t, kernel_plan::plan_for(e, p).ok()?))
+        })
+        .collect();
+    decode.sort_by(|a, b| a.0.total_cmp(&b.0));
+    (tiled_of(arch, p, &ex), decode.into_iter().map(|(_, k)| k).collect())
 }
 
 /// How many problem classes have a remembered choice (for tests and `gemm plan`).

@@ -59,15 +59,35 @@ pub fn plan_gemm(arch: Arch, cus: u32, p: &GemmProblem) -> Result<Option<GemmPla
         return Ok(Some(plan));
     }
     // A decode kernel is ranked as a plain kernel; a tiled kernel split over K may still beat
-    // it (weights too wide for the decode kernel's columns). Both plans by the table.
-    let Ok(tiled) = choice::choose_tiled(arch, p) else { return Ok(Some(plan)) };
+    // it (weights too wide for the decode kernel's columns), and so may another decode kernel's
+    // split-K twin (a decode-rows kernel on few weight rows: `choice::tiled_and_decode`). Every
+    // plan by the table.
+    let (tiled, decode) = choice::tiled_and_decode(arch, p);
     // A split replaces the decode plan only [`SPLIT_MARGIN`] ahead, as a split replaces a plain
     // kernel: the table composes a split less surely than one launch (gfx942 4096 x 14336 bf16
     // weights at M = 16, issue 23: the 64x64 tile in 9 splits 1% ahead of the decode kernel by
-    // the table, 3% behind it by the timing model).
-    let alt = GemmPlan { kernel: tiled, split: splitk::choose_on(arch, cus, p, Some(&tiled)).ok() };
-    let margin = if alt.split.is_some() { 1.0 - SPLIT_MARGIN } else { 1.0 };
-    Ok(Some(if alt.estimate(p) < plan.estimate(p) * margin { alt } else { plan }))
+    // the table, 3% behind it by the timing model). The decode-rows kernels count only split
+    // (as one launch the table ranked them below `kernel` already), and only on the whole chip,
+    // where the table was measured. Not the other decode kernels' splits: the table put gfx942
+    // 4096 x 14336 bf16 weights at M = 8 in 14 splits of the 32x16 decode kernel more than 5%
+    // ahead of the 16x16 8-wave kernel alone, where the timing model gives 26.6 us against 25.7.
+    let (mut best, mut best_t) = (plan, plan.estimate(p));
+    let whole_chip = cus == arch.caps().compute_units;
+    let others = decode
+        .into_iter()
+        .filter(|k| whole_chip && k.entry.name != kernel.entry.name && k.entry.schedule.starts_with("decoderows"));
+    for (k, split_only) in tiled.into_iter().map(|k| (k, false)).chain(others.map(|k| (k, true))) {
+        let alt = GemmPlan { kernel: k, split: splitk::choose_on(arch, cus, p, Some(&k)).ok() };
+        if split_only && alt.split.is_none() {
+            continue;
+        }
+        let margin = if alt.split.is_some() { 1.0 - SPLIT_MARGIN } else { 1.0 };
+        let t = alt.estimate(p);
+        if t < best_t * margin {
+            (best, best_t) = (alt, t);
+        }
+    }
+    Ok(Some(best))
 }
 
 impl GemmPlan {

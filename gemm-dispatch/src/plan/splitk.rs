@@ -819,6 +819,45 @@ mod tests {
         }
     }
 
+    /// A decode-rows kernel splits into its own twin (`splitk_decode_rows`: same tile, waves and
+    /// schedule, f32 partials): Llama-3.1-8B's down projection at 32 tokens (4096 x 14336 bf16
+    /// weights, the Linear layout) on gfx950 is 32 workgroups of 128x32 for 256 resident slots,
+    /// so the split fills them, its time composed from the plain kernel's row; and the
+    /// dispatcher's plan for the problem (`plan_gemm`, which weighs every decode kernel's split)
+    /// is a split whose partial is a decode kernel's twin. fp8 and gfx942 likewise.
+    #[test]
+    fn decode_rows_kernels_split_into_their_twins() {
+        for (arch, ab) in [(Arch::Gfx950, DType::Bf16), (Arch::Gfx942, DType::Bf16), (Arch::Gfx950, DType::Fp8E4M3)] {
+            let p = GemmProblem::new(32, 4096, 14336)
+                .with_layout(Layout::RowMajor)
+                .with_transposes(gemm_core::Transpose::No, gemm_core::Transpose::Yes)
+                .with_dtypes(ab, ab, DType::Bf16);
+            let rows = gemm_kernels::for_arch(arch)
+                .find(|e| {
+                    e.schedule.starts_with("decoderows")
+                        && e.is_plain()
+                        && (e.a_type, e.c_type, e.tile.1) == (ab, DType::Bf16, 32)
+                })
+                .expect("the 128x32 decode-rows kernel");
+            let plain = crate::plan::kernel_plan::plan_for(rows, &p).unwrap();
+            let s = choose(arch, &p, Some(&plain)).unwrap();
+            assert_eq!(s.partial.family, "splitk_decode_rows", "{arch} {ab}");
+            assert_eq!((s.partial.tile, s.partial.schedule, s.partial.a_type), (rows.tile, rows.schedule, ab));
+            assert!(s.splits >= 2 && s.head.is_none() && s.kchunk.is_multiple_of(rows.tile.2), "{s:?}");
+            assert!(s.estimate_split < s.estimate_plain.unwrap());
+            // The partial needs no row of its own: the plain kernel's composes it.
+            assert!(crate::plan::cost_table::table().row(s.partial).is_err());
+            assert!(partial_seconds(&s, rows).is_some());
+            assert_eq!(plain_twin(s.partial).map(|e| (e.tile, e.schedule)), Some((rows.tile, rows.schedule)));
+            assert!(table_estimate(&s, &p).is_some());
+            let l = s.launches(&p, 0x1000, 0x2000, 0x3000, 0x4000).unwrap();
+            assert_eq!(l[0].grid, [32, 1, s.splits]);
+            let g = crate::plan::gemm_plan::plan_gemm(arch, arch.caps().compute_units, &p).unwrap().unwrap();
+            let sp = g.split.expect("a split plan");
+            assert!(sp.partial.family.starts_with("splitk"), "{}", sp.partial.name);
+        }
+    }
+
     /// gfx942's ping-pong tile at 8192^3 (1024 tiles on 304 CUs: 3.37 rounds) runs the
     /// first 28 of 32 tile columns plain (896 tiles, three rounds) and splits the last 4
     /// columns' K in two (256 workgroups, one round of half-length ones): the head's

@@ -102,6 +102,9 @@
 //!   the reduction's alpha and beta carry the per-tensor scales: `kernel_args.rs`), for
 //!   weight shards whose few rows leave most CUs idle (`gemm-dispatch` `splitk.rs`,
 //!   `decode_split`).
+//! * `splitk_decode_rows`: the decode-rows shapes ([`DECODE_ROWS_SHAPES`]) as partial kernels
+//!   in the same input types, for layers with few weight rows at M = 8..64 (Llama-8B down,
+//!   4096 x 14336: 32 workgroups of 128 rows).
 //! * `stages3` (gfx950): 256x256x32, 8 waves (2x4), 32x32x16 MFMAs, three pipeline stages
 //!   (`passes/pipeline.rs`: three LDS buffers, 96 KiB; the LDS-DMA copies of the tile after
 //!   next in flight), A^T B, bf16/f16, `v8`. The timing model (`gemm sweep --stages 2,3
@@ -696,8 +699,8 @@ type DecodeRowsShape = (u32, u32, u32, u32);
 /// the first's fill. The dispatcher clamps a prediction to the floor, so such a kernel would be
 /// chosen on the model's error; they come back when the footprint pass is fixed.
 ///
-/// No split-K twins and no grouped kernel yet (the lowering takes grouped tables:
-/// `tests/emulator.rs`).
+/// Split-K twins of every shape and input type: [`SPLITK_DECODE_ROWS`]. No grouped kernel yet
+/// (the lowering takes grouped tables: `tests/emulator.rs`).
 pub const DECODE_ROWS_SHAPES: &[DecodeRowsShape] = &[(1, 16, 4, 4), (1, 32, 8, 4), (2, 64, 4, 2)];
 
 fn decode_rows_families(arch: Arch) -> Vec<Family> {
@@ -732,6 +735,12 @@ pub const SPLITK_PINGPONG: &str = "splitk_pingpong";
 /// The decode families' split-K partial kernels (bf16, f16 and fp8), for weight matrices with
 /// too few rows to fill the CUs (`gemm-dispatch` `splitk.rs`, `decode_split`).
 pub const SPLITK_DECODE: &str = "splitk_decode";
+/// The decode-rows families' split-K partial kernels (bf16, f16 and fp8,
+/// [`split_families`]). Their own name rather than [`SPLITK_DECODE`]'s: nothing keys on either
+/// (the dispatcher finds a twin by tile, waves, MFMA, stages and schedule, `splitk::twin`), and
+/// the name says which plain family a split's partial kernel is the twin of.
+pub const SPLITK_DECODE_ROWS: &str = "splitk_decode_rows";
+const SPLITK_DECODE_ROWS_WHY: &str = "decode-rows split-K partial sums: weight matrices with few rows (Llama-8B down: 4096 rows are 32 workgroups of 128) stream over K ranges of the grid's z dimension, the activations' K-step slice staged in LDS per workgroup as in the plain kernel";
 /// The split-K reduction kernels (`ir::SplitK::Reduce`), one per arch and C type.
 pub const SPLITK_REDUCE: &str = "splitk_reduce";
 
@@ -844,6 +853,16 @@ pub fn split_families() -> Vec<Family> {
             name: SPLITK_DECODE,
             split: SplitK::Partial,
             why: "decode split-K partial sums: weight matrices with too few rows to fill the CUs (a tensor-parallel shard's 1280 rows are 80 blocks of 16) stream over K ranges of the grid's z dimension",
+            ..f
+        }));
+        // The decode-rows families' twins likewise (issue 23): a layer with few weight rows
+        // (Llama-8B down, 4096 rows: 32 workgroups of 128 rows on 304 or 256 CUs) streams
+        // its weights over K ranges instead of leaving most CUs idle. Ungrouped ones only: a
+        // partial kernel takes no group table (`fit::check`).
+        out.extend(decode_rows_families(arch).into_iter().filter(|f| f.name == DECODE_ROWS).map(|f| Family {
+            name: SPLITK_DECODE_ROWS,
+            split: SplitK::Partial,
+            why: SPLITK_DECODE_ROWS_WHY,
             ..f
         }));
         out.extend(pingpong_families(arch).into_iter().map(|f| Family {

@@ -358,6 +358,15 @@ fn check_decode(c: &KernelConfig) -> Result<(), Unfit> {
     if c.sync != crate::schedule::phase::Sync::Barrier {
         return no("no phase counters");
     }
+    match c.split {
+        SplitK::None => {}
+        // fp8 partials apply the per-element scale vectors to their f32 sums and leave the
+        // per-tensor scalars to the reduction's alpha and beta (`kernel_args.rs`, fp8 partial
+        // kernels): the vectors need each element's row and column, which the reduction
+        // kernel does not take.
+        SplitK::Partial if c.c_type == DType::F32 && c.fusion == crate::ir::Fusion::NONE => {}
+        _ => return no("split-K partial kernels write f32 sums"),
+    }
     if rows {
         return check_decode_rows(c, u);
     }
@@ -378,15 +387,6 @@ fn check_decode(c: &KernelConfig) -> Result<(), Unfit> {
     if kt != c.waves * u * 64 / c.ab_bytes() {
         return no("the K tile is waves x loads x 64 bytes");
     }
-    match c.split {
-        SplitK::None => {}
-        // fp8 partials apply the per-element scale vectors to their f32 sums and leave the
-        // per-tensor scalars to the reduction's alpha and beta (`kernel_args.rs`, fp8 partial
-        // kernels): the vectors need each element's row and column, which the reduction
-        // kernel does not take.
-        SplitK::Partial if c.c_type == DType::F32 && c.fusion == crate::ir::Fusion::NONE => {}
-        _ => return no("split-K partial kernels write f32 sums"),
-    }
     let lds = decode_lds_bytes(c);
     if lds + 1024 > 65536 || lds > lds_per_cu(c.arch) {
         return no("the waves' partial sums must fit LDS and the 16-bit DS offset");
@@ -401,7 +401,8 @@ fn check_decode(c: &KernelConfig) -> Result<(), Unfit> {
 /// The decode space with the waves on the rows ([`KernelConfig::decode_rows`]): 1..8 waves
 /// of 1, 2 or 4 row blocks each (at most 256 rows), 16..64 columns, 1..8 loads per row
 /// block; B's K-step slice is copied by every thread in whole 16-byte vectors (at least one
-/// per thread: `NT * 4 * unroll >= 64 W`), and its two buffers fit LDS. No split-K twin yet.
+/// per thread: `NT * 4 * unroll >= 64 W`), and its two buffers fit LDS. Split-K partials as
+/// for `decode.rs` ([`check_decode`]): f32 sums, no fusion.
 fn check_decode_rows(c: &KernelConfig, u: u32) -> Result<(), Unfit> {
     let no = |why: &str| Err(Unfit::Decode(why.into()));
     let (mt, nt, kt) = c.tile;
@@ -424,9 +425,6 @@ fn check_decode_rows(c: &KernelConfig, u: u32) -> Result<(), Unfit> {
     }
     if nt * 4 * u < 64 * w {
         return no("every thread copies at least one 16-byte vector of B per K step");
-    }
-    if c.split != SplitK::None {
-        return no("no split-K partial kernels with the waves on the rows");
     }
     let lds = decode_lds_bytes(c);
     if lds > 65536 || lds > lds_per_cu(c.arch) {

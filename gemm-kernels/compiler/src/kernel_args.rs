@@ -110,7 +110,8 @@
 //!
 //! Launch: grid `[ceil(m/MT), ceil(n/NT), splits]` workgroups, `splits = ceil(k/kchunk)`.
 //!
-//! fp8 partial kernels (the decode families' split twins, `catalogue::SPLITK_DECODE`) take
+//! fp8 partial kernels (the decode families' split twins, `catalogue::SPLITK_DECODE` and
+//! `catalogue::SPLITK_DECODE_ROWS`) take
 //! 112 bytes: the partial layout above, then (bytes 56..96 unused) the fp8 layout's two
 //! scale vectors `scale_row` (96) and `scale_col` (104), and write `row[i] * col[j] * acc_z`
 //! (`w * acc`, the first two steps of the fp8 order above; a null vector is all ones, and

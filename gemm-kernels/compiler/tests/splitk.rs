@@ -5,12 +5,12 @@
 //! NaN in C, a workspace filled with NaN (every slab element the reduction reads must have
 //! been written). The reduction alone is checked bit for bit against the in-order f32 sum.
 //!
-//! fp8 partial kernels (the decode shapes' twins, both flavours of each arch) run with
-//! per-tensor scales folded into the reduction's alpha and beta and with per-row / per-column
-//! scale vectors applied by the partial kernel (`kernel_args.rs`, fp8 partial kernels), on
-//! inputs that are multiples of 1/4 and power-of-two scales, so every sum is exact: the
-//! result must equal the exact value rounded once to C's type, bit for bit (`tests/fp8.rs`'s
-//! rule).
+//! fp8 partial kernels (the decode and decode-rows shapes' twins, both flavours of each arch)
+//! run with per-tensor scales folded into the reduction's alpha and beta and with per-row /
+//! per-column scale vectors applied by the partial kernel (`kernel_args.rs`, fp8 partial
+//! kernels), on inputs that are multiples of 1/4 and power-of-two scales, so every sum is
+//! exact: the result must equal the exact value rounded once to C's type, bit for bit
+//! (`tests/fp8.rs`'s rule).
 
 use gemm_compiler::ir::{Arch, KernelConfig, SplitK};
 use gemm_compiler::{catalogue, compile, kernel_args as ka, CompiledKernel};
@@ -334,7 +334,8 @@ fn catalogue_split_k_fp8_decode_every_mode() {
         // flavours: skinny problems at M = 32..256); on gfx942 the fp8 ping-pong tile's twins
         // (the split tail of big grids): A^T B in both flavours, e4m3 in NN, NT and TT.
         let decode = partials.iter().filter(|k| k.config.is_decode()).count();
-        assert_eq!(decode, 2 * catalogue::DECODE_SHAPES.len(), "{arch}");
+        let shapes = catalogue::DECODE_SHAPES.len() + catalogue::DECODE_ROWS_SHAPES.len();
+        assert_eq!(decode, 2 * shapes, "{arch}: the decode and decode-rows shapes' twins");
         let tiled = partials.len() - decode;
         assert_eq!(tiled, if arch == Arch::Gfx942 { 2 + 5 } else { 2 }, "{arch}: tiled fp8 partials");
         for (pi, part) in partials.iter().enumerate() {
@@ -365,6 +366,47 @@ fn catalogue_split_k_fp8_decode_every_mode() {
                 let reduce = reduces.iter().find(|r| r.config.c_type == out).unwrap();
                 let mode = Mode::ALL[(pi + ci) % Mode::ALL.len()];
                 run_fp8_pair(part, reduce, cs, *sc, Schedule { mode, seed: 11 + (pi * 7 + ci) as u64 });
+            }
+        }
+    }
+}
+
+/// The decode-rows twins (`catalogue::SPLITK_DECODE_ROWS`, `lower/decode_rows.rs` with
+/// `split_setup`: each split's K range, B's K-step slice staged in LDS per workgroup) in bf16
+/// and f16 on both archs, every scheduling mode on every case, with the reductions to f32 and
+/// to the input type: M = 1 (`n = 1`) alone and against 37 weight rows with the last split a
+/// masked tail, odd columns with a tail inside the second split and a split past the end of K,
+/// K below one step (the tail alone in one split), several tiles of columns with whole waves'
+/// rows past `m` and two steps per split (both LDS buffers) before a tail; padded leading
+/// dimensions, beta = 0 over NaN C and beta != 0. The race and hazard checkers stay silent
+/// (`launch`), every slab element inside `m` is written (the workspace starts NaN) and a split
+/// past K writes zeros. fp8: `catalogue_split_k_fp8_decode_every_mode`.
+#[test]
+fn catalogue_split_k_decode_rows_every_mode() {
+    for arch in Arch::ALL {
+        let reduces = catalogue_kernels(arch, SplitK::Reduce);
+        let partials: Vec<_> = catalogue::entries()
+            .into_iter()
+            .filter(|(f, c)| f.name == catalogue::SPLITK_DECODE_ROWS && c.arch == arch && !c.ab_type.is_fp8())
+            .map(|(_, c)| compile(c).unwrap())
+            .collect();
+        assert_eq!(partials.len(), 2 * catalogue::DECODE_ROWS_SHAPES.len(), "{arch}: bf16 and f16 of every shape");
+        for (pi, part) in partials.iter().enumerate() {
+            let kt = part.config.tile.2;
+            let ku = kt as usize;
+            let cases = [
+                case(1, 1, 1, 3, 1.0, 0.0, kt, 0),
+                case(37, 1, 2 * ku + 65, 8, 1.0, 0.0, kt, 0),
+                case(67, 3, 3 * ku + 7, 5, 0.5, 0.75, 2 * kt, 1),
+                case(40, 17, ku - 1, 0, -1.0, 1.0, kt, 0),
+                case(150, 33, 5 * ku + 3, 8, 1.0, 0.5, 2 * kt, 0),
+            ];
+            for mode in Mode::ALL {
+                for (ci, cs) in cases.iter().enumerate() {
+                    let out = if ci % 2 == 0 { DType::F32 } else { part.config.ab_type };
+                    let reduce = reduces.iter().find(|r| r.config.c_type == out).unwrap();
+                    run_pair(part, reduce, cs, Schedule { mode, seed: 60 + (pi * 7 + ci) as u64 });
+                }
             }
         }
     }

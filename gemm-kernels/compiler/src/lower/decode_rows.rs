@@ -33,9 +33,15 @@
 //!   `m` and columns of B past `n` load zeros the same way.
 //! * Grouped (mixture-of-experts decode): group and tile from the device-side problem table
 //!   (`L::grouped_setup`, `L::tile_index`), as in `decode.rs`.
+//! * Split-K partial kernels (`catalogue::SPLITK_DECODE_ROWS`, for layers whose few weight rows
+//!   leave most CUs idle: 4096 rows are 32 workgroups of 128): the prologue's `split_setup`
+//!   moves A and B to the split's first K index and sets `k` to its chunk (`kchunk`, a multiple
+//!   of the K step, shorter or empty for the last splits), so the whole steps and the masked
+//!   tail above run on the chunk as on a whole K; the common epilogue writes the raw f32 sums
+//!   (fp8: times the row and column scale vectors) into the split's slab.
 
 use super::{lit, log2, L};
-use crate::ir::Operand;
+use crate::ir::{Operand, SplitK};
 use crate::program::{sub, whole};
 use gemm_isa::operand::{int, VCC};
 use gemm_isa::{Inst, Op, Operand as O, Reg, RegFile};
@@ -83,6 +89,14 @@ impl L<'_> {
         let per_col = 4 * u;
         let copies = c.tile.1 * per_col / threads;
         let col_bytes = crate::fit::decode_rows_col_bytes(&c);
+        // A split-K partial kernel reads its split index from the workgroup id z (`s4`, one
+        // more system SGPR after the ids x and y: ISA.md §5.3, RSRC2 and the SGPR order), which
+        // `decode_prologue`'s `split_setup` turns into the split's K range (`k` becomes the
+        // chunk's, so the loop count and the masked tail below follow it), operand origins and
+        // f32 slab; the common epilogue then writes raw sums, fp8 scale vectors applied.
+        if c.split == SplitK::Partial {
+            self.p.extra_system_sgprs = 1;
+        }
         let super::decode::DecodeFrame { ws, m0, n0, m, n, k, lda, ldb, srd_a, srd_b } = self.decode_prologue(true);
         // The wave's first row: m0 + 16 * blocks(A) * wave.
         let mw = self.sv();
