@@ -46,6 +46,12 @@ pub struct GroupedPlan {
 /// spans) and the A/B addresses meet its alignment, and the counts fit the kernel (at most
 /// [`MAX_GROUPS`] groups, fewer than [`MAX_TILES`] workgroups).
 pub fn plan(arch: Arch, problems: &[(GemmProblem, [u64; 3])]) -> Result<GroupedPlan, String> {
+    ranked(arch, problems).map(|mut plans| plans.swap_remove(0))
+}
+
+/// Every grouped kernel's plan that [`plan`] could choose, best first (at least one; `Err` as
+/// [`plan`]).
+pub fn ranked(arch: Arch, problems: &[(GemmProblem, [u64; 3])]) -> Result<Vec<GroupedPlan>, String> {
     let live: Vec<(usize, &(GemmProblem, [u64; 3]))> =
         problems.iter().enumerate().filter(|(_, (p, _))| p.m > 0 && p.n > 0).collect();
     if live.len() < 2 {
@@ -97,7 +103,10 @@ pub fn plan(arch: Arch, problems: &[(GemmProblem, [u64; 3])]) -> Result<GroupedP
     // order (a stable sort).
     let key = |g: &GroupedPlan| g.estimate().unwrap_or(f64::INFINITY);
     fits.sort_by(|x, y| key(x).total_cmp(&key(y)));
-    fits.into_iter().next().ok_or(why)
+    if fits.is_empty() {
+        return Err(why);
+    }
+    Ok(fits)
 }
 
 /// The plain catalogue kernel a grouped kernel was built from: the same configuration without
