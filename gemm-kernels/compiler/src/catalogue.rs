@@ -718,10 +718,13 @@ pub const DECODE_ROWS_SHAPES: &[DecodeRowsShape] = &[(1, 16, 4, 4), (1, 32, 8, 4
 /// fourth expert empty, in us and share of the touched weights' floor at peak HBM:
 ///
 /// * gfx950: 269.6 (88%) and 389.1 (91%), where the grouped 64x16 w8 u2 decode kernel predicts
-///   331.1 (71%) and 460.9 (77%) and the tiled grouped 128x128 kernel 319.7 and 446.7: the
-///   activations staged once per workgroup leave the CU's loads in flight to the weights.
+///   331.1 (71%) and 460.9 (77%): the activations staged once per workgroup leave the CU's
+///   loads in flight to the weights. As the catalogue kernel in `gemm decode --moe`: 270.0 (87%)
+///   and 388.9 (91%), chosen over the tiled grouped kernel (319.7 and 446.7).
 /// * gfx942: 401.1 (89%) and 583.2 (91%), against 425.2 (84%) and 595.2 (89%) for the grouped
-///   16x16 w2 u8 decode kernel.
+///   16x16 w2 u8 decode kernel. `gemm decode --moe` runs the first row on it (400.5 us, 89%);
+///   the second stays on the 16x16 kernel (599.6, 89%), which the table's rows rank first
+///   (596.1 us against 635.7: the one-column interpolation of the plain twin's row).
 ///
 /// 8 loads per row block predict a few per cent more (64x16 w4 u8: gfx950 257.7 and 386.5,
 /// gfx942 367.8 and 581.0), and gfx942's 2-wave shapes more still (32x16 w2 u8: 357.6, 100%

@@ -510,7 +510,9 @@ fn moe_sweep(args: &DecodeArgs, jobs: usize) -> Result<(), String> {
                         100.0 * floor / t,
                         crate::sweep::short(cfg)
                     ),
-                    Err(e) => println!("{:<7} {:<22} no prediction: {e}  {}", arch.name(), layer, crate::sweep::short(cfg)),
+                    Err(e) => {
+                        println!("{:<7} {:<22} no prediction: {e}  {}", arch.name(), layer, crate::sweep::short(cfg))
+                    }
                 }
             }
         }
