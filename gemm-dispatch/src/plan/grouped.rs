@@ -225,6 +225,27 @@ mod tests {
         }
     }
 
+    /// Eight experts of 16 tokens over 28672x4096 weights (row-major `x W^T`): every grouped
+    /// kernel that fits is ranked by its plain twin's table row, the decode-rows one first on
+    /// both archs (gemm-compiler `catalogue.rs`, `GROUPED_DECODE_ROWS_SHAPE`).
+    #[test]
+    fn decode_sized_groups_take_the_fastest_grouped_kernel_by_the_table() {
+        let p = GemmProblem::new(16, 28672, 4096).with_transposes(Transpose::No, Transpose::Yes).with_dtypes(
+            DType::Bf16,
+            DType::Bf16,
+            DType::Bf16,
+        );
+        let items: Vec<(GemmProblem, [u64; 3])> = (0..8u64).map(|i| (p, [i << 32, (i << 32) + (1 << 30), 0])).collect();
+        for arch in Arch::ALL {
+            let ranked = ranked(arch, &items).unwrap();
+            assert!(ranked.len() >= 2, "{arch}: {} grouped kernels fit", ranked.len());
+            let t: Vec<f64> = ranked.iter().map(|g| g.estimate().unwrap_or(f64::INFINITY)).collect();
+            assert!(t.windows(2).all(|w| w[0] <= w[1]), "{arch}: {t:?}");
+            assert!(ranked[0].entry.schedule.starts_with("decoderows"), "{arch}: {}", ranked[0].entry.name);
+            assert_eq!(plan(arch, &items).unwrap().entry.name, ranked[0].entry.name);
+        }
+    }
+
     #[test]
     fn what_one_launch_cannot_take_says_why() {
         let a = [0x1000, 0x2000, 0x3000];
