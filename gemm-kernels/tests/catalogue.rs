@@ -89,7 +89,11 @@ fn manifest_matches_code_objects() {
         assert_eq!((e.lds_read_conflicts_per_k_step, e.lds_write_conflicts_per_k_step), (0, 0), "{}", e.name);
         assert!(e.occupancy >= 1 && e.occupancy <= 8, "{}", e.name);
         assert!(e.copy_a.contains(':') && e.copy_b.contains(':'), "{}: the copy choice carries its reason", e.name);
-        let grouped_family = [gemm_compiler::catalogue::GROUPED, gemm_compiler::catalogue::GROUPED_DECODE];
+        let grouped_family = [
+            gemm_compiler::catalogue::GROUPED,
+            gemm_compiler::catalogue::GROUPED_DECODE,
+            gemm_compiler::catalogue::GROUPED_DECODE_ROWS,
+        ];
         assert_eq!(e.grouped, grouped_family.contains(&e.family), "{}", e.name);
     }
     let mut families = gemm_compiler::catalogue::families();

@@ -5,9 +5,11 @@
 //! instead of one per expert, so small groups share the GPU instead of each leaving it idle.
 //!
 //! [`plan`] decides whether a list of problems can go to one grouped launch and with which
-//! kernel; [`GroupedPlan::table`] packs the table for the operands' device addresses. Groups
+//! kernel (of the grouped kernels that fit every group, the fastest by the characterisation
+//! table's rows of their plain twins, [`GroupedPlan::estimate`]); [`GroupedPlan::table`] packs the table for the operands' device addresses. Groups
 //! with `m` or `n` = 0 get no table entry (they own no tile; the kernel would skip them too).
 
+use crate::plan::cost_table;
 use crate::plan::kernel_plan::{self, KernelPlan};
 use gemm_core::{Arch, GemmProblem};
 use gemm_kernels::{KernelEntry, GROUP_ENTRY_BYTES, GROUP_TILE_START, MAX_GROUPS};
@@ -44,6 +46,12 @@ pub struct GroupedPlan {
 /// spans) and the A/B addresses meet its alignment, and the counts fit the kernel (at most
 /// [`MAX_GROUPS`] groups, fewer than [`MAX_TILES`] workgroups).
 pub fn plan(arch: Arch, problems: &[(GemmProblem, [u64; 3])]) -> Result<GroupedPlan, String> {
+    ranked(arch, problems).map(|mut plans| plans.swap_remove(0))
+}
+
+/// Every grouped kernel's plan that [`plan`] could choose, best first (at least one; `Err` as
+/// [`plan`]).
+pub fn ranked(arch: Arch, problems: &[(GemmProblem, [u64; 3])]) -> Result<Vec<GroupedPlan>, String> {
     let live: Vec<(usize, &(GemmProblem, [u64; 3]))> =
         problems.iter().enumerate().filter(|(_, (p, _))| p.m > 0 && p.n > 0).collect();
     if live.len() < 2 {
@@ -58,6 +66,7 @@ pub fn plan(arch: Arch, problems: &[(GemmProblem, [u64; 3])]) -> Result<GroupedP
         return Err(format!("group {i} differs from group {} in dtypes, layout or transposes", live[0].0));
     }
     let mut why = format!("no grouped {arch} kernel in the catalogue");
+    let mut fits: Vec<GroupedPlan> = vec![];
     'kernels: for entry in gemm_kernels::for_arch(arch).filter(|e| e.grouped) {
         let need = 2 * u64::from(entry.align_elems.max(1));
         let mut groups = Vec::with_capacity(live.len());
@@ -80,16 +89,53 @@ pub fn plan(arch: Arch, problems: &[(GemmProblem, [u64; 3])]) -> Result<GroupedP
             let tile_start = tiles as u32;
             tiles += u64::from(plan.grid[0]) * u64::from(plan.grid[1]);
             if tiles >= MAX_TILES {
-                return Err(format!("{tiles} workgroups or more: a grouped launch takes fewer than {MAX_TILES}"));
+                why = format!(
+                    "{}: {tiles} workgroups or more: a grouped launch takes fewer than {MAX_TILES}",
+                    entry.name
+                );
+                continue 'kernels;
             }
             groups.push(Group { index, plan, alpha: p.alpha, beta: p.beta, addresses: *addresses, tile_start });
         }
-        return Ok(GroupedPlan { entry, groups, tiles: tiles as u32 });
+        fits.push(GroupedPlan { entry, groups, tiles: tiles as u32 });
     }
-    Err(why)
+    // The fastest by the characterisation table; kernels it cannot estimate after, in catalogue
+    // order (a stable sort).
+    let key = |g: &GroupedPlan| g.estimate().unwrap_or(f64::INFINITY);
+    fits.sort_by(|x, y| key(x).total_cmp(&key(y)));
+    if fits.is_empty() {
+        return Err(why);
+    }
+    Ok(fits)
+}
+
+/// The plain catalogue kernel a grouped kernel was built from: the same configuration without
+/// the problem table (its name without `_grouped`), if the catalogue builds it.
+pub fn plain_twin(entry: &KernelEntry) -> Option<&'static KernelEntry> {
+    let name = entry.name.replacen("_grouped", "", 1);
+    gemm_kernels::for_arch(entry.arch).find(|e| !e.grouped && e.name == name)
 }
 
 impl GroupedPlan {
+    /// The characterisation table's estimate of this launch (grouped kernels have no rows of
+    /// their own: `cost_table::characterised`), from the row of the kernel's [`plain_twin`]: the
+    /// launch's workgroups as one column-major problem, the groups' row tiles stacked (`TM`
+    /// times the launch's workgroups rows), the widest group's columns up to `TN` and the
+    /// longest K. Each workgroup runs the loop of its twin on its own group's operands; what
+    /// the stacked problem leaves out is the table lookup and the activations of each group
+    /// (read once per group instead of once). `None` without a twin or its row.
+    pub fn estimate(&self) -> Option<f64> {
+        let twin = plain_twin(self.entry)?;
+        let row = cost_table::table().row(twin).ok()?;
+        let (tm, tn, kt) = (twin.tile.0.max(1), twin.tile.1.max(1), twin.tile.2.max(1));
+        let m = u64::from(self.tiles) * u64::from(tm);
+        let m = u32::try_from(m).ok()?;
+        let n = self.groups.iter().map(|g| g.plan.problem.n).max()?.min(tn);
+        let k = self.groups.iter().map(|g| g.plan.problem.k).max()?;
+        let k = if k > 0 && k < kt { f64::from(k) } else { f64::from(k.div_ceil(kt) * kt) };
+        Some(cost_table::compose_problem(row, twin, m, n, 1, k))
+    }
+
     /// The problem table: one entry per group, its kernel arguments in the entry's column-major
     /// terms (A and B swapped for row-major problems) and its `tile_start`.
     pub fn table(&self) -> Vec<u8> {
@@ -176,6 +222,27 @@ mod tests {
             let args = plan.kernargs(0xabc0).unwrap();
             assert_eq!(args.len(), plan.entry.kernarg_size as usize);
             assert_eq!(plan.launch().0, [6, 1, 1]);
+        }
+    }
+
+    /// Eight experts of 16 tokens over 28672x4096 weights (row-major `x W^T`): every grouped
+    /// kernel that fits is ranked by its plain twin's table row, the decode-rows one first on
+    /// both archs (gemm-compiler `catalogue.rs`, `GROUPED_DECODE_ROWS_SHAPE`).
+    #[test]
+    fn decode_sized_groups_take_the_fastest_grouped_kernel_by_the_table() {
+        let p = GemmProblem::new(16, 28672, 4096).with_transposes(Transpose::No, Transpose::Yes).with_dtypes(
+            DType::Bf16,
+            DType::Bf16,
+            DType::Bf16,
+        );
+        let items: Vec<(GemmProblem, [u64; 3])> = (0..8u64).map(|i| (p, [i << 32, (i << 32) + (1 << 30), 0])).collect();
+        for arch in Arch::ALL {
+            let ranked = ranked(arch, &items).unwrap();
+            assert!(ranked.len() >= 2, "{arch}: {} grouped kernels fit", ranked.len());
+            let t: Vec<f64> = ranked.iter().map(|g| g.estimate().unwrap_or(f64::INFINITY)).collect();
+            assert!(t.windows(2).all(|w| w[0] <= w[1]), "{arch}: {t:?}");
+            assert!(ranked[0].entry.schedule.starts_with("decoderows"), "{arch}: {}", ranked[0].entry.name);
+            assert_eq!(plan(arch, &items).unwrap().entry.name, ranked[0].entry.name);
         }
     }
 

@@ -584,10 +584,15 @@ pub fn families() -> Vec<Family> {
         }
         out.extend(decode_families(arch));
         out.extend(decode_rows_families(arch));
-        // Before the tiled grouped family: the dispatcher's grouped plan takes the first
-        // grouped kernel that fits every group (gemm-dispatch `plan/grouped.rs`), and this one
-        // fits only groups of at most 16 activation columns in the Linear layout.
+        // The dispatcher's grouped plan ranks the grouped kernels that fit every group by the
+        // table rows of their plain twins (gemm-dispatch `plan/grouped.rs`); the decode ones
+        // fit only groups of at most 16 activation columns in the Linear layout.
         out.push(Family { name: GROUPED_DECODE, dtypes: HALF, ..decode_families(arch)[grouped_decode_shape(arch)] });
+        out.push(Family {
+            name: GROUPED_DECODE_ROWS,
+            dtypes: HALF,
+            ..decode_rows_families(arch)[GROUPED_DECODE_ROWS_SHAPE]
+        });
         out.push(Family {
             ..Family::new(
                 GROUPED,
@@ -610,6 +615,9 @@ pub const SMALL_DEEP: &str = "smallk";
 pub const MID8: &str = "mid8";
 /// Mixture-of-experts decode in one launch: the first decode shape reading the grouped table.
 pub const GROUPED_DECODE: &str = "grouped_decode";
+/// Mixture-of-experts decode in one launch with the waves on the rows: the
+/// [`GROUPED_DECODE_ROWS_SHAPE`] decode-rows shape reading the grouped table.
+pub const GROUPED_DECODE_ROWS: &str = "grouped_decode_rows";
 /// The decode families' name ([`decode_families`]).
 pub const DECODE: &str = "decode";
 
@@ -640,7 +648,10 @@ pub const DECODE_SHAPES: &[DecodeShape] =
     &[(16, 16, 2, 8), (32, 16, 1, 4), (16, 16, 8, 4), (16, 64, 4, 2), (32, 64, 4, 2), (64, 16, 8, 2), (32, 32, 1, 4)];
 
 /// The grouped decode shape per arch (an index into [`DECODE_SHAPES`], `gemm decode --moe`):
-/// gfx942 16x16 with 2 waves and 8 loads, gfx950 64x16 with 8 waves and 2 loads.
+/// gfx942 16x16 with 2 waves and 8 loads, gfx950 64x16 with 8 waves and 2 loads. Since the
+/// grouped decode-rows kernel ([`GROUPED_DECODE_ROWS_SHAPE`]) the dispatcher runs neither
+/// mixture-of-experts row of `gemm decode --moe` on them; they stay for groups whose plain
+/// twins' rows rank them first.
 fn grouped_decode_shape(arch: Arch) -> usize {
     match arch {
         Arch::Gfx942 => 0,
@@ -699,9 +710,33 @@ type DecodeRowsShape = (u32, u32, u32, u32);
 /// the first's fill. The dispatcher clamps a prediction to the floor, so such a kernel would be
 /// chosen on the model's error; they come back when the footprint pass is fixed.
 ///
-/// Split-K twins of every shape and input type: [`SPLITK_DECODE_ROWS`]. No grouped kernel yet
-/// (the lowering takes grouped tables: `tests/emulator.rs`).
+/// Split-K twins of every shape and input type: [`SPLITK_DECODE_ROWS`]; the grouped kernel is
+/// [`GROUPED_DECODE_ROWS_SHAPE`]'s.
 pub const DECODE_ROWS_SHAPES: &[DecodeRowsShape] = &[(1, 16, 4, 4), (1, 32, 8, 4), (2, 64, 4, 2)];
+
+/// The grouped decode-rows shape (an index into [`DECODE_ROWS_SHAPES`]; both archs): 64x16, 4
+/// waves of one row block, 4 loads, bf16 and f16 ([`GROUPED_DECODE_ROWS`]), the
+/// mixture-of-experts decode of issue 23. `gemm decode --moe --sweep` (grouped twins of every
+/// decode shape and of the 16-column decode-rows shapes of 1/2/4 row blocks, 2/4/8 waves and
+/// 2/4/8 loads, timing model) on 8 x M16 x 28672x4096 and on 64 x M4 x 4096x7168 with every
+/// fourth expert empty, in us and share of the touched weights' floor at peak HBM:
+///
+/// * gfx950: 269.6 (88%) and 389.1 (91%), where the grouped 64x16 w8 u2 decode kernel predicts
+///   331.1 (71%) and 460.9 (77%): the activations staged once per workgroup leave the CU's
+///   loads in flight to the weights. As the catalogue kernel in `gemm decode --moe`: 270.0 (87%)
+///   and 388.9 (91%), chosen over the tiled grouped kernel (319.7 and 446.7).
+/// * gfx942: 401.1 (89%) and 583.2 (91%), against 425.2 (84%) and 595.2 (89%) for the grouped
+///   16x16 w2 u8 decode kernel. `gemm decode --moe` runs the first row on it (400.5 us, 89%);
+///   the second stays on the 16x16 kernel (599.6, 89%), which the table's rows rank first
+///   (596.1 us against 635.7: the one-column interpolation of the plain twin's row).
+///
+/// 8 loads per row block predict a few per cent more (64x16 w4 u8: gfx950 257.7 and 386.5,
+/// gfx942 367.8 and 581.0), and gfx942's 2-wave shapes more still (32x16 w2 u8: 357.6, 100%
+/// of the floor, the footprint-pass error of the paragraph above), but those shapes have no
+/// plain twin, so no characterisation row by which the dispatcher could rank them
+/// (gemm-dispatch `plan/grouped.rs`, `GroupedPlan::estimate`); a twin in [`DECODE_ROWS_SHAPES`]
+/// would change the dense decode table too.
+pub const GROUPED_DECODE_ROWS_SHAPE: usize = 0;
 
 fn decode_rows_families(arch: Arch) -> Vec<Family> {
     let dtypes: &'static [DType] = match arch {
@@ -1092,7 +1127,7 @@ pub fn entries() -> Vec<(Family, KernelConfig)> {
                             .with_b_type(b_type);
                             cfg.fusion = fusion;
                             cfg.grid = f.grid;
-                            cfg.grouped = f.name == GROUPED || f.name == GROUPED_DECODE;
+                            cfg.grouped = [GROUPED, GROUPED_DECODE, GROUPED_DECODE_ROWS].contains(&f.name);
                             cfg.schedule = f.schedule;
                             cfg.direct_to_lds = f.dma;
                             cfg.block_scale = f.block_scale;

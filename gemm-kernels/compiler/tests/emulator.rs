@@ -795,6 +795,38 @@ fn grouped_mixed_sizes_every_mode() {
     }
 }
 
+/// The grouped decode-rows kernels of the catalogue (mixture-of-experts decode, `catalogue.rs`
+/// `GROUPED_DECODE_ROWS`), every dtype pair, both archs, under every scheduling mode: experts
+/// without tokens (first, between, last) and with no rows, one token over odd rows with a K
+/// tail and NaN in C (beta 0), odd token counts with beta != 0, a whole 16-column block, more
+/// tokens than the block (two column tiles), K shorter than one step, padded leading
+/// dimensions; race and hazard checkers silent, MFMA counts as the static figures say
+/// (`run_grouped`).
+#[test]
+fn grouped_decode_rows_experts_every_mode() {
+    let c = |m, n, k, pad, alpha, beta| Case { m, n, k, pad, alpha, beta };
+    let groups = [
+        c(0, 4, 100, 0, 1.0, 0.0),
+        c(67, 1, 1003, 5, 1.0, 0.0),
+        c(130, 3, 2053, 8, 0.5, 0.75),
+        c(64, 0, 64, 0, 1.0, 0.0),
+        c(40, 16, 256, 0, -1.0, 1.0),
+        c(17, 7, 131, 3, 1.0, 0.0),
+        c(33, 19, 40, 1, 2.0, 0.5),
+        c(0, 0, 8, 0, 1.0, 0.0),
+    ];
+    let pick = |cfg: &KernelConfig| {
+        cfg.grouped && matches!(cfg.schedule, gemm_compiler::schedule::Schedule::DecodeRows { .. })
+    };
+    let ks = kernels(pick);
+    assert_eq!(ks.len(), 8, "bf16 and f16 to f32 and to the input type, both archs");
+    for (i, k) in ks.iter().enumerate() {
+        for mode in Mode::ALL {
+            run_grouped_kernel(k, &groups, Schedule { mode, seed: 91 + i as u64 });
+        }
+    }
+}
+
 /// The binary search over the table on many groups (100: seven search steps), most of them
 /// empty; each scheduling mode once (two per arch).
 #[test]

@@ -12,6 +12,8 @@
 //! Linear layer): the column-major kernels compute `Y^T (N x M)` as A^T B with the weights as A
 //! (K-contiguous rows) and the activations as B.
 
+use gemm_compiler::ir::KernelConfig;
+use gemm_compiler::{compile, kernel_args, CompiledKernel};
 use gemm_core::{Arch, DType, GemmProblem, Layout, Transpose};
 use gemm_dispatch::plan::choice;
 use gemm_dispatch::plan::gemm_plan::{plan_gemm, GemmPlan};
@@ -43,6 +45,12 @@ pub struct DecodeArgs {
     /// empty), bf16, both archs, against the floor of the weights the tokens touch.
     #[arg(long)]
     pub moe: bool,
+    /// With `--moe`: predict grouped twins of candidate decode shapes (every `DECODE_SHAPES`
+    /// entry and the 16-column decode-rows shapes of 1, 2 or 4 row blocks, 2, 4 or 8 waves and
+    /// 2, 4 or 8 loads), compiled here, on the mixture-of-experts rows: how the grouped
+    /// catalogue shapes were chosen (gemm-compiler `catalogue.rs`).
+    #[arg(long)]
+    pub sweep: bool,
     /// Threads for the predictions (default: every hardware thread).
     #[arg(long)]
     pub jobs: Option<usize>,
@@ -151,6 +159,9 @@ pub fn run(args: &DecodeArgs) -> Result<(), String> {
     let jobs = args.jobs.unwrap_or_else(crate::jobs::default_jobs);
     if args.published {
         return published(jobs);
+    }
+    if args.moe && args.sweep {
+        return moe_sweep(args, jobs);
     }
     if args.moe {
         return moe(args, jobs);
@@ -357,12 +368,7 @@ fn moe(args: &DecodeArgs, jobs: usize) -> Result<(), String> {
         }
     }
     let rows = crate::jobs::map_jobs(&work, jobs, |&(arch, (name, experts, m, n, k, empty_every))| {
-        let ps: Vec<GemmProblem> = (0..experts)
-            .map(|e| {
-                let rows = if empty_every > 0 && e % empty_every == empty_every - 1 { 0 } else { m };
-                linear(rows, n, k, DType::Bf16, DType::Bf16)
-            })
-            .collect();
+        let ps = moe_problems(experts, m, n, k, empty_every);
         let bytes: f64 = ps.iter().filter(|p| p.m > 0).map(gemm_dispatch::plan::bounds::bytes_moved).sum();
         let floor = bytes / (arch.caps().hbm_tbps * 1e12);
         let opts = gemm_emu::timing::ModelOptions::default();
@@ -385,6 +391,130 @@ fn moe(args: &DecodeArgs, jobs: usize) -> Result<(), String> {
                 e.name
             ),
             Err(e) => println!("{:<7} {:<22} {:>8} no prediction: {e}", arch.name(), name, live),
+        }
+    }
+    Ok(())
+}
+
+/// The problems of a mixture-of-experts row: one Linear layer per expert, `m` tokens each but
+/// every `empty_every`-th expert (0: none) without tokens.
+fn moe_problems(experts: usize, m: usize, n: usize, k: usize, empty_every: usize) -> Vec<GemmProblem> {
+    (0..experts)
+        .map(|e| {
+            let rows = if empty_every > 0 && e % empty_every == empty_every - 1 { 0 } else { m };
+            linear(rows, n, k, DType::Bf16, DType::Bf16)
+        })
+        .collect()
+}
+
+/// The grouped configurations `gemm decode --moe --sweep` predicts on `arch` (bf16 -> bf16).
+pub fn moe_candidates(arch: Arch) -> Vec<KernelConfig> {
+    let mut out: Vec<KernelConfig> = gemm_compiler::catalogue::DECODE_SHAPES
+        .iter()
+        .map(|&(r, c, w, u)| KernelConfig::decode(arch, DType::Bf16, DType::Bf16, r, c, w, u))
+        .collect();
+    for blocks in [1, 2, 4] {
+        for waves in [2, 4, 8] {
+            for unroll in [2, 4, 8] {
+                out.push(KernelConfig::decode_rows(arch, DType::Bf16, DType::Bf16, blocks, 16, waves, unroll));
+            }
+        }
+    }
+    for c in &mut out {
+        c.grouped = true;
+    }
+    out.retain(|c| gemm_compiler::fit::check(c).is_ok());
+    out
+}
+
+/// Predicts one grouped launch of the row-major Linear problems `ps` on a freshly compiled
+/// grouped kernel, as [`crate::model::predict_grouped`] does for a catalogue kernel: the
+/// column-major problem of each non-empty group (`m` = N, `n` = tokens, the weights as A) in
+/// a table of zero-filled operands, one workgroup per tile of every group.
+pub fn predict_grouped_compiled(
+    k: &CompiledKernel,
+    ps: &[GemmProblem],
+    opts: &gemm_emu::timing::ModelOptions,
+) -> Result<gemm_emu::timing::Prediction, String> {
+    let cfg = &k.config;
+    let dev = gemm_emu::Device::new(cfg.arch);
+    let live: Vec<&GemmProblem> = ps.iter().filter(|p| p.m > 0 && p.n > 0).collect();
+    let sizes: Vec<(u32, u32)> = live.iter().map(|p| (p.n as u32, p.m as u32)).collect();
+    let (starts, tiles) = kernel_args::grouped_tiles(&sizes, (cfg.tile.0, cfg.tile.1));
+    let alloc = |bytes: u64| dev.alloc(bytes.next_multiple_of(16).max(16)).map_err(|e| e.to_string());
+    let mut table = vec![];
+    for (p, start) in live.iter().zip(starts) {
+        let (m, n, kk) = (p.n as u64, p.m as u64, p.k as u64);
+        let a = alloc(m * kk * u64::from(cfg.ab_bytes()))?;
+        let b = alloc(n * kk * u64::from(cfg.ab_bytes()))?;
+        let c = alloc(m * n * u64::from(cfg.c_bytes()))?;
+        let (m, n, kk) = (m as u32, n as u32, kk as u32);
+        table.extend(kernel_args::pack_group(a, b, c, m, n, kk, kk, kk, m, 1.0, 0.0, start));
+    }
+    let at = alloc(table.len() as u64)?;
+    dev.copy_in(at, &table).map_err(|e| e.to_string())?;
+    let args = kernel_args::pack_grouped(at, live.len() as u32, tiles as u32);
+    let w = gemm_emu::timing::Workload {
+        code_object: &k.code_object,
+        kernel: &k.name,
+        grid: [tiles as u32, 1, 1],
+        block: [cfg.threads(), 1, 1],
+        kernarg: &args,
+        dynamic_lds: 0,
+        flops: ps.iter().map(GemmProblem::flops).sum(),
+    };
+    gemm_emu::timing::Model::new(cfg.arch).predict(dev.memory(), &w, opts).map_err(|e| e.to_string())
+}
+
+/// `gemm decode --moe --sweep`: every [`moe_candidates`] shape on every [`MOE`] row, its time
+/// and share of the floor, best first per arch and row.
+fn moe_sweep(args: &DecodeArgs, jobs: usize) -> Result<(), String> {
+    let archs: Vec<Arch> = args.arch.map_or_else(|| Arch::ALL.to_vec(), |a| vec![a]);
+    let mut work = vec![];
+    for &arch in &archs {
+        for cfg in moe_candidates(arch) {
+            for &layer in MOE {
+                work.push((cfg, layer));
+            }
+        }
+    }
+    eprintln!("moe sweep: {} predictions on {jobs} thread(s)", work.len());
+    let rows = crate::jobs::map_jobs(&work, jobs, |&(cfg, (name, experts, m, n, k, empty_every))| {
+        let ps = moe_problems(experts, m, n, k, empty_every);
+        let bytes: f64 = ps.iter().filter(|p| p.m > 0).map(gemm_dispatch::plan::bounds::bytes_moved).sum();
+        let floor = bytes / (cfg.arch.caps().hbm_tbps * 1e12);
+        let opts = gemm_emu::timing::ModelOptions::default();
+        let r = compile(cfg)
+            .map_err(|e| e.to_string())
+            .and_then(|k| predict_grouped_compiled(&k, &ps, &opts).map(|p| p.seconds));
+        eprintln!("  {} {} {name}: {:?}", cfg.arch, crate::sweep::short(&cfg), r.as_ref().map(|t| t * 1e6));
+        (cfg, name, floor, r)
+    });
+    println!("Mixture-of-experts decode, bf16, one grouped launch per candidate shape (compiled here, not the catalogue's): timing-model predictions, best first");
+    println!("{:<7} {:<22} {:>10} {:>10} {:>7}  shape", "arch", "layer", "us", "floor us", "floor%");
+    for &arch in &archs {
+        for &(layer, ..) in MOE {
+            let mut mine: Vec<_> = rows.iter().filter(|r| r.0.arch == arch && r.1 == layer).collect();
+            mine.sort_by(|x, y| {
+                let t = |r: &Result<f64, String>| r.as_ref().copied().unwrap_or(f64::INFINITY);
+                t(&x.3).total_cmp(&t(&y.3))
+            });
+            for (cfg, _, floor, r) in mine {
+                match r {
+                    Ok(t) => println!(
+                        "{:<7} {:<22} {:>10.2} {:>10.2} {:>6.0}%  {}",
+                        arch.name(),
+                        layer,
+                        t * 1e6,
+                        floor * 1e6,
+                        100.0 * floor / t,
+                        crate::sweep::short(cfg)
+                    ),
+                    Err(e) => {
+                        println!("{:<7} {:<22} no prediction: {e}  {}", arch.name(), layer, crate::sweep::short(cfg))
+                    }
+                }
+            }
         }
     }
     Ok(())

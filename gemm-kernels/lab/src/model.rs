@@ -69,7 +69,13 @@ pub fn predict_grouped(
         }
         items.push((*p, addr));
     }
-    let plan = gemm_dispatch::plan::grouped::plan(arch, &items)?;
+    let ranked = gemm_dispatch::plan::grouped::ranked(arch, &items)?;
+    if std::env::var_os("GEMM_GROUPED_RANKS").is_some() {
+        for g in &ranked {
+            eprintln!("    {}: table estimate {:?} us", g.entry.name, g.estimate().map(|t| t * 1e6));
+        }
+    }
+    let plan = &ranked[0];
     let table = plan.table();
     let at = dev.alloc((table.len() as u64).next_multiple_of(16)).map_err(|e| e.to_string())?;
     dev.copy_in(at, &table).map_err(|e| e.to_string())?;
