@@ -14,6 +14,8 @@ mod block_fp8;
 mod decode;
 mod decode_rows;
 mod mx;
+mod transpose;
+pub use transpose::TRANSPOSE_LDS_BYTES;
 use crate::kernel_args as ka;
 use crate::lds::{self, CopyGeom};
 use crate::program::{sub, whole, Item, Program};
@@ -2990,8 +2992,11 @@ pub fn mfma_cycles(c: &crate::ir::KernelConfig) -> u32 {
 /// Lowers a kernel to a program on virtual registers.
 pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
     let reduce = k.config.split == SplitK::Reduce;
+    let transpose = k.config.split == SplitK::Transpose;
     let needed: &[&'static str] = if reduce {
         &["splitk_reduce"]
+    } else if transpose {
+        &["transpose"]
     } else if k.config.is_decode() {
         &["decode"]
     } else {
@@ -3054,6 +3059,10 @@ pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
     };
     if reduce {
         l.reduce();
+        return Ok(l.p);
+    }
+    if transpose {
+        l.transpose();
         return Ok(l.p);
     }
     if decode {

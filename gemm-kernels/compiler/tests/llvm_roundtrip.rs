@@ -171,6 +171,8 @@ fn check_notes(k: &CompiledKernel, notes: &str) {
         match (k.config.grouped, k.config.split) {
             (true, _) => ".name:           table",
             (_, gemm_compiler::ir::SplitK::Partial) => ".name:           kchunk",
+            // The transpose pre-pass copies bytes: no alpha.
+            (_, gemm_compiler::ir::SplitK::Transpose) => ".name:           ldy",
             _ => ".name:           alpha",
         }
         .to_string(),
