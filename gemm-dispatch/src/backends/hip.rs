@@ -759,9 +759,9 @@ impl Backend for HipBackend {
         // Kernel choice and sizes first: items no kernel fits are Unsupported (retryable, so the
         // scheduler gives them to another device), empty ones are done.
         let mut work: Vec<Option<(KernelPlan, ItemBytes, Function)>> = Vec::with_capacity(jobs.len());
-        // Items that run as split-K (`crate::plan::splitk`): the plan and its functions (head,
-        // partial, reduction).
-        let mut splits: Vec<Option<(crate::plan::splitk::SplitPlan, Vec<Function>)>> = vec![None; jobs.len()];
+        // Items that run as several launches (split-K, `crate::plan::splitk`; the transpose
+        // pre-pass, `crate::plan::transpose`): the plan and its functions in launch order.
+        let mut splits: Vec<Option<(crate::plan::gemm_plan::GemmPlan, Vec<Function>)>> = vec![None; jobs.len()];
         let mut need = Vec::with_capacity(jobs.len());
         let cus = u32::try_from(self.info.compute_units).unwrap_or(u32::MAX);
         for (i, job) in jobs.iter().enumerate() {
@@ -773,11 +773,17 @@ impl Backend for HipBackend {
                     .map_err(|why| Error::Unsupported { device: self.info.name.clone(), why })?;
                 let Some(plan) = plan else { return Ok(None) };
                 let f = self.function(plan.kernel.entry).map_err(|e| self.err(e))?;
-                if let Some(sp) = plan.split {
-                    if let Ok(fs) = plan.entries().into_iter().map(|e| self.function(e)).collect::<Result<Vec<_>, _>>()
-                    {
-                        bytes.ws = sp.workspace_bytes();
-                        splits[i] = Some((sp, fs));
+                if plan.split.is_some() || plan.prepass.is_some() {
+                    match plan.entries().into_iter().map(|e| self.function(e)).collect::<Result<Vec<_>, _>>() {
+                        Ok(fs) => {
+                            bytes.ws = plan.workspace_bytes();
+                            splits[i] = Some((plan, fs));
+                        }
+                        // A split is an optimisation: without its kernels the plain kernel runs
+                        // the problem. A pre-pass plan's kernel runs the transposed problem, so
+                        // it has no such fallback.
+                        Err(e) if plan.prepass.is_some() => return Err(self.err(e)),
+                        Err(_) => {}
                     }
                 }
                 Ok(Some((plan.kernel, bytes, f)))
@@ -1077,14 +1083,15 @@ impl Pipeline {
         Ok(())
     }
 
-    /// Launch of a split-K plan: after the upload, on the compute stream, a split tail's
-    /// head (the plain kernel over C's leading columns), the partial kernel into the slot's
-    /// workspace region, then the reduction into C (stream order makes the reduction see
-    /// every slab); `computed` recorded after the last.
+    /// Launch of a plan of several launches: after the upload, on the compute stream, in
+    /// order: a transpose pre-pass into the slot's workspace region, then a split tail's head
+    /// (the plain kernel over C's leading columns), the partial kernel into the workspace, the
+    /// reduction into C (stream order makes each launch see what the ones before it wrote);
+    /// `computed` recorded after the last.
     fn launch_split(
         &mut self,
         slot: usize,
-        plan: &crate::plan::splitk::SplitPlan,
+        plan: &crate::plan::gemm_plan::GemmPlan,
         fs: &[Function],
         p: &GemmProblem,
         bytes: &ItemBytes,
@@ -1094,7 +1101,7 @@ impl Pipeline {
             return Err(StepError::Plan("workspace missing".into()));
         };
         if bytes.ws < plan.workspace_bytes() {
-            return Err(StepError::Plan("the split-K workspace was not sized".into()));
+            return Err(StepError::Plan("the split-K or pre-pass workspace was not sized".into()));
         }
         let base = dev.device_address();
         let [oa, ob, oc] = bytes.offsets().map(|o| base + o as u64);
@@ -1108,7 +1115,8 @@ impl Pipeline {
             let config = LaunchConfig { grid: l.grid, block: l.block, shared_mem_bytes: 0 };
             config.validate().map_err(|e| StepError::Plan(e.to_string()))?;
             // SAFETY: `l.args` is packed from the entry's own kernel-argument layout
-            // (`splitk::SplitPlan::launches`); A, B and C are regions of this slot's live device
+            // (`gemm_plan::GemmPlan::launches`: `splitk::SplitPlan::launches`,
+            // `transpose::TransposePlan::launch`); A, B and C are regions of this slot's live device
             // buffer as in `launch`, and the workspace is the region after C, `bytes.ws >=
             // workspace_bytes()` bytes at a 256-byte aligned offset (grown in `stage`, which
             // sizes the buffer by `device_bytes()`, workspace included). The plan checked the
