@@ -70,8 +70,10 @@ pub fn plan_gemm(arch: Arch, cus: u32, p: &GemmProblem) -> Result<Option<GemmPla
     Ok(Some(if alt.estimate(p) < plan.estimate(p) * margin { alt } else { plan }))
 }
 
-/// The table's kernel for `p` and the split that beats it by [`SPLIT_MARGIN`] on `cus` CUs.
-fn direct(arch: Arch, cus: u32, p: &GemmProblem) -> Result<GemmPlan, String> {
+/// The table's kernel for `p` and the split that beats it by [`SPLIT_MARGIN`] on `cus` CUs: the
+/// plan without a pre-pass (what [`plan_gemm`] weighs the pre-pass against; `gemm-lab`'s
+/// `prepass_table` example prints both).
+pub fn direct(arch: Arch, cus: u32, p: &GemmProblem) -> Result<GemmPlan, String> {
     let kernel = choice::choose(arch, p)?;
     let split = splitk::choose_on(arch, cus, p, Some(&kernel)).ok();
     let plan = GemmPlan { kernel, split, prepass: None };

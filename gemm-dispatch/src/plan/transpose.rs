@@ -12,12 +12,17 @@
 //! the new layout against the direct kernel by the characterisation table
 //! (`gemm_plan::plan_gemm`).
 //!
-//! The pre-pass's time ([`seconds`]) is a memory-bound copy's: a fixed part plus its bytes
-//! (read once, written once) at the peak HBM bandwidth times the fraction the timing model
-//! achieves for this kernel, both fitted to the model's own predictions of the kernel (not a
-//! table row: the kernel has no K loop and no tile grid for the table's grids to measure).
-//! `gemm plan` shows the pre-pass; `cargo run --release -p gemm-lab --example transpose_probe`
-//! prints the model's predictions beside [`seconds`].
+//! The pre-pass's time ([`seconds`]) is a memory-bound copy's: its bytes (read once, written
+//! once) at the peak HBM bandwidth, the floor `bounds.rs` holds every GEMM to, plus the timing
+//! model's prediction of one block (the launch, the argument loads, one load and store round
+//! trip). Not a table row: the kernel has no K loop and no tile grid for the table's grids to
+//! measure. The model itself predicts the copy faster where it fits the Infinity Cache (its
+//! operands warm there, `gemm_emu::timing` `CacheState`): gfx942 4096^2 bytes 4.41 us against
+//! this cost's 7.42, 8192^2 24.63 against 26.41; gfx950 3.21 against 5.21 and 16.40 against
+//! 17.80 (`cargo run --release -p gemm-lab --example transpose_probe`). The dispatcher takes the
+//! cold bound: a call's first touch of an operand comes from HBM, and the margin a pre-pass
+//! must clear ([`PREPASS_MARGIN`](crate::plan::gemm_plan::PREPASS_MARGIN)) should not rest on a
+//! warm cache.
 
 use crate::plan::kernel_plan::Launch;
 use gemm_core::{Arch, GemmProblem, Layout, Operand, Transpose};
@@ -45,25 +50,20 @@ pub struct TransposePlan {
     pub problem: GemmProblem,
 }
 
-/// The pre-pass time's fixed part and the share of the peak HBM bandwidth its bytes move at,
-/// per arch: fitted to the timing model's predictions of the kernel on 4096^2 and 8192^2 bytes
-/// (`examples/transpose_probe.rs` of gemm-lab, module docs).
-fn cost_params(arch: Arch) -> (f64, f64) {
+/// The timing model's prediction of one 128 x 128-byte block of the transpose kernel per arch
+/// (`transpose_probe` at 128^2: gfx942 1.093 us, gfx950 1.022 us): the pre-pass's fixed part.
+fn fixed_seconds(arch: Arch) -> f64 {
     match arch {
-        Arch::Gfx942 => (GFX942_FIXED_SECONDS, GFX942_HBM_SHARE),
-        Arch::Gfx950 => (GFX950_FIXED_SECONDS, GFX950_HBM_SHARE),
+        Arch::Gfx942 => 1.093e-6,
+        Arch::Gfx950 => 1.022e-6,
     }
 }
-const GFX942_FIXED_SECONDS: f64 = 3.0e-6;
-const GFX942_HBM_SHARE: f64 = 0.8;
-const GFX950_FIXED_SECONDS: f64 = 3.0e-6;
-const GFX950_HBM_SHARE: f64 = 0.8;
 
-/// The pre-pass's predicted seconds for a `rows x cols` matrix of bytes on `arch` (module docs).
+/// The pre-pass's predicted seconds for a `rows x cols` matrix of bytes on `arch`: its fixed part
+/// and its bytes, read and written once, at the peak HBM bandwidth (module docs).
 pub fn seconds(arch: Arch, rows: u32, cols: u32) -> f64 {
-    let (fixed, share) = cost_params(arch);
     let bytes = 2.0 * f64::from(rows) * f64::from(cols);
-    fixed + bytes / (arch.caps().hbm_tbps * 1e12 * share)
+    fixed_seconds(arch) + bytes / (arch.caps().hbm_tbps * 1e12)
 }
 
 /// The catalogue's transpose kernel of `arch` for elements of `bytes` bytes.

@@ -537,7 +537,13 @@ impl KernelConfig {
             );
         }
         if self.split == SplitK::Transpose {
-            return format!("gemm_{}_transpose_b{}_{}x{}", self.arch.name(), 8 * self.ab_bytes(), self.tile.0, self.tile.1);
+            return format!(
+                "gemm_{}_transpose_b{}_{}x{}",
+                self.arch.name(),
+                8 * self.ab_bytes(),
+                self.tile.0,
+                self.tile.1
+            );
         }
         let base = self.name_plain();
         if self.split == SplitK::Partial {

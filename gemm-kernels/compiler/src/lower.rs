@@ -15,7 +15,6 @@ mod decode;
 mod decode_rows;
 mod mx;
 mod transpose;
-pub use transpose::TRANSPOSE_LDS_BYTES;
 use crate::kernel_args as ka;
 use crate::lds::{self, CopyGeom};
 use crate::program::{sub, whole, Item, Program};
@@ -27,6 +26,7 @@ use gemm_isa::operand::{int, s, sr, v, VCC};
 use gemm_isa::{Inst, Op, Operand as O, Reg, RegFile};
 pub use mx::lds_bytes as mx_lds_bytes;
 pub use mx::schedule_ok as mx_schedule_ok;
+pub use transpose::TRANSPOSE_LDS_BYTES;
 
 /// A per-lane offset one past any NUM_RECORDS the kernel accepts (spans must stay below
 /// 2 GiB): loads through it return 0 and stores through it are dropped (ISA.md §2.3).

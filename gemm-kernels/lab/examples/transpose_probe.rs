@@ -1,7 +1,7 @@
 //! Issue 24: the transpose pre-pass kernel (catalogue family `transpose`) predicted by the
 //! timing model on square byte matrices, beside the dispatcher's cost of it
-//! (`gemm_dispatch::plan::transpose::seconds`, a fixed part plus the bytes at a share of peak
-//! HBM fitted to these predictions), and the fit those two sizes give.
+//! (`gemm_dispatch::plan::transpose::seconds`: the model's one-block time plus the bytes at peak
+//! HBM), and the fixed part and bandwidth the first two sizes give.
 //!
 //! `cargo run --release -p gemm-lab --example transpose_probe -- [ARCH] [S,S,...]`
 //! (default: both archs, 4096 and 8192).

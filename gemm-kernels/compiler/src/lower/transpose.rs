@@ -58,7 +58,10 @@ impl L<'_> {
         let (mt, nt) = (self.c().tile.0, self.c().tile.1);
         debug_assert_eq!((mt, nt), (128, 128));
         let a = self.p.vreg(RegFile::Sgpr, 8);
-        self.i(Op::S_LOAD_DWORDX8, &[whole(a), gemm_isa::operand::sr(0, 2), O::Imm(crate::kernel_args::T_OFF_X as i64)]);
+        self.i(
+            Op::S_LOAD_DWORDX8,
+            &[whole(a), gemm_isa::operand::sr(0, 2), O::Imm(crate::kernel_args::T_OFF_X as i64)],
+        );
         let w = |i: u16| sub(a, i, 1);
         let (x_lo, x_hi, y_lo, y_hi, rows, cols, ldx, ldy) = (w(0), w(1), w(2), w(3), w(4), w(5), w(6), w(7));
         let (tid, lane, wave, c, g) = (self.vv(), self.vv(), self.vv(), self.vv(), self.vv());

@@ -258,8 +258,7 @@ pub fn plan(args: &PlanArgs) -> Result<(), String> {
                     );
                     // The transpose pre-pass (gemm-dispatch `plan/transpose.rs`): the runtime's
                     // plan copies one operand transposed first where the table puts that ahead.
-                    if let Ok(Some(gp)) =
-                        gemm_dispatch::plan::gemm_plan::plan_gemm(arch, arch.caps().compute_units, &p)
+                    if let Ok(Some(gp)) = gemm_dispatch::plan::gemm_plan::plan_gemm(arch, arch.caps().compute_units, &p)
                     {
                         if let Some(tp) = gp.prepass {
                             let q = tp.problem;
@@ -280,6 +279,12 @@ pub fn plan(args: &PlanArgs) -> Result<(), String> {
                                 (gp.estimate(&p) / t.unwrap_or(f64::NAN) - 1.0) * 100.0
                             );
                         }
+                        println!(
+                            "  plan: {} launch(es) ({}): {:.3} us by the table",
+                            gp.entries().len(),
+                            gp.entries().iter().map(|e| e.name).collect::<Vec<_>>().join(" + "),
+                            gp.estimate(&p) * 1e6
+                        );
                     }
                     // Physics: how far the pick is from the least time the chip allows.
                     let fl = gemm_dispatch::plan::bounds::floor(arch, &p, p.allow_xf32);
