@@ -102,6 +102,10 @@
 //!   the reduction's alpha and beta carry the per-tensor scales: `kernel_args.rs`), for
 //!   weight shards whose few rows leave most CUs idle (`gemm-dispatch` `splitk.rs`,
 //!   `decode_split`).
+//! * `transpose` ([`transpose_families`], `ir::SplitK::Transpose`, `lower/transpose.rs`): not a
+//!   GEMM; copies a column-major matrix of bytes transposed (128x128-byte blocks through LDS,
+//!   whole lines in and out), the dispatcher's pre-pass for fp8 problems whose kernel would
+//!   read both operands M/N-contiguous (`gemm-dispatch` `plan/transpose.rs`).
 //! * `stages3` (gfx950): 256x256x32, 8 waves (2x4), 32x32x16 MFMAs, three pipeline stages
 //!   (`passes/pipeline.rs`: three LDS buffers, 96 KiB; the LDS-DMA copies of the tile after
 //!   next in flight), A^T B, bf16/f16, `v8`. The timing model (`gemm sweep --stages 2,3
