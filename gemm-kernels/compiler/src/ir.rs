@@ -639,9 +639,10 @@ impl KernelConfig {
     }
     /// Whether the kernel takes fp8 inputs and with them the scale arguments
     /// (`kernel_args.rs`: per-tensor `scale_a`, `scale_b`, `scale_d`, and the optional
-    /// per-row / per-column scale vectors `scale_row`, `scale_col`).
+    /// per-row / per-column scale vectors `scale_row`, `scale_col`). Not the transpose
+    /// pre-pass ([`SplitK::Transpose`]): it moves bytes.
     pub fn scaled(&self) -> bool {
-        self.ab_type.is_fp8()
+        self.ab_type.is_fp8() && self.split != SplitK::Transpose
     }
     /// Input elements per 16-byte copy vector.
     pub fn vec_elems(&self) -> u32 {

@@ -229,3 +229,15 @@ fn three_stage_kernels_round_trip_through_llvm() {
     round_trip_all(&configs, &dir, |k| assert_eq!(k.lds_bytes, 3 * k.kernel.lds_buffer_bytes()));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The transpose pre-pass kernels (`lower/transpose.rs`) alone: part of the catalogue round trip
+/// above, and quick to run on their own after a change to them.
+#[test]
+fn transpose_kernels_round_trip_through_llvm() {
+    let dir = tmpdir("transpose");
+    let configs: Vec<KernelConfig> =
+        catalogue::configs().into_iter().filter(|c| c.split == gemm_compiler::ir::SplitK::Transpose).collect();
+    assert_eq!(configs.len(), 2, "one per arch");
+    round_trip_all(&configs, &dir, |k| assert_eq!(k.lds_bytes, gemm_compiler::lower::TRANSPOSE_LDS_BYTES));
+    let _ = std::fs::remove_dir_all(&dir);
+}
