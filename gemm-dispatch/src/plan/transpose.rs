@@ -50,6 +50,12 @@ pub struct TransposePlan {
     pub problem: GemmProblem,
 }
 
+/// The largest copy a pre-pass makes (bytes): a 16384 x 16384 fp8 operand. The copy doubles
+/// that operand's device memory for the call (the HIP backend sizes a job's buffer with its
+/// workspace and gives a job over its budget to another device), so a bigger operand keeps the
+/// direct kernel.
+pub const WORKSPACE_CAP: usize = 256 << 20;
+
 /// The timing model's prediction of one 128 x 128-byte block of the transpose kernel per arch
 /// (`transpose_probe` at 128^2: gfx942 1.093 us, gfx950 1.022 us): the pre-pass's fixed part.
 fn fixed_seconds(arch: Arch) -> f64 {
@@ -73,7 +79,7 @@ pub fn kernel(arch: Arch, bytes: usize) -> Option<&'static KernelEntry> {
 
 /// The pre-pass that copies `operand` of `p` transposed on `arch`, or why there is none: the
 /// operand must be of 1-byte elements with a leading dimension a multiple of 16 (the kernel's
-/// vector loads), and the copy's span below 2 GiB.
+/// vector loads), and the copy at most [`WORKSPACE_CAP`].
 pub fn plan(arch: Arch, p: &GemmProblem, operand: Operand) -> Result<TransposePlan, String> {
     p.validate().map_err(|e| e.to_string())?;
     let size = p.dtype(operand).size_bytes();
@@ -102,6 +108,9 @@ pub fn plan(arch: Arch, p: &GemmProblem, operand: Operand) -> Result<TransposePl
     let span = u64::from(rows.saturating_sub(1)) * u64::from(ldy) + u64::from(cols);
     if span >= 1 << 31 || rows == 0 || cols == 0 {
         return Err(format!("a {cols} x {rows} copy spans {span} bytes: empty, or 2 GiB or more"));
+    }
+    if span as usize > WORKSPACE_CAP {
+        return Err(format!("a {cols} x {rows} copy exceeds the pre-pass's {} MiB", WORKSPACE_CAP >> 20));
     }
     let flip = |t: Transpose| if t.is_yes() { Transpose::No } else { Transpose::Yes };
     let mut problem = *p;
@@ -198,5 +207,11 @@ mod tests {
         assert!(plan(Arch::Gfx942, &p, Operand::C).is_err());
         let bf = p.with_dtypes(DType::Bf16, DType::Bf16, DType::Bf16);
         assert!(plan(Arch::Gfx942, &bf, Operand::B).unwrap_err().contains("2-byte"));
+        let huge = GemmProblem::new(32768, 32768, 32768).with_layout(Layout::ColMajor).with_dtypes(
+            DType::Fp8E4M3Fnuz,
+            DType::Fp8E4M3Fnuz,
+            DType::Bf16,
+        );
+        assert!(plan(Arch::Gfx942, &huge, Operand::A).unwrap_err().contains("exceeds"));
     }
 }
