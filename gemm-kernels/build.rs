@@ -90,6 +90,7 @@ fn main() {
         ("KERNARG_SPLIT_PARTIAL", &kernel_args::PARTIAL_ARGS[..]),
         ("KERNARG_SPLIT_PARTIAL_SCALED", &kernel_args::PARTIAL_SCALED_ARGS[..]),
         ("KERNARG_SPLIT_REDUCE", &kernel_args::REDUCE_ARGS[..]),
+        ("KERNARG_TRANSPOSE", &kernel_args::TRANSPOSE_ARGS[..]),
     ] {
         writeln!(
             src,
@@ -160,6 +161,8 @@ fn main() {
                 }
             } else if c.split == gemm_compiler::ir::SplitK::Reduce {
                 "KERNARG_SPLIT_REDUCE"
+            } else if c.split == gemm_compiler::ir::SplitK::Transpose {
+                "KERNARG_TRANSPOSE"
             } else if c.grouped {
                 "KERNARG_GROUPED"
             } else {

@@ -73,6 +73,11 @@ pub enum SplitRole {
     /// Sums the slabs in order and writes C (arguments `ws, c, m, n, splits, ldw, ldc,
     /// alpha, beta, wstride`; grid `[ceil(m/64), ceil(n/4), 1]`: [`KernelEntry::launch`]).
     Reduce,
+    /// Not a split: the transpose pre-pass (catalogue family `transpose`), `Y = X^T` for a
+    /// column-major matrix of bytes (arguments `x, y, rows, cols, ldx, ldy`; grid
+    /// `[ceil(rows/128), ceil(cols/128), 1]`: [`KernelEntry::launch`]), which gemm-dispatch runs
+    /// before a GEMM to make one operand K-contiguous.
+    Transpose,
 }
 
 /// One compiled kernel and what it supports.

@@ -47,6 +47,13 @@ fn manifest_matches_code_objects() {
         for (a, b) in md.args.iter().zip(e.kernarg) {
             assert_eq!((a.offset, a.size, a.name.as_deref()), (b.offset, b.size, Some(b.name)));
         }
+        if e.split_k == gemm_kernels::SplitRole::Transpose {
+            // The transpose pre-pass: no main loop, a 16 KiB LDS tile, 128x128-byte blocks.
+            assert_eq!(e.family, "transpose", "{}", e.name);
+            assert_eq!((e.mfma_per_k_step, e.lds_bytes, e.kernarg_size), (0, 16384, 32), "{}", e.name);
+            assert_eq!(e.launch(255, 257), ([2, 3, 1], [256, 1, 1]));
+            continue;
+        }
         assert_eq!(e.split_k != gemm_kernels::SplitRole::None, e.family.starts_with("splitk"), "{}", e.name);
         if e.split_k == gemm_kernels::SplitRole::Reduce {
             // The split-K reduction: no main loop, no LDS, one element per lane.

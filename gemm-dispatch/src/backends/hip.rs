@@ -572,10 +572,11 @@ impl HipBackend {
 
     /// Queues what the dispatcher plans for `p` ([`plan_gemm`] on this device's compute units:
     /// the kernel, a split-K or split tail where one predicts faster, a tiled split in place of a
-    /// decode kernel) on `stream`, with A, B and C at these addresses; `plain` is the kernel
+    /// decode kernel, the transpose pre-pass of an fp8 problem whose kernel would read both
+    /// operands M/N-contiguous) on `stream`, with A, B and C at these addresses; `plain` is the kernel
     /// [`Self::check_device_spans`] chose for them. The planned launches run when every kernel of
     /// the plan finds its A/B alignment at these addresses (else `plain`, which does, alone). A
-    /// split's partial sums go to this stream's workspace (`device_ws`), grown as needed; the map
+    /// split's partial sums and a pre-pass's copy go to this stream's workspace (`device_ws`), grown as needed; the map
     /// stays locked until the launches are queued, so no other call on the stream frees it
     /// between the address and the launches. Returns the kernel that computes the products (a
     /// split's partial kernel). Issue 23: the device API is what an inference pipeline calls
@@ -597,21 +598,21 @@ impl HipBackend {
             let need = 2 * u64::from(e.align_elems.max(1));
             e.split_k == gemm_kernels::SplitRole::Reduce || (a.is_multiple_of(need) && b.is_multiple_of(need))
         };
-        let plan = plan_gemm(self.arch, cus, p)
-            .ok()
-            .flatten()
-            .filter(|g| (g.split.is_some() || g.kernel.entry != plain.entry) && g.entries().into_iter().all(aligned));
+        let plan = plan_gemm(self.arch, cus, p).ok().flatten().filter(|g| {
+            let several = g.split.is_some() || g.prepass.is_some();
+            (several || g.kernel.entry != plain.entry) && g.entries().into_iter().all(aligned)
+        });
         let Some(plan) = plan else {
             // SAFETY: this function's contract.
             unsafe { self.launch_checked(stream, plain, p, a, b, c)? };
             return Ok(plain.entry.name);
         };
-        let Some(split) = &plan.split else {
+        if plan.split.is_none() && plan.prepass.is_none() {
             // SAFETY: the plan's kernel runs the same problem at the same addresses, whose
             // alignment it was checked for just above; the rest is this function's contract.
             unsafe { self.launch_checked(stream, &plan.kernel, p, a, b, c)? };
             return Ok(plan.kernel.entry.name);
-        };
+        }
         let need = plan.workspace_bytes().max(1);
         let mut spaces = self.device_ws.lock();
         let key = stream.as_raw() as usize;
@@ -631,7 +632,7 @@ impl HipBackend {
             // these) or the backend's drop frees it.
             unsafe { self.launch_args(stream, l.entry, l.grid, l.block, &l.args)? };
         }
-        Ok(split.partial.name)
+        Ok(plan.split.map_or(plan.kernel.entry.name, |sp| sp.partial.name))
     }
 
     /// Queues `entry` with argument bytes `args` on `stream` (the fused-epilogue path, whose
@@ -830,9 +831,9 @@ impl Backend for HipBackend {
         // Kernel choice and sizes first: items no kernel fits are Unsupported (retryable, so the
         // scheduler gives them to another device), empty ones are done.
         let mut work: Vec<Option<(KernelPlan, ItemBytes, Function)>> = Vec::with_capacity(jobs.len());
-        // Items that run as split-K (`crate::plan::splitk`): the plan and its functions (head,
-        // partial, reduction).
-        let mut splits: Vec<Option<(crate::plan::splitk::SplitPlan, Vec<Function>)>> = vec![None; jobs.len()];
+        // Items that run as several launches (split-K, `crate::plan::splitk`; the transpose
+        // pre-pass, `crate::plan::transpose`): the plan and its functions in launch order.
+        let mut splits: Vec<Option<(crate::plan::gemm_plan::GemmPlan, Vec<Function>)>> = vec![None; jobs.len()];
         let mut need = Vec::with_capacity(jobs.len());
         let cus = u32::try_from(self.info.compute_units).unwrap_or(u32::MAX);
         for (i, job) in jobs.iter().enumerate() {
@@ -844,11 +845,17 @@ impl Backend for HipBackend {
                     .map_err(|why| Error::Unsupported { device: self.info.name.clone(), why })?;
                 let Some(plan) = plan else { return Ok(None) };
                 let f = self.function(plan.kernel.entry).map_err(|e| self.err(e))?;
-                if let Some(sp) = plan.split {
-                    if let Ok(fs) = plan.entries().into_iter().map(|e| self.function(e)).collect::<Result<Vec<_>, _>>()
-                    {
-                        bytes.ws = sp.workspace_bytes();
-                        splits[i] = Some((sp, fs));
+                if plan.split.is_some() || plan.prepass.is_some() {
+                    match plan.entries().into_iter().map(|e| self.function(e)).collect::<Result<Vec<_>, _>>() {
+                        Ok(fs) => {
+                            bytes.ws = plan.workspace_bytes();
+                            splits[i] = Some((plan, fs));
+                        }
+                        // A split is an optimisation: without its kernels the plain kernel runs
+                        // the problem. A pre-pass plan's kernel runs the transposed problem, so
+                        // it has no such fallback.
+                        Err(e) if plan.prepass.is_some() => return Err(self.err(e)),
+                        Err(_) => {}
                     }
                 }
                 Ok(Some((plan.kernel, bytes, f)))
@@ -1148,14 +1155,15 @@ impl Pipeline {
         Ok(())
     }
 
-    /// Launch of a split-K plan: after the upload, on the compute stream, a split tail's
-    /// head (the plain kernel over C's leading columns), the partial kernel into the slot's
-    /// workspace region, then the reduction into C (stream order makes the reduction see
-    /// every slab); `computed` recorded after the last.
+    /// Launch of a plan of several launches: after the upload, on the compute stream, in
+    /// order: a transpose pre-pass into the slot's workspace region, then a split tail's head
+    /// (the plain kernel over C's leading columns), the partial kernel into the workspace, the
+    /// reduction into C (stream order makes each launch see what the ones before it wrote);
+    /// `computed` recorded after the last.
     fn launch_split(
         &mut self,
         slot: usize,
-        plan: &crate::plan::splitk::SplitPlan,
+        plan: &crate::plan::gemm_plan::GemmPlan,
         fs: &[Function],
         p: &GemmProblem,
         bytes: &ItemBytes,
@@ -1165,7 +1173,7 @@ impl Pipeline {
             return Err(StepError::Plan("workspace missing".into()));
         };
         if bytes.ws < plan.workspace_bytes() {
-            return Err(StepError::Plan("the split-K workspace was not sized".into()));
+            return Err(StepError::Plan("the split-K or pre-pass workspace was not sized".into()));
         }
         let base = dev.device_address();
         let [oa, ob, oc] = bytes.offsets().map(|o| base + o as u64);
@@ -1179,7 +1187,8 @@ impl Pipeline {
             let config = LaunchConfig { grid: l.grid, block: l.block, shared_mem_bytes: 0 };
             config.validate().map_err(|e| StepError::Plan(e.to_string()))?;
             // SAFETY: `l.args` is packed from the entry's own kernel-argument layout
-            // (`splitk::SplitPlan::launches`); A, B and C are regions of this slot's live device
+            // (`gemm_plan::GemmPlan::launches`: `splitk::SplitPlan::launches`,
+            // `transpose::TransposePlan::launch`); A, B and C are regions of this slot's live device
             // buffer as in `launch`, and the workspace is the region after C, `bytes.ws >=
             // workspace_bytes()` bytes at a 256-byte aligned offset (grown in `stage`, which
             // sizes the buffer by `device_bytes()`, workspace included). The plan checked the

@@ -4,14 +4,17 @@
 //! [`plan_gemm`] makes every decision once, from the problem and the device's architecture and
 //! compute-unit count: the kernel the characterisation table ranks first
 //! ([`choice::choose`](crate::plan::choice::choose)), then whether split-K or a split tail
-//! ([`splitk::choose_on`](crate::plan::splitk::choose_on)) beats it on that many CUs. The
+//! ([`splitk::choose_on`](crate::plan::splitk::choose_on)) beats it on that many CUs, and for
+//! a 1-byte problem whose kernel reads both operands M/N-contiguous, whether copying one operand
+//! transposed first ([`transpose`](crate::plan::transpose)) and running the other layout does. The
 //! [`GemmPlan`] it returns knows its workspace and, given device addresses, its launches in
 //! stream order; a backend allocates, copies and launches what it is told, and decides nothing.
 
 use crate::plan::choice;
 use crate::plan::kernel_plan::{KernelPlan, Launch};
 use crate::plan::splitk::{self, SplitPlan};
-use gemm_core::{Arch, GemmProblem};
+use crate::plan::transpose::{self, TransposePlan};
+use gemm_core::{Arch, GemmProblem, Operand, Transpose};
 use gemm_kernels::KernelEntry;
 
 /// The launches of one GEMM on one device.
@@ -21,6 +24,10 @@ pub struct GemmPlan {
     pub kernel: KernelPlan,
     /// Split-K or a split tail, where it predicts faster than `kernel` alone.
     pub split: Option<SplitPlan>,
+    /// The transpose pre-pass, where it and the GEMM after it predict faster than the direct
+    /// plan: `kernel` and `split` then run [`TransposePlan::problem`], one operand read from the
+    /// workspace copy.
+    pub prepass: Option<TransposePlan>,
 }
 
 /// The least gain, as a share of the plain kernel's table time, for which a split plan is run
@@ -32,6 +39,12 @@ pub struct GemmPlan {
 /// (`gemm plan --grid --best`, issue 28).
 pub const SPLIT_MARGIN: f64 = 0.05;
 
+/// The least gain, as a share of the direct plan's table time, for which the transpose pre-pass
+/// and the GEMM after it are run instead: as for a split ([`SPLIT_MARGIN`]), an extra launch and
+/// a workspace, and a time composed from two estimates (the pre-pass's is a fit, not a table
+/// row: `transpose.rs`).
+pub const PREPASS_MARGIN: f64 = SPLIT_MARGIN;
+
 /// The plan for `p` on a device of `arch` with `cus` compute units (a partition of a chip has
 /// fewer than [`gemm_core::ArchCaps::compute_units`]). `Ok(None)` for an empty problem (m or n
 /// is 0: nothing to launch); `Err` says why no kernel runs it.
@@ -40,23 +53,10 @@ pub fn plan_gemm(arch: Arch, cus: u32, p: &GemmProblem) -> Result<Option<GemmPla
         p.validate().map_err(|e| e.to_string())?;
         return Ok(None);
     }
-    let kernel = choice::choose(arch, p)?;
-    let split = splitk::choose_on(arch, cus, p, Some(&kernel)).ok();
-    let plan = GemmPlan { kernel, split };
-    // A split the characterisation table does not compose at least [`SPLIT_MARGIN`] faster than
-    // the plain kernel is dropped (the table is measured on the whole chip: a partition keeps the
-    // static choice).
-    let plain = GemmPlan { kernel, split: None };
-    let plan = if plan.split.is_some()
-        && cus == arch.caps().compute_units
-        && plan.estimate(p) >= plain.estimate(p) * (1.0 - SPLIT_MARGIN)
-    {
-        plain
-    } else {
-        plan
-    };
+    let plan = direct(arch, cus, p)?;
+    let kernel = plan.kernel;
     if !kernel.entry.is_decode() {
-        return Ok(Some(plan));
+        return Ok(Some(with_prepass(arch, cus, p, plan)));
     }
     // A decode kernel is ranked as a plain kernel; a tiled kernel split over K may still beat
     // it (weights too wide for the decode kernel's columns), and so may another decode kernel's
@@ -77,7 +77,7 @@ pub fn plan_gemm(arch: Arch, cus: u32, p: &GemmProblem) -> Result<Option<GemmPla
         .into_iter()
         .filter(|k| whole_chip && k.entry.name != kernel.entry.name && k.entry.schedule.starts_with("decoderows"));
     for (k, split_only) in tiled.into_iter().map(|k| (k, false)).chain(others.map(|k| (k, true))) {
-        let alt = GemmPlan { kernel: k, split: splitk::choose_on(arch, cus, p, Some(&k)).ok() };
+        let alt = GemmPlan { kernel: k, split: splitk::choose_on(arch, cus, p, Some(&k)).ok(), prepass: None };
         if split_only && alt.split.is_none() {
             continue;
         }
@@ -90,24 +90,95 @@ pub fn plan_gemm(arch: Arch, cus: u32, p: &GemmProblem) -> Result<Option<GemmPla
     Ok(Some(best))
 }
 
+/// The table's kernel for `p` and the split that beats it by [`SPLIT_MARGIN`] on `cus` CUs: the
+/// plan without a pre-pass (what [`plan_gemm`] weighs the pre-pass against; `gemm-lab`'s
+/// `prepass_table` example prints both).
+pub fn direct(arch: Arch, cus: u32, p: &GemmProblem) -> Result<GemmPlan, String> {
+    let kernel = choice::choose(arch, p)?;
+    let split = splitk::choose_on(arch, cus, p, Some(&kernel)).ok();
+    let plan = GemmPlan { kernel, split, prepass: None };
+    // A split the characterisation table does not compose at least [`SPLIT_MARGIN`] faster than
+    // the plain kernel is dropped (the table is measured on the whole chip: a partition keeps the
+    // static choice).
+    let plain = GemmPlan { kernel, split: None, prepass: None };
+    Ok(
+        if plan.split.is_some()
+            && cus == arch.caps().compute_units
+            && plan.estimate(p) >= plain.estimate(p) * (1.0 - SPLIT_MARGIN)
+        {
+            plain
+        } else {
+            plan
+        },
+    )
+}
+
+/// `plan` (the direct plan of `p`), or the transpose pre-pass and the GEMM after it where the
+/// table puts them [`PREPASS_MARGIN`] ahead: only for 1-byte operands whose direct kernel reads
+/// both M/N-contiguous (column-major `nt`), on the whole chip (the table's). Either operand may
+/// be copied; the faster pair wins (at equal times the smaller copy).
+fn with_prepass(arch: Arch, cus: u32, p: &GemmProblem, plan: GemmPlan) -> GemmPlan {
+    let e = plan.kernel.entry;
+    let both_mn = e.trans_a == Transpose::No && e.trans_b == Transpose::Yes;
+    if !both_mn || cus != arch.caps().compute_units || p.a_type.size_bytes() != 1 || p.b_type.size_bytes() != 1 {
+        return plan;
+    }
+    let mut best: Option<(f64, GemmPlan)> = None;
+    for op in [Operand::A, Operand::B] {
+        let Ok(alt) = prepass_plan(arch, cus, p, op) else { continue };
+        let t = alt.estimate(p);
+        if best.as_ref().is_none_or(|(bt, _)| t < *bt) {
+            best = Some((t, alt));
+        }
+    }
+    match best {
+        Some((t, alt)) if t < plan.estimate(p) * (1.0 - PREPASS_MARGIN) => alt,
+        _ => plan,
+    }
+}
+
+/// The plan that copies `operand` of `p` transposed into the workspace and runs the table's
+/// direct plan for the problem that leaves ([`TransposePlan::problem`]), whatever the times: for
+/// [`plan_gemm`]'s comparison, and for tests that run a pre-pass on shapes the table would not
+/// give one.
+pub fn prepass_plan(arch: Arch, cus: u32, p: &GemmProblem, operand: Operand) -> Result<GemmPlan, String> {
+    let tp = transpose::plan(arch, p, operand)?;
+    let inner = direct(arch, cus, &tp.problem)?;
+    Ok(GemmPlan { prepass: Some(tp), ..inner })
+}
+
 impl GemmPlan {
+    /// The plan without its pre-pass: the launches after it, for [`TransposePlan::problem`].
+    fn inner(&self) -> GemmPlan {
+        GemmPlan { prepass: None, ..*self }
+    }
+
     /// The characterisation table's time for the plan, what the dispatcher ranks it by: its
     /// split's table estimate ([`splitk::table_estimate`], a decode split's own), else the
-    /// split's static estimate, else the kernel's composed time.
+    /// split's static estimate, else the kernel's composed time; a pre-pass's time
+    /// ([`transpose::seconds`]) before that of the problem it leaves.
     pub fn estimate(&self, p: &GemmProblem) -> f64 {
+        if let Some(tp) = &self.prepass {
+            return tp.seconds() + self.inner().estimate(&tp.problem);
+        }
         match &self.split {
             Some(sp) => splitk::table_estimate(sp, p).unwrap_or(sp.estimate_split),
             None => crate::plan::cost_table::TableModel::composed(&self.kernel, p).unwrap_or(f64::INFINITY),
         }
     }
 
-    /// Bytes of device workspace the launches need (0 without a split).
+    /// Bytes of device workspace the launches need (0 without a split or a pre-pass): the
+    /// pre-pass's copy first, then the split's slabs.
     pub fn workspace_bytes(&self) -> usize {
-        self.split.as_ref().map_or(0, SplitPlan::workspace_bytes)
+        self.prepass.as_ref().map_or(0, TransposePlan::workspace_bytes)
+            + self.split.as_ref().map_or(0, SplitPlan::workspace_bytes)
     }
 
     /// The kernels, in launch order.
     pub fn entries(&self) -> Vec<&'static KernelEntry> {
+        if let Some(tp) = &self.prepass {
+            return std::iter::once(tp.entry).chain(self.inner().entries()).collect();
+        }
         match &self.split {
             None => vec![self.kernel.entry],
             Some(sp) => sp.head.iter().map(|h| h.entry).chain([sp.partial, sp.reduce]).collect(),
@@ -115,8 +186,20 @@ impl GemmPlan {
     }
 
     /// The launches, in the order they must run on one stream, for A, B, C and the workspace
-    /// (ignored without a split) at these device addresses.
+    /// (ignored without a split or a pre-pass; [`Self::workspace_bytes`] of it, 16-byte aligned)
+    /// at these device addresses. With a pre-pass: the copy of the operand into the workspace,
+    /// then the GEMM's launches reading the copy in its place, any split's slabs after it.
     pub fn launches(&self, p: &GemmProblem, a: u64, b: u64, c: u64, ws: u64) -> Result<Vec<Launch>, String> {
+        if let Some(tp) = &self.prepass {
+            let rest = ws + tp.workspace_bytes() as u64;
+            let (x, a2, b2) = match tp.operand {
+                Operand::A => (a, ws, b),
+                _ => (b, a, ws),
+            };
+            let mut out = vec![tp.launch(x, ws)?];
+            out.extend(self.inner().launches(&tp.problem, a2, b2, c, rest)?);
+            return Ok(out);
+        }
         match &self.split {
             None => Ok(vec![self.kernel.launch(p, a, b, c)?]),
             Some(sp) => sp.launches(p, a, b, c, ws),
@@ -141,6 +224,44 @@ mod tests {
             assert!(plan_gemm(arch, cus, &bf16(64, 0, 64)).unwrap().is_none());
             let bad = bf16(64, 64, 64).with_leading_dims(1, 64, 64);
             assert!(plan_gemm(arch, cus, &bad).is_err());
+        }
+    }
+
+    /// Issue 24's bar on gfx942: fp8 e4m3fnuz -> bf16 at 4096^3 and 8192^3, row-major. With
+    /// op(A) transposed the column-major kernel would read both operands M/N-contiguous (`nt`),
+    /// so the plan copies one operand transposed first and runs NN or TT; the other layouts run
+    /// directly. The launches follow the entries, the copy first, the GEMM reading it from the
+    /// workspace.
+    #[test]
+    fn fp8_nt_takes_the_transpose_prepass_on_gfx942() {
+        use gemm_core::Transpose::{No, Yes};
+        let arch = Arch::Gfx942;
+        let cus = arch.caps().compute_units;
+        for s in [4096, 8192] {
+            for (ta, tb) in [(No, No), (Yes, No), (No, Yes), (Yes, Yes)] {
+                let p = GemmProblem::new(s, s, s).with_layout(Layout::RowMajor).with_transposes(ta, tb).with_dtypes(
+                    DType::Fp8E4M3Fnuz,
+                    DType::Fp8E4M3Fnuz,
+                    DType::Bf16,
+                );
+                let plan = plan_gemm(arch, cus, &p).unwrap().unwrap();
+                let nt = (ta, tb) == (Yes, No);
+                assert_eq!(plan.prepass.is_some(), nt, "{s}^3 {ta:?}/{tb:?}: {}", plan.kernel.entry.name);
+                let Some(tp) = plan.prepass else { continue };
+                let e = plan.kernel.entry;
+                assert!(!(e.trans_a == No && e.trans_b == Yes), "{}", e.name);
+                let direct = direct(arch, cus, &p).unwrap().estimate(&p);
+                assert!(plan.estimate(&p) < direct * (1.0 - PREPASS_MARGIN), "{s}^3");
+                let ws = 0x8000_0000u64;
+                let launches = plan.launches(&p, 0x1000, 0x2000_0000, 0x4000_0000, ws).unwrap();
+                let names: Vec<_> = launches.iter().map(|l| l.entry.name).collect();
+                assert_eq!(names, plan.entries().iter().map(|e| e.name).collect::<Vec<_>>());
+                assert_eq!(launches[0].entry.split_k, gemm_kernels::SplitRole::Transpose);
+                // The copy writes the workspace; the GEMM reads it in the copied operand's place.
+                assert_eq!(&launches[0].args[8..16], &ws.to_le_bytes());
+                assert!(launches[1].args.windows(8).any(|w| w == ws.to_le_bytes()), "{names:?}");
+                assert_eq!(tp.workspace_bytes(), (s * s).next_multiple_of(256));
+            }
         }
     }
 

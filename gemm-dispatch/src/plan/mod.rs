@@ -1,7 +1,7 @@
 //! How a call becomes one plan: the catalogue kernel that runs a problem
 //! ([`kernel_plan`]: can a kernel run it, and its argument bytes), ranked by the timing model's
 //! characterisation table the build embeds ([`cost_table`], [`choice`]); split-K and the split
-//! tail ([`splitk`]); one grouped launch for many problems ([`grouped`]); fused epilogues and fp8
+//! tail ([`splitk`]); the transpose pre-pass ([`transpose`]); one grouped launch for many problems ([`grouped`]); fused epilogues and fp8
 //! scales ([`fused`]); and the physics every predicted time obeys ([`bounds`]) on one sampled grid of shapes ([`sampled`]). [`gemm_plan`] puts them together: the launches of one GEMM on one device.
 //! Backends execute plans; nothing here touches memory or a device.
 
@@ -15,3 +15,4 @@ pub mod grouped;
 pub mod kernel_plan;
 pub mod sampled;
 pub mod splitk;
+pub mod transpose;

@@ -40,8 +40,8 @@ impl Stats {
 /// Figures of the first loop iteration of `prog` (after waits and NOPs).
 pub fn stats(k: &Kernel, prog: &Program) -> Stats {
     let mut s = Stats::default();
-    if k.config.split == crate::ir::SplitK::Reduce {
-        // No main loop, no LDS.
+    if matches!(k.config.split, crate::ir::SplitK::Reduce | crate::ir::SplitK::Transpose) {
+        // No main loop (the transpose's LDS tile is written and read once).
         return s;
     }
     let (r, w) = if k.config.is_decode() { (0, 0) } else { lds::k_step_conflicts(k) };

@@ -105,6 +105,10 @@
 //! * `splitk_decode_rows`: the decode-rows shapes ([`DECODE_ROWS_SHAPES`]) as partial kernels
 //!   in the same input types, for layers with few weight rows at M = 8..64 (Llama-8B down,
 //!   4096 x 14336: 32 workgroups of 128 rows).
+//! * `transpose` ([`transpose_families`], `ir::SplitK::Transpose`, `lower/transpose.rs`): not a
+//!   GEMM; copies a column-major matrix of bytes transposed (128x128-byte blocks through LDS,
+//!   whole lines in and out), the dispatcher's pre-pass for fp8 problems whose kernel would
+//!   read both operands M/N-contiguous (`gemm-dispatch` `plan/transpose.rs`).
 //! * `stages3` (gfx950): 256x256x32, 8 waves (2x4), 32x32x16 MFMAs, three pipeline stages
 //!   (`passes/pipeline.rs`: three LDS buffers, 96 KiB; the LDS-DMA copies of the tile after
 //!   next in flight), A^T B, bf16/f16, `v8`. The timing model (`gemm sweep --stages 2,3
@@ -930,6 +934,33 @@ pub fn split_families() -> Vec<Family> {
     out
 }
 
+/// The transpose pre-pass kernels (`ir::SplitK::Transpose`, `lower/transpose.rs`), one per arch.
+pub const TRANSPOSE: &str = "transpose";
+
+/// The transpose pre-pass, per arch: 1-byte elements (both fp8 flavours: it moves bytes). The
+/// dispatcher transposes one operand of an fp8 GEMM whose operands are both M/N-contiguous into
+/// a workspace where the characterisation table puts that and the GEMM in the other layout
+/// ahead of the direct kernel (gemm-dispatch `plan/transpose.rs`; issue 24's bar, gfx942 fp8
+/// 4096^3 `nt` 135.8 us against `tn` 118.4 by the timing model).
+pub fn transpose_families() -> Vec<Family> {
+    Arch::ALL
+        .into_iter()
+        .map(|arch| Family {
+            stages: 1,
+            transposes: &[(false, false)],
+            dtypes: fp8_flavours(arch).1,
+            ..Family::new(
+                TRANSPOSE,
+                arch,
+                crate::ir::TRANSPOSE_TILE,
+                (1, 4),
+                MfmaShape::native_16(arch),
+                "transpose pre-pass: one 1-byte operand made K-contiguous in a workspace (128x128-byte blocks through LDS, whole lines in and out), so the GEMM after it reads at most one M/N-contiguous operand",
+            )
+        })
+        .collect()
+}
+
 /// The MX families (gfx950, issue 26): OCP MX operands with E8M0 scales per 32 elements
 /// along K, applied by `v_mfma_scale_f32_*_f8f6f4` (`lower/mx.rs`). A^T B (MX data are packed
 /// along K). `mx`: the fp8 tile (128x128x128 bytes, 4 waves, LDS-DMA) for all 25 pairs of the
@@ -1063,9 +1094,13 @@ fn fp8_more(arch: Arch) -> [Family; 2] {
 /// input dtype, output dtype (f32 or the input type), transposes, alignment class.
 pub fn entries() -> Vec<(Family, KernelConfig)> {
     let mut out = vec![];
-    for f in families().into_iter().chain(split_families()) {
+    for f in families().into_iter().chain(split_families()).chain(transpose_families()) {
         if f.name == SPLITK_REDUCE {
             out.extend(f.dtypes.iter().map(|&c| (f, KernelConfig::split_reduce(f.arch, c))));
+            continue;
+        }
+        if f.name == TRANSPOSE {
+            out.push((f, KernelConfig::transpose(f.arch)));
             continue;
         }
         if !f.mx.is_empty() {

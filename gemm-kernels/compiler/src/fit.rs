@@ -63,6 +63,7 @@ pub fn check(c: &KernelConfig) -> Result<(), Unfit> {
     match c.split {
         SplitK::None => {}
         SplitK::Reduce => return check_reduce(c),
+        SplitK::Transpose => return check_transpose(c),
         SplitK::Partial => {
             if c.c_type != DType::F32 {
                 return Err(Unfit::SplitK("partial kernels write f32 partial sums: C's type must be f32"));
@@ -270,6 +271,18 @@ fn check_reduce(c: &KernelConfig) -> Result<(), Unfit> {
     }
     if c.tile != crate::ir::REDUCE_TILE || c.waves != 4 || c.wave_grid != (1, 4) || c.ab_type != DType::F32 {
         return Err(Unfit::SplitK("reduction: the shape is fixed (KernelConfig::split_reduce)"));
+    }
+    Ok(())
+}
+
+/// The transpose pre-pass's fixed shape ([`KernelConfig::transpose`]): 1-byte elements, a
+/// [`crate::ir::TRANSPOSE_TILE`] block per workgroup of 4 waves (`lower/transpose.rs`).
+fn check_transpose(c: &KernelConfig) -> Result<(), Unfit> {
+    if c.tile != crate::ir::TRANSPOSE_TILE || c.waves != 4 || c.wave_grid != (1, 4) || c.ab_bytes() != 1 {
+        return Err(Unfit::SplitK("transpose: 1-byte elements, the shape is fixed (KernelConfig::transpose)"));
+    }
+    if c.fusion != crate::ir::Fusion::NONE || c.grouped || c.c_type != c.ab_type {
+        return Err(Unfit::SplitK("transpose: it copies bytes (no epilogue, no groups, C is A's type)"));
     }
     Ok(())
 }

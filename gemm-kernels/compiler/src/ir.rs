@@ -201,7 +201,17 @@ pub enum SplitK {
     /// rounded once to C's type; one lane per element, a wave per 64 rows of one column,
     /// 4 waves per workgroup (a `64 x 4` block of C).
     Reduce,
+    /// Not a split and not a GEMM: the transpose pre-pass (`lower/transpose.rs`,
+    /// [`KernelConfig::transpose`]) that copies one 1-byte operand into a device workspace
+    /// transposed, so a GEMM whose operands are both M/N-contiguous runs in a layout with one
+    /// (gemm-dispatch `plan/transpose.rs`). A variant here, like [`SplitK::Reduce`], because
+    /// everything that takes a plain GEMM kernel already refuses any role but `None`.
+    Transpose,
 }
+
+/// The block `(rows, columns, 1)` of X (bytes) one workgroup of a [`SplitK::Transpose`] kernel
+/// moves: 128-byte columns, whole cache lines in and out (`lower/transpose.rs`).
+pub const TRANSPOSE_TILE: (u32, u32, u32) = (128, 128, 1);
 
 /// Everything that identifies one kernel of the catalogue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -337,6 +347,23 @@ impl KernelConfig {
         c.waves = 4;
         c.stages = 1;
         c.split = SplitK::Reduce;
+        c
+    }
+    /// The transpose pre-pass of `arch` for 1-byte elements ([`SplitK::Transpose`],
+    /// `lower/transpose.rs`): a [`TRANSPOSE_TILE`] block per workgroup of 4 waves. It moves
+    /// bytes, so one kernel serves both fp8 flavours; `ab_type` and `c_type` are the arch's
+    /// e4m3 (FNUZ on gfx942, OCP on gfx950) only to name a 1-byte type.
+    pub fn transpose(arch: Arch) -> Self {
+        let byte = match arch {
+            Arch::Gfx942 => DType::Fp8E4M3Fnuz,
+            Arch::Gfx950 => DType::Fp8E4M3,
+        };
+        let mut c = KernelConfig::new(arch, byte, byte, false, false, Align::Vec8);
+        c.tile = TRANSPOSE_TILE;
+        c.wave_grid = (1, 4);
+        c.waves = 4;
+        c.stages = 1;
+        c.split = SplitK::Transpose;
         c
     }
     /// A decode kernel (`schedule::Schedule::Decode`, `lower/decode.rs`) for the Linear
@@ -509,6 +536,15 @@ impl KernelConfig {
                 self.tile.1
             );
         }
+        if self.split == SplitK::Transpose {
+            return format!(
+                "gemm_{}_transpose_b{}_{}x{}",
+                self.arch.name(),
+                8 * self.ab_bytes(),
+                self.tile.0,
+                self.tile.1
+            );
+        }
         let base = self.name_plain();
         if self.split == SplitK::Partial {
             format!("{base}_splitk")
@@ -603,9 +639,10 @@ impl KernelConfig {
     }
     /// Whether the kernel takes fp8 inputs and with them the scale arguments
     /// (`kernel_args.rs`: per-tensor `scale_a`, `scale_b`, `scale_d`, and the optional
-    /// per-row / per-column scale vectors `scale_row`, `scale_col`).
+    /// per-row / per-column scale vectors `scale_row`, `scale_col`). Not the transpose
+    /// pre-pass ([`SplitK::Transpose`]): it moves bytes.
     pub fn scaled(&self) -> bool {
-        self.ab_type.is_fp8()
+        self.ab_type.is_fp8() && self.split != SplitK::Transpose
     }
     /// Input elements per 16-byte copy vector.
     pub fn vec_elems(&self) -> u32 {

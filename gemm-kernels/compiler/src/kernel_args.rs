@@ -143,6 +143,24 @@
 //! workspace spans `splits * wstride` bytes, below 2^30 (`wstride * 16` fits 32 bits: the
 //! kernel reads 16 slabs per round).
 //!
+//! **Transpose kernels** (`ir::SplitK::Transpose`, 32 bytes; the dispatcher's pre-pass,
+//! `gemm-dispatch` `plan/transpose.rs`): `Y[j + i*ldy] = X[i + j*ldx]` for `i < rows`,
+//! `j < cols`, X a column-major `rows x cols` matrix of bytes, Y its `cols x rows` transpose;
+//! no byte of Y outside the `cols x rows` block is written (the padding between `cols` and
+//! `ldy` stays as it was):
+//!
+//! | offset | size | name | meaning |
+//! |-------:|-----:|------|---------|
+//! | 0  | 8 | x    | X's address (16-byte aligned) |
+//! | 8  | 8 | y    | Y's address (16-byte aligned) |
+//! | 16 | 4 | rows | rows of X (columns of Y) |
+//! | 20 | 4 | cols | columns of X (rows of Y) |
+//! | 24 | 4 | ldx  | X's leading dimension in bytes, a multiple of 16, `>= rows` |
+//! | 28 | 4 | ldy  | Y's leading dimension in bytes, a multiple of 16, `>= cols` |
+//!
+//! Launch: grid `[ceil(rows/128), ceil(cols/128), 1]` workgroups of 256
+//! (`ir::TRANSPOSE_TILE`); both spans below 2^31 bytes.
+//!
 //! Storage is column-major (see `ir.rs`). Launch: workgroup size `[256, 1, 1]`, grid in
 //! work-items `[ceil(m/MT)*256, ceil(n/NT), 1]`, no dynamic LDS. Requirements the caller
 //! checks: m, n >= 1; each matrix's byte span `((cols-1)*ld + rows) * size` below 2^31
@@ -243,6 +261,30 @@ pub const REDUCE_ARGS: [Arg; 10] = [
     Arg { name: "beta", offset: 40, size: 4, pointer: false },
     Arg { name: "wstride", offset: 44, size: 4, pointer: false },
 ];
+
+/// Transpose kernels' argument offsets and size (see the module docs).
+pub const T_OFF_X: u32 = 0;
+pub const SIZE_TRANSPOSE: u32 = 32;
+/// The transpose kernels' arguments.
+pub const TRANSPOSE_ARGS: [Arg; 6] = [
+    Arg { name: "x", offset: T_OFF_X, size: 8, pointer: true },
+    Arg { name: "y", offset: 8, size: 8, pointer: true },
+    Arg { name: "rows", offset: 16, size: 4, pointer: false },
+    Arg { name: "cols", offset: 20, size: 4, pointer: false },
+    Arg { name: "ldx", offset: 24, size: 4, pointer: false },
+    Arg { name: "ldy", offset: 28, size: 4, pointer: false },
+];
+
+/// Transpose-kernel arguments (see the module docs).
+pub fn pack_transpose(x: u64, y: u64, rows: u32, cols: u32, ldx: u32, ldy: u32) -> [u8; SIZE_TRANSPOSE as usize] {
+    let mut out = [0u8; SIZE_TRANSPOSE as usize];
+    out[0..8].copy_from_slice(&x.to_le_bytes());
+    out[8..16].copy_from_slice(&y.to_le_bytes());
+    for (i, w) in [rows, cols, ldx, ldy].into_iter().enumerate() {
+        out[16 + 4 * i..20 + 4 * i].copy_from_slice(&w.to_le_bytes());
+    }
+    out
+}
 
 /// Partial-kernel arguments (see the module docs).
 #[allow(clippy::too_many_arguments)]
@@ -369,6 +411,8 @@ pub fn pack_grouped(table: u64, groups: u32, tiles: u32) -> [u8; SIZE_GROUPED as
 pub fn size(c: &crate::ir::KernelConfig) -> u32 {
     if c.split == crate::ir::SplitK::Reduce {
         SIZE_REDUCE
+    } else if c.split == crate::ir::SplitK::Transpose {
+        SIZE_TRANSPOSE
     } else if c.split == crate::ir::SplitK::Partial {
         if c.scaled() {
             SIZE_SCALED
@@ -392,6 +436,8 @@ pub fn size(c: &crate::ir::KernelConfig) -> u32 {
 pub fn args(c: &crate::ir::KernelConfig) -> &'static [Arg] {
     if c.split == crate::ir::SplitK::Reduce {
         &REDUCE_ARGS
+    } else if c.split == crate::ir::SplitK::Transpose {
+        &TRANSPOSE_ARGS
     } else if c.split == crate::ir::SplitK::Partial {
         if c.scaled() {
             &PARTIAL_SCALED_ARGS

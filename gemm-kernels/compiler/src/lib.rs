@@ -188,6 +188,8 @@ pub fn compile_kernel_with(mut kernel: Kernel, opts: Options) -> Result<Compiled
     let name = config.name();
     let lds_bytes = if config.is_decode() {
         fit::decode_lds_bytes(&config)
+    } else if config.split == ir::SplitK::Transpose {
+        lower::TRANSPOSE_LDS_BYTES
     } else {
         kernel.lds_buffers * kernel.lds_buffer_bytes()
             + schedule::phase::lds_bytes(&kernel)

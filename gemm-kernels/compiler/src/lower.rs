@@ -14,6 +14,7 @@ mod block_fp8;
 mod decode;
 mod decode_rows;
 mod mx;
+mod transpose;
 use crate::kernel_args as ka;
 use crate::lds::{self, CopyGeom};
 use crate::program::{sub, whole, Item, Program};
@@ -25,6 +26,7 @@ use gemm_isa::operand::{int, s, sr, v, VCC};
 use gemm_isa::{Inst, Op, Operand as O, Reg, RegFile};
 pub use mx::lds_bytes as mx_lds_bytes;
 pub use mx::schedule_ok as mx_schedule_ok;
+pub use transpose::TRANSPOSE_LDS_BYTES;
 
 /// A per-lane offset one past any NUM_RECORDS the kernel accepts (spans must stay below
 /// 2 GiB): loads through it return 0 and stores through it are dropped (ISA.md §2.3).
@@ -2990,8 +2992,11 @@ pub fn mfma_cycles(c: &crate::ir::KernelConfig) -> u32 {
 /// Lowers a kernel to a program on virtual registers.
 pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
     let reduce = k.config.split == SplitK::Reduce;
+    let transpose = k.config.split == SplitK::Transpose;
     let needed: &[&'static str] = if reduce {
         &["splitk_reduce"]
+    } else if transpose {
+        &["transpose"]
     } else if k.config.is_decode() {
         &["decode"]
     } else {
@@ -3054,6 +3059,10 @@ pub fn lower(k: &Kernel) -> Result<Program, LowerError> {
     };
     if reduce {
         l.reduce();
+        return Ok(l.p);
+    }
+    if transpose {
+        l.transpose();
         return Ok(l.p);
     }
     if decode {

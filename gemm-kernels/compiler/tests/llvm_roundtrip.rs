@@ -171,6 +171,8 @@ fn check_notes(k: &CompiledKernel, notes: &str) {
         match (k.config.grouped, k.config.split) {
             (true, _) => ".name:           table",
             (_, gemm_compiler::ir::SplitK::Partial) => ".name:           kchunk",
+            // The transpose pre-pass copies bytes: no alpha.
+            (_, gemm_compiler::ir::SplitK::Transpose) => ".name:           ldy",
             _ => ".name:           alpha",
         }
         .to_string(),
@@ -225,5 +227,17 @@ fn three_stage_kernels_round_trip_through_llvm() {
     let dir = tmpdir("stages");
     let configs: Vec<KernelConfig> = stages::samples().into_iter().map(|(cfg, _)| cfg).collect();
     round_trip_all(&configs, &dir, |k| assert_eq!(k.lds_bytes, 3 * k.kernel.lds_buffer_bytes()));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The transpose pre-pass kernels (`lower/transpose.rs`) alone: part of the catalogue round trip
+/// above, and quick to run on their own after a change to them.
+#[test]
+fn transpose_kernels_round_trip_through_llvm() {
+    let dir = tmpdir("transpose");
+    let configs: Vec<KernelConfig> =
+        catalogue::configs().into_iter().filter(|c| c.split == gemm_compiler::ir::SplitK::Transpose).collect();
+    assert_eq!(configs.len(), 2, "one per arch");
+    round_trip_all(&configs, &dir, |k| assert_eq!(k.lds_bytes, gemm_compiler::lower::TRANSPOSE_LDS_BYTES));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -42,7 +42,7 @@ fn main() {
         let mut line = format!("{:70}", e.name);
         for &s in &splits {
             let t = if s == 1 {
-                let g = gemm_dispatch::plan::gemm_plan::GemmPlan { kernel: kp, split: None };
+                let g = gemm_dispatch::plan::gemm_plan::GemmPlan { kernel: kp, split: None, prepass: None };
                 predict_gemm_plan(&g, &p).ok().map(|t| (t, f64::NAN))
             } else if let (Some(partial), Ok(slab)) = (twin, splitk::slab(cm.m, cm.n)) {
                 let sp = SplitPlan::even(partial, reduce, cm, s, slab);

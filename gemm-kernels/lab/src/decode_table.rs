@@ -116,13 +116,14 @@ pub fn predict_gemm_plan(plan: &GemmPlan, p: &GemmProblem) -> Result<f64, String
 pub fn plan_without_decode(arch: Arch, p: &GemmProblem) -> Result<GemmPlan, String> {
     let kernel = choice::choose_tiled(arch, p)?;
     let split = gemm_dispatch::plan::splitk::choose(arch, p, Some(&kernel)).ok();
-    Ok(GemmPlan { kernel, split })
+    Ok(GemmPlan { kernel, split, prepass: None })
 }
 
 /// A short description of a plan: the kernel's family and tile, and the split.
 pub fn describe(plan: &GemmPlan) -> String {
     let e = plan.kernel.entry;
-    match &plan.split {
+    let pre = plan.prepass.map_or(String::new(), |t| format!("transpose {} + ", t.operand));
+    pre + &match &plan.split {
         Some(sp) => format!(
             "{}x{}x{} {} split {}",
             sp.partial.tile.0, sp.partial.tile.1, sp.partial.tile.2, sp.partial.schedule, sp.splits

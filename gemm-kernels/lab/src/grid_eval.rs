@@ -67,11 +67,13 @@ pub fn evaluate(
         } else {
             Vec::new()
         };
-        let pick = match &plan.split {
-            None => plan.kernel.entry.name.to_string(),
-            Some(sp) if sp.head.is_some() => format!("{} + split tail {}", plan.kernel.entry.name, sp.partial.name),
-            Some(sp) => format!("{} x {} K splits", sp.partial.name, sp.splits),
-        };
+        let pre = plan.prepass.map_or(String::new(), |t| format!("transpose {} + ", t.operand));
+        let pick = pre
+            + &match &plan.split {
+                None => plan.kernel.entry.name.to_string(),
+                Some(sp) if sp.head.is_some() => format!("{} + split tail {}", plan.kernel.entry.name, sp.partial.name),
+                Some(sp) => format!("{} x {} K splits", sp.partial.name, sp.splits),
+            };
         // The model's best: every plain candidate, and the dispatcher's own plan (a split).
         let best = candidates
             .iter()

@@ -43,10 +43,50 @@ pub fn predict_gemm_launches(
     p: &GemmProblem,
     opts: &ModelOptions,
 ) -> Result<Vec<Prediction>, String> {
+    if plan.prepass.is_some() {
+        return predict_launches(plan, p, opts);
+    }
     match &plan.split {
         None => predict_plan(&plan.kernel, p, opts).map(|x| vec![x]),
         Some(sp) => crate::split_eval::predict_split(sp, p, opts),
     }
+}
+
+/// Every launch of `plan` ([`gemm_dispatch::plan::gemm_plan::GemmPlan::launches`]) on one
+/// emulated device's zero-filled memory, one after the other, its workspace included: a plan
+/// with the transpose pre-pass. The GEMM's launches are credited with the problem's flops (a
+/// split's partial kernel and reduction share them as [`crate::split_eval::predict_split`]
+/// does not here: the plan's TFLOP/s is `p.flops()` over the summed seconds either way).
+fn predict_launches(
+    plan: &gemm_dispatch::plan::gemm_plan::GemmPlan,
+    p: &GemmProblem,
+    opts: &ModelOptions,
+) -> Result<Vec<Prediction>, String> {
+    let spans = p.validate().map_err(|e| e.to_string())?;
+    let dev = Device::new(plan.kernel.entry.arch);
+    let bytes = |elems: usize, d: gemm_core::DType| ((elems * d.size_bytes()) as u64).next_multiple_of(16).max(16);
+    let mut ptrs = Vec::new();
+    for (n, d) in [(spans.a, p.a_type), (spans.b, p.b_type), (spans.c, p.c_type)] {
+        ptrs.push(dev.alloc(bytes(n, d)).map_err(|e| e.to_string())?);
+    }
+    let ws = dev.alloc((plan.workspace_bytes() as u64).max(16)).map_err(|e| e.to_string())?;
+    let launches = plan.launches(p, ptrs[0], ptrs[1], ptrs[2], ws)?;
+    let model = Model::new(plan.kernel.entry.arch);
+    let mut out = Vec::with_capacity(launches.len());
+    for l in &launches {
+        let flops = if l.entry.split_k == gemm_kernels::SplitRole::Transpose { 0.0 } else { p.flops() };
+        let w = Workload {
+            code_object: l.entry.code_object,
+            kernel: l.entry.name,
+            grid: l.grid,
+            block: l.block,
+            kernarg: &l.args,
+            dynamic_lds: 0,
+            flops,
+        };
+        out.push(model.predict(dev.memory(), &w, opts).map_err(|e| e.to_string())?);
+    }
+    Ok(out)
 }
 
 /// Predicts one grouped launch of the problems `ps` on `arch` ([`gemm_dispatch::plan::grouped::plan`]): every

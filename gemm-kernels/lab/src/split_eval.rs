@@ -34,7 +34,7 @@ pub fn predict_split(
         let flops = match l.entry.split_k {
             SplitRole::None => per_column * f64::from(plan.col0),
             SplitRole::Partial => per_column * f64::from(plan.problem.n),
-            SplitRole::Reduce => 0.0,
+            SplitRole::Reduce | SplitRole::Transpose => 0.0,
         };
         let w = Workload {
             code_object: l.entry.code_object,

@@ -36,6 +36,14 @@ pub fn run_all(mut k: Kernel) -> Result<Kernel, Declined> {
         k.applied.push("splitk_reduce");
         return Ok(k);
     }
+    if k.config.split == crate::ir::SplitK::Transpose {
+        // The transpose pre-pass (`lower/transpose.rs`) has no main loop and its own LDS tile.
+        k.prologue.clear();
+        k.body.clear();
+        k.lds_buffers = 0;
+        k.applied.push("transpose");
+        return Ok(k);
+    }
     let k = buffer_ops::run(k)?;
     let k = pipeline::run(k)?;
     let k = swizzle::run(k)?;

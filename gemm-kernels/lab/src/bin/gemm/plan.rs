@@ -256,6 +256,36 @@ pub fn plan(args: &PlanArgs) -> Result<(), String> {
                         t.unwrap_or(0.0) * 1e6,
                         dispatched.unwrap_or("nothing")
                     );
+                    // The transpose pre-pass (gemm-dispatch `plan/transpose.rs`): the runtime's
+                    // plan copies one operand transposed first where the table puts that ahead.
+                    if let Ok(Some(gp)) = gemm_dispatch::plan::gemm_plan::plan_gemm(arch, arch.caps().compute_units, &p)
+                    {
+                        if let Some(tp) = gp.prepass {
+                            let q = tp.problem;
+                            println!(
+                                "  pre-pass: {} transposes {} ({} x {} bytes, ld {} -> {}) into a {:.1} MiB workspace in {:.3} us, then {} runs {}{}: {:.3} us in all by the table ({:+.1}% against the pick)",
+                                tp.entry.name,
+                                tp.operand,
+                                tp.rows,
+                                tp.cols,
+                                tp.ldx,
+                                tp.ldy,
+                                gp.workspace_bytes() as f64 / f64::from(1u32 << 20),
+                                tp.seconds() * 1e6,
+                                gp.kernel.entry.name,
+                                [q.trans_a, q.trans_b].iter().map(|t| if t.is_yes() { 'T' } else { 'N' }).collect::<String>(),
+                                gp.split.map_or(String::new(), |sp| format!(" with {} K splits", sp.splits)),
+                                gp.estimate(&p) * 1e6,
+                                (gp.estimate(&p) / t.unwrap_or(f64::NAN) - 1.0) * 100.0
+                            );
+                        }
+                        println!(
+                            "  plan: {} launch(es) ({}): {:.3} us by the table",
+                            gp.entries().len(),
+                            gp.entries().iter().map(|e| e.name).collect::<Vec<_>>().join(" + "),
+                            gp.estimate(&p) * 1e6
+                        );
+                    }
                     // Physics: how far the pick is from the least time the chip allows.
                     let fl = gemm_dispatch::plan::bounds::floor(arch, &p, p.allow_xf32);
                     println!(
