@@ -809,10 +809,15 @@ k = 256
 expect = "pass"
 "#;
 
+    /// `text` as a manifest file of its own: one file per call, since the tests run in parallel
+    /// and two manifests could share any name derived from their text (a length-and-byte-sum
+    /// name did: `per_launch_events` and a same-sum variant raced, one test reading the other's
+    /// half-written file).
     fn parse(text: &str) -> Result<Kernel, CalibrationError> {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let dir = std::env::temp_dir().join(format!("gemm-emu-calibration-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(format!("{:x}.toml", text.len() * 31 + text.bytes().map(usize::from).sum::<usize>()));
+        let path = dir.join(format!("{}.toml", NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)));
         std::fs::write(&path, text).unwrap();
         load(&dir, &path)
     }
