@@ -2,6 +2,8 @@
 //! `emu:gfx950` devices in a Context, row- and column-major problems, every transpose, edge
 //! tiles, beta = 0 with NaN in C, batches over emulated and host devices together.
 
+mod common;
+use common::quarters;
 use gemm_core::reference::{self, random_values};
 use gemm_core::Arch;
 use gemm_core::{bf16, f16, Element, GemmProblem, Layout, StridedBatch, Transpose};
@@ -321,17 +323,6 @@ fn decode_rows_shapes_run_on_two_gpus() {
             }
         }
     }
-}
-
-/// Multiples of 1/4 in [-2, 2] (exact in every fp8 flavour), from `seed`.
-fn quarters<T: Element>(n: usize, seed: u64) -> Vec<T> {
-    let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-    (0..n)
-        .map(|_| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            T::from_f32(((x >> 33) % 17) as f32 * 0.25 - 2.0)
-        })
-        .collect()
 }
 
 /// One fp8 decode shard on an emulated GPU: the dispatcher's plan splits K with an fp8

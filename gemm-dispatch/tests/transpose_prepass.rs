@@ -6,22 +6,13 @@
 //! beta != 0; the result must match the host reference. The dispatcher's own choice at 4096^3
 //! (`Context::gemm_on` would run it) is checked in `gemm_plan.rs`.
 
+mod common;
+use common::quarters;
 use gemm_core::reference;
 use gemm_core::{Arch, Element, Fp8E4M3, Fp8E4M3Fnuz, GemmProblem, Layout, Operand, Transpose};
 use gemm_dispatch::backends::emu::EmuBackend;
 use gemm_dispatch::plan::gemm_plan::prepass_plan;
 use gemm_emu::{Mode, Schedule};
-
-/// Multiples of 1/4 in [-2, 2] (exact in every fp8 flavour), from `seed`.
-fn quarters<T: Element>(n: usize, seed: u64) -> Vec<T> {
-    let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-    (0..n)
-        .map(|_| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            T::from_f32(((x >> 33) % 17) as f32 * 0.25 - 2.0)
-        })
-        .collect()
-}
 
 fn run<T: Element>(arch: Arch, op: Operand, beta: f32, mode: Mode) {
     // Row-major, op(A) transposed: the column-major kernel's A is B (N-contiguous) and its B

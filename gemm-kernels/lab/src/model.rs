@@ -75,18 +75,24 @@ fn predict_launches(
     let mut out = Vec::with_capacity(launches.len());
     for l in &launches {
         let flops = if l.entry.split_k == gemm_kernels::SplitRole::Transpose { 0.0 } else { p.flops() };
-        let w = Workload {
-            code_object: l.entry.code_object,
-            kernel: l.entry.name,
-            grid: l.grid,
-            block: l.block,
-            kernarg: &l.args,
-            dynamic_lds: 0,
-            flops,
-        };
+        let w = launch_workload(l, flops);
         out.push(model.predict(dev.memory(), &w, opts).map_err(|e| e.to_string())?);
     }
     Ok(out)
+}
+
+/// The timing model's workload for one launch of a plan (`GemmPlan::launches`, a split's or a
+/// block-scaled plan's), credited with `flops` (0 for launches that compute no products).
+pub fn launch_workload(l: &gemm_dispatch::plan::kernel_plan::Launch, flops: f64) -> Workload<'_> {
+    Workload {
+        code_object: l.entry.code_object,
+        kernel: l.entry.name,
+        grid: l.grid,
+        block: l.block,
+        kernarg: &l.args,
+        dynamic_lds: 0,
+        flops,
+    }
 }
 
 /// Predicts one grouped launch of the problems `ps` on `arch` ([`gemm_dispatch::plan::grouped::plan`]): every

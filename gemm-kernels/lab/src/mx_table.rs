@@ -103,15 +103,7 @@ fn predict_block_launch(
         *p = dev.alloc(s.next_multiple_of(16).max(16)).map_err(|e| e.to_string())?;
     }
     let l = launch(ptrs)?;
-    let w = Workload {
-        code_object: l.entry.code_object,
-        kernel: l.entry.name,
-        grid: l.grid,
-        block: l.block,
-        kernarg: &l.args,
-        dynamic_lds: 0,
-        flops,
-    };
+    let w = crate::model::launch_workload(&l, flops);
     Model::new(entry.arch).predict(dev.memory(), &w, opts).map_err(|e| e.to_string())
 }
 

@@ -16,7 +16,7 @@ pub fn predict_split(
     p: &GemmProblem,
     opts: &gemm_emu::timing::ModelOptions,
 ) -> Result<Vec<gemm_emu::timing::Prediction>, String> {
-    use gemm_emu::timing::{Model, Workload};
+    use gemm_emu::timing::Model;
     let spans = p.validate().map_err(|e| e.to_string())?;
     let arch = plan.partial.arch;
     let dev = gemm_emu::Device::new(arch);
@@ -36,15 +36,7 @@ pub fn predict_split(
             SplitRole::Partial => per_column * f64::from(plan.problem.n),
             SplitRole::Reduce | SplitRole::Transpose => 0.0,
         };
-        let w = Workload {
-            code_object: l.entry.code_object,
-            kernel: l.entry.name,
-            grid: l.grid,
-            block: l.block,
-            kernarg: &l.args,
-            dynamic_lds: 0,
-            flops,
-        };
+        let w = crate::model::launch_workload(l, flops);
         out.push(model.predict(dev.memory(), &w, opts).map_err(|e| e.to_string())?);
     }
     Ok(out)
