@@ -309,6 +309,9 @@ const FP8_WHY_GFX942: &str =
 /// gfx942's fp8 tile for the problems the 256x256 ping-pong leaves idle (issue 24 item 5).
 pub const FP8_MID: &str = "fp8m";
 const FP8_MID_WHY: &str = "fp8 (FNUZ e4m3/e5m2 A^T B, e4m3 in every layout) problems of few 256x256 tiles (1024^2 outputs are 16 of them for 304 CUs): 128x128x64, 4 waves, 32x32x16 fp8 MFMAs, the pipelined loop";
+/// The deeper-pipelined fp8 tiles of the small squares ([`fp8_deep`]).
+pub const FP8_DEEP: &str = "fp8d";
+const FP8_DEEP_WHY: &str = "small fp8 (e4m3 A^T B) squares (1024^3, 2048^3: one or two workgroups per CU): 64x64x128 and 128x128x128 with 8 waves on gfx950 and three LDS buffers where they fit, so the copies of the tile after next are in flight while a tile is computed (gemm sweep --stages 2,3: 1.19x and 1.22x Triton's best on gfx950, 1.16x and 1.07x on gfx942)";
 /// gfx942's smallest fp8 tile: four times the workgroups of [`FP8_MID`]'s for the smallest problems.
 pub const FP8_SMALL: &str = "fp8s";
 const FP8_SMALL_WHY: &str = "the smallest fp8 (FNUZ A^T B, e4m3 in every layout) problems (1024^2 outputs: 256 tiles for 304 CUs): 64x64x128, 4 waves, 16x16x32 fp8 MFMAs, the pipelined loop";
@@ -429,6 +432,7 @@ pub fn families() -> Vec<Family> {
             }
             out.push(Family { transposes, dtypes, ..fp8_small(arch) });
         }
+        out.extend(fp8_deep(arch));
         if arch == Arch::Gfx950 {
             out.push(Family {
                 transposes: K_CONTIGUOUS,
@@ -821,6 +825,41 @@ fn fp8_small(arch: Arch) -> Family {
         Arch::Gfx950 => FP8_SMALL_WHY_GFX950,
     };
     Family::new(FP8_SMALL, arch, (64, 64, 128), (2, 2), MfmaShape::fp8_16(arch), why)
+}
+
+/// Deeper-pipelined fp8 tiles for the small squares (issue 24 item 5), A^T B (the Linear
+/// layout), e4m3 of the arch: where 1024^2 and 2048^2 outputs give every CU one or two
+/// workgroups, a K step's MFMAs cannot cover the copies of the next one with two stages; a
+/// third LDS buffer keeps the tile after next in flight (`passes/pipeline.rs`). Chosen by
+/// `gemm sweep --dtype fp8_e4m3 --out-dtype bf16 --trans tn --mn 64,128 --kt 64,128 --stages 2,3`
+/// (timing model, TFLOP/s):
+///
+/// * gfx950 64x64x128, 8 waves (4x2), 16x16x128, three stages (48 KiB): 411.7 at 1024^3
+///   against 320.9 for two stages and 307.2 for the catalogue's `fp8s` (Triton's best 346.2);
+/// * gfx950 128x128x128, 8 waves (2x4), 32x32x64, three stages (96 KiB): 1215.6 at 2048^3
+///   against 1083.8 for two stages and 987.4 for the `fp8` tile (Triton's best 999.8);
+/// * gfx942 64x64x128, 4 waves, 32x32x16, three stages (48 KiB): 340.2 at 1024^3 against
+///   275.6 for `fp8s` (Triton's best 294.1);
+/// * gfx942 128x128x128, 8 waves (2x4), 32x32x16, two stages (three do not fit 64 KiB):
+///   737.5 at 2048^3 against 668.8 for `fp8m` (Triton's best 686.9).
+fn fp8_deep(arch: Arch) -> Vec<Family> {
+    let e4 = fp8_flavours(arch).1;
+    let fam = |tile, waves, mfma, stages| Family {
+        transposes: K_CONTIGUOUS,
+        dtypes: e4,
+        stages,
+        ..Family::new(FP8_DEEP, arch, tile, waves, mfma, FP8_DEEP_WHY)
+    };
+    match arch {
+        Arch::Gfx950 => vec![
+            fam((64, 64, 128), (4, 2), MfmaShape::fp8_16(arch), 3),
+            fam((128, 128, 128), (2, 4), MfmaShape::fp8_32(arch), 3),
+        ],
+        Arch::Gfx942 => vec![
+            fam((64, 64, 128), (2, 2), MfmaShape::fp8_32(arch), 3),
+            fam((128, 128, 128), (2, 4), MfmaShape::fp8_32(arch), 2),
+        ],
+    }
 }
 
 /// The per-tensor fp8 family of the arch (A^T B, both flavours).
