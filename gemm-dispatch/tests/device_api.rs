@@ -592,3 +592,114 @@ fn fp8_scaled_gemms_on_the_gpu_agree_with_the_host() {
         }
     }
 }
+
+/// Mixture-of-experts decode through `Gpu::gemm_grouped` on both emulated GPUs: six experts of
+/// a Linear layer (`y_g = x_g W_g^T`, row-major bf16 -> bf16 and bf16 -> f32, the activations of all experts in one
+/// buffer and the weights in another, each expert a view at its offset; C of every expert a
+/// region of one buffer), 0 (first and in the middle), 1, 5, 16 and 3 tokens, weight rows that
+/// are not multiples of the 64-row tile, K tails past the kernel's 128-deep step, padded
+/// leading dimensions (multiples of 8 elements, the grouped kernels' alignment). The planner's
+/// choice (`plan::grouped`, the plain twins' table rows) is the grouped decode-rows kernel
+/// (gemm-compiler `catalogue.rs`, `GROUPED_DECODE_ROWS`) on both archs: one launch, every
+/// element against the reference, beta = 0 over NaN then beta != 0 over that result, C's
+/// padding and the empty experts' regions untouched. Rows: about 2600 per expert, enough
+/// that gfx942's table ranks the decode-rows kernel above the 16x16 grouped decode kernel
+/// (which wins below about 600 of its workgroups: 160-200 rows per expert go to it there).
+#[test]
+fn moe_decode_runs_the_grouped_decode_rows_kernel_in_one_launch() {
+    let _s = serial();
+    configure("devices=gfx942,gfx950;jitter_us=10;seed=23");
+    let ctx = context();
+    // (tokens, weight rows, K) per expert.
+    let experts = [(0, 2560, 264), (1, 2568, 264), (5, 2600, 200), (0, 2504, 264), (16, 2632, 136), (3, 2576, 232)];
+    for index in 0..2 {
+        let gpu = ctx.gpu(index).unwrap();
+        let stream = gpu.create_stream().unwrap();
+        moe_decode_on::<bf16>(&gpu, &stream, &experts, 60 + 10 * index as u64);
+        moe_decode_on::<f32>(&gpu, &stream, &experts, 65 + 10 * index as u64);
+    }
+}
+
+/// The mixture-of-experts grouped call of [`moe_decode_runs_the_grouped_decode_rows_kernel_in_one_launch`]
+/// on `gpu` with C of type `C`: twice (beta = 0 over NaN, then beta != 0), each one launch of
+/// the grouped decode-rows kernel, checked element by element.
+fn moe_decode_on<C: gemm_core::Element>(
+    gpu: &gemm_dispatch::Gpu,
+    stream: &gemm_dispatch::GpuStream,
+    experts: &[(usize, usize, usize)],
+    seed: u64,
+) {
+    use gemm_core::Transpose;
+    let arch = gpu.arch();
+    // An empty expert's C region: rows that must stay as they were.
+    const EMPTY_ROWS: usize = 2;
+    let problem = |&(m, n, k): &(usize, usize, usize), alpha: f32, beta: f32| {
+        GemmProblem::new(m, n, k)
+            .with_transposes(Transpose::No, Transpose::Yes)
+            .with_dtypes(DType::Bf16, DType::Bf16, C::DTYPE)
+            .with_leading_dims(k + 8, k + 16, n + 8)
+            .with_scalars(alpha, beta)
+    };
+    // Each expert's region of the activations, the weights and C (offsets in elements, all
+    // multiples of 8: every view 16-byte aligned).
+    let mut offsets = vec![];
+    let (mut oa, mut ob, mut oc) = (0, 0, 0);
+    for &(m, n, k) in experts {
+        let (la, lb, lc) = (m * (k + 8), n * (k + 16), m.max(EMPTY_ROWS) * (n + 8));
+        offsets.push((oa..oa + la, ob..ob + lb, oc..oc + lc));
+        (oa, ob, oc) = (oa + la, ob + lb, oc + lc);
+    }
+    // Random values in the padding past K too: the kernel must not read them into the sums.
+    let x: Vec<bf16> = random_values(oa, seed);
+    let w: Vec<bf16> = random_values(ob, seed + 1);
+    let (dx, dw) = (gpu.upload(&x).unwrap(), gpu.upload(&w).unwrap());
+    let mut c0 = vec![C::from_f32(f32::NAN); oc];
+    let mut dc = gpu.upload(&c0).unwrap();
+    let bits = |v: &[C]| bytemuck::cast_slice::<C, u8>(v).to_vec();
+    for (call, (alpha, beta)) in [(1.25f32, 0.0f32), (-0.75, 0.5)].into_iter().enumerate() {
+        let problems: Vec<GemmProblem> = experts.iter().map(|e| problem(e, alpha, beta)).collect();
+        let mut groups = Vec::new();
+        let mut rest = dc.as_mut_slice();
+        for (p, (ra, rb, rc)) in problems.iter().zip(&offsets) {
+            let (mine, tail) = rest.split_at_mut(rc.len()).unwrap();
+            rest = tail;
+            groups.push(DeviceGroup {
+                problem: *p,
+                a: dx.slice(ra.clone()).unwrap(),
+                b: dw.slice(rb.clone()).unwrap(),
+                c: mine,
+            });
+        }
+        let before = launches(gpu.ordinal());
+        let kernels = gpu.gemm_grouped(stream, &mut groups).unwrap();
+        drop(groups);
+        stream.synchronize().unwrap();
+        assert_eq!(launches(gpu.ordinal()) - before, 1, "{arch} call {call}: {kernels:?}");
+        for (i, (&(m, ..), kernel)) in experts.iter().zip(&kernels).enumerate() {
+            if m == 0 {
+                assert_eq!(*kernel, None, "{arch} expert {i}");
+                continue;
+            }
+            let kernel = kernel.unwrap_or_else(|| panic!("{arch} expert {i}: no kernel"));
+            let entry = gemm_kernels::for_arch(arch).find(|e| e.name == kernel).expect("a catalogue kernel");
+            assert_eq!(entry.family, "grouped_decode_rows", "{arch} expert {i}: {kernel}");
+            assert!(entry.grouped && kernel.ends_with("_grouped") && kernel.contains("_decr"), "{kernel}");
+        }
+        assert_eq!(gemm_dispatch::backends::hip::last_kernel(), kernels.iter().flatten().next().copied());
+        let c = dc.to_vec().unwrap();
+        for (i, (p, (ra, rb, rc))) in problems.iter().zip(&offsets).enumerate() {
+            let (cb, ca) = (&c0[rc.clone()], &c[rc.clone()]);
+            if p.m == 0 {
+                assert_eq!(bits(ca), bits(cb), "{arch} call {call}: the empty expert {i} wrote C");
+                continue;
+            }
+            let r = reference::check(p, &x[ra.clone()], &w[rb.clone()], cb, ca, None).unwrap();
+            assert!(r.passed() && r.checked == p.m * p.n, "{arch} call {call} expert {i} ({p:?}): {r:?}");
+            for row in 0..p.m {
+                let pad = row * p.ldc + p.n..(row + 1) * p.ldc;
+                assert_eq!(bits(&ca[pad.clone()]), bits(&cb[pad]), "{arch} call {call} expert {i} row {row}: padding");
+            }
+        }
+        c0 = c;
+    }
+}

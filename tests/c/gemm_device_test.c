@@ -7,9 +7,11 @@
  * own HIP calls (dlopen of the same path gives the same runtime the GEMM library loaded), as an
  * application linked against libamdhip64 shares it with the libraries it uses. On both GPUs it
  * checks gemm_run_device, gemm_strided_batched_device and gemm_grouped_device (mixed sizes, an
- * empty group; one launch of a grouped kernel when the groups are aligned) and two decode-shaped
- * Linear layers (the decode and the decode-rows kernels) against its own reference, then every bad input: the status, no kernel launched
- * (the emulator's launch counter) and device memory untouched. Exit status 0 = pass. */
+ * empty group; one launch of a grouped kernel when the groups are aligned), two decode-shaped
+ * Linear layers (the decode and the decode-rows kernels) and a mixture-of-experts decode (one
+ * launch of the grouped decode-rows kernel) against its own reference, then every bad input:
+ * the status, no kernel launched (the emulator's launch counter) and device memory untouched.
+ * Exit status 0 = pass. */
 #define _POSIX_C_SOURCE 200809L
 #define TEST_SEED 0x2545f491u
 #include "check.h"
@@ -313,6 +315,108 @@ static void decode(gemm_context_t *ctx, int d, size_t m, size_t n, size_t k, siz
     CHECK(hFree(px) == 0 && hFree(pw) == 0 && hFree(pc) == 0 && hStreamDestroy(s) == 0, "free");
 }
 
+/* Mixture-of-experts decode (issue 23): six experts of a Linear layer, y_g = x_g W_g^T in bf16
+ * (row-major x of em[g] tokens, W of en[g] x ek[g]), in one gemm_grouped_device call on GPU `d`:
+ * experts without tokens first and in the middle, then 1, 5, 16 and 3 tokens, weight rows past
+ * multiples of the kernel's 64, K tails past its 128-deep step, padded leading dimensions
+ * (lda = k + 8, ldb = k + 16, ldc = n + 8). The activations of all experts share one
+ * allocation, the weights another and C a third, each expert a region of them. Twice: beta = 0
+ * over NaN, then beta != 0 over that result; each call one launch of the grouped decode-rows
+ * kernel ("_decr", "_grouped": gemm-compiler catalogue.rs GROUPED_DECODE_ROWS), every element
+ * against the reference, C's padding and the empty experts' regions untouched. About 2600
+ * weight rows per expert: enough that gfx942's table ranks the decode-rows kernel first (with
+ * a few hundred rows a grouped decode kernel, "_dec8_grouped", runs them there). */
+enum { NE = 6, EMPTY_ROWS = 2 };
+static const size_t em[NE] = {0, 1, 5, 0, 16, 3}, en[NE] = {2560, 2568, 2600, 2504, 2632, 2576},
+                    ek[NE] = {264, 264, 200, 264, 136, 232};
+
+static void moe(gemm_context_t *ctx, int d) {
+    size_t oa[NE], ob[NE], oc[NE], xn = 0, wn = 0, cn = 0;
+    for (int g = 0; g < NE; g++) {
+        oa[g] = xn;
+        ob[g] = wn;
+        oc[g] = cn;
+        xn += em[g] * (ek[g] + 8);
+        wn += en[g] * (ek[g] + 16);
+        cn += (em[g] > EMPTY_ROWS ? em[g] : EMPTY_ROWS) * (en[g] + 8);
+    }
+    uint16_t *x = malloc(xn * 2), *w = malloc(wn * 2), *c0 = malloc(cn * 2), *out = malloc(cn * 2);
+    CHECK(x && w && c0 && out, "malloc");
+    if (!x || !w || !c0 || !out) return;
+    /* Padding past K holds values too: the kernel must not read them into the sums. */
+    for (size_t i = 0; i < xn; i++) x[i] = to_bf16(rnd());
+    for (size_t i = 0; i < wn; i++) w[i] = to_bf16(rnd());
+    for (size_t i = 0; i < cn; i++) c0[i] = 0x7FC0; /* bf16 NaN */
+    CHECK(hSetDevice(d) == 0, "hipSetDevice(%d)", d);
+    void *s = NULL, *px = NULL, *pw = NULL, *pc = NULL;
+    CHECK(hStreamCreate(&s) == 0, "stream");
+    CHECK(hMalloc(&px, xn * 2) == 0 && hMalloc(&pw, wn * 2) == 0 && hMalloc(&pc, cn * 2) == 0, "alloc");
+    CHECK(hMemcpy(px, x, xn * 2, H2D) == 0 && hMemcpy(pw, w, wn * 2, H2D) == 0 && hMemcpy(pc, c0, cn * 2, H2D) == 0,
+          "upload");
+    for (int call = 0; call < 2; call++) {
+        const float alpha = call ? -0.75f : 1.25f, beta = call ? 0.5f : 0.0f;
+        gemm_problem_t ps[NE];
+        const void *as[NE], *bs[NE];
+        void *cs[NE];
+        for (int g = 0; g < NE; g++) {
+            gemm_problem_t p = {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_TRANS, GEMM_DTYPE_BF16, GEMM_DTYPE_BF16,
+                                GEMM_DTYPE_BF16, em[g], en[g], ek[g], ek[g] + 8, ek[g] + 16, en[g] + 8, alpha, beta,
+                                GEMM_MATH_DEFAULT};
+            ps[g] = p;
+            as[g] = (uint16_t *)px + oa[g];
+            bs[g] = (uint16_t *)pw + ob[g];
+            cs[g] = (uint16_t *)pc + oc[g];
+        }
+        unsigned long long before = launches(d);
+        gemm_status_t gst[NE];
+        gemm_status_t st = gemm_grouped_device(ctx, (size_t)d, s, NE, ps, as, bs, cs, gst);
+        CHECK(st == GEMM_STATUS_SUCCESS, "experts on %d: %s", d, gemm_status_string(st));
+        char kernel[128] = "";
+        CHECK(gemm_last_kernel(kernel, sizeof kernel) == GEMM_STATUS_SUCCESS, "gemm_last_kernel");
+        CHECK(strstr(kernel, d ? "gfx950" : "gfx942") && strstr(kernel, "_decr") && strstr(kernel, "_grouped"),
+              "experts on %d ran %s, not the grouped decode-rows kernel", d, kernel);
+        CHECK(hStreamSynchronize(s) == 0 && hMemcpy(out, pc, cn * 2, D2H) == 0, "download");
+        CHECK(launches(d) - before == 1, "experts on %d: %llu launches", d, launches(d) - before);
+        for (int g = 0; g < NE; g++) {
+            CHECK(gst[g] == GEMM_STATUS_SUCCESS, "expert %d: %s", g, gemm_status_string(gst[g]));
+            const size_t m = em[g], n = en[g], k = ek[g], lda = k + 8, ldb = k + 16, ldc = n + 8;
+            const uint16_t *xa = x + oa[g], *wb = w + ob[g], *cb = c0 + oc[g], *ca = out + oc[g];
+            if (m == 0) {
+                CHECK(memcmp(ca, cb, EMPTY_ROWS * ldc * 2) == 0, "the empty expert %d wrote C on %d", g, d);
+                continue;
+            }
+            for (size_t i = 0; i < m; i++)
+                for (size_t j = 0; j < ldc; j++) {
+                    if (j >= n) {
+                        CHECK(ca[i * ldc + j] == cb[i * ldc + j], "expert %d on %d: padding C[%zu][%zu] changed", g,
+                              d, i, j);
+                        continue;
+                    }
+                    double want = 0, mag = 0;
+                    for (size_t l = 0; l < k; l++) {
+                        double t = (double)from_bf16(xa[i * lda + l]) * from_bf16(wb[j * ldb + l]);
+                        want += t;
+                        mag += fabs(t);
+                    }
+                    /* beta = 0: C is not read (it holds NaN). */
+                    double cin = beta == 0.0f ? 0.0 : beta * from_bf16(cb[i * ldc + j]);
+                    want = alpha * want + cin;
+                    double got = from_bf16(ca[i * ldc + j]);
+                    /* f32 sums, then one rounding to bf16 (half an ulp: 2^-9 relative). */
+                    CHECK(fabs(got - want) <= 1e-5 * (fabs(alpha) * mag + fabs(cin)) + fabs(want) / 256 + 1e-6,
+                          "expert %d (%zux%zux%zu) on %d, call %d (%s): C[%zu][%zu] = %g, want %g", g, m, n, k, d,
+                          call, kernel, i, j, got, want);
+                }
+        }
+        memcpy(c0, out, cn * 2);
+    }
+    CHECK(hFree(px) == 0 && hFree(pw) == 0 && hFree(pc) == 0 && hStreamDestroy(s) == 0, "free");
+    free(x);
+    free(w);
+    free(c0);
+    free(out);
+}
+
 int main(void) {
     const char *path = getenv("GEMM_HIP_LIBRARY");
     if (!path) {
@@ -368,6 +472,7 @@ int main(void) {
         decode(ctx, d, DM, DN, DK, DLD, dx, dw, dc0, dout, 0.5f, "_dec");
         decode(ctx, d, RM, RN, RK, RLD, rx, rw, rc0, rout, 0.0f, "_decr");
     }
+    for (int d = 0; d < 2; d++) moe(ctx, d);
     /* A host-memory context device is not a GPU. */
     gemm_context_t *host = NULL;
     CHECK(gemm_context_create("host", &host) == GEMM_STATUS_SUCCESS, "host context");

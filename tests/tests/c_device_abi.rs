@@ -29,19 +29,29 @@ fn device_memory_c_abi_and_its_call_log_replayed() {
     assert!(out.contains("all checks passed"), "{out}");
 
     // The log: one record per call that reached a device (2 GPUs x (1 GEMM + 1 strided batch +
-    // 2 grouped calls of 4 groups + 2 decode-shaped GEMMs) good calls, plus the refused ones that
-    // got as far as the device checks).
+    // 2 grouped calls of 4 groups + 2 decode-shaped GEMMs + 2 mixture-of-experts calls of 6
+    // groups) good calls, plus the refused ones that got as far as the device checks).
     let text = std::fs::read_to_string(&log).expect("the C run wrote the call log");
     let _ = std::fs::remove_file(&log);
     let records: Vec<&str> = text.lines().filter(|l| l.starts_with("gemm-log ")).collect();
     let commands = call_log::commands(&text);
     assert_eq!(records.len(), commands.len(), "every record has its command:\n{text}");
     let ok: Vec<usize> = (0..records.len()).filter(|&i| records[i].ends_with("status=ok")).collect();
-    assert_eq!(ok.len(), 2 * (1 + 1 + 2 * 4 + 2), "{text}");
+    assert_eq!(ok.len(), 2 * (1 + 1 + 2 * 4 + 2 + 2 * 6), "{text}");
     // The decode-shaped GEMMs ran the decode kernels (gemm-compiler `lower/decode.rs`) and the
     // decode-rows kernels (`lower/decode_rows.rs`) on both GPUs.
     assert_eq!(records.iter().filter(|r| r.contains("m=3 n=300") && r.contains("_dec")).count(), 2, "{text}");
     assert_eq!(records.iter().filter(|r| r.contains("m=24 n=28672") && r.contains("_decr")).count(), 2, "{text}");
+    // The mixture-of-experts calls' 4 non-empty experts ran the grouped decode-rows kernel
+    // (gemm-compiler `catalogue.rs`, `GROUPED_DECODE_ROWS`), twice on each GPU.
+    let moe = |arch: &str| {
+        records
+            .iter()
+            .filter(|r| r.contains("api=gemm_grouped_device[") && r.contains(&format!("gemm_{arch}_bf16_bf16_tn_")))
+            .filter(|r| r.contains("_decr4_grouped"))
+            .count()
+    };
+    assert_eq!((moe("gfx942"), moe("gfx950")), (8, 8), "{text}");
     for api in ["api=gemm_run_device", "api=gemm_strided_batched_device", "api=gemm_grouped_device[1/4]"] {
         assert!(records.iter().any(|r| r.contains(api)), "{api} missing:\n{text}");
     }
