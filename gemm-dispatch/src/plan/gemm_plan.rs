@@ -11,7 +11,7 @@
 //! stream order; a backend allocates, copies and launches what it is told, and decides nothing.
 
 use crate::plan::choice;
-use crate::plan::kernel_plan::{KernelPlan, Launch};
+use crate::plan::kernel_plan::{self, KernelPlan, Launch};
 use crate::plan::splitk::{self, SplitPlan};
 use crate::plan::transpose::{self, TransposePlan};
 use gemm_core::{Arch, GemmProblem, Operand, Transpose};
@@ -87,6 +87,10 @@ type PlanResult = Result<Option<GemmPlan>, String>;
 /// Problems whose plan [`plan_gemm`] remembers at most.
 const PLAN_CACHE_CAPACITY: usize = 4096;
 
+/// The most rows of activations (the smaller of `m` and `n`) for which [`plan_gemm`] weighs
+/// decode-rows splits against a tiled pick: the decode range of issue 23 (M = 1..256).
+const DECODE_ROWS_MAX: usize = 256;
+
 /// [`plan_gemm`] without the memory.
 fn plan_gemm_uncached(arch: Arch, cus: u32, p: &GemmProblem) -> Result<Option<GemmPlan>, String> {
     if p.m == 0 || p.n == 0 {
@@ -95,8 +99,36 @@ fn plan_gemm_uncached(arch: Arch, cus: u32, p: &GemmProblem) -> Result<Option<Ge
     }
     let plan = direct(arch, cus, p)?;
     let kernel = plan.kernel;
+    let whole_chip = cus == arch.caps().compute_units;
     if !kernel.entry.is_decode() {
-        return Ok(Some(with_prepass(arch, cus, p, plan)));
+        let plan = with_prepass(arch, cus, p, plan);
+        // A tiled kernel the table ranks ahead of every decode kernel as one launch can still
+        // trail a decode-rows kernel's split (issue 23: gfx950 7168 x 8192 fp8 weights at M =
+        // 64, where the 64x64x128 three-stage tile ranks first as one launch and its split
+        // partner predicts 18.2 us against 13.2 for the 128x64 decode-rows kernel in 4 splits,
+        // timing model). Weighed as in the decode case below.
+        // Decode shapes only (issue 23's M = 1..256 rows of activations on either side).
+        let decode_fits = whole_chip
+            && p.m.min(p.n) <= DECODE_ROWS_MAX
+            && plan.prepass.is_none()
+            && gemm_kernels::for_arch(arch)
+                .any(|e| e.schedule.starts_with("decoderows") && kernel_plan::plan_for(e, p).is_ok());
+        if !decode_fits {
+            return Ok(Some(plan));
+        }
+        let (_, decode) = choice::tiled_and_decode(arch, p);
+        let (mut best, mut best_t) = (plan, plan.estimate(p));
+        for k in decode.into_iter().filter(|k| k.entry.schedule.starts_with("decoderows")) {
+            let alt = GemmPlan { kernel: k, split: splitk::choose_on(arch, cus, p, Some(&k)).ok(), prepass: None };
+            if alt.split.is_none() {
+                continue;
+            }
+            let t = alt.estimate(p);
+            if t < best_t * (1.0 - SPLIT_MARGIN) {
+                (best, best_t) = (alt, t);
+            }
+        }
+        return Ok(Some(best));
     }
     // A decode kernel is ranked as a plain kernel; a tiled kernel split over K may still beat
     // it (weights too wide for the decode kernel's columns), and so may another decode kernel's
@@ -112,7 +144,6 @@ fn plan_gemm_uncached(arch: Arch, cus: u32, p: &GemmProblem) -> Result<Option<Ge
     // 4096 x 14336 bf16 weights at M = 8 in 14 splits of the 32x16 decode kernel more than 5%
     // ahead of the 16x16 8-wave kernel alone, where the timing model gives 26.6 us against 25.7.
     let (mut best, mut best_t) = (plan, plan.estimate(p));
-    let whole_chip = cus == arch.caps().compute_units;
     let others = decode
         .into_iter()
         .filter(|k| whole_chip && k.entry.name != kernel.entry.name && k.entry.schedule.starts_with("decoderows"));
@@ -323,6 +354,29 @@ mod tests {
                 assert!(e.is_decode(), "{arch} {m}x{n}x{k}: {}", e.name);
             }
         }
+    }
+
+    /// A decode-rows kernel's split is weighed even where a tiled kernel is the table's pick as
+    /// one launch: gfx950 7168 x 8192 e4m3 weights at M = 64 rank the 64x64x128 three-stage tile
+    /// first, and the 128x64 decode-rows kernel split over K beats it and its split (issue 23;
+    /// the old plan ran the tiled kernel's split, 18.2 us by the timing model against 13.2).
+    #[test]
+    fn decode_rows_splits_are_weighed_against_a_tiled_pick() {
+        use gemm_core::Transpose;
+        let arch = Arch::Gfx950;
+        let p = GemmProblem::new(64, 7168, 8192)
+            .with_layout(Layout::RowMajor)
+            .with_transposes(Transpose::No, Transpose::Yes)
+            .with_dtypes(DType::Fp8E4M3, DType::Fp8E4M3, DType::Bf16);
+        let pick = choice::choose(arch, &p).unwrap();
+        assert!(!pick.entry.is_decode(), "the table's one-launch pick is tiled: {}", pick.entry.name);
+        let plan = plan_gemm(arch, arch.caps().compute_units, &p).unwrap().unwrap();
+        let sp = plan.split.expect("a split");
+        assert_eq!(sp.partial.family, "splitk_decode_rows", "{}", sp.partial.name);
+        assert!(plan.estimate(&p) < direct(arch, arch.caps().compute_units, &p).unwrap().estimate(&p));
+        // On a partition the table's pick stands (the table is measured on the whole chip).
+        let part = plan_gemm(arch, 32, &p).unwrap().unwrap();
+        assert!(part.split.is_none_or(|s| s.partial.family != "splitk_decode_rows"));
     }
 
     /// A few tiles over a long K split; a square problem runs one kernel; the launches follow

@@ -275,6 +275,8 @@ const ALL_T: &[(bool, bool)] = &[(false, false), (false, true), (true, false), (
 const K_CONTIGUOUS: &[(bool, bool)] = &[(true, false)];
 /// The layouts beside A^T B (an operand or both contiguous along M/N).
 const NOT_TN: &[(bool, bool)] = &[(false, false), (false, true), (true, true)];
+/// Row-major `C = A B` alone (column-major `nn`).
+const NN_ONLY: &[(bool, bool)] = &[(false, false)];
 const BOTH: &[Align] = &[Align::Vec8, Align::Elem];
 const V8: &[Align] = &[Align::Vec8];
 const PLAIN: &[Fusion] = &[Fusion::NONE];
@@ -842,22 +844,36 @@ fn fp8_small(arch: Arch) -> Family {
 ///   275.6 for `fp8s` (Triton's best 294.1);
 /// * gfx942 128x128x128, 8 waves (2x4), 32x32x16, two stages (three do not fit 64 KiB):
 ///   737.5 at 2048^3 against 668.8 for `fp8m` (Triton's best 686.9).
+///
+/// And row-major `C = A B` (NN), where M/N-contiguous operands are transposed in registers
+/// into K runs (register-staged copies, a second staging set for the third buffer), with
+/// `--trans nn`: 64x64x128, 4 waves, 32x32, three stages at 1024^3 (gfx950 227.4 against
+/// 181.5 for `fp8s`, Triton's best 239.7; gfx942 210.8 against 169.3, Triton's 208.6) and
+/// 128x128x64, 4 waves, 32x32, three stages at 2048^3 (gfx950 756.6 against 714.9 for the
+/// slim ping-pong, Triton's 701.8; gfx942 649.2 against 517.9 for `fp8m`, Triton's 541.0).
+/// NN only: NT and TT keep the `fp8s`/`fp8m` tiles (each layout adds nine kernels to test).
 fn fp8_deep(arch: Arch) -> Vec<Family> {
     let e4 = fp8_flavours(arch).1;
-    let fam = |tile, waves, mfma, stages| Family {
-        transposes: K_CONTIGUOUS,
+    let fam = |transposes, tile, waves, mfma, stages| Family {
+        transposes,
         dtypes: e4,
         stages,
         ..Family::new(FP8_DEEP, arch, tile, waves, mfma, FP8_DEEP_WHY)
     };
+    let (tn, nn) = (K_CONTIGUOUS, NN_ONLY);
+    let (f16, f32) = (MfmaShape::fp8_16(arch), MfmaShape::fp8_32(arch));
     match arch {
         Arch::Gfx950 => vec![
-            fam((64, 64, 128), (4, 2), MfmaShape::fp8_16(arch), 3),
-            fam((128, 128, 128), (2, 4), MfmaShape::fp8_32(arch), 3),
+            fam(tn, (64, 64, 128), (4, 2), f16, 3),
+            fam(tn, (128, 128, 128), (2, 4), f32, 3),
+            fam(nn, (64, 64, 128), (2, 2), f32, 3),
+            fam(nn, (128, 128, 64), (2, 2), f32, 3),
         ],
         Arch::Gfx942 => vec![
-            fam((64, 64, 128), (2, 2), MfmaShape::fp8_32(arch), 3),
-            fam((128, 128, 128), (2, 4), MfmaShape::fp8_32(arch), 2),
+            fam(tn, (64, 64, 128), (2, 2), f32, 3),
+            fam(tn, (128, 128, 128), (2, 4), f32, 2),
+            fam(nn, (64, 64, 128), (2, 2), f32, 3),
+            fam(nn, (128, 128, 64), (2, 2), f32, 3),
         ],
     }
 }
