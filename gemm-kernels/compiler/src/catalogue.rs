@@ -311,6 +311,9 @@ const FP8_WHY_GFX942: &str =
 /// gfx942's fp8 tile for the problems the 256x256 ping-pong leaves idle (issue 24 item 5).
 pub const FP8_MID: &str = "fp8m";
 const FP8_MID_WHY: &str = "fp8 (FNUZ e4m3/e5m2 A^T B, e4m3 in every layout) problems of few 256x256 tiles (1024^2 outputs are 16 of them for 304 CUs): 128x128x64, 4 waves, 32x32x16 fp8 MFMAs, the pipelined loop";
+/// The deeper-pipelined bf16/f16 tiles of the small squares ([`deep_families`]).
+pub const DEEP: &str = "deep";
+const DEEP_WHY: &str = "small bf16/f16 squares (1024^3, 2048^3: one or two workgroups per CU), A^T B and row-major A B: tiles with three LDS buffers where they fit, so the copies of the tile after next are in flight while a tile is computed (gemm sweep --stages 2,3: 1.14x-1.25x Triton's best predicted)";
 /// The deeper-pipelined fp8 tiles of the small squares ([`fp8_deep`]).
 pub const FP8_DEEP: &str = "fp8d";
 const FP8_DEEP_WHY: &str = "small fp8 (e4m3 A^T B) squares (1024^3, 2048^3: one or two workgroups per CU): 64x64x128 and 128x128x128 with 8 waves on gfx950 and three LDS buffers where they fit, so the copies of the tile after next are in flight while a tile is computed (gemm sweep --stages 2,3: 1.19x and 1.22x Triton's best on gfx950, 1.16x and 1.07x on gfx942)";
@@ -417,6 +420,7 @@ pub fn families() -> Vec<Family> {
                 "f32 inputs on the matrix cores (32x32x2_f32), every transpose and alignment",
             )
         });
+        out.extend(deep_families(arch));
         out.push(fp8_family(arch));
         // A^T B in both flavours, and e4m3 in the other layouts (M/N-contiguous operands
         // transposed in registers into K runs, as `fp8t` does): gfx942's 128x128 tile for
@@ -827,6 +831,46 @@ fn fp8_small(arch: Arch) -> Family {
         Arch::Gfx950 => FP8_SMALL_WHY_GFX950,
     };
     Family::new(FP8_SMALL, arch, (64, 64, 128), (2, 2), MfmaShape::fp8_16(arch), why)
+}
+
+/// Deeper-pipelined bf16/f16 tiles for the small squares (issue 24 item 5), A^T B (the
+/// Linear layout) and row-major `C = A B` (column-major `nn`): a third LDS buffer where it fits
+/// (`passes/pipeline.rs`), so the copies of the tile after next are in flight while a tile is
+/// computed. Chosen by `gemm sweep --dtype bf16 --out-dtype bf16 --mn 64,128 --kt 32,64,128
+/// --stages 2,3` at 1024^3 and 2048^3 (timing model, TFLOP/s, against the plan before and
+/// Triton's best of its sweep, `gemm peers`). Not built: gfx950 `nn` 64x64x32, 4 waves, three
+/// stages (214.3 at 1024^3 against 187.3, Triton 214.1): at six workgroups per CU its
+/// characterisation grids need an A past the 2 GiB a buffer offset reaches.
+///
+/// * gfx950 A^T B: 64x64x128, 8 waves (2x4), 16x16x32, three stages (96 KiB): 339.7 at 1024^3
+///   (277.1 before, Triton 289.0); 128x128x64, 8 waves (2x4), 32x32x16, three stages: 843.7 at
+///   2048^3 (689.4, Triton 691.3);
+/// * gfx942 A^T B: 64x64x64, 4 waves, 32x32x8, three stages: 268.7 at 1024^3 (242.8, Triton
+///   230.1); 128x64x32, 4 waves (4x1), 32x32x8, two stages: 453.7 at 2048^3 (407.0, Triton
+///   397.1);
+/// * gfx942 `nn`: 64x64x32, 4 waves, 32x32x8, three stages: 186.8 at 1024^3 (148.3, Triton
+///   155.1); 128x128x32, 8 waves (2x4), 32x32x8, three stages: 411.8 at 2048^3 (314.8, Triton
+///   329.2).
+fn deep_families(arch: Arch) -> Vec<Family> {
+    let fam = |transposes, tile, waves, mfma, stages| Family {
+        transposes,
+        stages,
+        ..Family::new(DEEP, arch, tile, waves, mfma, DEEP_WHY)
+    };
+    let (tn, nn) = (K_CONTIGUOUS, NN_ONLY);
+    let (m16, m32) = (MfmaShape::native_16(arch), MfmaShape::native_32(arch));
+    match arch {
+        Arch::Gfx950 => vec![
+            fam(tn, (64, 64, 128), (2, 4), m16, 3),
+            fam(tn, (128, 128, 64), (2, 4), m32, 3),
+        ],
+        Arch::Gfx942 => vec![
+            fam(tn, (64, 64, 64), (2, 2), m32, 3),
+            fam(tn, (128, 64, 32), (4, 1), m32, 2),
+            fam(nn, (64, 64, 32), (2, 2), m32, 3),
+            fam(nn, (128, 128, 32), (2, 4), m32, 3),
+        ],
+    }
 }
 
 /// Deeper-pipelined fp8 tiles for the small squares (issue 24 item 5), A^T B (the Linear
