@@ -860,10 +860,7 @@ fn deep_families(arch: Arch) -> Vec<Family> {
     let (tn, nn) = (K_CONTIGUOUS, NN_ONLY);
     let (m16, m32) = (MfmaShape::native_16(arch), MfmaShape::native_32(arch));
     match arch {
-        Arch::Gfx950 => vec![
-            fam(tn, (64, 64, 128), (2, 4), m16, 3),
-            fam(tn, (128, 128, 64), (2, 4), m32, 3),
-        ],
+        Arch::Gfx950 => vec![fam(tn, (64, 64, 128), (2, 4), m16, 3), fam(tn, (128, 128, 64), (2, 4), m32, 3)],
         Arch::Gfx942 => vec![
             fam(tn, (64, 64, 64), (2, 2), m32, 3),
             fam(tn, (128, 64, 32), (4, 1), m32, 2),
