@@ -753,6 +753,55 @@ impl HipBackend {
     }
 }
 
+impl HipBackend {
+    /// The kernel this GPU runs for `whole` when [`plan_gemm`] plans it as one launch (no split,
+    /// no pre-pass), `None` otherwise: a column-parallel shard run with it
+    /// ([`Self::gemm_device_as`]) sums every entry of C in the order one device does, so the
+    /// gathered C is one device's bit for bit (the kernel a shard's own shape would pick may
+    /// tile K otherwise: gfx942 bf16 64 x 96 x 48 runs a 64x64x32 three-stage tile, its
+    /// 64 x 48 x 48 halves a 64x64x64 one).
+    pub fn whole_problem_kernel(&self, whole: &GemmProblem) -> Option<&'static gemm_kernels::KernelEntry> {
+        let cus = u32::try_from(self.info.compute_units).unwrap_or(u32::MAX);
+        plan_gemm(self.arch, cus, whole)
+            .ok()
+            .flatten()
+            .filter(|g| g.split.is_none() && g.prepass.is_none())
+            .map(|g| g.kernel.entry)
+    }
+
+    /// [`Self::gemm_device`] with `entry`'s kernel where it runs `p` at these addresses
+    /// (the column-parallel shards of [`Self::whole_problem_kernel`]), else the plan for `p`.
+    pub fn gemm_device_as(
+        &self,
+        stream: &Stream,
+        p: &GemmProblem,
+        a: (&DeviceBuffer, usize),
+        b: (&DeviceBuffer, usize),
+        c: (&mut DeviceBuffer, usize),
+        entry: Option<&'static gemm_kernels::KernelEntry>,
+    ) -> Result<()> {
+        let (c_buf, c_off) = c;
+        let Some(plan) = self.check_device_gemm(stream, p, a, b, (&*c_buf, c_off))? else {
+            return Ok(());
+        };
+        let addr = |(buf, offset): (&DeviceBuffer, usize)| buf.device_address() + offset as u64;
+        let (pa, pb, pc) = (addr(a), addr(b), addr((&*c_buf, c_off)));
+        let need = |e: &gemm_kernels::KernelEntry| 2 * u64::from(e.align_elems.max(1));
+        let forced = entry
+            .filter(|e| pa.is_multiple_of(need(e)) && pb.is_multiple_of(need(e)))
+            .and_then(|e| crate::plan::kernel_plan::plan_for(e, p).ok());
+        // SAFETY: as in `gemm_device`: the problem's spans were checked for these buffers and
+        // this stream just above (a kernel plan for the same problem reads and writes the same
+        // spans), the forced kernel's alignment just now; C is borrowed mutably, A and B shared.
+        unsafe {
+            match forced {
+                Some(k) => self.launch_checked(stream, &k, p, pa, pb, pc),
+                None => self.launch_planned(stream, &plan, p, pa, pb, pc).map(|_| ()),
+            }
+        }
+    }
+}
+
 /// A HIP GPU and one of its streams: the [`KernelLauncher`] of block-scaled jobs, which queue
 /// on that stream.
 pub struct StreamLauncher<'a> {

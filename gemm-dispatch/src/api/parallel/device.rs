@@ -167,6 +167,8 @@ fn column<A: Element, B: Element, C: Element>(
     // Everything is planned and packed before any device is touched: a problem no kernel runs
     // fails here, with nothing allocated.
     let mut shards = Vec::with_capacity(devices);
+    // Each rank runs the kernel it would run for the whole problem (one device's C bit for bit).
+    let whole: Vec<_> = ranks.iter().map(|r| r.whole_problem_kernel(p)).collect();
     for (d, cols) in parts.iter().enumerate() {
         let sp = shard_problem(p, p.m, cols.len(), p.k);
         let sp = sp.with_leading_dims(p.lda, sp.ldb, sp.ldc);
@@ -187,7 +189,7 @@ fn column<A: Element, B: Element, C: Element>(
         .iter()
         .enumerate()
         .map(|(d, (sp, a_elems, sb, sc))| {
-            let (rank, name, stream) = (&*ranks[d], &names[d], &streams[d]);
+            let (rank, name, stream, kernel) = (&*ranks[d], &names[d], &streams[d], whole[d]);
             let a = &a[..*a_elems];
             Box::new(move || {
                 let dev_err = |e: gemm_rocm::Error| device_error(name, e);
@@ -204,7 +206,7 @@ fn column<A: Element, B: Element, C: Element>(
                     if let Some(sc) = sc {
                         stream.write_blocking(&mut send, 0, sc).map_err(dev_err)?;
                     }
-                    rank.gemm_device(stream, sp, (&da, 0), (&db, 0), (&mut send, 0))?;
+                    rank.gemm_device_as(stream, sp, (&da, 0), (&db, 0), (&mut send, 0), kernel)?;
                     inputs.extend([da, db]);
                 }
                 Ok(RankBuffers { _inputs: inputs, send, recv })
