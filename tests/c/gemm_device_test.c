@@ -60,6 +60,19 @@ static void *sym(void *lib, const char *name) {
 
 static unsigned long long launches(int device) { return launches_of(device, "launches"); }
 
+/* The dot product of k bf16 pairs x[l * xs] * y[l * ys] in double, and in *mag the sum of the
+ * products' magnitudes (the scale of the allowed rounding error). */
+static double dot_bf16(const uint16_t *x, size_t xs, const uint16_t *y, size_t ys, size_t k, double *mag) {
+    double sum = 0;
+    *mag = 0;
+    for (size_t l = 0; l < k; l++) {
+        double t = (double)from_bf16(x[l * xs]) * from_bf16(y[l * ys]);
+        sum += t;
+        *mag += fabs(t);
+    }
+    return sum;
+}
+
 /* Row-major C (m x n, ldc) = alpha A (m x k, lda) B (k x n, ldb) + beta C0: bf16 in, f32 out.
  * Checks every entry and that padding columns kept their values. */
 static void check_gemm(const char *what, const uint16_t *a, size_t lda, const uint16_t *b, size_t ldb,
@@ -71,12 +84,8 @@ static void check_gemm(const char *what, const uint16_t *a, size_t lda, const ui
                 CHECK(c[i * ldc + j] == c0[i * ldc + j], "%s: padding C[%zu][%zu] changed", what, i, j);
                 continue;
             }
-            double want = 0, mag = 0;
-            for (size_t l = 0; l < k; l++) {
-                double t = (double)from_bf16(a[i * lda + l]) * from_bf16(b[l * ldb + j]);
-                want += t;
-                mag += fabs(t);
-            }
+            double mag;
+            double want = dot_bf16(a + i * lda, 1, b + j, ldb, k, &mag);
             want = alpha * want + beta * c0[i * ldc + j];
             CHECK(fabs(c[i * ldc + j] - want) <= 1e-5 * (mag + fabs(c0[i * ldc + j])) + 1e-6,
                   "%s: C[%zu][%zu] = %g, want %g", what, i, j, c[i * ldc + j], want);
@@ -392,12 +401,8 @@ static void moe(gemm_context_t *ctx, int d) {
                               d, i, j);
                         continue;
                     }
-                    double want = 0, mag = 0;
-                    for (size_t l = 0; l < k; l++) {
-                        double t = (double)from_bf16(xa[i * lda + l]) * from_bf16(wb[j * ldb + l]);
-                        want += t;
-                        mag += fabs(t);
-                    }
+                    double mag;
+                    double want = dot_bf16(xa + i * lda, 1, wb + j * ldb, 1, k, &mag);
                     /* beta = 0: C is not read (it holds NaN). */
                     double cin = beta == 0.0f ? 0.0 : beta * from_bf16(cb[i * ldc + j]);
                     want = alpha * want + cin;

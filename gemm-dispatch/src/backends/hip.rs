@@ -740,20 +740,8 @@ impl HipBackend {
         b: (&DeviceBuffer, usize),
         c: (&mut DeviceBuffer, usize),
     ) -> Result<()> {
-        let (c_buf, c_off) = c;
-        let Some(plan) = self.check_device_gemm(stream, p, a, b, (&*c_buf, c_off))? else {
-            return Ok(());
-        };
-        let addr = |(buf, offset): (&DeviceBuffer, usize)| buf.device_address() + offset as u64;
-        // SAFETY: the plan was checked for these buffers and this stream just above; C is
-        // borrowed mutably, A and B shared, so no other Rust code writes them during this call,
-        // and a `DeviceBuffer` is freed only by `hipFree`, which waits for the device, so the
-        // kernel never outlives its memory.
-        unsafe { self.launch_planned(stream, &plan, p, addr(a), addr(b), addr((&*c_buf, c_off))) }.map(|_| ())
+        self.gemm_device_as(stream, p, a, b, c, None)
     }
-}
-
-impl HipBackend {
     /// The kernel this GPU runs for `whole` when [`plan_gemm`] plans it as one launch (no split,
     /// no pre-pass), `None` otherwise: a column-parallel shard run with it
     /// ([`Self::gemm_device_as`]) sums every entry of C in the order one device does, so the
@@ -770,7 +758,8 @@ impl HipBackend {
     }
 
     /// [`Self::gemm_device`] with `entry`'s kernel where it runs `p` at these addresses
-    /// (the column-parallel shards of [`Self::whole_problem_kernel`]), else the plan for `p`.
+    /// (the column-parallel shards of [`Self::whole_problem_kernel`]), else (and with `None`)
+    /// the dispatcher's plan for `p`.
     pub fn gemm_device_as(
         &self,
         stream: &Stream,
@@ -790,9 +779,11 @@ impl HipBackend {
         let forced = entry
             .filter(|e| pa.is_multiple_of(need(e)) && pb.is_multiple_of(need(e)))
             .and_then(|e| crate::plan::kernel_plan::plan_for(e, p).ok());
-        // SAFETY: as in `gemm_device`: the problem's spans were checked for these buffers and
-        // this stream just above (a kernel plan for the same problem reads and writes the same
-        // spans), the forced kernel's alignment just now; C is borrowed mutably, A and B shared.
+        // SAFETY: the problem's spans were checked for these buffers and this stream just above
+        // (a kernel plan for the same problem reads and writes the same spans), the forced
+        // kernel's alignment just now; C is borrowed mutably, A and B shared, so no other Rust
+        // code writes them during this call, and a `DeviceBuffer` is freed only by `hipFree`,
+        // which waits for the device, so the kernel never outlives its memory.
         unsafe {
             match forced {
                 Some(k) => self.launch_checked(stream, &k, p, pa, pb, pc),
