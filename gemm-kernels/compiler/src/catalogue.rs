@@ -717,12 +717,13 @@ type DecodeRowsShape = (u32, u32, u32, u32);
 /// * 128x64, 4 waves of two row blocks, 2 loads: M = 33..64 (gfx942 48.4 us against the plan's
 ///   54.7; gfx950 37.9, where the plan's pipelined 64x64x128 predicts 35.3);
 ///
-/// Not built: 32x32 and 32x16 with 2 waves and 2 loads. The model puts them at 37.4 and 37.6 us
-/// on gfx942 28672x{32,16}x4096, below the 44.5 us floor at peak HBM: that is the model's, not
-/// the kernels': its footprint pass counts both 64-byte halves of a weight line as L1 misses
-/// and so assigns half the lines to L2, while the cycle-level L1 merges the second half into
-/// the first's fill. The dispatcher clamps a prediction to the floor, so such a kernel would be
-/// chosen on the model's error; they come back when the footprint pass is fixed.
+/// Not built: 32x32 and 32x16 with 2 waves and 2 loads. The model had put them at 37.4 and
+/// 37.6 us on gfx942 28672x{32,16}x4096, below the 44.5 us floor at peak HBM: its footprint pass
+/// counted the activations every workgroup of a CU reads as L2 hits, which the cycle simulation
+/// spent on its own misses, the weights. With one set of requested lines per CU (session 34,
+/// `gemm_emu::timing::grid`) they predict 50.6 and 49.8 us (HBM 98-99% busy), no faster than the
+/// shapes above (gfx942 8B gate_up bf16: 48.0 us at M = 16 on 32x16x128 decode4, 47.4 at M = 32
+/// on 128x32 decode-rows in `gemm decode`), so they stay out.
 ///
 /// Split-K twins of every shape and input type: [`SPLITK_DECODE_ROWS`]; the grouped kernel is
 /// [`GROUPED_DECODE_ROWS_SHAPE`]'s.

@@ -35,8 +35,9 @@ pub fn options() -> ModelOptions {
 pub fn model_fingerprint(arch: Arch) -> u64 {
     let o = options();
     let text = format!(
-        "{:?}|{}|{}|{}|{}",
+        "{:?}|{}|{}|{}|{}|{}",
         Params::for_arch(arch),
+        gemm_emu::timing::RULES,
         o.prefix_bytes,
         o.max_sampled_wgs,
         o.max_rounds,

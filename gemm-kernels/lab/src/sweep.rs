@@ -405,4 +405,21 @@ mod tests {
         let bad = cfg.with_shape((256, 256, 128), (1, 4), MfmaShape::native_32(Arch::Gfx942), 2);
         assert!(sweep_one(bad, 256, 256, 64, None).built.is_err());
     }
+
+    /// The footprint pass counts a line once per CU (`gemm_emu::timing::grid`): the workgroups
+    /// resident on one CU share its L1 in the cycle simulation, so the activations they all read
+    /// are not L2 hits that the simulation could spend on its own misses, the weights. Counted
+    /// per workgroup they were a 30% L2 hit share, and this 2-wave decode-rows tile (3
+    /// workgroups per CU) streamed Llama-8B gate_up's 235 MB at M = 16 in 40.1 us against a
+    /// 44.3 us floor at peak HBM.
+    #[test]
+    fn a_decode_kernel_streams_no_faster_than_the_hbm_peak() {
+        let (m, n, k) = (28672u32, 16u32, 4096u32);
+        let cfg = KernelConfig::decode_rows(Arch::Gfx942, DType::Bf16, DType::Bf16, 1, 16, 2, 2);
+        let p = sweep_one(cfg, m, n, k, Some(&ModelOptions::default())).built.unwrap().prediction.unwrap();
+        let bytes = 2.0 * (f64::from(m) * f64::from(k) + f64::from(n) * f64::from(k) + f64::from(m) * f64::from(n));
+        let floor = bytes / (gemm_emu::timing::params::Params::for_arch(Arch::Gfx942).hbm_tbps * 1e12);
+        assert!(p.seconds >= floor, "{:.1} us against a {:.1} us floor: {p}", p.seconds * 1e6, floor * 1e6);
+        assert!(p.hits.l2 < 0.2, "L2 hit share {:.2}: {p}", p.hits.l2);
+    }
 }

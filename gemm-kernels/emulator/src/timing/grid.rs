@@ -18,9 +18,16 @@
 //!   the 32 KiB LRU before their next load reads the other half, so the same workgroup's
 //!   second request would count as an L2 hit. Reuse within a workgroup is the cycle
 //!   simulation's own L1's to decide (`memsys.rs`, with fills in flight counted as hits); the
-//!   hit fractions measured here are the sharing between workgroups, which that simulation
-//!   of one CU cannot see. Counting the repeats made the simulated CU draw half its lines as
-//!   L2 hits and stream a 201 MB matrix in 31 us against a 38 us floor at peak HBM.
+//!   hit fractions measured here are the sharing between the workgroups of different CUs,
+//!   which that simulation of one CU cannot see. Counting the repeats made the simulated CU
+//!   draw half its lines as L2 hits and stream a 201 MB matrix in 31 us against a 38 us
+//!   floor at peak HBM. For the same reason the workgroups resident on one CU (CU `c` of
+//!   XCD `x`: `x + 8·(c + 38·k)`) share one set of requested lines: they share the CU's L1
+//!   in the cycle simulation, where a line one of them fetched is a hit (or a fill in
+//!   flight) for the others. Counted per workgroup, the activations every workgroup of a
+//!   decode kernel reads became a 30% L2 hit share that the cycle simulation applied to its
+//!   own L1 misses, nearly all weights (gfx942 28672 x 16 x 4096, 2-wave 32x16x64
+//!   decode-rows tile, 14 workgroups per CU: 40.1 us against a 44.3 us floor at peak HBM).
 //! * **Steady state and extrapolation**: the CU is simulated for its first rounds of
 //!   workgroups; the steady-state period per workgroup is the mean lifetime (plus the
 //!   launch gap) of the workgroups that ended while every slot was still refilled, over
@@ -53,7 +60,8 @@ pub struct Footprint {
 
 /// Line addresses (128-byte lines) that workgroup `id` requests from L2 during its first
 /// `max_bytes` bytes of vector loads (lanes in range: a lane past NUM_RECORDS moves nothing),
-/// after its own L1, each once: the second half of those lines where the workgroup loaded
+/// after its own L1, each once per CU (`requested`: the lines the workgroups resident on the
+/// same CU asked for before it, which share its L1 in the cycle simulation too): the second half of those lines where the workgroup loaded
 /// more than half of the prefix (the first half is its prologue and warm-up; all of them
 /// where it ended sooner). Halved by lines, not by bytes loaded: a kernel whose loads read
 /// half lines (a decode kernel's 16 rows x 64 bytes) spends the second half of its bytes
@@ -66,7 +74,13 @@ pub struct Footprint {
 /// requested by all 38 workgroups of an XCD) would otherwise read as an 18-25 % L2 hit
 /// rate and serve that share of a 2 GB weight stream, which no workgroup shares, from L2.
 /// A GEMM's later K steps share their panels as its first ones do.
-fn prefix_lines(setup: &KernelSetup, p: &Params, id: u64, max_bytes: u64) -> Result<Vec<u64>, Fault> {
+fn prefix_lines(
+    setup: &KernelSetup,
+    p: &Params,
+    id: u64,
+    max_bytes: u64,
+    requested: &mut HashSet<u64>,
+) -> Result<Vec<u64>, Fault> {
     let mut wg: Workgroup = setup.workgroup(id, 0);
     let n = wg.waves.len();
     let line = u64::from(p.line_bytes);
@@ -79,7 +93,6 @@ fn prefix_lines(setup: &KernelSetup, p: &Params, id: u64, max_bytes: u64) -> Res
     let mut loaded = 0u64;
     let prog = setup.prog;
     let mut stalled = 0u32;
-    let mut requested: HashSet<u64> = HashSet::new();
     while loaded < max_bytes && wg.waves.iter().any(|w| w.state != WaveState::Ended) {
         wg.env.now += 1;
         wg.retire_due()?;
@@ -165,11 +178,15 @@ pub fn footprint(
     let nx = ((max_sampled as u64 / per_xcd).max(1)).min(xcds);
     let mut per_xcd_lines: Vec<Vec<u64>> = Vec::new();
     let mut sampled = 0usize;
+    let cus = u64::from(p.cus_per_xcd);
     for x in 0..nx {
         let mut lines = Vec::new();
+        // The lines each CU of the XCD has asked L2 for: its resident workgroups share its L1.
+        let mut per_cu: HashMap<u64, HashSet<u64>> = HashMap::new();
         let mut g = x;
         while g < slots {
-            lines.extend(prefix_lines(setup, p, g, prefix_bytes)?);
+            let cu = ((g - x) / xcds) % cus;
+            lines.extend(prefix_lines(setup, p, g, prefix_bytes, per_cu.entry(cu).or_default())?);
             sampled += 1;
             g += xcds;
         }

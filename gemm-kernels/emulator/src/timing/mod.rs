@@ -412,20 +412,10 @@ impl Model {
             trace_limit: o.trace_spans,
         };
         // The clock: the one asked for, else the clock under the kernel's own matrix load
-        // (params.rs `clock_under_load`), from its MFMA-busy share in a run at the peak.
+        // (params.rs `clock_under_load`) at that clock: the fixed point of [`loaded_clock`].
         let (mhz, gt, peak_run) = match o.clock_mhz {
             Some(mhz) => (mhz, grid::grid_time(&setup, p, &cfg_at(mhz), o.max_rounds)?, None),
-            None => {
-                let g = grid::grid_time(&setup, p, &cfg_at(p.peak_mhz), o.max_rounds)?;
-                let span = g.run.end.max(1) as f64 * g.run.mfma_busy.len().max(1) as f64;
-                let busy = g.run.mfma_busy.iter().sum::<u64>() as f64 / span;
-                let mhz = p.clock_under_load(busy, fp8);
-                if (p.peak_mhz - mhz).abs() > 0.5 {
-                    (mhz, grid::grid_time(&setup, p, &cfg_at(mhz), o.max_rounds)?, Some(g))
-                } else {
-                    (p.peak_mhz, g, None)
-                }
-            }
+            None => loaded_clock(p, fp8, |mhz| grid::grid_time(&setup, p, &cfg_at(mhz), o.max_rounds))?,
         };
         let at_peak = if o.at_peak_clock && (p.peak_mhz - mhz).abs() > 0.5 {
             let g2 = match peak_run {
@@ -514,6 +504,84 @@ impl Model {
             spans: run.spans.clone(),
         })
     }
+}
+
+/// The mean MFMA-pipe busy share of a simulated CU's run.
+fn run_busy(g: &grid::GridTime) -> f64 {
+    let span = g.run.end.max(1) as f64 * g.run.mfma_busy.len().max(1) as f64;
+    g.run.mfma_busy.iter().sum::<u64>() as f64 / span
+}
+
+/// The model's rules that no parameter row holds, by version: a table of predictions made
+/// under other rules is stale (`gemm-lab` `characterise::model_fingerprint`).
+pub const RULES: &str =
+    "clock: fixed point of the loaded-clock line within 4 MHz; footprint: one set of requested lines per CU";
+
+/// How close the clock a run was simulated at must be to the clock its own load sets (MHz).
+pub const CLOCK_TOLERANCE_MHZ: f64 = 4.0;
+/// Runs beyond the first two that [`loaded_clock`] may make to find the fixed point.
+const CLOCK_STEPS: usize = 4;
+
+/// The clock a kernel runs at and its run there: the fixed point `f = L(busy(f))` of the
+/// loaded-clock line `L` (params.rs `clock_under_load`) and the kernel's MFMA-busy share
+/// *at the clock it runs at*, with `time_at(mhz)` simulating the grid at `mhz`. Also the
+/// run at the peak clock where it is not the result.
+///
+/// Why the fixed point: the line's measured points are busy shares at the loaded clock
+/// (MAF blog: hipBLASLt 708 TFLOP/s is "94% of the 751 TF that 1207 MHz allows"; the Gluon
+/// tutorial's MFMA efficiency was measured on the running chip), and power follows the
+/// activity at the clock the chip runs at. Taking the busy share of a run at the peak clock
+/// instead rewarded memory stalls: memory latency in nanoseconds costs more cycles at a
+/// higher clock, so a kernel that waits on memory looked lightly loaded at the peak and was
+/// given a clock its load at that clock does not allow (gfx942 bf16 256x256x32 ping-pong,
+/// row-major `A B` at 8192^3: 68% busy at 2100 MHz gave 1456 MHz, where it is 86% busy,
+/// a load the line sets at 1283 MHz; the same tile with both operands K-contiguous, 95%
+/// busy at the peak, ran at 1223 MHz and was predicted 7% slower although it takes 10%
+/// fewer cycles).
+///
+/// `h(f) = L(busy(f)) - f` is at most 0 at the peak (0: an idle kernel keeps it) and at least
+/// 0 at the full-load clock (`L` never goes below it), so a root lies between; the busy share
+/// rises as the clock falls (a stall of fixed nanoseconds is fewer cycles), so `L(busy(f))`
+/// rises with `f`, slower than `f` itself for every kernel seen, and the root is one. From the peak run and the run at `L(busy(peak))`,
+/// secant steps on `h` (clamped to that bracket) find it; the result is the last run, whose
+/// clock is within [`CLOCK_TOLERANCE_MHZ`] of the one its load sets. A kernel whose load
+/// does not move with the clock (compute-bound at full load, or nearly idle) stops after the
+/// second run, as before.
+#[allow(clippy::type_complexity)]
+fn loaded_clock(
+    p: &params::Params,
+    fp8: bool,
+    mut time_at: impl FnMut(f64) -> Result<grid::GridTime, Fault>,
+) -> Result<(f64, grid::GridTime, Option<grid::GridTime>), Fault> {
+    let peak = time_at(p.peak_mhz)?;
+    let first = p.clock_under_load(run_busy(&peak), fp8);
+    if (p.peak_mhz - first).abs() <= 0.5 {
+        return Ok((p.peak_mhz, peak, None));
+    }
+    let low = p.clock_under_load(1.0, fp8);
+    let h = |f: f64, g: &grid::GridTime| p.clock_under_load(run_busy(g), fp8) - f;
+    // The bracket [lo, hi] of the root: h(hi) <= 0 <= h(lo).
+    let (mut lo, mut hi) = (low, p.peak_mhz);
+    let (mut fa, mut ha) = (p.peak_mhz, h(p.peak_mhz, &peak));
+    let mut f = first;
+    let mut g = time_at(f)?;
+    for _ in 0..CLOCK_STEPS {
+        let hf = h(f, &g);
+        if hf.abs() <= CLOCK_TOLERANCE_MHZ {
+            break;
+        }
+        if hf > 0.0 {
+            lo = f;
+        } else {
+            hi = f;
+        }
+        let secant = if (hf - ha).abs() > 1e-9 { f - hf * (f - fa) / (hf - ha) } else { f + hf };
+        let next = if secant > lo && secant < hi { secant } else { 0.5 * (lo + hi) };
+        (fa, ha) = (f, hf);
+        f = next;
+        g = time_at(f)?;
+    }
+    Ok((f, g, Some(peak)))
 }
 
 impl fmt::Display for Prediction {
@@ -607,5 +675,54 @@ mod occupancy_tests {
         // 4 waves of 512 registers: one per SIMD, resident.
         assert_eq!(occupancy(&p, 512, 0, 4).unwrap().workgroups, 1);
         assert!(occupancy(&p, 520, 0, 4).is_err());
+    }
+}
+
+#[cfg(test)]
+mod loaded_clock_tests {
+    use super::*;
+
+    /// A run whose SIMDs are busy `mfma` cycles each and which ends after `mfma` cycles plus
+    /// `stall_ns` nanoseconds of memory waits at `mhz`.
+    fn run(mfma: u64, stall_ns: f64, mhz: f64) -> grid::GridTime {
+        let end = mfma + (stall_ns * mhz / 1000.0) as u64;
+        grid::GridTime { run: cu::CuRun { end, mfma_busy: vec![mfma; 4], ..Default::default() }, ..Default::default() }
+    }
+
+    #[test]
+    fn the_clock_is_set_by_the_load_at_the_clock_the_kernel_runs_at() {
+        let p = params::Params::for_arch(Arch::Gfx942);
+        // Waits on memory: 68% busy at the peak, busier at any lower clock.
+        let mut clocks = vec![];
+        let (f, g, peak) = loaded_clock(&p, false, |mhz| {
+            clocks.push(mhz);
+            Ok(run(100_000, 22_400.0, mhz))
+        })
+        .unwrap();
+        let set_by_its_load = p.clock_under_load(run_busy(&g), false);
+        assert!(
+            (set_by_its_load - f).abs() <= CLOCK_TOLERANCE_MHZ,
+            "{f} MHz runs at a load that sets {set_by_its_load}"
+        );
+        // The busy share at the peak alone would have given a faster clock.
+        let first = p.clock_under_load(run_busy(peak.as_ref().unwrap()), false);
+        assert!(f < first - 50.0, "{f} against {first}");
+        assert!(clocks.len() <= 2 + CLOCK_STEPS, "{clocks:?}");
+        // Fully busy at any clock: the loaded clock after two runs, as before the fixed point.
+        let mut n = 0;
+        let (f, _, _) = loaded_clock(&p, false, |mhz| {
+            n += 1;
+            Ok(run(100_000, 0.0, mhz))
+        })
+        .unwrap();
+        assert_eq!((f, n), (p.loaded_mhz[0], 2));
+        // Idle matrix pipes: the peak, one run.
+        let mut n = 0;
+        let (f, _, peak) = loaded_clock(&p, false, |mhz| {
+            n += 1;
+            Ok(run(0, 1000.0, mhz))
+        })
+        .unwrap();
+        assert_eq!((f, n, peak.is_none()), (p.peak_mhz, 1, true));
     }
 }

@@ -296,7 +296,7 @@ impl Params {
                 1.0,
                 "linear",
                 Tag::Assumed,
-                "clock = peak - (peak - loaded) x min(busy / loaded_busy, 1), busy = the simulated CU's mean MFMA-pipe busy share at the peak clock. The MAF blog says the clock is set by power and that lighter MFMA work (16x16 shapes, zero data) runs faster; the straight line between the idle (peak) and the measured full-load clock is assumed, not fitted",
+                "clock = peak - (peak - loaded) x min(busy / loaded_busy, 1), busy = the simulated CU's mean MFMA-pipe busy share at that clock (the fixed point, found by a few runs: timing/mod.rs loaded_clock; the measured points are busy shares at the loaded clock, MAF blog '94% of the 751 TF that 1207 MHz allows'). The MAF blog says the clock is set by power and that lighter MFMA work (16x16 shapes, zero data) runs faster; the straight line between the idle (peak) and the measured full-load clock is assumed, not fitted",
             ),
             r("issue period per SIMD", 4.0, "clk", Tag::Verified, "AMD GCN architecture white paper (CU front end: each SIMD considered for issue once every 4 cycles, up to 1 instruction per type from different waves); CDNA keeps the GCN CU"),
             r("wave64 VALU occupancy", 4.0, "clk", Tag::Verified, "CDNA3 ISA §2: SIMD16 runs a wave64 in 4 passes; ARCH.md"),

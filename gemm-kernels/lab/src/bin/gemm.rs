@@ -122,6 +122,10 @@ enum Command {
         /// With --model: threads for the predictions (default: every hardware thread).
         #[arg(long)]
         jobs: Option<usize>,
+        /// With --model: also print each prediction's whole report (caches, stalls by cause,
+        /// busy units), to see why a kernel is as fast as it is.
+        #[arg(long)]
+        detail: bool,
     },
 }
 
@@ -249,7 +253,7 @@ fn main() -> ExitCode {
             Ok(())
         }
         Command::Kernels { disasm: Some(name), .. } => disassemble(&name),
-        Command::Kernels { model: true, m, n, k, arch, only, jobs, .. } => {
+        Command::Kernels { model: true, m, n, k, arch, only, jobs, detail, .. } => {
             let jobs = jobs.unwrap_or_else(gemm_lab::jobs::default_jobs);
             eprintln!("predicting every catalogue kernel at {m}x{n}x{k} with the timing model on {jobs} thread(s)");
             let rows = gemm_lab::model::catalogue_on(
@@ -264,6 +268,13 @@ fn main() -> ExitCode {
                 },
             );
             print!("{}", gemm_lab::model::catalogue_report(&rows, m, n, k));
+            if detail {
+                for r in &rows {
+                    if let Ok(p) = &r.prediction {
+                        println!("\n== {} ==\n{p}", r.entry.name);
+                    }
+                }
+            }
             Ok(())
         }
         Command::Kernels { .. } => kernels(),
