@@ -602,16 +602,16 @@ fn fp8_scaled_gemms_on_the_gpu_agree_with_the_host() {
 /// choice (`plan::grouped`, the plain twins' table rows) is the grouped decode-rows kernel
 /// (gemm-compiler `catalogue.rs`, `GROUPED_DECODE_ROWS`) on both archs: one launch, every
 /// element against the reference, beta = 0 over NaN then beta != 0 over that result, C's
-/// padding and the empty experts' regions untouched. Rows: about 2600 per expert, enough
-/// that gfx942's table ranks the decode-rows kernel above the 16x16 grouped decode kernel
-/// (which wins below about 600 of its workgroups: 160-200 rows per expert go to it there).
+/// padding and the empty experts' regions untouched. Rows: about 5200 per expert, enough
+/// that both tables rank the decode-rows kernel (128-row blocks since session 34) above the
+/// grouped decode kernels, which run half as many rows (gfx942 16x16x512, gfx950 64x16x512).
 #[test]
 fn moe_decode_runs_the_grouped_decode_rows_kernel_in_one_launch() {
     let _s = serial();
     configure("devices=gfx942,gfx950;jitter_us=10;seed=23");
     let ctx = context();
     // (tokens, weight rows, K) per expert.
-    let experts = [(0, 2560, 264), (1, 2568, 264), (5, 2600, 200), (0, 2504, 264), (16, 2632, 136), (3, 2576, 232)];
+    let experts = [(0, 5128, 264), (1, 5136, 264), (5, 5200, 200), (0, 5008, 264), (16, 5264, 136), (3, 5152, 232)];
     for index in 0..2 {
         let gpu = ctx.gpu(index).unwrap();
         let stream = gpu.create_stream().unwrap();

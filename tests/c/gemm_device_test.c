@@ -327,16 +327,17 @@ static void decode(gemm_context_t *ctx, int d, size_t m, size_t n, size_t k, siz
 /* Mixture-of-experts decode (issue 23): six experts of a Linear layer, y_g = x_g W_g^T in bf16
  * (row-major x of em[g] tokens, W of en[g] x ek[g]), in one gemm_grouped_device call on GPU `d`:
  * experts without tokens first and in the middle, then 1, 5, 16 and 3 tokens, weight rows past
- * multiples of the kernel's 64, K tails past its 128-deep step, padded leading dimensions
+ * multiples of 64, K tails past the kernel's 256-deep step, padded leading dimensions
  * (lda = k + 8, ldb = k + 16, ldc = n + 8). The activations of all experts share one
  * allocation, the weights another and C a third, each expert a region of them. Twice: beta = 0
  * over NaN, then beta != 0 over that result; each call one launch of the grouped decode-rows
  * kernel ("_decr", "_grouped": gemm-compiler catalogue.rs GROUPED_DECODE_ROWS), every element
- * against the reference, C's padding and the empty experts' regions untouched. About 2600
- * weight rows per expert: enough that gfx942's table ranks the decode-rows kernel first (with
- * a few hundred rows a grouped decode kernel, "_dec8_grouped", runs them there). */
+ * against the reference, C's padding and the empty experts' regions untouched. About 5200
+ * weight rows per expert: enough that both archs' tables rank the decode-rows kernel (128-row
+ * blocks) first (with half as many a grouped decode kernel, "_dec8_grouped" or "_dec2_grouped",
+ * runs them). */
 enum { NE = 6, EMPTY_ROWS = 2 };
-static const size_t em[NE] = {0, 1, 5, 0, 16, 3}, en[NE] = {2560, 2568, 2600, 2504, 2632, 2576},
+static const size_t em[NE] = {0, 1, 5, 0, 16, 3}, en[NE] = {5128, 5136, 5200, 5008, 5264, 5152},
                     ek[NE] = {264, 264, 200, 264, 136, 232};
 
 static void moe(gemm_context_t *ctx, int d) {

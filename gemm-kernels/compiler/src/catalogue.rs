@@ -725,33 +725,34 @@ type DecodeRowsShape = (u32, u32, u32, u32);
 /// shapes above (gfx942 8B gate_up bf16: 48.0 us at M = 16 on 32x16x128 decode4, 47.4 at M = 32
 /// on 128x32 decode-rows in `gemm decode`), so they stay out.
 ///
+/// * 128x16, 8 waves, 8 loads: the grouped (mixture-of-experts) shape, [`GROUPED_DECODE_ROWS_SHAPE`],
+///   and a plain candidate like the others.
+///
 /// Split-K twins of every shape and input type: [`SPLITK_DECODE_ROWS`]; the grouped kernel is
 /// [`GROUPED_DECODE_ROWS_SHAPE`]'s.
-pub const DECODE_ROWS_SHAPES: &[DecodeRowsShape] = &[(1, 16, 4, 4), (1, 32, 8, 4), (2, 64, 4, 2)];
+pub const DECODE_ROWS_SHAPES: &[DecodeRowsShape] = &[(1, 16, 4, 4), (1, 32, 8, 4), (2, 64, 4, 2), (1, 16, 8, 8)];
 
-/// The grouped decode-rows shape (an index into [`DECODE_ROWS_SHAPES`]; both archs): 64x16, 4
-/// waves of one row block, 4 loads, bf16 and f16 ([`GROUPED_DECODE_ROWS`]), the
-/// mixture-of-experts decode of issue 23. `gemm decode --moe --sweep` (grouped twins of every
-/// decode shape and of the 16-column decode-rows shapes of 1/2/4 row blocks, 2/4/8 waves and
-/// 2/4/8 loads, timing model) on 8 x M16 x 28672x4096 and on 64 x M4 x 4096x7168 with every
-/// fourth expert empty, in us and share of the touched weights' floor at peak HBM:
+/// The grouped decode-rows shape (an index into [`DECODE_ROWS_SHAPES`]; both archs): 128x16, 8
+/// waves of one row block, 8 loads, bf16 and f16 ([`GROUPED_DECODE_ROWS`]), the
+/// mixture-of-experts decode of issue 23. `gemm decode --moe --sweep --arch A --jobs 1` (grouped
+/// twins of every decode shape and of the 16-column decode-rows shapes of 1/2/4 row blocks,
+/// 2/4/8 waves and 2/4/8 loads, timing model) on 8 x M16 x 28672x4096 and on 64 x M4 x 4096x7168
+/// with every fourth expert empty, in us and share of the touched weights' floor at peak HBM,
+/// session 34 (the model's clock at the load of the clock it runs at, and one set of requested
+/// lines per CU in its footprint pass):
 ///
-/// * gfx950: 269.6 (88%) and 389.1 (91%), where the grouped 64x16 w8 u2 decode kernel predicts
-///   331.1 (71%) and 460.9 (77%): the activations staged once per workgroup leave the CU's
-///   loads in flight to the weights. As the catalogue kernel in `gemm decode --moe`: 270.0 (87%)
-///   and 388.9 (91%), chosen over the tiled grouped kernel (319.7 and 446.7).
-/// * gfx942: 401.1 (89%) and 583.2 (91%), against 425.2 (84%) and 595.2 (89%) for the grouped
-///   16x16 w2 u8 decode kernel. `gemm decode --moe` runs the first row on it (400.5 us, 89%);
-///   the second stays on the 16x16 kernel (599.6, 89%), which the table's rows rank first
-///   (596.1 us against 635.7: the one-column interpolation of the plain twin's row).
+/// * gfx950: 257.6 (92%) and 386.7 (91%); the earlier grouped shape, 64x16 w4 u4, 287.9 (82%)
+///   and 389.1 (91%), which the table then ranked behind the tiled grouped kernel (303.2 us, 78%,
+///   what `gemm decode --moe` ran);
+/// * gfx942: 384.3 (93%) and 582.7 (91%), against 420.6 (85%) and 583.2 (91%) for 64x16 w4 u4.
 ///
-/// 8 loads per row block predict a few per cent more (64x16 w4 u8: gfx950 257.7 and 386.5,
-/// gfx942 367.8 and 581.0), and gfx942's 2-wave shapes more still (32x16 w2 u8: 357.6, 100%
-/// of the floor, the footprint-pass error of the paragraph above), but those shapes have no
-/// plain twin, so no characterisation row by which the dispatcher could rank them
-/// (gemm-dispatch `plan/grouped.rs`, `GroupedPlan::estimate`); a twin in [`DECODE_ROWS_SHAPES`]
-/// would change the dense decode table too.
-pub const GROUPED_DECODE_ROWS_SHAPE: usize = 0;
+/// Best on the 64 x M4 rows alone: 32x16 w2 u8 (gfx950 384.5, gfx942 555.7, 96%), within 1% on
+/// gfx950 and 5% on gfx942 of this shape, which is the best of both rows together on both archs.
+/// Before session 34's model (a busy share taken at the peak clock; activations every workgroup
+/// of a CU reads counted as L2 hits) 64x16 w4 u4 led at 270.0 / 388.9 (gfx950) and 400.5 / 599.6
+/// (gfx942). The grouped kernel is ranked by its plain twin's table row (gemm-dispatch
+/// `plan/grouped.rs`, `GroupedPlan::estimate`), so the shape is one of [`DECODE_ROWS_SHAPES`].
+pub const GROUPED_DECODE_ROWS_SHAPE: usize = 3;
 
 fn decode_rows_families(arch: Arch) -> Vec<Family> {
     let dtypes: &'static [DType] = match arch {
