@@ -722,11 +722,11 @@ type DecodeRowsShape = (u32, u32, u32, u32);
 /// counted the activations every workgroup of a CU reads as L2 hits, which the cycle simulation
 /// spent on its own misses, the weights. With one set of requested lines per CU (session 34,
 /// `gemm_emu::timing::grid`) they predict 50.6 and 49.8 us (HBM 98-99% busy), no faster than the
-/// shapes above (gfx942 8B gate_up bf16: 48.0 us at M = 16 on 32x16x128 decode4, 47.4 at M = 32
-/// on 128x32 decode-rows in `gemm decode`), so they stay out.
+/// shapes built (gfx942 28672 x 4096 bf16 by the same model: 48.5 us at M = 16 on 128x16 w8 u8,
+/// `gemm plan --model timing`; 47.5 at M = 32 on 128x32 w8 u4, `gemm decode`), so they stay out.
 ///
-/// * 128x16, 8 waves, 8 loads: the grouped (mixture-of-experts) shape, [`GROUPED_DECODE_ROWS_SHAPE`],
-///   and a plain candidate like the others.
+/// * 128x16, 8 waves, 8 loads: the grouped (mixture-of-experts) shape,
+///   [`GROUPED_DECODE_ROWS_SHAPE`], and a plain candidate like the others.
 ///
 /// Split-K twins of every shape and input type: [`SPLITK_DECODE_ROWS`]; the grouped kernel is
 /// [`GROUPED_DECODE_ROWS_SHAPE`]'s.

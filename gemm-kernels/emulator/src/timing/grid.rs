@@ -61,8 +61,8 @@ pub struct Footprint {
 /// Line addresses (128-byte lines) that workgroup `id` requests from L2 during its first
 /// `max_bytes` bytes of vector loads (lanes in range: a lane past NUM_RECORDS moves nothing),
 /// after its own L1, each once per CU (`requested`: the lines the workgroups resident on the
-/// same CU asked for before it, which share its L1 in the cycle simulation too): the second half of those lines where the workgroup loaded
-/// more than half of the prefix (the first half is its prologue and warm-up; all of them
+/// same CU asked for before it, which share its L1 in the cycle simulation too): the second
+/// half of those lines where the workgroup loaded more than half of the prefix (the first half is its prologue and warm-up; all of them
 /// where it ended sooner). Halved by lines, not by bytes loaded: a kernel whose loads read
 /// half lines (a decode kernel's 16 rows x 64 bytes) spends the second half of its bytes
 /// on the other halves of lines it already asked for, and that half would hold little but

@@ -542,8 +542,9 @@ const CLOCK_STEPS: usize = 4;
 /// `h(f) = L(busy(f)) - f` is at most 0 at the peak (0: an idle kernel keeps it) and at least
 /// 0 at the full-load clock (`L` never goes below it), so a root lies between; the busy share
 /// rises as the clock falls (a stall of fixed nanoseconds is fewer cycles), so `L(busy(f))`
-/// rises with `f`, slower than `f` itself for every kernel seen, and the root is one. From the peak run and the run at `L(busy(peak))`,
-/// secant steps on `h` (clamped to that bracket) find it; the result is the last run, whose
+/// rises with `f`, slower than `f` itself for every kernel seen, and the root is one. From the
+/// peak run and the run at `L(busy(peak))`, secant steps on `h` (clamped to that bracket) find
+/// it; the result is the last run, whose
 /// clock is within [`CLOCK_TOLERANCE_MHZ`] of the one its load sets. A kernel whose load
 /// does not move with the clock (compute-bound at full load, or nearly idle) stops after the
 /// second run, as before.
@@ -724,5 +725,12 @@ mod loaded_clock_tests {
         })
         .unwrap();
         assert_eq!((f, n, peak.is_none()), (p.peak_mhz, 1, true));
+    }
+
+    /// The rules string is the table's record of how the clock is found: a tolerance changed
+    /// without it would leave a table of other predictions looking current.
+    #[test]
+    fn the_rules_name_the_clock_tolerance() {
+        assert!(RULES.contains(&format!("within {CLOCK_TOLERANCE_MHZ} MHz")), "{RULES}");
     }
 }
