@@ -171,6 +171,16 @@ impl Row {
         Row { f, r1, r3, h_wgs: 0, ..self.clone() }
     }
 
+    /// The grids' times at `k`: `S`, `F`, `H`, `R1`, `R3` ([`at_k`], each grid's slope beyond
+    /// `k_deep` at least its workgroups per CU times `wg_k_seconds`).
+    pub fn grids_at(&self, k: f64, wg_k_seconds: f64) -> (f64, f64, f64, f64, f64) {
+        let short = (self.k_min > 0 && self.s_min > 0.0 && self.s[0] > 0.0)
+            .then(|| (f64::from(self.k_min), self.s_min / self.s[0]));
+        let (w, occ) = (wg_k_seconds, f64::from(self.occupancy.max(1)));
+        let at = |x: [f64; 3], slope: f64| at_k(x, self.k, k, slope, short);
+        (at(self.s, w), at(self.f, w), at(self.h, w), at(self.r1, occ * w), at(self.r3, 3.0 * occ * w))
+    }
+
     /// [`Row::arranged`] as one column of tiles (`WF`, `W1`, `W3`).
     pub fn column(&self) -> Row {
         self.arranged(self.wf, self.w1, self.w3)
@@ -489,6 +499,8 @@ fn at_k(x: [f64; 3], ks: [u32; 3], k: f64, min_slope: f64, short: Option<(f64, f
 ///   `h_wgs` workgroups): the busy CUs share the chip's bandwidth;
 /// * `n <= occupancy` (one round): the busiest CU's `n` at `F` or at `n` of `R1`'s workgroups,
 ///   weighed against the workgroups' bandwidth share (see the code);
+/// * a decode kernel ([`compose_with_tail`]'s `decode`) below one round: what its own `H` and
+///   `F` say binds (see the code);
 /// * more: `R1`, then steady rounds of `(R3 - R1) / 2`: fractional rounds while the model
 ///   simulates the whole stream (`n <= 4 occupancy`), else whole rounds and a partial last
 ///   round at its own one-round time, as the model extrapolates.
@@ -502,7 +514,7 @@ pub fn compose(row: &Row, arch: Arch, wgs: u64, k: f64) -> f64 {
 /// ([`at_k`]), a steady round is at least its `occupancy` tiles' MFMA time, and the whole is at
 /// least the MFMA time of the busiest CU's workgroups.
 pub fn compose_bounded(row: &Row, arch: Arch, wgs: u64, k: f64, wg_k_seconds: f64) -> f64 {
-    compose_with_tail(row, arch, wgs, k, wg_k_seconds, None)
+    compose_with_tail(row, arch, wgs, k, wg_k_seconds, None, false)
 }
 
 /// The workgroups of a launch that run a shorter K than the others: a split-K partial launch
@@ -527,7 +539,8 @@ impl ShortTail {
 }
 
 /// [`compose_bounded`] for a launch whose workgroups from `tail.from` on run `tail.k` of K
-/// instead of `k`.
+/// instead of `k`; `decode`: `row` is a decode kernel's, all of whose grids are one column of
+/// blocks (its `H` a point of the same streaming arrangement as its `F`).
 ///
 /// The timing model simulates the busiest CU's own workgroups (CU 0 of XCD 0: the ids
 /// `j x CUs`, `gemm_emu::timing::grid::cu_workgroups`), refilling a slot as its workgroup ends,
@@ -540,19 +553,21 @@ impl ShortTail {
 /// bf16 on gfx942's 64x64 tile (672 workgroups of K 640, the last split 256) came out at 21.7
 /// us where the model gives 16.7: its busiest CU's third workgroup (id 608, of the last split)
 /// runs 5.4 us alone where a whole chunk's runs 10.2 (728 workgroups, the third of split 5).
-pub fn compose_with_tail(row: &Row, arch: Arch, wgs: u64, k: f64, wg_k_seconds: f64, tail: Option<ShortTail>) -> f64 {
+pub fn compose_with_tail(
+    row: &Row,
+    arch: Arch,
+    wgs: u64,
+    k: f64,
+    wg_k_seconds: f64,
+    tail: Option<ShortTail>,
+    decode: bool,
+) -> f64 {
     let caps = arch.caps();
     let cus = u64::from(caps.compute_units);
     let xcds = u64::from(caps.xcds.max(1));
     let occ = u64::from(row.occupancy.max(1));
     let w = wg_k_seconds;
-    let short =
-        (row.k_min > 0 && row.s_min > 0.0 && row.s[0] > 0.0).then(|| (f64::from(row.k_min), row.s_min / row.s[0]));
-    // The grids' times at `kk`: `S`, `F`, `H`, `R1`, `R3`.
-    let grids = |kk: f64| {
-        let at = |x: [f64; 3], slope: f64| at_k(x, row.k, kk, slope, short);
-        (at(row.s, w), at(row.f, w), at(row.h, w), at(row.r1, occ as f64 * w), at(row.r3, 3.0 * occ as f64 * w))
-    };
+    let grids = |kk: f64| row.grids_at(kk, w);
     let (s, f, h, r1, r3) = grids(k);
     let h_wgs = u64::from(row.h_wgs);
     // `n` of `occupancy` workgroups on a CU: latency-bound, as one (`F`), or throughput-bound,
@@ -585,8 +600,32 @@ pub fn compose_with_tail(row: &Row, arch: Arch, wgs: u64, k: f64, wg_k_seconds: 
     // composed 224 one-column workgroups of a 128x128 bf16 tile on gfx942 at 105.4 us where the
     // model gives 131.3 (`S` 103.6, `F` 143.0 at K = 4096: the line gives 132.4).
     let between = |lo: f64, hi: f64, top: u64| lo + (hi - lo) * (wgs - xcds) as f64 / (top - xcds).max(1) as f64;
+    // A decode kernel's grids are all one column of blocks, `H` included, so `H` and `F` are two
+    // points of one streaming arrangement, where they are far enough apart to give a slope (an
+    // XCD's CUs: gfx942's `H` is 256 blocks, gfx950's 255 of 256).
+    let h_line = decode && h_wgs > xcds && h_wgs + cus / xcds <= cus;
     let composed = if wgs <= xcds {
         s
+    } else if decode && wgs < cus {
+        // Below one block per CU a streaming kernel's time is the larger of a lone block's (`S`)
+        // and its blocks' share of the chip's bandwidth, not a line from `S`: latency overlaps
+        // the stream. The share is the line through `H` and `F` (below `H` never above the
+        // line from `S` to `H`: a block that rises early, then flattens), else `F`'s share. The
+        // 128x16 eight-load decode-rows block on gfx942 at 8 x 28672 x 4096 bf16 (224 blocks:
+        // `S` 34.5, `H` 55.3, `F` 65.8 us) runs 49.0 us in the model; linear from `S` to `H` it
+        // composed at 53.1, the line gives 48.5. Over 11 decode kernels of each arch at K = 4096
+        // and 8192, 100 to 300 blocks, one and all activation columns (156 runs of the model):
+        // mean error 1.0% on gfx942 and 2.7% on gfx950 (linear from `S`: 6.3% and 5.1%).
+        if h_line {
+            let line = (h + (f - h) * (wgs as f64 - h_wgs as f64) / (cus - h_wgs) as f64).max(s);
+            if wgs >= h_wgs {
+                line
+            } else {
+                line.min(between(s, h, h_wgs))
+            }
+        } else {
+            s.max(f * wgs as f64 / cus as f64)
+        }
     } else if wgs <= h_wgs {
         // As below, to `H`: up to `h_wgs` workgroups the model sees the Infinity Cache shared
         // between XCDs, which it does not above (`F`).
@@ -612,7 +651,21 @@ pub fn compose_with_tail(row: &Row, arch: Arch, wgs: u64, k: f64, wg_k_seconds: 
             by_cu
         } else {
             let by_bw = f + (r1 - f) * ((wgs - cus) as f64 / ((occ - 1) * cus) as f64).min(1.0);
-            by_cu + (by_bw - by_cu) * ((f - s).max(0.0) / excess)
+            if decode {
+                // A decode block's `R1 - F` is mostly the chip's bandwidth shared by `occupancy`
+                // times the blocks, not contention in the CU, so the busiest CU's share of `R1`
+                // is only the most it takes; what it takes at the least is the bandwidth line or
+                // its `n` blocks one after another at a lone block's time (a block that keeps its
+                // CU's pipes busy). The 64x16 four-load decode-rows block on gfx942 at 16 x 28672
+                // x 4096 bf16 (448 blocks, two on the busiest CU of the seven it holds: `S` 17.9,
+                // `F` 35.1, `R1` 281 us) runs 53.0 us in the model; weighed by the excess below
+                // it composed at 78.6, now 54.4. Over 11 decode kernels of each arch, K = 4096
+                // and 8192, 300 to 1200 blocks (320 runs of the model): mean error 3.3% on
+                // gfx942 and 3.8% on gfx950 (weighed by the excess: 25.2% and 10.8%).
+                by_cu.min(by_bw.max(n as f64 * s))
+            } else {
+                by_cu + (by_bw - by_cu) * ((f - s).max(0.0) / excess)
+            }
         }
     } else {
         // The grids at the busiest CU's short workgroups' K.
@@ -816,7 +869,15 @@ pub fn compose_split(row: &Row, e: &KernelEntry, m: u32, n: u32, splits: u32, k:
     let cols = n.max(1);
     let tiles = u64::from(m.div_ceil(e.tile.0.max(1)));
     let wgs = tiles * u64::from(splits.max(1));
-    let one = compose_with_tail(&row.one_activation_column(e.is_decode()), e.arch, wgs, k, wg_k_seconds(e), tail);
+    let one = compose_with_tail(
+        &row.one_activation_column(e.is_decode()),
+        e.arch,
+        wgs,
+        k,
+        wg_k_seconds(e),
+        tail,
+        e.is_decode(),
+    );
     one + (full - one) * f64::from(cols - 1) / f64::from(tn - 1)
 }
 
@@ -863,7 +924,7 @@ fn compose_full_columns(
     let tiles = u64::from(m.div_ceil(e.tile.0.max(1))) * u64::from(n.div_ceil(e.tile.1.max(1)));
     let wgs = tiles * u64::from(splits.max(1));
     let w = wg_k_seconds(e);
-    let square = compose_with_tail(row, e.arch, wgs, k, w, tail);
+    let square = compose_with_tail(row, e.arch, wgs, k, w, tail, e.is_decode());
     if e.is_decode() {
         return square;
     }
@@ -875,7 +936,7 @@ fn compose_full_columns(
     };
     let mut points = vec![
         (at(Arrangement::Square), square),
-        (at(Arrangement::Column), compose_with_tail(&row.column(), e.arch, wgs, k, w, tail)),
+        (at(Arrangement::Column), compose_with_tail(&row.column(), e.arch, wgs, k, w, tail, false)),
     ];
     points.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mut merged: Vec<(f64, f64, f64)> = Vec::new(); // (hit fraction, summed time, count)
@@ -1000,8 +1061,8 @@ mod tests {
         let e = gemm_kernels::catalogue().iter().find(|e| characterised(e) && e.is_decode() && e.tile.1 == 16).unwrap();
         let r = row(e.name, e.arch, code_hash(e));
         let (m, k, w) = (e.tile.0 * 64, 1300.0, wg_k_seconds(e));
-        let full = compose_bounded(&r, e.arch, 64, k, w);
-        let one = compose_bounded(&r.one_activation_column(true), e.arch, 64, k, w);
+        let full = compose_with_tail(&r, e.arch, 64, k, w, None, true);
+        let one = compose_with_tail(&r.one_activation_column(true), e.arch, 64, k, w, None, true);
         assert_ne!(one, full);
         assert_eq!(compose_problem(&r, e, m, 16, 1, k), full);
         assert_eq!(compose_problem(&r, e, m, 1, 1, k), one);
@@ -1115,6 +1176,49 @@ mod tests {
         assert_eq!(compose(&row, a, 2 * 608, 300.0), 7.0 + 6.0);
     }
 
+    /// A decode kernel's row composes as a stream: below one block per CU at the larger of `S`
+    /// and the bandwidth line through its `H` and `F` (`F`'s share where `H` is too close to
+    /// `F` to give a slope); in its first round at the bandwidth line from `F` to `R1` or its
+    /// busiest CU's blocks one after another at `S`, whichever is longer, at most its share of
+    /// `R1`. A tiled row composes as before.
+    #[test]
+    fn a_decode_row_composes_as_a_stream() {
+        let a = Arch::Gfx942; // 8 XCDs x 38 CUs
+        let h = 2.0 * 256.0 / 304.0;
+        let streaming = Row {
+            occupancy: 4,
+            s: [1.0, 3.0, 13.0],
+            h: [h, 3.0 * h, 13.0 * h],
+            f: [2.0, 6.0, 26.0],
+            r1: [8.0, 24.0, 104.0],
+            ..row("x", a, 0)
+        };
+        let decode = |r: &Row, wgs: u64| compose_with_tail(r, a, wgs, 100.0, 0.0, None, true);
+        let tiled = |r: &Row, wgs: u64| compose_with_tail(r, a, wgs, 100.0, 0.0, None, false);
+        let close = |x: f64, y: f64| (x - y).abs() < 1e-12;
+        // 200 blocks: F x 200 / 304, above S; linear from S to H it is 1 + (H - 1) x 192 / 248.
+        assert!(close(decode(&streaming, 200), 2.0 * 200.0 / 304.0), "{}", decode(&streaming, 200));
+        assert!(close(tiled(&streaming, 200), 1.0 + (h - 1.0) * 192.0 / 248.0));
+        // 100 blocks: their bandwidth share (0.66) is under a lone block's S.
+        assert_eq!(decode(&streaming, 100), 1.0);
+        // H too close to F for a slope (gfx950's 255 of 256): F's share.
+        let close_h = Row { h_wgs: 300, h: [1.9, 5.9, 25.9], ..streaming.clone() };
+        assert!(close(decode(&close_h, 200), 2.0 * 200.0 / 304.0), "{}", decode(&close_h, 200));
+        // 456 blocks, two on the busiest CU of four: the bandwidth line, F x 456 / 304; the
+        // busiest CU's half of R1 is 4, the excess-weighted blend 4 - 1 / 7.
+        assert!(close(decode(&streaming, 456), 3.0), "{}", decode(&streaming, 456));
+        assert!(close(tiled(&streaming, 456), 4.0 - 1.0 / 7.0), "{}", tiled(&streaming, 456));
+        // A block as slow alone as on a busy chip keeps its CU busy: two of them one after
+        // another (3.8), above the bandwidth line, under the CU's half of R1.
+        let pipes = Row { s: [1.9, 5.9, 25.9], ..streaming.clone() };
+        assert!(close(decode(&pipes, 456), 3.8), "{}", decode(&pipes, 456));
+        let cu_bound = Row { s: [2.0, 6.0, 26.0], r1: [3.0, 9.0, 39.0], ..streaming.clone() };
+        assert!(close(decode(&cu_bound, 456), 2.0_f64.max(3.0 * 2.0 / 4.0)), "{}", decode(&cu_bound, 456));
+        // Whole rounds are the measured grids either way.
+        assert_eq!(decode(&streaming, 304), 2.0);
+        assert_eq!(decode(&streaming, 1216), 8.0);
+    }
+
     /// A split's last K range shorter than the others: the busiest CU's workgroups of the last
     /// split (ids `j x 304` from `from` on) compose at their own K, round by round.
     #[test]
@@ -1128,7 +1232,7 @@ mod tests {
         let row = row("x", Arch::Gfx942, 0);
         let a = Arch::Gfx942;
         let tail = |from: u64, k: f64| Some(ShortTail { from, k });
-        let with = |wgs: u64, k: f64, t| compose_with_tail(&row, a, wgs, k, 0.0, t);
+        let with = |wgs: u64, k: f64, t| compose_with_tail(&row, a, wgs, k, 0.0, t, false);
         // No short workgroup on the busiest CU (its ids 0, 304, 608): as compose.
         assert_eq!(with(616, 300.0, tail(612, 100.0)), compose(&row, a, 616, 300.0));
         assert_eq!(with(616, 300.0, tail(600, 300.0)), compose(&row, a, 616, 300.0));

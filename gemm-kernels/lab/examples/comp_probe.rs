@@ -3,6 +3,10 @@
 //!
 //! `cargo run --release -p gemm-lab --example comp_probe -- split ARCH DTYPE M N K N2,N3,...`
 //! `cargo run --release -p gemm-lab --example comp_probe -- twin KERNEL n K wgs,wgs,...`
+//! `cargo run --release -p gemm-lab --example comp_probe -- dump ARCH DTYPE K wgs,wgs,...`: every
+//! plain decode kernel of `ARCH` whose name holds `_DTYPE_`: its grids at K (all and one
+//! activation column) and, per workgroup count, the table's composition beside the model's
+//! prediction (how the decode composition of session 35 was chosen).
 
 use gemm_core::Arch;
 use gemm_dispatch::plan::cost_table::{compose_bounded, compose_problem, table, wg_k_seconds, Row};
@@ -40,6 +44,41 @@ fn grids(row: &Row, arch: Arch, k: f64, w: f64) {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let opts = gemm_emu::timing::ModelOptions::default();
+    if args[1] == "dump" {
+        // dump ARCH DTYPE K wgs,wgs,...: every decode kernel's grids at K (full and one
+        // activation column) and the model at each workgroup count, n = 1 and n = TN.
+        let arch: Arch = args[2].parse().unwrap();
+        let k: u32 = args[4].parse().unwrap();
+        let wl: Vec<u64> = args[5].split(',').map(|x| x.parse().unwrap()).collect();
+        for e in gemm_kernels::for_arch(arch).filter(|e| e.is_decode() && e.name.contains(&format!("_{}_", args[3]))) {
+            let Ok(row) = table().row(e) else { continue };
+            if e.split_k != gemm_kernels::SplitRole::None {
+                continue;
+            }
+            let w = wg_k_seconds(e);
+            let occ = u64::from(row.occupancy);
+            let one = row.one_activation_column(true);
+            for (n, r) in [(e.tile.1, row), (1, &one)] {
+                let (gs, gf, gh, g1, g3) = r.grids_at(f64::from(k), w);
+                let g: Vec<String> = [gs, gh, gf, g1, g3].iter().map(|x| format!("{:.3}", x * 1e6)).collect();
+                let mut out = format!("{} n {} occ {} hw {} grids {}", e.name, n, occ, r.h_wgs, g.join(","));
+                for &x in &wl {
+                    let m = x as u32 * e.tile.0;
+                    let prob = problem_for(e, m as usize, n as usize, k as usize);
+                    let plan = kernel_plan::plan_for(e, &prob).unwrap();
+                    let pr = predict_plan(&plan, &prob, &opts).unwrap();
+                    out += &format!(
+                        " {}:{:.3}:{:.3}",
+                        x,
+                        compose_problem(row, e, m, n, 1, f64::from(k)) * 1e6,
+                        pr.seconds * 1e6
+                    );
+                }
+                println!("{out}");
+            }
+        }
+        return;
+    }
     if args[1] == "twin" {
         let e = gemm_kernels::catalogue().iter().find(|e| e.name == args[2]).expect("kernel");
         let n: u32 = args[3].parse().unwrap();
@@ -47,6 +86,22 @@ fn main() {
         let row = table().row(e).unwrap();
         let w = wg_k_seconds(e);
         grids(row, e.arch, f64::from(k), w);
+        if e.is_decode() {
+            let one = row.one_activation_column(true);
+            let d = |r: &Row, x: u64| {
+                gemm_dispatch::plan::cost_table::compose_with_tail(r, e.arch, x, f64::from(k), w, None, true) * 1e6
+            };
+            for (name, r) in [("full", row), ("one", &one)] {
+                println!(
+                    "  {name}: S {:.2} H {:.2} F {:.2} R1 {:.2} | 448 {:.2}",
+                    d(r, 8),
+                    d(r, u64::from(r.h_wgs)),
+                    d(r, 304),
+                    d(r, 304 * u64::from(r.occupancy)),
+                    d(r, 448)
+                );
+            }
+        }
         for x in args[5].split(',').map(|x| x.parse::<u64>().unwrap()) {
             let m = x as u32 * e.tile.0;
             let prob = problem_for(e, m as usize, n as usize, k as usize);
