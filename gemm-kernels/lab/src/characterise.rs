@@ -502,6 +502,59 @@ mod tests {
         eprintln!("worst relative error of the composed predictions: {:.1}%", worst * 100.0);
     }
 
+    /// (c) A decode kernel's composition tracks the timing model below one block per CU and in
+    /// its first round: three bf16 decode kernels per arch (16x16 and 32x16 with the waves
+    /// along K, 64x16 with the waves on the rows), every activation column filled, 224 and
+    /// 448 blocks at K = 4096. Composed as tiled rows are (linear from `S`; the first round
+    /// weighed by the excess over `S`), the three came out 46%, 54% and 48% above the model at
+    /// 448 blocks on gfx942 (gfx950: 10-19%); session 35's stream composition is within 8.3% on
+    /// all twelve (gfx950's 32x16 at 224 blocks, under).
+    #[test]
+    fn decode_compositions_track_the_timing_model() {
+        use gemm_dispatch::plan::cost_table::compose_problem;
+        let k = 4096;
+        let mut worst = (0f64, String::new());
+        for arch in Arch::ALL {
+            let decode: Vec<&'static KernelEntry> = gemm_kernels::for_arch(arch)
+                .filter(|e| {
+                    characterised(e)
+                        && e.is_decode()
+                        && e.split_k == gemm_kernels::SplitRole::None
+                        && e.a_type == gemm_core::DType::Bf16
+                        && e.c_type == gemm_core::DType::Bf16
+                        && e.tile.1 == 16
+                })
+                .collect();
+            for (tm, family) in [(16, "_dec8"), (32, "_dec4"), (64, "_decr4")] {
+                let e = *decode
+                    .iter()
+                    .filter(|e| e.tile.0 == tm && e.name.ends_with(family))
+                    .min_by_key(|e| e.name)
+                    .unwrap_or_else(|| panic!("{arch}: a {tm}x16 decode kernel"));
+                let row = table().row(e).unwrap();
+                for blocks in [224u32, 448] {
+                    let m = blocks * e.tile.0;
+                    let p = problem_for(e, m as usize, 16, k);
+                    let plan = kernel_plan::plan_for(e, &p).unwrap();
+                    let direct = predict_plan(&plan, &p, &options()).unwrap().seconds;
+                    let composed = compose_problem(row, e, m, 16, 1, k as f64);
+                    let err = composed / direct - 1.0;
+                    let what = format!(
+                        "{} at {blocks} blocks: composed {:.2} us, model {:.2} us",
+                        e.name,
+                        composed * 1e6,
+                        direct * 1e6
+                    );
+                    if err.abs() > worst.0 {
+                        worst = (err.abs(), what.clone());
+                    }
+                    assert!(err.abs() <= 0.10, "{what}");
+                }
+            }
+        }
+        eprintln!("worst: {:.1}% ({})", worst.0 * 100.0, worst.1);
+    }
+
     /// The runtime's footprint ([`gemm_dispatch::plan::cost_table::tile_of`]) follows each
     /// catalogue kernel's workgroup order as the compiler lowers it (`gemm_compiler::grid`).
     #[test]
