@@ -186,9 +186,9 @@ mod tests {
     /// the whole chunk for every workgroup it came out 30% above the model (21.7 us against 16.7).
     /// Within 10% until session 34; under its corrected model (the clock at the load of the clock
     /// the kernel runs at, one footprint per CU) 18.58 us against 16.88 (+10.1%): the bound is
-    /// 15%, still far under the 30% this guards against, until the one-round composition is
-    /// reworked (session 34's note: `compose_with_tail` weighs a streaming round as if the CU
-    /// bound it).
+    /// 15%, still far under the 30% this guards against. Session 35 reworked the one-round
+    /// composition of decode kernels only (`compose_with_tail`'s `decode`); this is a tiled
+    /// kernel's, weighed by the excess over `S` as before.
     #[test]
     fn a_short_last_split_tracks_the_timing_model() {
         use gemm_dispatch::plan::splitk::{partial_seconds, plain_twin};
