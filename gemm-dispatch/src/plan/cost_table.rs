@@ -613,9 +613,10 @@ pub fn compose_with_tail(
         // line from `S` to `H`: a block that rises early, then flattens), else `F`'s share. The
         // 128x16 eight-load decode-rows block on gfx942 at 8 x 28672 x 4096 bf16 (224 blocks:
         // `S` 34.5, `H` 55.3, `F` 65.8 us) runs 49.0 us in the model; linear from `S` to `H` it
-        // composed at 53.1, the line gives 48.5. Over 11 decode kernels of each arch at K = 4096
-        // and 8192, 100 to 300 blocks, one and all activation columns (156 runs of the model):
-        // mean error 1.0% on gfx942 and 2.7% on gfx950 (linear from `S`: 6.3% and 5.1%).
+        // composed at 53.1, the line gives 48.5. Against the model on every plain decode kernel
+        // (`comp_probe dump`: gfx942 bf16 and fp8 at K = 4096 and 8192, gfx950 bf16 at 4096; 100
+        // to 300 blocks, one and all activation columns): mean error 1.5% on gfx942 (379 runs)
+        // and 2.7% on gfx950 (44), where the line from `S` was 6.5% and 5.1%.
         if h_line {
             let line = (h + (f - h) * (wgs as f64 - h_wgs as f64) / (cus - h_wgs) as f64).max(s);
             if wgs >= h_wgs {
@@ -659,9 +660,10 @@ pub fn compose_with_tail(
                 // CU's pipes busy). The 64x16 four-load decode-rows block on gfx942 at 16 x 28672
                 // x 4096 bf16 (448 blocks, two on the busiest CU of the seven it holds: `S` 17.9,
                 // `F` 35.1, `R1` 281 us) runs 53.0 us in the model; weighed by the excess below
-                // it composed at 78.6, now 54.4. Over 11 decode kernels of each arch, K = 4096
-                // and 8192, 300 to 1200 blocks (320 runs of the model): mean error 3.3% on
-                // gfx942 and 3.8% on gfx950 (weighed by the excess: 25.2% and 10.8%).
+                // it composed at 78.6, now 54.4. On the kernels above at 300 to 1200 blocks:
+                // mean error 5.0% on gfx942 (624 runs; the worst, +42%, an fp8 block two K steps
+                // deep at K = 4096, where its grids are extrapolated) and 3.8% on gfx950 (140),
+                // where weighing by the excess was 24.0% and 10.8%.
                 by_cu.min(by_bw.max(n as f64 * s))
             } else {
                 by_cu + (by_bw - by_cu) * ((f - s).max(0.0) / excess)
