@@ -499,8 +499,8 @@ fn at_k(x: [f64; 3], ks: [u32; 3], k: f64, min_slope: f64, short: Option<(f64, f
 ///   `h_wgs` workgroups): the busy CUs share the chip's bandwidth;
 /// * `n <= occupancy` (one round): the busiest CU's `n` at `F` or at `n` of `R1`'s workgroups,
 ///   weighed against the workgroups' bandwidth share (see the code);
-/// * a decode kernel ([`compose_with_tail`]'s `decode`) below one round: what its own `H` and
-///   `F` say binds (see the code);
+/// * a decode kernel ([`compose_with_tail`]'s `decode`) below one block per CU and in its
+///   first round: as a stream, at its blocks' share of the chip's bandwidth (see the code);
 /// * more: `R1`, then steady rounds of `(R3 - R1) / 2`: fractional rounds while the model
 ///   simulates the whole stream (`n <= 4 occupancy`), else whole rounds and a partial last
 ///   round at its own one-round time, as the model extrapolates.

@@ -9,36 +9,30 @@
 //! prediction (how the decode composition of session 35 was chosen).
 
 use gemm_core::Arch;
-use gemm_dispatch::plan::cost_table::{compose_bounded, compose_problem, table, wg_k_seconds, Row};
-use gemm_dispatch::plan::kernel_plan;
+use gemm_dispatch::plan::cost_table::{table, wg_k_seconds, Row};
 use gemm_dispatch::plan::splitk::{partial_seconds, plain_twin};
 use gemm_lab::decode_table::{dtype_of, linear, plan_without_decode};
-use gemm_lab::model::{predict_plan, problem_for};
 
-fn grids(row: &Row, arch: Arch, k: f64, w: f64) {
-    let cus = u64::from(arch.caps().compute_units);
-    let occ = u64::from(row.occupancy);
-    let g = |r: &Row, x: u64| compose_bounded(r, arch, x, k, w) * 1e6;
-    let col = row.column();
-    let one = row.one_activation_column(false);
+/// The row's grids at `k` as the composition reads them ([`Row::grids_at`]): its own, its
+/// one-column arrangement's and its one-activation-column arrangement's.
+fn grids(row: &Row, decode: bool, k: f64, w: f64) {
+    let us = |r: &Row| {
+        let (s, f, h, r1, r3) = r.grids_at(k, w);
+        [s, h, f, r1, r3].map(|x| x * 1e6)
+    };
+    let [s, h, f, r1, r3] = us(row);
+    let [_, _, wf, w1, w3] = us(&row.column());
+    let [os, oh, of, o1, o3] = us(&row.one_activation_column(decode));
     println!(
-        "  {} occ {} k {}: S {:.2} H {:.2} F {:.2} R1 {:.2} R3 {:.2} | WF {:.2} W1 {:.2} W3 {:.2} | OS {:.2} OF {:.2} O1 {:.2} O3 {:.2}",
-        row.kernel,
-        occ,
-        k,
-        g(row, 8),
-        g(row, u64::from(row.h_wgs)),
-        g(row, cus),
-        g(row, cus * occ),
-        g(row, 3 * cus * occ),
-        g(&col, cus),
-        g(&col, cus * occ),
-        g(&col, 3 * cus * occ),
-        g(&one, 8),
-        g(&one, cus),
-        g(&one, cus * occ),
-        g(&one, 3 * cus * occ),
+        "  {} occ {} k {k}: S {s:.2} H {h:.2} F {f:.2} R1 {r1:.2} R3 {r3:.2} | WF {wf:.2} W1 {w1:.2} W3 {w3:.2} | OS {os:.2} OH {oh:.2} OF {of:.2} O1 {o1:.2} O3 {o3:.2}",
+        row.kernel, row.occupancy
     );
+}
+
+/// [`gemm_lab::characterise::composed_and_model`] in us.
+fn table_and_model(e: &'static gemm_kernels::KernelEntry, blocks: u64, n: u32, k: u32) -> (f64, f64, usize) {
+    let (t, m, cu) = gemm_lab::characterise::composed_and_model(e, blocks as u32, n, k).unwrap();
+    (t * 1e6, m * 1e6, cu)
 }
 
 fn main() {
@@ -56,23 +50,14 @@ fn main() {
                 continue;
             }
             let w = wg_k_seconds(e);
-            let occ = u64::from(row.occupancy);
             let one = row.one_activation_column(true);
             for (n, r) in [(e.tile.1, row), (1, &one)] {
                 let (gs, gf, gh, g1, g3) = r.grids_at(f64::from(k), w);
                 let g: Vec<String> = [gs, gh, gf, g1, g3].iter().map(|x| format!("{:.3}", x * 1e6)).collect();
-                let mut out = format!("{} n {} occ {} hw {} grids {}", e.name, n, occ, r.h_wgs, g.join(","));
+                let mut out = format!("{} n {} occ {} hw {} grids {}", e.name, n, row.occupancy, r.h_wgs, g.join(","));
                 for &x in &wl {
-                    let m = x as u32 * e.tile.0;
-                    let prob = problem_for(e, m as usize, n as usize, k as usize);
-                    let plan = kernel_plan::plan_for(e, &prob).unwrap();
-                    let pr = predict_plan(&plan, &prob, &opts).unwrap();
-                    out += &format!(
-                        " {}:{:.3}:{:.3}",
-                        x,
-                        compose_problem(row, e, m, n, 1, f64::from(k)) * 1e6,
-                        pr.seconds * 1e6
-                    );
+                    let (t, m, _) = table_and_model(e, x, n, k);
+                    out += &format!(" {x}:{t:.3}:{m:.3}");
                 }
                 println!("{out}");
             }
@@ -83,39 +68,10 @@ fn main() {
         let e = gemm_kernels::catalogue().iter().find(|e| e.name == args[2]).expect("kernel");
         let n: u32 = args[3].parse().unwrap();
         let k: u32 = args[4].parse().unwrap();
-        let row = table().row(e).unwrap();
-        let w = wg_k_seconds(e);
-        grids(row, e.arch, f64::from(k), w);
-        if e.is_decode() {
-            let one = row.one_activation_column(true);
-            let d = |r: &Row, x: u64| {
-                gemm_dispatch::plan::cost_table::compose_with_tail(r, e.arch, x, f64::from(k), w, None, true) * 1e6
-            };
-            for (name, r) in [("full", row), ("one", &one)] {
-                println!(
-                    "  {name}: S {:.2} H {:.2} F {:.2} R1 {:.2} | 448 {:.2}",
-                    d(r, 8),
-                    d(r, u64::from(r.h_wgs)),
-                    d(r, 304),
-                    d(r, 304 * u64::from(r.occupancy)),
-                    d(r, 448)
-                );
-            }
-        }
+        grids(table().row(e).unwrap(), e.is_decode(), f64::from(k), wg_k_seconds(e));
         for x in args[5].split(',').map(|x| x.parse::<u64>().unwrap()) {
-            let m = x as u32 * e.tile.0;
-            let prob = problem_for(e, m as usize, n as usize, k as usize);
-            let plan = kernel_plan::plan_for(e, &prob).unwrap();
-            let pr = predict_plan(&plan, &prob, &opts).unwrap();
-            let t = compose_problem(row, e, m, n, 1, f64::from(k));
-            println!(
-                "wgs {:<5} n0 {:<2} table {:>8.2} model {:>8.2} err {:>6.1}%",
-                x,
-                pr.cu_wgs,
-                t * 1e6,
-                pr.seconds * 1e6,
-                100.0 * (t / pr.seconds - 1.0)
-            );
+            let (t, m, cu) = table_and_model(e, x, n, k);
+            println!("wgs {x:<5} n0 {cu:<2} table {t:>8.2} model {m:>8.2} err {:>6.1}%", 100.0 * (t / m - 1.0));
         }
         return;
     }
@@ -136,7 +92,7 @@ fn main() {
         let twin = plain_twin(sp.partial).unwrap();
         let row = table().row(twin).unwrap();
         if i == 0 {
-            grids(row, arch, f64::from(sp.kchunk), wg_k_seconds(twin));
+            grids(row, twin.is_decode(), f64::from(sp.kchunk), wg_k_seconds(twin));
         }
         let pt = partial_seconds(&sp, twin).unwrap();
         let pr = gemm_lab::split_eval::predict_split(&sp, &p, &opts).unwrap();

@@ -391,6 +391,20 @@ pub fn characterise_catalogue(
     (t, failed)
 }
 
+/// The table's composed prediction of `e` over `blocks` tiles of rows, `n` columns and `k` (the
+/// kernel's column-major terms) and the timing model's, in seconds, with the workgroups the
+/// model's busiest CU ran: how a composition is checked against the model (the decode test
+/// below, `examples/comp_probe.rs`).
+pub fn composed_and_model(e: &'static KernelEntry, blocks: u32, n: u32, k: u32) -> Result<(f64, f64, usize), String> {
+    let row = gemm_dispatch::plan::cost_table::table().row(e)?;
+    let m = blocks * e.tile.0;
+    let p = problem_for(e, m as usize, n as usize, k as usize);
+    let plan = kernel_plan::plan_for(e, &p)?;
+    let pr = predict_plan(&plan, &p, &options())?;
+    let composed = gemm_dispatch::plan::cost_table::compose_problem(row, e, m, n, 1, f64::from(k));
+    Ok((composed, pr.seconds, pr.cu_wgs))
+}
+
 /// How far a composed prediction may be from the timing model run directly on the problem
 /// (relative), as `composed_predictions_track_the_timing_model` checks.
 pub const TOLERANCE: f64 = 0.25;
@@ -511,7 +525,6 @@ mod tests {
     /// all twelve (gfx950's 32x16 at 224 blocks, under).
     #[test]
     fn decode_compositions_track_the_timing_model() {
-        use gemm_dispatch::plan::cost_table::compose_problem;
         let k = 4096;
         let mut worst = (0f64, String::new());
         for arch in Arch::ALL {
@@ -531,13 +544,8 @@ mod tests {
                     .filter(|e| e.tile.0 == tm && e.name.ends_with(family))
                     .min_by_key(|e| e.name)
                     .unwrap_or_else(|| panic!("{arch}: a {tm}x16 decode kernel"));
-                let row = table().row(e).unwrap();
                 for blocks in [224u32, 448] {
-                    let m = blocks * e.tile.0;
-                    let p = problem_for(e, m as usize, 16, k);
-                    let plan = kernel_plan::plan_for(e, &p).unwrap();
-                    let direct = predict_plan(&plan, &p, &options()).unwrap().seconds;
-                    let composed = compose_problem(row, e, m, 16, 1, k as f64);
+                    let (composed, direct, _) = composed_and_model(e, blocks, 16, k).unwrap();
                     let err = composed / direct - 1.0;
                     let what = format!(
                         "{} at {blocks} blocks: composed {:.2} us, model {:.2} us",
