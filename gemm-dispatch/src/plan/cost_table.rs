@@ -144,6 +144,15 @@ pub struct Row {
     pub of: [f64; 3],
     pub o1: [f64; 3],
     pub o3: [f64; 3],
+    /// A decode kernel's grids at half its block's activation columns (`TN / 2`, where `TN` is
+    /// 4 or more; zeros for a tiled kernel or a row written before them): the middle point of
+    /// [`compose_split`]'s interpolation in the columns a problem fills
+    /// ([`Row::half_activation_columns`]).
+    pub ms: [f64; 3],
+    pub mh: [f64; 3],
+    pub mf: [f64; 3],
+    pub m1: [f64; 3],
+    pub m3: [f64; 3],
     /// The share of the lines the model's footprint window samples that are A's (the rest are
     /// B's), measured on the one-column grid `WF` at `k_deep`.
     pub a_share: f64,
@@ -184,6 +193,11 @@ impl Row {
     /// [`Row::arranged`] as one column of tiles (`WF`, `W1`, `W3`).
     pub fn column(&self) -> Row {
         self.arranged(self.wf, self.w1, self.w3)
+    }
+
+    /// A decode row at half its block's activation columns: its `M` grids, where it has them.
+    pub fn half_activation_columns(&self) -> Option<Row> {
+        (self.mf[0] > 0.0).then(|| Row { s: self.ms, h: self.mh, f: self.mf, r1: self.m1, r3: self.m3, ..self.clone() })
     }
 
     /// The row at one activation column: its `O` grids. A decode kernel's grids are one column
@@ -232,9 +246,13 @@ pub fn reduction_seconds(e: &'static KernelEntry) -> f64 {
 
 /// The grids of a row, in the file's column order.
 const GRIDS: [&str; 13] = ["s", "h", "f", "r1", "r3", "wf", "w1", "w3", "os", "oh", "of", "o1", "o3"];
+/// The half-activation-column grids ([`Row::ms`]..), after `s_edge`.
+const HALF_GRIDS: [&str; 5] = ["ms", "mh", "mf", "m1", "m3"];
 /// Fields of a row: name, arch, hash, occupancy, `h_wgs`, `a_share`, three K values, three
 /// times per grid, `k_min`, `s_min` and `s_edge`.
 const FIELDS: usize = 12 + 3 * GRIDS.len();
+/// Fields of a row with the half-activation-column grids (session 36).
+const HALF_FIELDS: usize = FIELDS + 3 * HALF_GRIDS.len();
 
 /// Fields of a row written before the deep K and the streaming grids (issue 28): two K values,
 /// `S`, `F`, `R1` and `R3`. Read as a row whose deep point is its `k_hi` (extrapolated along the
@@ -272,6 +290,11 @@ fn legacy_row(v: &[&str]) -> Result<Row, String> {
         of: f,
         o1: r1,
         o3: r3,
+        ms: [0.0; 3],
+        mh: [0.0; 3],
+        mf: [0.0; 3],
+        m1: [0.0; 3],
+        m3: [0.0; 3],
         a_share: 0.0,
         k_min: 0,
         s_min: 0.0,
@@ -295,6 +318,11 @@ fn columns() -> String {
         }
     }
     c.push_str("\tk_min\ts_min\ts_edge");
+    for g in HALF_GRIDS {
+        for k in ["lo", "hi", "deep"] {
+            let _ = write!(c, "\t{g}_{k}");
+        }
+    }
     c
 }
 
@@ -354,6 +382,9 @@ impl Table {
                 let _ = write!(line, "\t{x:?}");
             }
             let _ = write!(line, "\t{}\t{:?}\t{:?}", r.k_min, r.s_min, r.s_edge);
+            for x in [r.ms, r.mh, r.mf, r.m1, r.m3].iter().flatten() {
+                let _ = write!(line, "\t{x:?}");
+            }
             let _ = writeln!(s, "{line}");
         }
         s
@@ -394,13 +425,21 @@ impl Table {
                 t.rows.insert(row.kernel.clone(), row);
                 continue;
             }
-            // A row written before `s_edge` (one field fewer) reads as unmeasured.
-            if v.len() != FIELDS && v.len() != FIELDS - 1 {
-                return Err(at(&format!("{} fields, expected {FIELDS}", v.len())));
+            // A row written before `s_edge` (one field fewer) reads as unmeasured, and one
+            // written before the half-activation-column grids as without them.
+            if ![HALF_FIELDS, FIELDS, FIELDS - 1].contains(&v.len()) {
+                return Err(at(&format!("{} fields, expected {HALF_FIELDS}", v.len())));
             }
             let num = |j: usize| v[j].parse::<f64>().map_err(|e| at(&format!("{}: {e}", v[j])));
             let int = |j: usize| v[j].parse::<u32>().map_err(|e| at(&format!("{}: {e}", v[j])));
             let three = |j: usize| -> Result<[f64; 3], String> { Ok([num(j)?, num(j + 1)?, num(j + 2)?]) };
+            let half = |j: usize| -> Result<[f64; 3], String> {
+                if v.len() == HALF_FIELDS {
+                    three(FIELDS + 3 * j)
+                } else {
+                    Ok([0.0; 3])
+                }
+            };
             let row = Row {
                 kernel: v[0].to_string(),
                 arch: v[1].parse().map_err(|e: gemm_core::Error| at(&e.to_string()))?,
@@ -424,7 +463,12 @@ impl Table {
                 o3: three(45)?,
                 k_min: int(48)?,
                 s_min: num(49)?,
-                s_edge: if v.len() == FIELDS { num(50)? } else { 0.0 },
+                s_edge: if v.len() >= FIELDS { num(50)? } else { 0.0 },
+                ms: half(0)?,
+                mh: half(1)?,
+                mf: half(2)?,
+                m1: half(3)?,
+                m3: half(4)?,
             };
             if !(row.k[0] < row.k[1] && row.k[1] < row.k[2]) {
                 return Err(at("the K values must increase"));
@@ -669,6 +713,26 @@ pub fn compose_with_tail(
                 by_cu + (by_bw - by_cu) * ((f - s).max(0.0) / excess)
             }
         }
+    } else if decode {
+        // Past one round a stream of decode blocks keeps the chip's bandwidth shared, round or
+        // not: the time is the line through `R1` and `R3` (one and three rounds of `occupancy`
+        // blocks per CU) at the blocks' K-weighted count, a split's short last blocks counting
+        // by their K. Composed as rounds (the busiest CU's next blocks each a steady period,
+        // its last alone at a lone block's time), the 128x32 four-load decode-rows block on
+        // gfx950 at K = 896 came out at 560 blocks 17.5% above the model; over every plain bf16
+        // decode kernel past a round (`comp_probe dump`, K = 1024 and 2048 inside the row's K
+        // points, 560 to 1800 blocks, one and all activation columns) the mean error was 5.7%
+        // on gfx942 (296 runs) and 9.3% on gfx950 (372), the line's 1.8% and 4.7%.
+        let slots = (occ * cus) as f64;
+        let short = tail.filter(|t| t.k < k && t.from < wgs).map_or(0, |t| wgs - t.from);
+        let blocks = (wgs - short) as f64 + short as f64 * k_short / k;
+        let line = r1 + (r3 - r1) * (blocks - slots) / (2.0 * slots);
+        let first = f + (r1 - f) * ((blocks - cus as f64) / ((occ - 1) * cus) as f64).clamp(0.0, 1.0);
+        if blocks >= slots {
+            line
+        } else {
+            first
+        }
     } else {
         // The grids at the busiest CU's short workgroups' K.
         let (s_t, f_t, _, r1_t, r3_t) = if n_short > 0 { grids(k_short) } else { (s, f, h, r1, r3) };
@@ -871,15 +935,26 @@ pub fn compose_split(row: &Row, e: &KernelEntry, m: u32, n: u32, splits: u32, k:
     let cols = n.max(1);
     let tiles = u64::from(m.div_ceil(e.tile.0.max(1)));
     let wgs = tiles * u64::from(splits.max(1));
-    let one = compose_with_tail(
-        &row.one_activation_column(e.is_decode()),
-        e.arch,
-        wgs,
-        k,
-        wg_k_seconds(e),
-        tail,
-        e.is_decode(),
-    );
+    let at = |r: &Row| compose_with_tail(r, e.arch, wgs, k, wg_k_seconds(e), tail, e.is_decode());
+    let one = at(&row.one_activation_column(e.is_decode()));
+    // A decode row measured at half its columns too: piecewise linear through that point. A
+    // decode block's time is flat while its activations ride in the weights' shadow and rises
+    // once they bind, which a line from one column to all of them puts too high in between:
+    // gfx942's 16x16 8-wave block at 448 blocks, K = 8192, runs 24.8 / 24.6 / 33.5 us in the
+    // model at 1 / 4 / 16 columns, and the line composed 27.2 at 4 (+10%), so the 32x16 block
+    // ran Llama-70B/8's gate_up at M = 4 and 8 (27.5 us) where the 16x16 one predicts 24.7.
+    // Over every plain decode kernel of 4 or more columns (`comp_probe cols`, K = 4096, 100 to
+    // 900 blocks, the model's own points) the line is 1.8% off on gfx942 bf16 and the two
+    // pieces 1.3%; the 16x16 8-wave blocks' worst +9.4% becomes +6.1%.
+    let half_n = tn / 2;
+    if let Some(half) = row.half_activation_columns().filter(|_| e.is_decode() && half_n >= 2) {
+        let mid = at(&half);
+        return if cols <= half_n {
+            one + (mid - one) * f64::from(cols - 1) / f64::from(half_n - 1)
+        } else {
+            mid + (full - mid) * f64::from(cols - half_n) / f64::from(tn - half_n)
+        };
+    }
     one + (full - one) * f64::from(cols - 1) / f64::from(tn - 1)
 }
 
@@ -1051,6 +1126,11 @@ mod tests {
             of: [1.25, 2.5, 11.0],
             o1: [2.0, 5.0, 21.0],
             o3: [5.0, 14.0, 60.0],
+            ms: [0.0; 3],
+            mh: [0.0; 3],
+            mf: [0.0; 3],
+            m1: [0.0; 3],
+            m3: [0.0; 3],
             k_min: 25,
             s_min: 0.8,
             s_edge: 1.1,
@@ -1070,6 +1150,18 @@ mod tests {
         assert_eq!(compose_problem(&r, e, m, 1, 1, k), one);
         let six = compose_problem(&r, e, m, 6, 1, k);
         assert!((six - (one + (full - one) * 5.0 / 15.0)).abs() <= 1e-12 * full, "{six} {one} {full}");
+        // With its grids at 8 columns: piecewise linear through them, 1 -> 8 -> 16.
+        let up = |x: [f64; 3]| x.map(|t| t * 1.2);
+        let r = Row { ms: up(r.os), mh: up(r.oh), mf: up(r.of), m1: up(r.o1), m3: up(r.o3), ..r };
+        let mid = compose_with_tail(&r.half_activation_columns().unwrap(), e.arch, 64, k, w, None, true);
+        assert!(mid != one && mid != full);
+        assert_eq!(compose_problem(&r, e, m, 8, 1, k), mid);
+        let six = compose_problem(&r, e, m, 6, 1, k);
+        assert!((six - (one + (mid - one) * 5.0 / 7.0)).abs() <= 1e-12 * full, "{six} {one} {mid}");
+        let twelve = compose_problem(&r, e, m, 12, 1, k);
+        assert!((twelve - (mid + (full - mid) * 4.0 / 8.0)).abs() <= 1e-12 * full, "{twelve} {mid} {full}");
+        // A tiled row ignores them (it has none).
+        assert!(Row { mf: [0.0; 3], ..r }.half_activation_columns().is_none());
     }
 
     /// A tiled kernel's problem of one column of tiles that fills part of it composes between
@@ -1219,6 +1311,22 @@ mod tests {
         // Whole rounds are the measured grids either way.
         assert_eq!(decode(&streaming, 304), 2.0);
         assert_eq!(decode(&streaming, 1216), 8.0);
+        // Past a round (R3 24 at 3648 blocks): on the line through R1 and R3, 1824 blocks at
+        // 12, 1300 at 8 + 16 x 84 / 2432; as rounds a tiled row adds to R1 the busiest CU's
+        // fifth block alone at F's time at the busy CUs' share (260 of 304 CUs).
+        let deep = Row { r3: [24.0, 72.0, 312.0], ..streaming.clone() };
+        assert!(close(decode(&deep, 1824), 12.0), "{}", decode(&deep, 1824));
+        assert!(close(decode(&deep, 3648), 24.0), "{}", decode(&deep, 3648));
+        assert!(close(decode(&deep, 1300), 8.0 + 16.0 * 84.0 / 2432.0), "{}", decode(&deep, 1300));
+        assert!(close(tiled(&deep, 1300), 8.0 + 2.0 * 260.0 / 304.0), "{}", tiled(&deep, 1300));
+        // A split's last blocks at a quarter of the K count a quarter each: the last 608 of
+        // 1824 make 1368 blocks' worth (9 on the line), the last 304 1596 (10.5); the last 1216
+        // 912, back in the first round, on the line from F (2 at 304) to R1 (8 at 1216): 6.
+        let with_tail =
+            |from: u64| compose_with_tail(&deep, a, 1824, 100.0, 0.0, Some(ShortTail { from, k: 25.0 }), true);
+        assert!(close(with_tail(1216), 9.0), "{}", with_tail(1216));
+        assert!(close(with_tail(1520), 10.5), "{}", with_tail(1520));
+        assert!(close(with_tail(608), 6.0), "{}", with_tail(608));
     }
 
     /// A split's last K range shorter than the others: the busiest CU's workgroups of the last

@@ -6,7 +6,13 @@
 //! `cargo run --release -p gemm-lab --example comp_probe -- dump ARCH DTYPE K wgs,wgs,...`: every
 //! plain decode kernel of `ARCH` whose name holds `_DTYPE_`: its grids at K (all and one
 //! activation column) and, per workgroup count, the table's composition beside the model's
-//! prediction (how the decode composition of session 35 was chosen).
+//! prediction (how the decode composition of sessions 35 and 36 was chosen).
+//! `cargo run --release -p gemm-lab --example comp_probe -- cols ARCH DTYPE K wgs,wgs,...`: every
+//! plain decode kernel of more than one activation column, the composition beside the model at
+//! 1, 2, 4, ... `TN` columns (how the half-column grids of session 36 were weighed).
+//! `cargo run --release -p gemm-lab --example comp_probe -- lda KERNEL n K blocks lda,lda,...`:
+//! the model at A's leading dimension padded (a split's chunks read rows `lda` apart: it moves
+//! the model's time by 1% at most on the 128x32 decode-rows block).
 
 use gemm_core::Arch;
 use gemm_dispatch::plan::cost_table::{table, wg_k_seconds, Row};
@@ -61,6 +67,48 @@ fn main() {
                 }
                 println!("{out}");
             }
+        }
+        return;
+    }
+    if args[1] == "cols" {
+        // cols ARCH DTYPE K wgs,wgs,...: every plain decode kernel of `ARCH` whose name holds
+        // `_DTYPE_` and whose block has more than one activation column: per workgroup count,
+        // the composition beside the model at n = 1, 2, 4, ... TN activation columns.
+        let arch: Arch = args[2].parse().unwrap();
+        let k: u32 = args[4].parse().unwrap();
+        let wl: Vec<u64> = args[5].split(',').map(|x| x.parse().unwrap()).collect();
+        let kernels = gemm_kernels::for_arch(arch)
+            .filter(|e| e.is_decode() && e.tile.1 > 1 && e.name.contains(&format!("_{}_", args[3])));
+        for e in kernels.filter(|e| e.split_k == gemm_kernels::SplitRole::None) {
+            if table().row(e).is_err() {
+                continue;
+            }
+            for &x in &wl {
+                let mut out = format!("{} blocks {x}", e.name);
+                let mut n = 1;
+                while n <= e.tile.1 {
+                    let (t, m, _) = table_and_model(e, x, n, k);
+                    out += &format!(" {n}:{t:.3}:{m:.3}");
+                    n *= 2;
+                }
+                println!("{out}");
+            }
+        }
+        return;
+    }
+    if args[1] == "lda" {
+        // lda KERNEL n K blocks lda,lda,...: the model on `blocks` blocks at K with A's leading
+        // dimension padded (a split's chunk reads its K range of rows `lda` apart).
+        let e = gemm_kernels::catalogue().iter().find(|e| e.name == args[2]).expect("kernel");
+        let n: usize = args[3].parse().unwrap();
+        let k: usize = args[4].parse().unwrap();
+        let blocks: usize = args[5].parse().unwrap();
+        for lda in args[6].split(',').map(|x| x.parse::<usize>().unwrap()) {
+            let p = gemm_lab::model::problem_for(e, blocks * e.tile.0 as usize, n, k);
+            let p = p.with_leading_dims(lda, p.ldb, p.ldc);
+            let plan = gemm_dispatch::plan::kernel_plan::plan_for(e, &p).unwrap();
+            let pr = gemm_lab::model::predict_plan(&plan, &p, &opts).unwrap();
+            println!("lda {lda:<6} model {:>8.2} us  mall {:.3} l2 {:.3}", pr.seconds * 1e6, pr.hits.mall, pr.hits.l2);
         }
         return;
     }
