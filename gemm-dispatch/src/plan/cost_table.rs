@@ -718,8 +718,10 @@ pub fn compose_with_tail(
         // not: the time is the line through `R1` and `R3` (one and three rounds of `occupancy`
         // blocks per CU) at the blocks' K-weighted count, a split's short last blocks counting
         // by their K. Composed as rounds (the busiest CU's next blocks each a steady period,
-        // its last alone at a lone block's time), the 128x32 four-load decode-rows block on
-        // gfx950 at K = 896 came out at 560 blocks 17.5% above the model; over every plain bf16
+        // its last alone at a lone block's time), and from grids extrapolated below K = 1280,
+        // the 128x32 four-load decode-rows block on gfx950 at K = 896 came out at 560 blocks
+        // 17.5% above the model (the line: gemm-lab's test
+        // `decode_compositions_past_a_round_track_the_timing_model`); over every plain bf16
         // decode kernel past a round (`comp_probe dump`, K = 1024 and 2048 inside the row's K
         // points, 560 to 1800 blocks, one and all activation columns) the mean error was 5.7%
         // on gfx942 (296 runs) and 9.3% on gfx950 (372), the line's 1.8% and 4.7%.
@@ -941,11 +943,12 @@ pub fn compose_split(row: &Row, e: &KernelEntry, m: u32, n: u32, splits: u32, k:
     // decode block's time is flat while its activations ride in the weights' shadow and rises
     // once they bind, which a line from one column to all of them puts too high in between:
     // gfx942's 16x16 8-wave block at 448 blocks, K = 8192, runs 24.8 / 24.6 / 33.5 us in the
-    // model at 1 / 4 / 16 columns, and the line composed 27.2 at 4 (+10%), so the 32x16 block
-    // ran Llama-70B/8's gate_up at M = 4 and 8 (27.5 us) where the 16x16 one predicts 24.7.
-    // Over every plain decode kernel of 4 or more columns (`comp_probe cols`, K = 4096, 100 to
-    // 900 blocks, the model's own points) the line is 1.8% off on gfx942 bf16 and the two
-    // pieces 1.3%; the 16x16 8-wave blocks' worst +9.4% becomes +6.1%.
+    // model at 1 / 4 / 16 columns, and the line composed 27.2 at 4 (+10%). Over every plain
+    // decode kernel of 4 or more columns (`comp_probe cols`, K = 4096, 100 to 900 blocks, the
+    // model's own points) the line is 1.8% off on gfx942 bf16 and the two pieces 1.3%; the
+    // 16x16 8-wave blocks' worst +9.4% becomes +6.1%. The knee of that block lies between 4
+    // and 8 columns, so at 4 the pieces still compose 26.9 (+9%): the 32x16 block keeps
+    // Llama-70B/8's gate_up at M = 4 and 8 (27.5 us) where the 16x16 one predicts 24.7.
     let half_n = tn / 2;
     if let Some(half) = row.half_activation_columns().filter(|_| e.is_decode() && half_n >= 2) {
         let mid = at(&half);

@@ -59,10 +59,11 @@ pub fn model_fingerprint(arch: Arch) -> u64 {
 /// `R3` grid (3 rounds of `occupancy` workgroups per CU) keeps A under 2 GiB, at most 12288, at a
 /// quarter of that (at least 4 K steps) and at a sixteenth (at least 2 K steps): a decode split's
 /// chunks (a layer's K over 2..16 splits) fall between them, measured rather than extrapolated
-/// below the first point. With the points at a quarter and a half, 128x32 four-load decode-rows
-/// blocks on gfx950 at K = 896 (a 10-way split of K = 8192) composed at 25.7 us where the model
-/// gives 21.9, and over every plain bf16 decode kernel at K = 1024 (`comp_probe dump`, 560 to 1800
-/// blocks) the composition was 32-37% above the model on average, against 1-5% inside the range.
+/// below the first point. With the points at a quarter and a half, 560 128x32 four-load
+/// decode-rows blocks on gfx950 at K = 896 (a 10-way split of K = 8192) composed at 25.7 us where
+/// the model gives 21.9, and over every plain bf16 decode kernel at K = 1024 (`comp_probe dump`,
+/// 560 to 1800 blocks) the composition was 32-37% above the model on average, against 1-5%
+/// inside the range.
 pub fn k_points(e: &KernelEntry, occupancy: u32) -> [u32; 3] {
     let kt = e.tile.2.max(1);
     let cus = u64::from(Params::for_arch(e.arch).cus());
