@@ -729,11 +729,12 @@ pub fn compose_with_tail(
         let short = tail.filter(|t| t.k < k && t.from < wgs).map_or(0, |t| wgs - t.from);
         let blocks = (wgs - short) as f64 + short as f64 * k_short / k;
         let line = r1 + (r3 - r1) * (blocks - slots) / (2.0 * slots);
-        let first = f + (r1 - f) * ((blocks - cus as f64) / ((occ - 1) * cus) as f64).clamp(0.0, 1.0);
         if blocks >= slots {
             line
         } else {
-            first
+            // A split's short blocks took the count back into the first round: the first-round
+            // bandwidth line from `F` to `R1` (`F` with one slot per CU).
+            f + (r1 - f) * ((blocks - cus as f64) / ((occ - 1) * cus).max(1) as f64).clamp(0.0, 1.0)
         }
     } else {
         // The grids at the busiest CU's short workgroups' K.

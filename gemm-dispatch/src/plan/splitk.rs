@@ -441,8 +441,9 @@ pub fn choose_on(arch: Arch, cus: u32, p: &GemmProblem, plain: Option<&KernelPla
 }
 
 /// The partial kernel that is `plain`'s twin for `p`: the same tile, wave grid, MFMA,
-/// stages, schedule, workgroup order and copies, f32 partial sums.
-fn twin(plain: &KernelEntry, p: &GemmProblem, cm: &ColumnMajor) -> Option<&'static KernelEntry> {
+/// stages, schedule, workgroup order and copies, f32 partial sums (the lab's `split_probe`
+/// predicts every kernel's split through it).
+pub fn twin(plain: &KernelEntry, p: &GemmProblem, cm: &ColumnMajor) -> Option<&'static KernelEntry> {
     gemm_kernels::for_arch(plain.arch).find(|e| {
         e.split_k == SplitRole::Partial
             && (e.tile, e.wave_grid, e.mfma, e.stages) == (plain.tile, plain.wave_grid, plain.mfma, plain.stages)
